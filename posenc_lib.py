@@ -1,0 +1,1501 @@
+"""posenc_lib: the one helper module behind the positional-encoding notebooks.
+
+Three layers, as in the house style:
+
+* **Compute** -- pure numpy functions (torch only where the lesson is about torch),
+  every argument checked up front.
+* **Plot** -- ``plot_*(..., ax=None) -> Figure``; never ``plt.show()``, never global
+  rcParams.
+* **Explore** -- small objects that build one figure and update its artists in place
+  when a slider moves (``EXPLORERS`` maps a short name to a factory).
+
+Conventions used everywhere: ``PE[pos, 2i] = sin(pos * w_i)``,
+``PE[pos, 2i+1] = cos(pos * w_i)``, ``w_i = base ** (-2i / d_model)``, ``base = 10000``,
+positions start at 0 unless ``start`` says otherwise.
+
+``import posenc_lib`` does not import torch: the torch parts
+(``SinusoidalPositionalEncoding``, ``LearnedPositionalEmbedding``, ...) load it the
+first time they are used.
+"""
+from __future__ import annotations
+
+import contextlib
+import functools
+import html
+import io
+import math
+import numbers
+import os
+import zlib
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__version__ = "1.0.0"
+
+#: Largest table (seq_len * d_model numbers) a function will build: 2**26 float64
+#: values = 512 MiB. Anything larger is refused instead of killing the kernel.
+MAX_TABLE_ELEMENTS = 2**26
+
+LAYOUTS = ("interleaved", "split")
+
+
+# ---------------------------------------------------------------------------
+# Argument checks (shared by every public function)
+# ---------------------------------------------------------------------------
+def _is_int(value) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
+
+def _check_int(name: str, value, minimum: int, maximum: int | None = None) -> int:
+    if not _is_int(value):
+        raise TypeError(
+            f"{name} must be an integer, got {value!r} ({type(value).__name__}) / "
+            f"{name} 必须是整数，收到的是 {value!r}"
+        )
+    value = int(value)
+    if value < minimum or (maximum is not None and value > maximum):
+        allowed = f">= {minimum}" if maximum is None else f"in [{minimum}, {maximum}]"
+        raise ValueError(
+            f"{name} must be {allowed}, got {value} / {name} 必须 {allowed}，收到的是 {value}"
+        )
+    return value
+
+
+def _check_d_model(d_model) -> int:
+    d_model = _check_int("d_model", d_model, 1)
+    if d_model % 2:
+        raise ValueError(
+            f"d_model must be a positive even integer (each sin/cos pair needs two columns), "
+            f"got {d_model} / d_model 必须是正偶数（每对 sin/cos 占两列），收到的是 {d_model}"
+        )
+    return d_model
+
+
+def _check_real(name: str, value, *, greater_than: float | None = None) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(
+            f"{name} must be a real number, got {value!r} / {name} 必须是实数，收到的是 {value!r}"
+        )
+    value = float(value)
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value} / {name} 必须是有限数，收到的是 {value}")
+    if greater_than is not None and value <= greater_than:
+        raise ValueError(
+            f"{name} must be > {greater_than:g}, got {value:g} / {name} 必须大于 {greater_than:g}，"
+            f"收到的是 {value:g}"
+        )
+    return value
+
+
+def _check_base(base) -> float:
+    return _check_real("base", base, greater_than=1.0)
+
+
+def _check_layout(layout) -> str:
+    if layout not in LAYOUTS:
+        raise ValueError(
+            f"layout must be one of {LAYOUTS}, got {layout!r} / layout 只能是 {LAYOUTS} 之一，"
+            f"收到的是 {layout!r}"
+        )
+    return layout
+
+
+def _check_array(name: str, value, ndim: int | None = None) -> np.ndarray:
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be an array of numbers / {name} 必须是数值数组: {exc}") from None
+    if ndim is not None and arr.ndim != ndim:
+        raise ValueError(
+            f"{name} must be a {ndim}-D array, got shape {arr.shape} / {name} 必须是 {ndim} 维数组，"
+            f"收到的形状是 {arr.shape}"
+        )
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or inf / {name} 含有 NaN 或 inf")
+    return arr
+
+
+def _check_table_size(seq_len: int, d_model: int) -> None:
+    if seq_len * d_model > MAX_TABLE_ELEMENTS:
+        raise ValueError(
+            f"seq_len * d_model = {seq_len} * {d_model} = {seq_len * d_model:,} numbers is too "
+            f"large (limit {MAX_TABLE_ELEMENTS:,}, about 512 MiB) / 表太大：seq_len × d_model = "
+            f"{seq_len * d_model:,}，超过上限 {MAX_TABLE_ELEMENTS:,}（约 512 MiB）"
+        )
+
+
+# ---------------------------------------------------------------------------
+# Compute: the sinusoidal table and its properties
+# ---------------------------------------------------------------------------
+def frequencies(d_model: int, base: float = 10000.0) -> np.ndarray:
+    """Angular frequencies ``w_i = base ** (-2i / d_model)`` for i = 0 .. d_model/2 - 1.
+
+    Pair i (columns 2i, 2i+1) turns by ``w_i`` radians per position.
+    Introduced in notebook 02_sinusoidal_hand_calculation.
+    """
+    d_model = _check_d_model(d_model)
+    base = _check_base(base)
+    i = np.arange(d_model // 2, dtype=float)
+    return base ** (-2.0 * i / d_model)
+
+
+def wavelengths(d_model: int, base: float = 10000.0) -> np.ndarray:
+    """Wavelengths ``2*pi / w_i``: how many positions pair i needs for one full turn.
+
+    They run from 2*pi (i = 0) to ``2*pi * base ** ((d_model - 2) / d_model)``.
+    Introduced in notebook 03_clock_hands_frequencies.
+    """
+    return 2.0 * np.pi / frequencies(d_model, base)
+
+
+def _check_positions(positions) -> np.ndarray:
+    arr = _check_array("positions", positions)
+    if arr.ndim != 1:
+        raise ValueError(
+            f"positions must be a 1-D sequence, got shape {arr.shape} / positions 必须是一维序列"
+        )
+    return arr
+
+
+def encode_positions(positions, d_model: int, base: float = 10000.0) -> np.ndarray:
+    """The interleaved PE rows for arbitrary (possibly non-integer) ``positions``.
+
+    Returns an array of shape ``(len(positions), d_model)``.
+    Introduced in notebook 02_sinusoidal_hand_calculation.
+    """
+    pos = _check_positions(positions)
+    w = frequencies(d_model, base)
+    _check_table_size(len(pos), d_model)
+    angles = pos[:, None] * w[None, :]
+    out = np.empty((len(pos), len(w) * 2))
+    out[:, 0::2] = np.sin(angles)
+    out[:, 1::2] = np.cos(angles)
+    return out
+
+
+def sinusoidal_encoding(
+    seq_len: int,
+    d_model: int,
+    base: float = 10000.0,
+    start: int = 0,
+    layout: str = "interleaved",
+) -> np.ndarray:
+    """The sinusoidal positional-encoding table of shape ``(seq_len, d_model)``.
+
+    Row r is position ``start + r``. With ``layout="interleaved"`` (the paper's order)
+    column 2i holds ``sin(pos * w_i)`` and column 2i+1 holds ``cos(pos * w_i)``; with
+    ``layout="split"`` (tensor2tensor / Marian) the first half holds all the sines and
+    the second half all the cosines, same frequencies.
+    Introduced in notebook 02_sinusoidal_hand_calculation.
+    """
+    seq_len = _check_int("seq_len", seq_len, 1)
+    d_model = _check_d_model(d_model)
+    base = _check_base(base)
+    start = _check_int("start", start, 0)
+    layout = _check_layout(layout)
+    _check_table_size(seq_len, d_model)
+    pe = encode_positions(np.arange(start, start + seq_len, dtype=float), d_model, base)
+    if layout == "split":
+        pe = np.concatenate([pe[:, 0::2], pe[:, 1::2]], axis=1)
+    return pe
+
+
+def split_permutation(d_model: int) -> np.ndarray:
+    """Column order taking the interleaved table to the split one.
+
+    ``sinusoidal_encoding(..., layout="split") == interleaved[:, split_permutation(d)]``.
+    Introduced in notebook 03_clock_hands_frequencies.
+    """
+    d_model = _check_d_model(d_model)
+    return np.concatenate([np.arange(0, d_model, 2), np.arange(1, d_model, 2)])
+
+
+def relative_rotation(k: float, d_model: int, base: float = 10000.0) -> np.ndarray:
+    """The block-diagonal matrix ``R_k`` with ``PE(pos + k) = R_k @ PE(pos)`` for every pos.
+
+    One 2x2 block per pair: ``[[cos(k w_i), sin(k w_i)], [-sin(k w_i), cos(k w_i)]]``
+    (sin-first pair order). It depends on the offset ``k`` only; ``k`` may be negative.
+    Introduced in notebook 04_relative_position.
+    """
+    k = _check_real("k", k)
+    w = frequencies(d_model, base)
+    c, s = np.cos(k * w), np.sin(k * w)
+    r = np.zeros((d_model, d_model))
+    idx = np.arange(0, d_model, 2)
+    r[idx, idx] = c
+    r[idx, idx + 1] = s
+    r[idx + 1, idx] = -s
+    r[idx + 1, idx + 1] = c
+    return r
+
+
+def pe_dot_by_offset(k, d_model: int, base: float = 10000.0) -> np.ndarray:
+    """``PE(p) . PE(p + k) = sum_i cos(k * w_i)`` for each offset in ``k``.
+
+    Independent of p, equal for +k and -k, and not monotone in |k|.
+    Introduced in notebook 04_relative_position.
+    """
+    ks = _check_array("k", k)
+    w = frequencies(d_model, base)
+    return np.cos(np.multiply.outer(ks, w)).sum(axis=-1)
+
+
+def binary_bits(pos: int, n_bits: int = 8) -> np.ndarray:
+    """The binary counter of ``pos``: bit k (k = 0 first) flips every 2**k steps.
+
+    Introduced in notebook 03_clock_hands_frequencies.
+    """
+    pos = _check_int("pos", pos, 0)
+    n_bits = _check_int("n_bits", n_bits, 1, 62)
+    return (pos >> np.arange(n_bits)) & 1
+
+
+def softmax(scores, axis: int = -1) -> np.ndarray:
+    """Numerically stable softmax along ``axis``.
+
+    Introduced in notebook 01_permutation_invariance.
+    """
+    scores = _check_array("scores", scores)
+    shifted = scores - scores.max(axis=axis, keepdims=True)
+    e = np.exp(shifted)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def self_attention(x, w_q, w_k, w_v):
+    """Plain scaled dot-product self-attention, no mask.
+
+    ``x`` is ``(seq_len, d_in)``; ``w_q``, ``w_k`` are ``(d_in, d_k)``, ``w_v`` is
+    ``(d_in, d_v)``. Returns ``(outputs, weights)`` with
+    ``weights = softmax(Q K^T / sqrt(d_k))`` of shape ``(seq_len, seq_len)`` and
+    ``outputs = weights @ V`` of shape ``(seq_len, d_v)``.
+    Introduced in notebook 01_permutation_invariance.
+    """
+    x = _check_array("x", x, ndim=2)
+    if x.shape[0] < 1:
+        raise ValueError("x must hold at least one token (row) / x 至少要有一个词（一行）")
+    mats = {}
+    for name, w in (("w_q", w_q), ("w_k", w_k), ("w_v", w_v)):
+        w = _check_array(name, w, ndim=2)
+        if w.shape[0] != x.shape[1]:
+            raise ValueError(
+                f"{name} must have {x.shape[1]} rows to match x's width, got shape {w.shape} / "
+                f"{name} 的行数必须等于 x 的列数 {x.shape[1]}，收到的形状是 {w.shape}"
+            )
+        mats[name] = w
+    if mats["w_q"].shape[1] != mats["w_k"].shape[1]:
+        raise ValueError(
+            "w_q and w_k must have the same number of columns (d_k) / w_q 与 w_k 的列数 (d_k) 必须相同"
+        )
+    q, k, v = x @ mats["w_q"], x @ mats["w_k"], x @ mats["w_v"]
+    weights = softmax(q @ k.T / math.sqrt(q.shape[1]), axis=-1)
+    return weights @ v, weights
+
+
+# ---------------------------------------------------------------------------
+# Compute: the permutation demo (notebook 01)
+# ---------------------------------------------------------------------------
+#: English glosses, used in figures when no CJK font is installed.
+GLOSS = {
+    "猫": "cat", "狗": "dog", "咬": "bites", "我": "I", "你": "you", "爱": "love",
+    "打": "hit", "鼠": "mouse", "鸡": "hen", "牛": "ox", "羊": "sheep", "兔": "rabbit",
+    "马": "horse", "追": "chases", "。": ".",
+}
+
+
+def _check_tokens(tokens) -> tuple[str, ...]:
+    if isinstance(tokens, str):
+        tokens = tuple(tokens)
+    try:
+        tokens = tuple(tokens)
+    except TypeError:
+        raise TypeError("tokens must be a string or a sequence of strings / tokens 必须是字符串或字符串序列") from None
+    if not tokens:
+        raise ValueError("tokens must not be empty / tokens 不能为空")
+    for t in tokens:
+        if not isinstance(t, str) or not t:
+            raise TypeError(f"every token must be a non-empty string, got {t!r} / 每个词必须是非空字符串")
+    return tokens
+
+
+def token_vectors(tokens, d_model: int, seed: int = 0) -> np.ndarray:
+    """A fixed pseudo-random word vector per token (same token -> same vector, any run).
+
+    Each vector is drawn from N(0, 1/d_model) seeded by the token's text and ``seed``,
+    so 猫 has the same vector in 猫咬狗 and in 狗咬猫. Shape ``(len(tokens), d_model)``.
+    Introduced in notebook 01_permutation_invariance.
+    """
+    tokens = _check_tokens(tokens)
+    d_model = _check_int("d_model", d_model, 1)
+    seed = _check_int("seed", seed, 0)
+    rows = []
+    for t in tokens:
+        rng = np.random.default_rng([zlib.crc32(t.encode("utf-8")), seed])
+        rows.append(rng.normal(0.0, 1.0 / math.sqrt(d_model), d_model))
+    return np.array(rows)
+
+
+@dataclass
+class AttentionDemo:
+    """Result of :func:`attention_demo`: everything the permutation figures show."""
+
+    tokens: tuple
+    x: np.ndarray
+    weights: np.ndarray
+    outputs: np.ndarray
+    use_pe: bool
+
+    @property
+    def pooled(self) -> np.ndarray:
+        """The sentence vector: the mean of the per-token outputs."""
+        return self.outputs.mean(axis=0)
+
+    def output_of(self, token: str) -> np.ndarray:
+        """The output row of the first occurrence of ``token``."""
+        return self.outputs[self.tokens.index(token)]
+
+
+def attention_weights_for_demo(d_model: int, seed: int = 0):
+    """The fixed random ``(w_q, w_k, w_v)`` used by :func:`attention_demo`.
+
+    Introduced in notebook 01_permutation_invariance.
+    """
+    d_model = _check_d_model(d_model)
+    rng = np.random.default_rng(_check_int("seed", seed, 0) + 1000)
+    return tuple(rng.normal(0.0, 1.0 / math.sqrt(d_model), (d_model, d_model)) for _ in range(3))
+
+
+def attention_demo(tokens="猫咬狗", d_model: int = 4, use_pe: bool = False, seed: int = 0,
+                   base: float = 10000.0) -> AttentionDemo:
+    """Self-attention on a short sentence, with or without sinusoidal PE added.
+
+    Word vectors come from :func:`token_vectors`, projections from
+    :func:`attention_weights_for_demo`; with ``use_pe`` the PE of positions 0, 1, ...
+    is added to the word vectors first.
+    Introduced in notebook 01_permutation_invariance.
+    """
+    tokens = _check_tokens(tokens)
+    d_model = _check_d_model(d_model)
+    x = token_vectors(tokens, d_model, seed)
+    if use_pe:
+        x = x + sinusoidal_encoding(len(tokens), d_model, base)
+    outputs, weights = self_attention(x, *attention_weights_for_demo(d_model, seed))
+    return AttentionDemo(tokens, x, weights, outputs, bool(use_pe))
+
+
+# ---------------------------------------------------------------------------
+# Compute: the hand calculation (notebook 02)
+# ---------------------------------------------------------------------------
+@dataclass
+class HandCalculation:
+    """Word vector + positional encoding = model input, token by token.
+
+    Shown in Jupyter as an HTML table (4 decimals), as plain text elsewhere.
+    Introduced in notebook 02_sinusoidal_hand_calculation.
+    """
+
+    tokens: tuple
+    positions: np.ndarray
+    word_vectors: np.ndarray
+    encodings: np.ndarray
+    outputs: np.ndarray
+    d_model: int
+    base: float
+
+    @staticmethod
+    def _fmt(v) -> str:
+        return "[" + ", ".join(f"{x:.4f}" for x in v) + "]"
+
+    def rows(self) -> list[tuple]:
+        """(token, pos, word vector, PE, output) per token, vectors as 4-decimal strings."""
+        return [
+            (t, int(p), self._fmt(w), self._fmt(e), self._fmt(o))
+            for t, p, w, e, o in zip(self.tokens, self.positions, self.word_vectors,
+                                     self.encodings, self.outputs)
+        ]
+
+    def __str__(self) -> str:
+        head = ("token", "pos", "word vector", "PE(pos)", "word vector + PE")
+        rows = [head] + [tuple(str(c) for c in r) for r in self.rows()]
+        widths = [max(len(r[j]) for r in rows) for j in range(len(head))]
+        lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+        lines.insert(1, "  ".join("-" * w for w in widths))
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"HandCalculation(d_model={self.d_model}, base={self.base:g})\n{self}"
+
+    def _repr_html_(self) -> str:
+        head = ("词 (token)", "位置 pos", "词向量 (word vector)", "位置编码 PE(pos)",
+                "输入 = 词向量 + PE")
+        cells = "".join(f"<th>{html.escape(h)}</th>" for h in head)
+        body = "".join(
+            "<tr>" + "".join(f"<td style='text-align:left;font-family:monospace'>"
+                             f"{html.escape(str(c))}</td>" for c in r) + "</tr>"
+            for r in self.rows()
+        )
+        caption = f"d_model = {self.d_model}, base = {self.base:g}"
+        return (f"<table class='posenc-hand-calc'><caption>{html.escape(caption)}</caption>"
+                f"<thead><tr>{cells}</tr></thead><tbody>{body}</tbody></table>")
+
+
+def hand_calculation(tokens=("猫", "咬", "狗"), word_vectors=None, start: int = 1,
+                     d_model: int = 2, base: float = 10000.0) -> HandCalculation:
+    """Reproduce (and vary) seed 001's table: word vector + PE for each token.
+
+    With no arguments: 猫, 咬, 狗 at positions 1, 2, 3, d_model = 2, every word vector
+    [0.5, 0.5]. ``word_vectors`` may be one vector (shared by every token) or one row
+    per token, each of length ``d_model``.
+    Introduced in notebook 02_sinusoidal_hand_calculation.
+    """
+    tokens = _check_tokens(tokens)
+    d_model = _check_d_model(d_model)
+    base = _check_base(base)
+    start = _check_int("start", start, 0)
+    n = len(tokens)
+    if word_vectors is None:
+        wv = np.full((n, d_model), 0.5)
+    else:
+        wv = _check_array("word_vectors", word_vectors)
+        if wv.ndim == 1:
+            wv = np.tile(wv, (n, 1))
+        if wv.shape != (n, d_model):
+            raise ValueError(
+                f"word_vectors must have shape ({d_model},) or ({n}, {d_model}) for {n} tokens "
+                f"and d_model = {d_model}, got {np.shape(word_vectors)} / word_vectors 的形状必须是 "
+                f"({d_model},) 或 ({n}, {d_model})"
+            )
+    pe = sinusoidal_encoding(n, d_model, base, start=start)
+    return HandCalculation(tokens, np.arange(start, start + n), wv, pe, wv + pe, d_model, base)
+
+
+# ---------------------------------------------------------------------------
+# Compute: RoPE and ALiBi (notebook 07)
+# ---------------------------------------------------------------------------
+def rope(x, positions, base: float = 10000.0) -> np.ndarray:
+    """Rotary position embedding: rotate each (even, odd) pair of ``x`` by ``pos * w_i``.
+
+    ``x`` has shape ``(..., seq_len, d)`` with d even; ``positions`` has length seq_len.
+    ``[x0, x1] -> [x0 cos t - x1 sin t, x0 sin t + x1 cos t]``, ``t = pos * w_i``, so
+    ``rope(q, m) . rope(k, n)`` depends on ``n - m`` only.
+    Introduced in notebook 07_rope_alibi.
+    """
+    x = _check_array("x", x)
+    if x.ndim < 2:
+        raise ValueError("x must have shape (..., seq_len, d) / x 的形状必须是 (..., seq_len, d)")
+    pos = _check_positions(positions)
+    if len(pos) != x.shape[-2]:
+        raise ValueError(
+            f"positions has {len(pos)} entries but x has seq_len = {x.shape[-2]} / positions 的长度"
+            f"必须等于 x 的 seq_len"
+        )
+    w = frequencies(x.shape[-1], base)
+    t = pos[:, None] * w[None, :]
+    c, s = np.cos(t), np.sin(t)
+    x0, x1 = x[..., 0::2], x[..., 1::2]
+    out = np.empty_like(x)
+    out[..., 0::2] = x0 * c - x1 * s
+    out[..., 1::2] = x0 * s + x1 * c
+    return out
+
+
+def alibi_slopes(num_heads: int) -> np.ndarray:
+    """ALiBi head slopes ``m_h = 2 ** (-8 h / H)`` for h = 1 .. H.
+
+    Introduced in notebook 07_rope_alibi.
+    """
+    num_heads = _check_int("num_heads", num_heads, 1, 1024)
+    return 2.0 ** (-8.0 * np.arange(1, num_heads + 1) / num_heads)
+
+
+def alibi_bias(seq_len: int, num_heads: int) -> np.ndarray:
+    """ALiBi biases ``-m_h * |i - j|`` of shape ``(num_heads, seq_len, seq_len)``.
+
+    Added to the attention scores before the softmax; no position vectors at all.
+    Introduced in notebook 07_rope_alibi.
+    """
+    seq_len = _check_int("seq_len", seq_len, 1)
+    slopes = alibi_slopes(num_heads)
+    _check_table_size(seq_len * seq_len, len(slopes))
+    dist = np.abs(np.arange(seq_len)[:, None] - np.arange(seq_len)[None, :])
+    return -slopes[:, None, None] * dist[None, :, :]
+
+
+# ---------------------------------------------------------------------------
+# Exercises: check_* helpers answer 正确 / 再想想 with a hint
+# ---------------------------------------------------------------------------
+@dataclass
+class Verdict:
+    """The answer to a ``check_*`` call: truthy when correct, with a hint when not."""
+
+    ok: bool
+    message: str
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+    def __repr__(self) -> str:
+        return ("正确 ✓ " if self.ok else "再想想 ✗ ") + self.message
+
+    def _repr_html_(self) -> str:
+        color = "#1a7f37" if self.ok else "#b35900"
+        head = "正确 ✓" if self.ok else "再想想 ✗"
+        return (f"<div class='posenc-verdict' style='color:{color}'><b>{head}</b> "
+                f"{html.escape(self.message)}</div>")
+
+
+def _answer_array(answer, shape) -> np.ndarray | None:
+    try:
+        arr = np.asarray(answer, dtype=float)
+    except (TypeError, ValueError):
+        return None
+    if arr.shape != shape or not np.all(np.isfinite(arr)):
+        return None
+    return arr
+
+
+def check_value(answer, expected, *, tol: float = 5e-4, hint: str = "") -> Verdict:
+    """Compare a reader's number (or list of numbers) with the computed one.
+
+    Correct when every entry is within ``tol`` (default: 4-decimal rounding).
+    Introduced in notebook 02_sinusoidal_hand_calculation.
+    """
+    expected = np.asarray(expected, dtype=float)
+    arr = _answer_array(answer, expected.shape)
+    if arr is None:
+        return Verdict(False, f"答案应是形状为 {expected.shape} 的数（或数组）。 {hint}".strip())
+    if np.allclose(arr, expected, atol=tol, rtol=0):
+        return Verdict(True, f"与计算结果一致（误差 ≤ {tol:g}）。")
+    return Verdict(False, hint or "与计算结果不一致，检查每一步。")
+
+
+def check_pe(pos: int, answer, d_model: int = 2, base: float = 10000.0) -> Verdict:
+    """Check a hand-calculated PE(pos) vector (4 decimals are enough).
+
+    Recognises the classic slips: degrees instead of radians, sin and cos swapped,
+    dividing by the frequency instead of multiplying.
+    Introduced in notebook 02_sinusoidal_hand_calculation.
+    """
+    pos = _check_int("pos", pos, 0)
+    right = encode_positions([pos], d_model, base)[0]
+    arr = _answer_array(answer, right.shape)
+    if arr is None:
+        return Verdict(False, f"PE({pos}) 应该是长度为 {d_model} 的列表，例如 [sin, cos, ...]。")
+    if np.allclose(arr, right, atol=5e-4):
+        return Verdict(True, f"PE({pos}) = {HandCalculation._fmt(right)}。")
+    w = frequencies(d_model, base)
+    slips = {
+        "你用的是角度制 (degrees)；numpy 的 sin/cos 用弧度制 (radians)：sin(1) 指 1 弧度。":
+            encode_positions([math.radians(pos)], d_model, base)[0],
+        "sin 与 cos 放反了：偶数列 2i 放 sin，奇数列 2i+1 放 cos。":
+            np.roll(right.reshape(-1, 2), 1, axis=1).ravel(),
+    }
+    wrong_angles = pos / w
+    divided = np.empty_like(right)
+    divided[0::2], divided[1::2] = np.sin(wrong_angles), np.cos(wrong_angles)
+    slips["角度应是 pos × w_i（w_i = base^(-2i/d_model)），你用了 pos ÷ w_i。"] = divided
+    for msg, value in slips.items():
+        if np.allclose(arr, value, atol=5e-4):
+            return Verdict(False, msg)
+    bad = int(np.argmax(np.abs(arr - right) > 5e-4))
+    return Verdict(False, f"第 {bad} 维不对：它是第 {bad // 2} 对，角度 = pos × w_{bad // 2}，"
+                          f"偶数维用 sin、奇数维用 cos。")
+
+
+def check_wavelength(i: int, d_model: int, answer, base: float = 10000.0) -> Verdict:
+    """Check the wavelength (positions per full turn) of pair ``i``.
+
+    Introduced in notebook 03_clock_hands_frequencies.
+    """
+    d_model = _check_d_model(d_model)
+    i = _check_int("i", i, 0, d_model // 2 - 1)
+    right = wavelengths(d_model, base)[i]
+    return check_value(answer, right, tol=max(5e-4, 1e-3 * right),
+                       hint=f"波长 = 2π / w_i，w_i = base^(-2i/d_model)；这里 2i/d_model = {2 * i}/{d_model}。")
+
+
+def check_dot_product(k: int, d_model: int, answer, base: float = 10000.0) -> Verdict:
+    """Check ``PE(p) . PE(p + k)`` (the same for every p).
+
+    Introduced in notebook 04_relative_position.
+    """
+    right = float(pe_dot_by_offset([k], d_model, base)[0])
+    return check_value(answer, right, hint="每一对贡献 sin·sin + cos·cos = cos(k·w_i)，把各对加起来。")
+
+
+# ---------------------------------------------------------------------------
+# Fonts: Chinese in figures
+# ---------------------------------------------------------------------------
+_CJK_FAMILIES = (
+    "Noto Sans CJK SC", "Source Han Sans SC", "Noto Sans SC", "PingFang SC",
+    "Hiragino Sans GB", "Microsoft YaHei", "SimHei", "WenQuanYi Zen Hei", "WenQuanYi Micro Hei",
+    "Noto Sans CJK JP", "Arial Unicode MS",
+)
+_CJK_FILES = (
+    "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
+    "/usr/share/fonts/noto-cjk/NotoSansCJK-Regular.ttc",
+    "/usr/share/fonts/google-noto-cjk/NotoSansCJK-Regular.ttc",
+    "/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc",
+    "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
+    "/System/Library/Fonts/PingFang.ttc",
+    "/System/Library/Fonts/Hiragino Sans GB.ttc",
+    "C:/Windows/Fonts/msyh.ttc",
+    "C:/Windows/Fonts/simhei.ttf",
+)
+CJK_INSTALL_HINT = (
+    "No Chinese (CJK) font found: figures use English glosses. To see Chinese labels, "
+    "install one and restart the kernel — Debian/Ubuntu: `sudo apt-get install fonts-noto-cjk`; "
+    "macOS and Windows ship PingFang / Microsoft YaHei. / 未找到中文字体，图中改用英文标注；"
+    "安装 fonts-noto-cjk 后重启内核即可显示中文。"
+)
+
+
+@functools.lru_cache(maxsize=1)
+def cjk_font() -> str | None:
+    """The CJK font family figures use, or None when the machine has none.
+
+    Registers the font file with matplotlib when its font cache predates the install.
+    Set the environment variable ``POSENC_NO_CJK=1`` to test the fallback.
+    Introduced in notebook 01_permutation_invariance.
+    """
+    if os.environ.get("POSENC_NO_CJK"):
+        return None
+    from matplotlib import font_manager
+
+    def known() -> set:
+        return {f.name for f in font_manager.fontManager.ttflist}
+
+    names = known()
+    for fam in _CJK_FAMILIES:
+        if fam in names:
+            return fam
+    for path in _CJK_FILES:
+        if os.path.exists(path):
+            try:
+                font_manager.fontManager.addfont(path)
+            except (OSError, RuntimeError, ValueError):
+                continue
+            names = known()
+            for fam in _CJK_FAMILIES:
+                if fam in names:
+                    return fam
+    return None
+
+
+def label(zh: str, en: str) -> str:
+    """``zh`` when a CJK font is available, else the English ``en`` (no tofu boxes).
+
+    Introduced in notebook 01_permutation_invariance.
+    """
+    return zh if cjk_font() else en
+
+
+def token_label(token: str) -> str:
+    """A token as figures show it: itself with a CJK font, its English gloss without.
+
+    Introduced in notebook 01_permutation_invariance.
+    """
+    if cjk_font():
+        return token
+    return GLOSS.get(token, token.encode("ascii", "replace").decode())
+
+
+@contextlib.contextmanager
+def figure_style():
+    """Temporary matplotlib settings for this course's figures (never global).
+
+    ``font.family`` lists DejaVu Sans first and the CJK font second, which gives
+    per-character fallback for mixed Chinese/English labels.
+    Introduced in notebook 01_permutation_invariance.
+    """
+    import matplotlib
+
+    fam = ["DejaVu Sans"] + ([cjk_font()] if cjk_font() else [])
+    with matplotlib.rc_context({"font.family": fam, "font.size": 9, "axes.titlesize": 10,
+                                "axes.unicode_minus": False, "figure.dpi": 100,
+                                "savefig.dpi": 100}):
+        yield
+
+
+def notebook_setup(seed: int = 0) -> np.random.Generator:
+    """The setup cell's helper: print versions and the font status, return an RNG.
+
+    Introduced in notebook 01_permutation_invariance.
+    """
+    import matplotlib
+
+    print(f"posenc_lib {__version__} | numpy {np.__version__} | matplotlib {matplotlib.__version__}")
+    font = cjk_font()
+    print(f"中文字体 (CJK font): {font}" if font else CJK_INSTALL_HINT)
+    np.set_printoptions(precision=4, suppress=True)
+    return np.random.default_rng(seed)
+
+
+# ---------------------------------------------------------------------------
+# Plot: plot_*(..., ax=None) -> Figure
+# ---------------------------------------------------------------------------
+def _new_axes(ax, figsize, ncols: int = 1):
+    from matplotlib.figure import Figure
+
+    if ax is not None:
+        return ax.get_figure(), ax
+    fig = Figure(figsize=figsize, layout="constrained")
+    axes = fig.subplots(1, ncols)
+    return fig, axes
+
+
+class _PEHeatmapView:
+    """Artists for the PE-table heatmap; ``update`` changes them in place."""
+
+    def __init__(self, ax, cax=None):
+        self.ax = ax
+        self.image = ax.imshow(np.zeros((2, 2)), cmap="RdBu_r", vmin=-1, vmax=1,
+                               aspect="auto", interpolation="nearest", extent=(0, 1, 1, 0))
+        ax.set_xlim(0, 1)
+        ax.set_ylim(1, 0)
+        ax.set_xticks([])
+        ax.set_yticks([])
+        ax.set_xlabel(label("维度 (dimension) →", "dimension →"), labelpad=14)
+        ax.set_ylabel(label("← 位置 pos", "← position pos"), labelpad=22)
+        self.title = ax.set_title(" ")
+        self.xticks = [ax.text(0, 1.0, "", transform=ax.transAxes, ha="center", va="top",
+                               fontsize=8) for _ in range(6)]
+        self.yticks = [ax.text(0, 0, "", transform=ax.transAxes, ha="right", va="center",
+                               fontsize=8) for _ in range(6)]
+        if cax is not None:
+            ax.get_figure().colorbar(self.image, cax=cax)
+
+    def artists(self):
+        return [self.image, self.title, *self.xticks, *self.yticks]
+
+    @staticmethod
+    def _place(texts, n, along_x):
+        from matplotlib.ticker import MaxNLocator
+
+        values = [v for v in MaxNLocator(nbins=5, integer=True).tick_values(0, n - 1) if 0 <= v <= n - 1]
+        for j, t in enumerate(texts):
+            if j < len(values):
+                frac = (values[j] + 0.5) / n
+                t.set_position((frac, -0.02) if along_x else (-0.01, 1 - frac))
+                t.set_text(f"{int(values[j])}")
+                t.set_visible(True)
+            else:
+                t.set_visible(False)
+
+    def update(self, seq_len, d_model, base, layout):
+        pe = sinusoidal_encoding(seq_len, d_model, base, layout=layout)
+        self.image.set_data(pe)
+        self._place(self.xticks, d_model, True)
+        self._place(self.yticks, seq_len, False)
+        self.title.set_text(f"PE: seq_len={seq_len}, d_model={d_model}, base={base:g}, {layout}")
+
+
+def plot_pe_heatmap(seq_len: int = 50, d_model: int = 64, base: float = 10000.0,
+                    layout: str = "interleaved", ax=None):
+    """Heatmap of the full PE table (rows = positions, columns = dimensions).
+
+    Introduced in notebook 03_clock_hands_frequencies.
+    """
+    sinusoidal_encoding(seq_len, d_model, base, layout=layout)  # validate first
+    with figure_style():
+        fig, ax = _new_axes(ax, (6.5, 3.4))
+        view = _PEHeatmapView(ax)
+        fig.colorbar(view.image, ax=ax, shrink=0.9)
+        view.update(seq_len, d_model, base, layout)
+    return fig
+
+
+class _ClockView:
+    """One clock face per (sin, cos) pair plus the binary counter of pos."""
+
+    MAX_PAIRS = 8
+
+    def __init__(self, ax_clock, ax_bits):
+        from matplotlib.patches import Circle, Rectangle
+
+        self.ax, self.axb = ax_clock, ax_bits
+        n = self.MAX_PAIRS
+        self.centers = [(2.5 * i, 0.0) for i in range(n)]
+        self.faces, self.hands, self.tips, self.captions = [], [], [], []
+        for cx, cy in self.centers:
+            face = Circle((cx, cy), 1.0, fill=False, lw=1.2, color="0.4")
+            ax_clock.add_patch(face)
+            for a in range(12):
+                t = 2 * np.pi * a / 12
+                ax_clock.plot([cx + 0.88 * np.sin(t), cx + np.sin(t)],
+                              [cy + 0.88 * np.cos(t), cy + np.cos(t)], color="0.6", lw=0.8)
+            self.faces.append(face)
+            (hand,) = ax_clock.plot([cx, cx], [cy, cy + 0.9], lw=2.5, color="C3",
+                                    solid_capstyle="round")
+            (tip,) = ax_clock.plot([cx], [cy + 0.9], "o", color="C3", ms=4)
+            self.hands.append(hand)
+            self.tips.append(tip)
+            self.captions.append(ax_clock.text(cx, cy - 1.25, "", ha="center", va="top", fontsize=7.5))
+        ax_clock.set_xlim(-1.3, 2.5 * (n - 1) + 1.3)
+        ax_clock.set_ylim(-2.25, 1.35)
+        ax_clock.set_aspect("equal")
+        ax_clock.axis("off")
+        self.title = ax_clock.set_title(" ")
+        self.bits, self.bit_text = [], []
+        for k in range(n):
+            cx = 2.5 * k
+            rect = Rectangle((cx - 0.45, 0.05), 0.9, 0.9, facecolor="white", edgecolor="0.3")
+            ax_bits.add_patch(rect)
+            self.bits.append(rect)
+            self.bit_text.append(ax_bits.text(cx, 0.5, "0", ha="center", va="center", fontsize=10))
+            ax_bits.text(cx, -0.05, label(f"bit {k}\n每 {2 ** k} 步翻转", f"bit {k}\nflips every {2 ** k}"),
+                         ha="center", va="top", fontsize=7)
+        ax_bits.set_xlim(-1.3, 2.5 * (n - 1) + 1.3)
+        ax_bits.set_ylim(-0.9, 1.0)
+        ax_bits.set_aspect("equal")
+        ax_bits.axis("off")
+        self.bits_title = ax_bits.text(-1.3, 1.0, " ", ha="left", va="bottom", fontsize=9)
+
+    def artists(self):
+        return [*self.faces, *self.hands, *self.tips, *self.captions, self.title,
+                *self.bits, *self.bit_text, self.bits_title]
+
+    def update(self, pos, d_model, base):
+        w = frequencies(d_model, base)
+        n_pairs = len(w)
+        shown = min(n_pairs, self.MAX_PAIRS)
+        # With more pairs than faces, show evenly spaced pairs from the fastest to the slowest.
+        idx = np.unique(np.round(np.linspace(0, n_pairs - 1, shown)).astype(int))
+        for j in range(self.MAX_PAIRS):
+            cx, cy = self.centers[j]
+            on = j < len(idx)
+            self.faces[j].set_alpha(1.0 if on else 0.15)
+            self.hands[j].set_visible(on)
+            self.tips[j].set_visible(on)
+            self.captions[j].set_visible(on)
+            if not on:
+                continue
+            i = idx[j]
+            theta = pos * w[i]
+            x, y = np.sin(theta), np.cos(theta)  # tip = (PE[2i], PE[2i+1])
+            self.hands[j].set_data([cx, cx + 0.9 * x], [cy, cy + 0.9 * y])
+            self.tips[j].set_data([cx + 0.9 * x], [cy + 0.9 * y])
+            self.captions[j].set_text(
+                f"i={i}\nw={w[i]:.3g}\n" + label(f"波长 {2 * np.pi / w[i]:.3g}", f"λ={2 * np.pi / w[i]:.3g}"))
+        self.title.set_text(label(f"pos = {pos}：每个钟 = 一对 (sin, cos)，指针尖 = (PE[2i], PE[2i+1])",
+                                  f"pos = {pos}: one clock per (sin, cos) pair, tip = (PE[2i], PE[2i+1])"))
+        bits = binary_bits(pos, self.MAX_PAIRS)
+        for rect, txt, b in zip(self.bits, self.bit_text, bits):
+            rect.set_facecolor("C0" if b else "white")
+            txt.set_text(str(int(b)))
+            txt.set_color("white" if b else "0.2")
+        self.bits_title.set_text(label(f"二进制计数器 (binary counter)：pos = {pos} (超过 255 时只显示低 8 位)",
+                                       f"binary counter: pos = {pos} (low 8 bits)"))
+
+
+def plot_clock(pos: int = 3, d_model: int = 16, base: float = 10000.0, ax=None):
+    """Clock faces for every pair at position ``pos`` and its binary counter.
+
+    With ``ax`` given, only the clocks are drawn into it.
+    Introduced in notebook 03_clock_hands_frequencies.
+    """
+    pos = _check_int("pos", pos, 0)
+    frequencies(d_model, base)
+    with figure_style():
+        if ax is None:
+            from matplotlib.figure import Figure
+
+            fig = Figure(figsize=(9, 3.2), layout="constrained")
+            ax, axb = fig.subplots(2, 1, height_ratios=[2.2, 1])
+        else:
+            fig = ax.get_figure()
+            axb = ax.inset_axes([0, -0.5, 1, 0.45])
+        view = _ClockView(ax, axb)
+        view.update(pos, d_model, base)
+    return fig
+
+
+def plot_wavelengths(d_model: int = 512, bases=(10000.0,), ax=None):
+    """Wavelength of every pair on a log axis, for one or more ``base`` values.
+
+    Introduced in notebook 03_clock_hands_frequencies.
+    """
+    if isinstance(bases, numbers.Real):
+        bases = (bases,)
+    lams = [wavelengths(d_model, b) for b in bases]
+    with figure_style():
+        fig, ax = _new_axes(ax, (6, 3.2))
+        i = np.arange(d_model // 2)
+        for b, lam in zip(bases, lams):
+            ax.plot(i, lam, label=f"base = {b:g}: {lam[0]:.3g} … {lam[-1]:.3g}")
+        ax.set_yscale("log")
+        ax.axhline(2 * np.pi, color="0.6", lw=0.8, ls="--")
+        ax.set_xlabel(label("对的编号 i (pair index)", "pair index i"))
+        ax.set_ylabel(label("波长 2π/w_i（位置数，对数轴）", "wavelength 2π/w_i (log)"))
+        ax.set_title(f"d_model = {d_model}")
+        ax.legend(fontsize=8)
+    return fig
+
+
+def plot_dot_product(d_model: int = 64, base: float = 10000.0, k_max: int = 100, ax=None):
+    """``PE(p) . PE(p + k)`` against the offset k in [-k_max, k_max].
+
+    Introduced in notebook 04_relative_position.
+    """
+    k_max = _check_int("k_max", k_max, 1, 100000)
+    ks = np.arange(-k_max, k_max + 1)
+    dots = pe_dot_by_offset(ks, d_model, base)
+    with figure_style():
+        fig, ax = _new_axes(ax, (6, 3))
+        ax.plot(ks, dots, lw=1.2)
+        ax.axvline(0, color="0.6", lw=0.8)
+        ax.set_xlabel(label("偏移 k (offset)", "offset k"))
+        ax.set_ylabel("PE(p)·PE(p+k)")
+        ax.set_title(f"d_model = {d_model}, base = {base:g}")
+    return fig
+
+
+class _HandCalcView:
+    """Arrows in one pair's plane: word vector, + PE, = input, per token."""
+
+    LIM = 2.3
+
+    def __init__(self, ax, pair_name):
+        from matplotlib.patches import Circle
+
+        self.ax = ax
+        ax.set_xlim(-self.LIM, self.LIM)
+        ax.set_ylim(-self.LIM, self.LIM)
+        ax.set_aspect("equal")
+        ax.grid(True, lw=0.4, alpha=0.5)
+        ax.axhline(0, color="0.5", lw=0.6)
+        ax.axvline(0, color="0.5", lw=0.6)
+        ax.add_patch(Circle((0, 0), 1.0, fill=False, ls=":", color="0.6"))
+        self.pair_name = pair_name
+        kw = dict(angles="xy", scale_units="xy", scale=1, width=0.012)
+        z = np.zeros(3)
+        self.word = ax.quiver(z, z, z, z, color="0.55", **kw)
+        self.pe = ax.quiver(z, z, z, z, color=["C0", "C1", "C2"], **kw)
+        self.labels = [ax.text(0, 0, "", fontsize=10, ha="left", va="bottom") for _ in range(3)]
+        self.title = ax.set_title(" ")
+
+    def artists(self):
+        return [self.word, self.pe, *self.labels, self.title]
+
+    def update(self, calc: HandCalculation, i: int):
+        cols = [2 * i, 2 * i + 1]
+        w, p, o = calc.word_vectors[:, cols], calc.encodings[:, cols], calc.outputs[:, cols]
+        zero = np.zeros((len(w), 2))
+        self.word.set_offsets(zero)
+        self.word.set_UVC(w[:, 0], w[:, 1])
+        self.pe.set_offsets(w)
+        self.pe.set_UVC(p[:, 0], p[:, 1])
+        for t, tok, pos, xy in zip(self.labels, calc.tokens, calc.positions, o):
+            t.set_position(np.clip(xy, -self.LIM, self.LIM - 0.4) + 0.05)
+            t.set_text(f"{token_label(tok)} (pos {pos})")
+        self.title.set_text(label(f"{self.pair_name}：第 {2 * i}、{2 * i + 1} 维（i={i}）",
+                                  f"{self.pair_name}: dims {2 * i}, {2 * i + 1} (i={i})"))
+
+
+def plot_hand_calculation(calc: HandCalculation | None = None, ax=None):
+    """Word vector (grey) + PE (colour) = input, in the plane of pair 0.
+
+    Introduced in notebook 02_sinusoidal_hand_calculation.
+    """
+    calc = hand_calculation() if calc is None else calc
+    if not isinstance(calc, HandCalculation):
+        raise TypeError("calc must be a HandCalculation from hand_calculation() / calc 必须来自 hand_calculation()")
+    if len(calc.tokens) > 3:
+        raise ValueError("plot_hand_calculation draws at most 3 tokens / 最多画 3 个词")
+    with figure_style():
+        fig, ax = _new_axes(ax, (4, 4))
+        view = _HandCalcView(ax, label("第 0 对", "pair 0"))
+        view.update(calc, 0)
+    return fig
+
+
+class _PermutationView:
+    """Attention weights (left) and per-token outputs + pooled vector (right)."""
+
+    def __init__(self, ax_w, ax_o, d_model):
+        self.ax_w, self.ax_o = ax_w, ax_o
+        self.img_w = ax_w.imshow(np.zeros((3, 3)), cmap="Blues", vmin=0, vmax=1,
+                                 extent=(0, 3, 3, 0))
+        self.cell_text = [[ax_w.text(j + 0.5, r + 0.5, "", ha="center", va="center", fontsize=8)
+                           for j in range(3)] for r in range(3)]
+        self.img_o = ax_o.imshow(np.zeros((4, d_model)), cmap="RdBu_r", vmin=-1, vmax=1,
+                                 extent=(0, d_model, 4, 0), aspect="auto")
+        for ax in (ax_w, ax_o):
+            ax.set_xticks([])
+            ax.set_yticks([])
+        ax_o.axhline(3, color="k", lw=1.5)
+        ax_w.set_xlabel(label("被关注的词 (key)", "key token"))
+        ax_o.set_xlabel(label("输出向量的维度", "output dimension"))
+        self.w_rows = [ax_w.text(-0.1, r + 0.5, "", ha="right", va="center", fontsize=10) for r in range(3)]
+        self.w_cols = [ax_w.text(j + 0.5, -0.1, "", ha="center", va="bottom", fontsize=10) for j in range(3)]
+        self.o_rows = [ax_o.text(-0.1, r + 0.5, "", ha="right", va="center", fontsize=10) for r in range(4)]
+        self.title_w = ax_w.set_title(" ", pad=18)
+        self.title_o = ax_o.set_title(" ")
+
+    def artists(self):
+        return [self.img_w, self.img_o, *sum(self.cell_text, []), *self.w_rows, *self.w_cols,
+                *self.o_rows, self.title_w, self.title_o]
+
+    def update(self, demo: AttentionDemo, reference: AttentionDemo):
+        self.img_w.set_data(demo.weights)
+        for r in range(3):
+            for j in range(3):
+                v = demo.weights[r, j]
+                self.cell_text[r][j].set_text(f"{v:.2f}")
+                self.cell_text[r][j].set_color("white" if v > 0.6 else "black")
+        names = [token_label(t) for t in demo.tokens]
+        for t, n in zip(self.w_rows, names):
+            t.set_text(n)
+        for t, n in zip(self.w_cols, names):
+            t.set_text(n)
+        scale = max(1e-9, np.abs(demo.outputs).max())
+        self.img_o.set_data(np.vstack([demo.outputs, demo.pooled]) / scale)
+        for t, n in zip(self.o_rows, names + [label("句向量(均值)", "mean")]):
+            t.set_text(n)
+        same_tok = max(np.abs(demo.output_of(t) - reference.output_of(t)).max() for t in demo.tokens)
+        same_pool = np.abs(demo.pooled - reference.pooled).max()
+        pe = label("加 PE", "with PE") if demo.use_pe else label("不加 PE", "no PE")
+        self.title_w.set_text(label(f"{''.join(demo.tokens)}（{pe}）的注意力权重",
+                                    f"{' '.join(names)} ({pe}): attention weights"))
+        self.title_o.set_text(label(
+            f"与 {''.join(reference.tokens)} 比：同一词输出差 {same_tok:.1e}，句向量差 {same_pool:.1e}",
+            f"vs {' '.join(token_label(t) for t in reference.tokens)}: same-token diff {same_tok:.1e}, "
+            f"pooled diff {same_pool:.1e}"))
+
+
+def plot_attention(tokens="猫咬狗", use_pe: bool = False, d_model: int = 4, reference=None, ax=None):
+    """Attention weights and outputs for a 3-token sentence, compared with ``reference``.
+
+    ``reference`` (default: the tokens sorted as in the first sentence seen) is the word
+    order the difference numbers in the right-hand title refer to.
+    Introduced in notebook 01_permutation_invariance.
+    """
+    demo = attention_demo(tokens, d_model, use_pe)
+    if len(demo.tokens) != 3:
+        raise ValueError("plot_attention draws 3-token sentences / 只画三个词的句子")
+    ref = attention_demo(reference or tokens, d_model, use_pe)
+    if sorted(ref.tokens) != sorted(demo.tokens):
+        raise ValueError("reference must hold the same tokens / reference 必须由相同的词组成")
+    with figure_style():
+        if ax is None:
+            from matplotlib.figure import Figure
+
+            fig = Figure(figsize=(8, 2.8), layout="constrained")
+            ax_w, ax_o = fig.subplots(1, 2, width_ratios=[1, 1.6])
+        else:
+            fig = ax.get_figure()
+            ax_w, ax_o = ax, ax.inset_axes([1.25, 0, 1.4, 1])
+        view = _PermutationView(ax_w, ax_o, d_model)
+        view.update(demo, ref)
+    return fig
+
+
+# ---------------------------------------------------------------------------
+# Explore: one figure per explorer, artists updated in place, blitted, PNG encoded
+# ---------------------------------------------------------------------------
+def _slider_style():
+    return {"description_width": "initial"}
+
+
+class Explorer:
+    """Base class: controls -> update artists in place -> blit -> PNG in an Image widget.
+
+    Subclasses create ``self.figure`` and their views in ``_build()``, list the
+    artists that change in ``_animated()``, and update them in ``_update(**values)``,
+    returning True when something outside those artists changed (then the whole
+    figure is redrawn once). ``.controls`` maps each parameter name to its widget;
+    setting ``explorer.controls[name].value`` redraws before the assignment returns.
+    """
+
+    name = "explorer"
+
+    def __init__(self, controls: dict, extras=()):
+        import ipywidgets as widgets
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        self.controls = controls
+        with figure_style():
+            self.figure = self._build()
+            self._canvas = FigureCanvasAgg(self.figure)
+            for a in self._animated():
+                a.set_animated(True)
+        self.image = widgets.Image(format="png")
+        self.image.add_class("posenc-figure")
+        box = widgets.HBox(list(controls.values()), layout=widgets.Layout(flex_flow="row wrap"))
+        self.widget = widgets.VBox([box, *extras, self.image])
+        self.widget.add_class("posenc-explorer")
+        self.widget.add_class(f"posenc-explorer-{self.name}")
+        self._background = None
+        self.redraws = 0  # full redraws, for tests and benchmarks
+        for c in controls.values():
+            c.observe(self._on_change, names="value")
+        self.refresh(full=True)
+
+    # -- subclass API -----------------------------------------------------
+    def _build(self):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _animated(self) -> list:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _update(self, **values) -> bool:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    # -- machinery ----------------------------------------------------------
+    @property
+    def values(self) -> dict:
+        """Current control values, by parameter name."""
+        return {k: c.value for k, c in self.controls.items()}
+
+    def _on_change(self, change) -> None:
+        self.refresh()
+
+    def refresh(self, full: bool = False) -> None:
+        """Update artists from the controls, redraw, and push new PNG bytes to the widget."""
+        with figure_style():
+            full = bool(self._update(**self.values)) or full or self._background is None
+            if full:
+                self._canvas.draw()
+                self._background = self._canvas.copy_from_bbox(self.figure.bbox)
+                self.redraws += 1
+            else:
+                self._canvas.restore_region(self._background)
+            renderer = self._canvas.get_renderer()
+            for a in self._animated():
+                a.draw(renderer)
+        self.image.value = self.png()
+
+    def png(self) -> bytes:
+        """The canvas as PNG bytes (fast zlib level; what the widget shows)."""
+        from PIL import Image
+
+        w, h = self._canvas.get_width_height(physical=True)
+        img = Image.frombuffer("RGBA", (w, h), self._canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
+        out = io.BytesIO()
+        img.convert("RGB").save(out, format="png", compress_level=1)
+        return out.getvalue()
+
+    def _repr_mimebundle_(self, **kwargs):
+        return self.widget._repr_mimebundle_(**kwargs)
+
+
+def _figure(figsize):
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=figsize, dpi=90, layout="constrained")
+
+
+def _freeze_layout(fig):
+    """Run the constrained layout once, then keep the axes where they are.
+
+    Later redraws then never move an axes, so the blitted background stays valid.
+    """
+    fig.canvas.draw()
+    fig.set_layout_engine("none")
+
+
+class HeatmapExplorer(Explorer):
+    """Sliders for seq_len, d_model, base and layout over the full PE table.
+
+    Introduced in notebook 03_clock_hands_frequencies.
+    """
+
+    name = "heatmap"
+
+    def __init__(self, seq_len=50, d_model=64, base=10000.0, layout="interleaved"):
+        import ipywidgets as w
+
+        st = _slider_style()
+        controls = {
+            "seq_len": w.IntSlider(seq_len, min=2, max=200, description="seq_len", style=st),
+            "d_model": w.IntSlider(d_model, min=2, max=256, step=2, description="d_model", style=st),
+            "base": w.FloatLogSlider(base, base=10, min=1, max=6, step=0.1, description="base", style=st),
+            "layout": w.Dropdown(options=list(LAYOUTS), value=layout, description="layout", style=st),
+        }
+        super().__init__(controls)
+
+    def _build(self):
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        fig = _figure((7.2, 3.4))
+        ax = fig.add_subplot(1, 1, 1)
+        self.view = _PEHeatmapView(ax)
+        fig.colorbar(self.view.image, ax=ax, shrink=0.9, label="PE")
+        FigureCanvasAgg(fig)
+        self.view.update(**self.values)
+        _freeze_layout(fig)
+        return fig
+
+    def _animated(self):
+        return self.view.artists()
+
+    def _update(self, seq_len, d_model, base, layout):
+        self.view.update(seq_len, d_model, base, layout)
+        return False
+
+
+class ClockExplorer(Explorer):
+    """Clock hands for every pair at ``pos`` (with a Play button) and the binary counter.
+
+    Introduced in notebook 03_clock_hands_frequencies.
+    """
+
+    name = "clock"
+
+    def __init__(self, pos=3, d_model=16, base=10000.0):
+        import ipywidgets as w
+
+        st = _slider_style()
+        controls = {
+            "pos": w.IntSlider(pos, min=0, max=255, description="pos", style=st),
+            "d_model": w.SelectionSlider(options=list(range(2, 17, 2)), value=d_model,
+                                         description="d_model", style=st),
+            "base": w.FloatLogSlider(base, base=10, min=1, max=6, step=0.1, description="base", style=st),
+        }
+        self.play = w.Play(value=pos, min=0, max=255, step=1, interval=250, description="play")
+        w.link((self.play, "value"), (controls["pos"], "value"))
+        super().__init__(controls, extras=[self.play])
+
+    def _build(self):
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        fig = _figure((9, 3.3))
+        ax, axb = fig.subplots(2, 1, height_ratios=[2.2, 1])
+        self.view = _ClockView(ax, axb)
+        FigureCanvasAgg(fig)
+        self.view.update(**self.values)
+        _freeze_layout(fig)
+        return fig
+
+    def _animated(self):
+        return self.view.artists()
+
+    def _update(self, pos, d_model, base):
+        self.view.update(pos, d_model, base)
+        return False
+
+
+#: Sentences the permutation explorer offers; each group shares its tokens.
+PERMUTATION_SENTENCES = ("猫咬狗", "狗咬猫", "咬猫狗", "我爱你", "你爱我", "我打你", "你打我")
+
+
+class PermutationExplorer(Explorer):
+    """Pick a word order, toggle PE: attention weights and outputs side by side.
+
+    The right-hand title compares with the first listed sentence made of the same
+    characters (猫咬狗, 我爱你 or 我打你): without PE the same token's output and the
+    pooled sentence vector match to ~1e-16; with PE they do not.
+    Introduced in notebook 01_permutation_invariance.
+    """
+
+    name = "permutation"
+    D_MODEL = 4
+
+    def __init__(self, sentence="狗咬猫", use_pe=False):
+        import ipywidgets as w
+
+        st = _slider_style()
+        controls = {
+            "sentence": w.Dropdown(options=list(PERMUTATION_SENTENCES), value=sentence,
+                                   description=label("语序 sentence", "sentence"), style=st),
+            "use_pe": w.Checkbox(value=use_pe, description=label("加位置编码 use_pe", "use_pe")),
+        }
+        super().__init__(controls)
+
+    def _build(self):
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        fig = _figure((8.4, 2.9))
+        ax_w, ax_o = fig.subplots(1, 2, width_ratios=[1, 1.6])
+        self.view = _PermutationView(ax_w, ax_o, self.D_MODEL)
+        FigureCanvasAgg(fig)
+        self._update(**self.values)
+        _freeze_layout(fig)
+        return fig
+
+    def _animated(self):
+        return self.view.artists()
+
+    @staticmethod
+    def reference_for(sentence: str) -> str:
+        """The first listed sentence with the same characters as ``sentence``."""
+        return next(s for s in PERMUTATION_SENTENCES if sorted(s) == sorted(sentence))
+
+    def _update(self, sentence, use_pe):
+        demo = attention_demo(sentence, self.D_MODEL, use_pe)
+        ref = attention_demo(self.reference_for(sentence), self.D_MODEL, use_pe)
+        self.view.update(demo, ref)
+        return False
+
+
+class HandCalcExplorer(Explorer):
+    """The 猫咬狗 hand calculation with sliders: word vector, start, d_model, base.
+
+    Every token's word vector is ``[word_0, word_1, word_0, word_1, ...]`` (length
+    d_model). The HTML table and the arrows in the planes of the first and last pair
+    update together.
+    Introduced in notebook 02_sinusoidal_hand_calculation.
+    """
+
+    name = "hand_calc"
+
+    def __init__(self, word_0=0.5, word_1=0.5, start=1, d_model=2, base=10000.0):
+        import ipywidgets as w
+
+        st = _slider_style()
+        controls = {
+            "word_0": w.FloatSlider(word_0, min=-1, max=1, step=0.05, description="word_0", style=st),
+            "word_1": w.FloatSlider(word_1, min=-1, max=1, step=0.05, description="word_1", style=st),
+            "start": w.SelectionSlider(options=[0, 1], value=start, description="start", style=st),
+            "d_model": w.SelectionSlider(options=[2, 4, 6, 8], value=d_model, description="d_model", style=st),
+            "base": w.FloatLogSlider(base, base=10, min=1, max=6, step=0.1, description="base", style=st),
+        }
+        self.table = w.HTML()
+        super().__init__(controls, extras=[self.table])
+
+    def calculation(self) -> HandCalculation:
+        """The HandCalculation for the current slider values."""
+        v = self.values
+        word = np.resize([v["word_0"], v["word_1"]], v["d_model"])
+        return hand_calculation(word_vectors=word, start=v["start"], d_model=v["d_model"], base=v["base"])
+
+    def _build(self):
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        fig = _figure((7.6, 3.7))
+        ax0, ax1 = fig.subplots(1, 2)
+        self.views = [_HandCalcView(ax0, label("第一对 (快)", "first pair (fast)")),
+                      _HandCalcView(ax1, label("最后一对 (慢)", "last pair (slow)"))]
+        FigureCanvasAgg(fig)
+        self._update(**self.values)
+        _freeze_layout(fig)
+        return fig
+
+    def _animated(self):
+        return [a for v in self.views for a in v.artists()]
+
+    def _update(self, **values):
+        calc = self.calculation()
+        self.views[0].update(calc, 0)
+        self.views[1].update(calc, calc.d_model // 2 - 1)
+        self.table.value = calc._repr_html_()
+        return False
+
+
+#: Name -> zero-argument factory for every explorer the notebooks use.
+EXPLORERS = {
+    "permutation": PermutationExplorer,
+    "hand_calc": HandCalcExplorer,
+    "clock": ClockExplorer,
+    "heatmap": HeatmapExplorer,
+}
+
+
+# ---------------------------------------------------------------------------
+# Torch parts (loaded on first use: `import posenc_lib` stays torch-free)
+# ---------------------------------------------------------------------------
+class PositionLimitError(IndexError):
+    """A learned position table was asked for a position it has no row for."""
+
+
+@functools.lru_cache(maxsize=1)
+def _torch_parts() -> dict:
+    import torch
+    from torch import nn
+
+    class SinusoidalPositionalEncoding(nn.Module):
+        """Adds the fixed sinusoidal table to ``[batch, seq, d_model]`` inputs.
+
+        The table is a buffer: zero trainable parameters; any length up to ``max_len``.
+        Introduced in notebook 05_learned_embeddings.
+        """
+
+        def __init__(self, d_model: int, max_len: int = 5000, base: float = 10000.0):
+            super().__init__()
+            self.d_model = _check_d_model(d_model)
+            self.max_len = _check_int("max_len", max_len, 1)
+            self.base = _check_base(base)
+            table = sinusoidal_encoding(self.max_len, self.d_model, self.base)
+            self.register_buffer("pe", torch.tensor(table, dtype=torch.float32), persistent=False)
+
+        def forward(self, x):
+            _check_input_shape(x, self.d_model)
+            n = x.shape[1]
+            if n > self.max_len:
+                raise PositionLimitError(
+                    f"sequence length {n} exceeds max_len = {self.max_len}; build the module with a "
+                    f"larger max_len (the formula itself has no limit) / 序列长度 {n} 超过 max_len = "
+                    f"{self.max_len}"
+                )
+            return x + self.pe[:n].to(x.dtype)
+
+    class LearnedPositionalEmbedding(nn.Module):
+        """Adds a trainable ``nn.Embedding(max_len, d_model)`` row per position.
+
+        Positions 0 .. max_len-1 only: a longer sequence raises :class:`PositionLimitError`
+        naming the limit (GPT-2's is 1024, BERT-base's 512).
+        Introduced in notebook 05_learned_embeddings.
+        """
+
+        def __init__(self, max_len: int, d_model: int):
+            super().__init__()
+            self.max_len = _check_int("max_len", max_len, 1)
+            self.d_model = _check_int("d_model", d_model, 1)
+            _check_table_size(self.max_len, self.d_model)
+            self.embedding = nn.Embedding(self.max_len, self.d_model)
+
+        def forward(self, x):
+            _check_input_shape(x, self.d_model)
+            n = x.shape[1]
+            if n > self.max_len:
+                raise PositionLimitError(
+                    f"sequence length {n} exceeds max_len = {self.max_len}: the learned table has rows "
+                    f"for positions 0..{self.max_len - 1} only (like GPT-2's n_positions = 1024) / "
+                    f"序列长度 {n} 超过 max_len = {self.max_len}：可学习位置表只有位置 0..{self.max_len - 1}"
+                )
+            positions = torch.arange(n, device=x.device)
+            return x + self.embedding(positions).to(x.dtype)
+
+    def _check_input_shape(x, d_model):
+        if not isinstance(x, torch.Tensor):
+            raise TypeError("x must be a torch.Tensor / x 必须是 torch.Tensor")
+        if x.dim() != 3 or x.shape[-1] != d_model:
+            raise ValueError(
+                f"x must have shape [batch, seq, {d_model}], got {list(x.shape)} / "
+                f"x 的形状必须是 [batch, seq, {d_model}]"
+            )
+
+    def rope_torch(x, positions, base: float = 10000.0):
+        """Torch version of :func:`rope` (same convention), differentiable.
+
+        Introduced in notebook 07_rope_alibi.
+        """
+        if not isinstance(x, torch.Tensor) or x.dim() < 2:
+            raise TypeError("x must be a torch.Tensor of shape (..., seq_len, d) / x 必须是 torch 张量")
+        positions = torch.as_tensor(positions, dtype=x.dtype)
+        if positions.dim() != 1 or positions.shape[0] != x.shape[-2]:
+            raise ValueError("positions must be 1-D with seq_len entries / positions 必须是长度为 seq_len 的一维序列")
+        w = torch.tensor(frequencies(x.shape[-1], base), dtype=x.dtype)
+        t = positions[:, None] * w[None, :]
+        c, s = torch.cos(t), torch.sin(t)
+        x0, x1 = x[..., 0::2], x[..., 1::2]
+        return torch.stack([x0 * c - x1 * s, x0 * s + x1 * c], dim=-1).flatten(-2)
+
+    return {
+        "SinusoidalPositionalEncoding": SinusoidalPositionalEncoding,
+        "LearnedPositionalEmbedding": LearnedPositionalEmbedding,
+        "rope_torch": rope_torch,
+    }
+
+
+_TORCH_NAMES = ("SinusoidalPositionalEncoding", "LearnedPositionalEmbedding", "rope_torch")
+
+
+def __getattr__(name: str):
+    if name in _TORCH_NAMES:
+        return _torch_parts()[name]
+    raise AttributeError(f"module 'posenc_lib' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(list(globals()) + list(_TORCH_NAMES))

@@ -1,0 +1,100 @@
+"""The repository keeps its promises: README commands, links, stripped notebooks, generated pages."""
+import json
+import pathlib
+import re
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+CHAPTERS = [p for p in NOTEBOOKS if p.name != "00_index.ipynb"]
+LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)|<img[^>]+src=[\"']([^\"']+)[\"']")
+
+
+def readme_commands() -> list[str]:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    return re.findall(r"```bash\n(.+?)\n```", text)
+
+
+def test_readme_gives_two_commands_and_ci_runs_the_test_one():
+    open_cmd, test_cmd = readme_commands()[:2]
+    assert "requirements.txt" in open_cmd and "jupyter lab" in open_cmd
+    assert "requirements-dev.txt" in test_cmd and "pytest" in test_cmd
+    ci_lines = [line.strip() for line in (ROOT / ".ci/run").read_text().splitlines()
+                if line.strip() and not line.lstrip().startswith("#")]
+    assert ci_lines[-1] == test_cmd, "the last command of .ci/run must be the README's test command"
+    opened = re.search(r"jupyter lab (\S+)", open_cmd).group(1)
+    assert (ROOT / opened).exists()
+
+
+def test_torch_is_pinned_and_the_module_is_installed_editable():
+    reqs = (ROOT / "requirements.txt").read_text().split()
+    assert "torch==2.13.0" in reqs and "-e" in reqs
+    assert 'py-modules = ["posenc_lib"]' in (ROOT / "pyproject.toml").read_text()
+
+
+def markdown_sources():
+    yield ROOT / "README.md", (ROOT / "README.md").read_text(encoding="utf-8")
+    for path in NOTEBOOKS:
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        for cell in nb["cells"]:
+            if cell["cell_type"] == "markdown":
+                yield path, "".join(cell["source"])
+
+
+def test_every_relative_link_resolves():
+    checked = 0
+    for path, text in markdown_sources():
+        for m in LINK.finditer(text):
+            target = (m.group(1) or m.group(2)).split("#")[0]
+            if not target or re.match(r"^[a-z]+:", target):
+                continue
+            assert (path.parent / target).exists(), f"{path.name}: broken link {target}"
+            checked += 1
+    assert checked > 0
+
+
+def test_notebooks_are_stored_without_outputs():
+    for path in NOTEBOOKS:
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        for cell in nb["cells"]:
+            if cell["cell_type"] == "code":
+                assert cell["outputs"] == [] and cell["execution_count"] is None, \
+                    f"{path.name} has outputs: run python tools/strip_notebooks.py"
+        assert "widgets" not in nb["metadata"], path.name
+
+
+def test_contents_navigation_and_readme_list_are_up_to_date():
+    out = subprocess.run([sys.executable, "tools/build_contents.py", "--check"], cwd=ROOT,
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_static_figures_exist():
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import make_figures
+    finally:
+        sys.path.pop(0)
+    for name in make_figures.FIGURES:
+        assert (ROOT / "images" / name).stat().st_size > 1000, name
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.name)
+def test_notebook_skeleton(path):
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    cells = nb["cells"]
+    md = ["".join(c["source"]) for c in cells if c["cell_type"] == "markdown"]
+    code = ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
+    assert md[0].lstrip().startswith("# "), "starts with a title"
+    assert re.search(r"^\d\d_[a-z0-9_]+\.ipynb$", path.name), "ASCII file name"
+    assert "import posenc_lib" in code[0] or "posenc_lib" in code[0], "first code cell is the setup cell"
+    assert any(re.search(r"^#+ .*小结", m, re.M) for m in md), "has a 小结 section"
+    assert any(re.search(r"^#+ .*练习", m, re.M) for m in md), "has a 练习 section"
+    assert any("check_" in c for c in code), "exercises use posenc_lib check_* helpers"
+    assert "navigation" in cells[-1].get("metadata", {}).get("tags", []), "ends with the navigation bar"
+    for c in code:
+        assert "sys.path" not in c, "import posenc_lib as installed, never via sys.path"
+        assert "interact(" not in c, "drive figures from explorers, not ipywidgets.interact"

@@ -1,0 +1,121 @@
+"""Generate the contents page, the navigation bars and the README's notebook list.
+
+Run from the repository root after adding or renaming a notebook:
+
+    python tools/build_contents.py          # rewrite what is out of date
+    python tools/build_contents.py --check  # exit 1 if anything is out of date (used by the tests)
+
+Sources of truth: the notebooks' file names (NN_ascii_name.ipynb, in order) and the first
+"# " heading and first paragraph of each notebook's first markdown cell.
+"""
+from __future__ import annotations
+
+import argparse
+import pathlib
+import re
+import sys
+
+import nbformat
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+NB_DIR = ROOT / "notebooks"
+INDEX = "00_index.ipynb"
+NAV_TAG = "navigation"
+README_START, README_END = "<!-- contents:start -->", "<!-- contents:end -->"
+
+
+def chapters() -> list[pathlib.Path]:
+    return sorted(p for p in NB_DIR.glob("[0-9][0-9]_*.ipynb") if p.name != INDEX)
+
+
+def title_and_summary(path: pathlib.Path) -> tuple[str, str]:
+    nb = nbformat.read(path, as_version=4)
+    first = next(c for c in nb.cells if c.cell_type == "markdown")
+    lines = first.source.splitlines()
+    heading = next(line for line in lines if line.startswith("# "))
+    title = heading[2:].strip()
+    rest = "\n".join(lines[lines.index(heading) + 1:]).strip()
+    summary = rest.split("\n\n")[0].replace("\n", " ").strip() if rest else ""
+    return title, summary
+
+
+def index_notebook(items) -> nbformat.NotebookNode:
+    lines = [
+        "# 位置编码 (Positional Encoding) 交互课程 · 目录",
+        "",
+        "按顺序读：从自注意力为什么分不清语序，到手算、时钟直觉、相对位置、可学习编码，再到 RoPE 与 ALiBi。"
+        "每一篇都有可以拖动的滑块 (slider)、可重跑的手算，以及带提示的练习。",
+        "",
+    ]
+    for path, (title, summary) in items:
+        lines.append(f"{path.name[:2]}. [{title}]({path.name})" + (f" — {summary}" if summary else ""))
+    lines += ["", "本页由 `tools/build_contents.py` 根据各篇的第一个标题生成，请勿手工编辑。"]
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("\n".join(lines))]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.metadata["language_info"] = {"name": "python"}
+    return nb
+
+
+def nav_markdown(prev, nxt) -> str:
+    parts = [f"[← 上一篇：{prev[1]}]({prev[0]})" if prev else "← 上一篇：无",
+             f"[目录]({INDEX})",
+             f"[下一篇：{nxt[1]} →]({nxt[0]})" if nxt else "下一篇：无 →"]
+    return "---\n" + " | ".join(parts)
+
+
+def with_navigation(path, prev, nxt) -> str:
+    nb = nbformat.read(path, as_version=4)
+    cells = [c for c in nb.cells if NAV_TAG not in c.get("metadata", {}).get("tags", [])]
+    nav = nbformat.v4.new_markdown_cell(nav_markdown(prev, nxt))
+    nav.metadata["tags"] = [NAV_TAG]
+    old = [c for c in nb.cells if NAV_TAG in c.get("metadata", {}).get("tags", [])]
+    if old:  # keep the cell id stable
+        nav["id"] = old[0].get("id", nav.get("id"))
+    nb.cells = cells + [nav]
+    return nbformat.writes(nb) + "\n"
+
+
+def readme_block(items) -> str:
+    rows = ["| # | 笔记本 (notebook) | 内容 |", "|---|---|---|"]
+    for path, (title, summary) in items:
+        rows.append(f"| {path.name[:2]} | [{title}](notebooks/{path.name}) | {summary} |")
+    return "\n".join([README_START, *rows, README_END])
+
+
+def planned() -> dict[pathlib.Path, str]:
+    items = [(p, title_and_summary(p)) for p in chapters()]
+    out = {NB_DIR / INDEX: nbformat.writes(index_notebook(items)) + "\n"}
+    for j, (path, _) in enumerate(items):
+        prev = (items[j - 1][0].name, items[j - 1][1][0]) if j > 0 else None
+        nxt = (items[j + 1][0].name, items[j + 1][1][0]) if j + 1 < len(items) else None
+        out[path] = with_navigation(path, prev, nxt)
+    readme = ROOT / "README.md"
+    text = readme.read_text(encoding="utf-8")
+    pattern = re.compile(re.escape(README_START) + ".*?" + re.escape(README_END), re.S)
+    if not pattern.search(text):
+        raise SystemExit(f"README.md lacks the {README_START} … {README_END} markers")
+    out[readme] = pattern.sub(lambda _: readme_block(items), text)
+    return out
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="only report what is out of date")
+    args = parser.parse_args(argv)
+    stale = []
+    for path, text in planned().items():
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            stale.append(path.relative_to(ROOT))
+            if not args.check:
+                path.write_text(text, encoding="utf-8")
+    if args.check and stale:
+        print("out of date (run python tools/build_contents.py):", *stale, sep="\n  ")
+        return 1
+    for p in stale:
+        print(f"wrote {p}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
