@@ -51,7 +51,7 @@ def index_notebook(items) -> nbformat.NotebookNode:
         lines.append(f"{path.name[:2]}. [{title}]({path.name})" + (f" — {summary}" if summary else ""))
     lines += ["", "本页由 `tools/build_contents.py` 根据各篇的第一个标题生成，请勿手工编辑。"]
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_markdown_cell("\n".join(lines))]
+    nb.cells = [nbformat.v4.new_markdown_cell("\n".join(lines), id="contents")]
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nb.metadata["language_info"] = {"name": "python"}
     return nb
@@ -67,11 +67,8 @@ def nav_markdown(prev, nxt) -> str:
 def with_navigation(path, prev, nxt) -> str:
     nb = nbformat.read(path, as_version=4)
     cells = [c for c in nb.cells if NAV_TAG not in c.get("metadata", {}).get("tags", [])]
-    nav = nbformat.v4.new_markdown_cell(nav_markdown(prev, nxt))
+    nav = nbformat.v4.new_markdown_cell(nav_markdown(prev, nxt), id="navigation")
     nav.metadata["tags"] = [NAV_TAG]
-    old = [c for c in nb.cells if NAV_TAG in c.get("metadata", {}).get("tags", [])]
-    if old:  # keep the cell id stable
-        nav["id"] = old[0].get("id", nav.get("id"))
     nb.cells = cells + [nav]
     return nbformat.writes(nb) + "\n"
 
