@@ -1391,6 +1391,18 @@ EXPLORERS = {
 }
 
 
+# === section 01-03: notebooks 01-03 additions ===
+# === end section 01-03 ===
+
+
+# === section 04-06: notebooks 04 and 06 additions ===
+# === end section 04-06 ===
+
+
+# === section 05-07: notebooks 05 and 07 additions (training, RoPE/ALiBi explorers) ===
+# === end section 05-07 ===
+
+
 # ---------------------------------------------------------------------------
 # Torch parts (loaded on first use: `import posenc_lib` stays torch-free)
 # ---------------------------------------------------------------------------
