@@ -1391,8 +1391,12 @@ EXPLORERS = {
 }
 
 
-# === section 01-03: notebooks 01-03 additions ===
-# === end section 01-03 ===
+# === section 01-02: notebooks 01 and 02 additions ===
+# === end section 01-02 ===
+
+
+# === section 03: notebook 03 additions ===
+# === end section 03 ===
 
 
 # === section 04-06: notebooks 04 and 06 additions ===
