@@ -830,12 +830,18 @@ class _ClockView:
             (tip,) = ax_clock.plot([cx], [cy + 0.9], "o", color="C3", ms=4)
             self.hands.append(hand)
             self.tips.append(tip)
-            self.captions.append(ax_clock.text(cx, cy - 1.25, "", ha="center", va="top", fontsize=7.5))
-        ax_clock.set_xlim(-1.3, 2.5 * (n - 1) + 1.3)
-        ax_clock.set_ylim(-2.25, 1.35)
+            self.captions.append([ax_clock.text(cx, cy - 1.2 - 0.38 * r, "", ha="center", va="top",
+                                                fontsize=7.5) for r in range(3)])
+        for r, name in enumerate(("i", "w_i", label("波长", "λ"))):
+            ax_clock.text(-1.35, -1.2 - 0.38 * r, name, ha="right", va="top", fontsize=7.5, color="0.35")
+        ax_clock.set_xlim(-1.9, 2.5 * (n - 1) + 1.3)
+        ax_clock.set_ylim(-2.35, 1.35)
         ax_clock.set_aspect("equal")
         ax_clock.axis("off")
-        self.title = ax_clock.set_title(" ")
+        ax_clock.set_title(label("每个钟 = 一对 (sin, cos)，指针尖 = (PE[2i], PE[2i+1])",
+                                 "one clock per (sin, cos) pair; tip = (PE[2i], PE[2i+1])"))
+        self.pos_text = ax_clock.text(-1.3, 1.35, " ", ha="left", va="bottom", fontsize=11,
+                                      fontweight="bold")
         self.bits, self.bit_text = [], []
         for k in range(n):
             cx = 2.5 * k
@@ -845,15 +851,21 @@ class _ClockView:
             self.bit_text.append(ax_bits.text(cx, 0.5, "0", ha="center", va="center", fontsize=10))
             ax_bits.text(cx, -0.05, label(f"bit {k}\n每 {2 ** k} 步翻转", f"bit {k}\nflips every {2 ** k}"),
                          ha="center", va="top", fontsize=7)
-        ax_bits.set_xlim(-1.3, 2.5 * (n - 1) + 1.3)
+        ax_bits.set_xlim(-1.9, 2.5 * (n - 1) + 1.3)
         ax_bits.set_ylim(-0.9, 1.0)
         ax_bits.set_aspect("equal")
         ax_bits.axis("off")
-        self.bits_title = ax_bits.text(-1.3, 1.0, " ", ha="left", va="bottom", fontsize=9)
+        ax_bits.text(-1.3, 1.0, label("二进制计数器 (binary counter)：pos 的低 8 位，bit 0 在最左",
+                                      "binary counter: low 8 bits of pos, bit 0 on the left"),
+                     ha="left", va="bottom", fontsize=9)
 
     def artists(self):
-        return [*self.faces, *self.hands, *self.tips, *self.captions, self.title,
-                *self.bits, *self.bit_text, self.bits_title]
+        return [*self.faces, *self.hands, *self.tips, *sum(self.captions, []), self.pos_text,
+                *self.bits, *self.bit_text]
+
+    def pos_artists(self):
+        """What a change of pos alone can change."""
+        return [*self.hands, *self.tips, self.pos_text, *self.bits, *self.bit_text]
 
     def update(self, pos, d_model, base):
         w = frequencies(d_model, base)
@@ -867,7 +879,8 @@ class _ClockView:
             self.faces[j].set_alpha(1.0 if on else 0.15)
             self.hands[j].set_visible(on)
             self.tips[j].set_visible(on)
-            self.captions[j].set_visible(on)
+            for t in self.captions[j]:
+                t.set_visible(on)
             if not on:
                 continue
             i = idx[j]
@@ -875,17 +888,14 @@ class _ClockView:
             x, y = np.sin(theta), np.cos(theta)  # tip = (PE[2i], PE[2i+1])
             self.hands[j].set_data([cx, cx + 0.9 * x], [cy, cy + 0.9 * y])
             self.tips[j].set_data([cx + 0.9 * x], [cy + 0.9 * y])
-            self.captions[j].set_text(
-                f"i={i}\nw={w[i]:.3g}\n" + label(f"波长 {2 * np.pi / w[i]:.3g}", f"λ={2 * np.pi / w[i]:.3g}"))
-        self.title.set_text(label(f"pos = {pos}：每个钟 = 一对 (sin, cos)，指针尖 = (PE[2i], PE[2i+1])",
-                                  f"pos = {pos}: one clock per (sin, cos) pair, tip = (PE[2i], PE[2i+1])"))
+            for t, text in zip(self.captions[j], (f"{i}", f"{w[i]:.3g}", f"{2 * np.pi / w[i]:.3g}")):
+                t.set_text(text)
+        self.pos_text.set_text(f"pos = {pos}")
         bits = binary_bits(pos, self.MAX_PAIRS)
         for rect, txt, b in zip(self.bits, self.bit_text, bits):
             rect.set_facecolor("C0" if b else "white")
             txt.set_text(str(int(b)))
             txt.set_color("white" if b else "0.2")
-        self.bits_title.set_text(label(f"二进制计数器 (binary counter)：pos = {pos} (超过 255 时只显示低 8 位)",
-                                       f"binary counter: pos = {pos} (low 8 bits)"))
 
 
 def plot_clock(pos: int = 3, d_model: int = 16, base: float = 10000.0, ax=None):
@@ -1126,6 +1136,7 @@ class Explorer:
         self.widget.add_class("posenc-explorer")
         self.widget.add_class(f"posenc-explorer-{self.name}")
         self._background = None
+        self._layer_key, self._layer = None, None  # cached layer of artists the moving control can't change
         self.redraws = 0  # full redraws, for tests and benchmarks
         for c in controls.values():
             c.observe(self._on_change, names="value")
@@ -1148,21 +1159,56 @@ class Explorer:
         return {k: c.value for k, c in self.controls.items()}
 
     def _on_change(self, change) -> None:
-        self.refresh()
+        name = next((k for k, c in self.controls.items() if c is change["owner"]), None)
+        self.refresh(changed=name)
 
-    def refresh(self, full: bool = False) -> None:
-        """Update artists from the controls, redraw, and push new PNG bytes to the widget."""
+    def _depends(self) -> dict:
+        """Control name -> the animated artists that control can change.
+
+        Artists missing from a control's list are drawn once into a cached layer while
+        that control is being dragged. Default: every animated artist, for every control.
+        """
+        return {}
+
+    def refresh(self, full: bool = False, changed: str | None = None) -> None:
+        """Update artists from the controls, redraw, and push new PNG bytes to the widget.
+
+        ``changed`` names the control that moved. Artists it cannot change are drawn into a
+        cached layer the first time, so repeated moves of one slider redraw only what moves.
+        """
         with figure_style():
             full = bool(self._update(**self.values)) or full or self._background is None
             if full:
                 self._canvas.draw()
                 self._background = self._canvas.copy_from_bbox(self.figure.bbox)
+                self._layer_key, self._layer = None, None
                 self.redraws += 1
-            else:
-                self._canvas.restore_region(self._background)
             renderer = self._canvas.get_renderer()
-            for a in self._animated():
+            animated = self._animated()
+            deps = self._depends().get(changed) if changed is not None else None
+            if deps is None:
+                self._layer_key, self._layer = None, None
+                self._canvas.restore_region(self._background)
+                dirty = animated
+            else:
+                moving = {id(a) for a in deps}
+                dirty = [a for a in animated if id(a) in moving]
+                if self._layer_key != changed:
+                    self._canvas.restore_region(self._background)
+                    for a in animated:
+                        if id(a) not in moving:
+                            a.draw(renderer)
+                    self._layer = self._canvas.copy_from_bbox(self.figure.bbox)
+                    self._layer_key = changed
+                self._canvas.restore_region(self._layer)
+            for a in dirty:
                 a.draw(renderer)
+            for ax in {id(a.axes): a.axes for a in dirty if _is_image(a)}.values():
+                # An image blitted last would cover its axes' frame and lines drawn above it.
+                over = [*ax.spines.values(), *(ln for ln in ax.lines if not ln.get_animated())]
+                for artist in over:
+                    if artist.get_visible():
+                        artist.draw(renderer)
         self.image.value = self.png()
 
     def png(self) -> bytes:
@@ -1177,6 +1223,12 @@ class Explorer:
 
     def _repr_mimebundle_(self, **kwargs):
         return self.widget._repr_mimebundle_(**kwargs)
+
+
+def _is_image(artist) -> bool:
+    from matplotlib.image import AxesImage
+
+    return isinstance(artist, AxesImage)
 
 
 def _figure(figsize):
@@ -1229,6 +1281,11 @@ class HeatmapExplorer(Explorer):
     def _animated(self):
         return self.view.artists()
 
+    def _depends(self):
+        v = self.view
+        return {"seq_len": [v.image, v.title, *v.yticks], "d_model": [v.image, v.title, *v.xticks],
+                "base": [v.image, v.title], "layout": [v.image, v.title]}
+
     def _update(self, seq_len, d_model, base, layout):
         self.view.update(seq_len, d_model, base, layout)
         return False
@@ -1269,6 +1326,9 @@ class ClockExplorer(Explorer):
 
     def _animated(self):
         return self.view.artists()
+
+    def _depends(self):
+        return {"pos": self.view.pos_artists()}
 
     def _update(self, pos, d_model, base):
         self.view.update(pos, d_model, base)
@@ -1315,6 +1375,10 @@ class PermutationExplorer(Explorer):
 
     def _animated(self):
         return self.view.artists()
+
+    def _depends(self):
+        v = self.view
+        return {"use_pe": [v.img_w, v.img_o, *sum(v.cell_text, []), v.title_w, v.title_o]}
 
     @staticmethod
     def reference_for(sentence: str) -> str:
@@ -1373,6 +1437,10 @@ class HandCalcExplorer(Explorer):
 
     def _animated(self):
         return [a for v in self.views for a in v.artists()]
+
+    def _depends(self):
+        moving = [a for v in self.views for a in (v.word, v.pe, *v.labels)]
+        return {name: moving for name in ("word_0", "word_1", "start", "base")}
 
     def _update(self, **values):
         calc = self.calculation()
