@@ -734,11 +734,25 @@ def notebook_setup(seed: int = 0) -> np.random.Generator:
 # ---------------------------------------------------------------------------
 # Plot: plot_*(..., ax=None) -> Figure
 # ---------------------------------------------------------------------------
+def _adopt_axes(ax):
+    """Give axes made outside figure_style() the course's fonts; return their figure.
+
+    Their title and axis labels exist already, so only the font list is changed, or
+    Chinese text in them would have no glyphs. Call inside figure_style().
+    """
+    import matplotlib
+
+    family = matplotlib.rcParams["font.family"]
+    for text in (ax.title, ax._left_title, ax._right_title, ax.xaxis.label, ax.yaxis.label):
+        text.set_fontfamily(family)
+    return ax.get_figure()
+
+
 def _new_axes(ax, figsize, ncols: int = 1):
     from matplotlib.figure import Figure
 
     if ax is not None:
-        return ax.get_figure(), ax
+        return _adopt_axes(ax), ax
     fig = Figure(figsize=figsize, layout="constrained")
     axes = fig.subplots(1, ncols)
     return fig, axes
@@ -913,7 +927,7 @@ def plot_clock(pos: int = 3, d_model: int = 16, base: float = 10000.0, ax=None):
             fig = Figure(figsize=(9, 3.2), layout="constrained")
             ax, axb = fig.subplots(2, 1, height_ratios=[2.2, 1])
         else:
-            fig = ax.get_figure()
+            fig = _adopt_axes(ax)
             axb = ax.inset_axes([0, -0.5, 1, 0.45])
         view = _ClockView(ax, axb)
         view.update(pos, d_model, base)
@@ -1093,7 +1107,7 @@ def plot_attention(tokens="猫咬狗", use_pe: bool = False, d_model: int = 4, r
             fig = Figure(figsize=(8, 2.8), layout="constrained")
             ax_w, ax_o = fig.subplots(1, 2, width_ratios=[1, 1.6])
         else:
-            fig = ax.get_figure()
+            fig = _adopt_axes(ax)
             ax_w, ax_o = ax, ax.inset_axes([1.25, 0, 1.4, 1])
         view = _PermutationView(ax_w, ax_o, d_model)
         view.update(demo, ref)
@@ -1464,6 +1478,184 @@ EXPLORERS = {
 
 
 # === section 03: notebook 03 additions ===
+def pe_distance_by_offset(k, d_model: int, base: float = 10000.0) -> np.ndarray:
+    """``||PE(p + k) - PE(p)||`` for each offset in ``k`` (the same for every p).
+
+    Each pair contributes the chord between its two hand positions,
+    ``2 |sin(k w_i / 2)|``, so the distance is ``sqrt(sum_i 4 sin^2(k w_i / 2))``.
+    It is 0 only when every hand is back exactly where it started.
+    Introduced in notebook 03_clock_hands_frequencies.
+    """
+    ks = _check_array("k", k)
+    w = frequencies(d_model, base)
+    return np.sqrt((4.0 * np.sin(np.multiply.outer(ks, w) / 2.0) ** 2).sum(axis=-1))
+
+
+def nearest_repeat(d_model: int, max_offset: int = 1000, base: float = 10000.0) -> tuple[int, float]:
+    """The offset k in 1 .. max_offset at which the PE rows come closest to repeating.
+
+    Returns ``(k, distance)`` with ``distance = ||PE(p + k) - PE(p)||`` (any p); the first
+    such k when several tie. With d_model = 2 and max_offset = 1000 this is the near-turn
+    710 ~ 113 * 2*pi.
+    Introduced in notebook 03_clock_hands_frequencies.
+    """
+    d_model = _check_d_model(d_model)
+    max_offset = _check_int("max_offset", max_offset, 1, 10**7)
+    _check_table_size(max_offset, d_model)
+    ks = np.arange(1, max_offset + 1, dtype=float)
+    dist = pe_distance_by_offset(ks, d_model, base)
+    j = int(np.argmin(dist))
+    return j + 1, float(dist[j])
+
+
+def flipped_bits(pos: int) -> np.ndarray:
+    """The bits k that change when the binary counter steps from ``pos - 1`` to ``pos``.
+
+    Bit 0 always flips; a carry flips the lower bits back to 0 as the next one turns on,
+    so 7 -> 8 flips bits 0, 1, 2 and 3.
+    Introduced in notebook 03_clock_hands_frequencies.
+    """
+    pos = _check_int("pos", pos, 1, 2**62 - 1)
+    n = pos.bit_length()
+    return np.flatnonzero(binary_bits(pos, n) != binary_bits(pos - 1, n))
+
+
+def plot_binary_vs_sinusoid(ks=(0, 1, 2, 3), n_pos: int = 32, ax=None):
+    """Bit k of the binary counter next to the sinusoid with the same period, per k.
+
+    Bit k is a square wave of period ``2**(k+1)`` that exists at integer pos only
+    (drawn as steps with dots); the sinusoid ``-sin(pi * pos / 2**k)`` has the same period,
+    is defined for every real pos and changes sign exactly where bit k flips.
+    Introduced in notebook 03_clock_hands_frequencies.
+    """
+    if _is_int(ks):
+        ks = (ks,)
+    ks = [_check_int("k", k, 0, 20) for k in ks]
+    if not ks:
+        raise ValueError("ks must hold at least one bit index / ks 至少要有一个 bit 编号")
+    n_pos = _check_int("n_pos", n_pos, 2, 4096)
+    pos = np.arange(n_pos + 1)
+    x = np.linspace(0, n_pos, 40 * n_pos + 1)
+    gap = 1.5
+    with figure_style():
+        fig, ax = _new_axes(ax, (8, 0.85 * len(ks) + 1.3))
+        for row, k in enumerate(ks):
+            y0 = -gap * row
+            bits = np.array([binary_bits(int(p), k + 1)[k] for p in pos])
+            ax.axhline(y0, color="0.85", lw=0.6, zorder=0)
+            ax.step(pos, y0 - 0.5 + bits, where="post", color="C0", lw=1.6,
+                    label=label("bit k：方波（只在整数 pos 有值）", "bit k: square wave (integer pos only)")
+                    if row == 0 else None)
+            ax.plot(pos[:-1], y0 - 0.5 + bits[:-1], "o", color="C0", ms=2.5)
+            ax.plot(x, y0 - 0.5 * np.sin(np.pi * x / 2 ** k), color="C3", lw=1.3,
+                    label=label("−sin(π·pos/2^k)：同周期的正弦（任意实数 pos）",
+                                "-sin(pi*pos/2^k): same period (any real pos)") if row == 0 else None)
+        ax.set_yticks([])
+        for row, k in enumerate(ks):  # text artists, not tick labels: fonts fixed at creation
+            ax.text(-0.012, -gap * row, label(f"bit {k}\n周期 {2 ** (k + 1)}", f"bit {k}\nperiod {2 ** (k + 1)}"),
+                    transform=ax.get_yaxis_transform(), ha="right", va="center")
+        ax.set_ylim(-gap * (len(ks) - 1) - 0.8, 1.35)
+        ax.set_xlim(0, n_pos)
+        step = max(1, n_pos // 8)
+        ax.set_xticks(np.arange(0, n_pos + 1, step))
+        ax.grid(True, axis="x", lw=0.4, alpha=0.5)
+        # An ax made outside figure_style() keeps its old title/label fonts: set the family.
+        import matplotlib
+
+        fam = matplotlib.rcParams["font.family"]
+        ax.set_xlabel(label("位置 pos", "position pos"), fontfamily=fam)
+        ax.set_title(label("二进制计数器的每一位 vs 同周期的正弦波",
+                           "binary counter bits vs sinusoids of the same period"), fontfamily=fam)
+        ax.legend(loc="upper right", fontsize=8, ncols=2, framealpha=0.9)
+    return fig
+
+
+def _answer_int_set(answer) -> set | None:
+    if _is_int(answer):
+        return {int(answer)}
+    if isinstance(answer, (str, bytes)) or answer is None:
+        return None
+    try:
+        items = list(answer)
+    except TypeError:
+        return None
+    out = set()
+    for a in items:
+        if _is_int(a):
+            out.add(int(a))
+        elif isinstance(a, numbers.Real) and float(a).is_integer():
+            out.add(int(a))
+        else:
+            return None
+    return out
+
+
+def _answer_int(answer) -> int | None:
+    if _is_int(answer):
+        return int(answer)
+    if isinstance(answer, numbers.Real) and not isinstance(answer, (bool, np.bool_)) \
+            and math.isfinite(answer) and float(answer).is_integer():
+        return int(answer)
+    return None
+
+
+def check_flipped_bits(pos: int, answer) -> Verdict:
+    """Check which bits flip when the counter steps from ``pos - 1`` to ``pos``.
+
+    ``answer`` is a list (or set) of bit indices, bit 0 being the lowest.
+    Introduced in notebook 03_clock_hands_frequencies.
+    """
+    pos = _check_int("pos", pos, 1, 2**62 - 1)
+    right = [int(b) for b in flipped_bits(pos)]
+    got = _answer_int_set(answer)
+    n = pos.bit_length()
+    change = f"{pos - 1:0{n}b} → {pos:0{n}b}"
+    if got is None:
+        return Verdict(False, "答案应是 bit 编号的列表，例如 [0, 2]（bit 0 是最低位）。")
+    if got == set(right):
+        return Verdict(True, f"{pos - 1} → {pos}：{change}，翻转的是 bit {right}。")
+    if got == {right[-1]} and len(right) > 1:
+        return Verdict(False, f"bit {right[-1]} 确实从 0 变成 1，但进位 (carry) 同时把更低的位从 1 变回 0："
+                              f"把所有变化的位都列出来。")
+    return Verdict(False, f"把 {pos - 1} 和 {pos} 写成二进制，逐位比较；bit 0 是最右边的一位。")
+
+
+def check_nearest_repeat(answer, d_model: int = 2, max_offset: int = 1000,
+                         base: float = 10000.0) -> Verdict:
+    """Check the position q in 1 .. max_offset whose PE row is closest to PE(0).
+
+    Introduced in notebook 03_clock_hands_frequencies.
+    """
+    k, dist = nearest_repeat(d_model, max_offset, base)
+    got = _answer_int(answer)
+    if got is None or not 1 <= got <= max_offset:
+        return Verdict(False, f"答案应是 1 到 {max_offset} 之间的一个整数位置。")
+    if got == k:
+        return Verdict(True, f"PE({k}) 与 PE(0) 的距离只有 {dist:.2e}：几乎转回原处，但不是 0。")
+    mine = float(pe_distance_by_offset([got], d_model, base)[0])
+    if d_model == 2 and 2 * got == k:
+        return Verdict(False, f"位置 {got} 让唯一的指针差不多转到正对面（距离 {mine:.3f}，接近最大值），"
+                              f"要找的是转回原处。")
+    return Verdict(False, f"PE({got}) 与 PE(0) 的距离是 {mine:.3f}。距离只取决于偏移 k，每一对贡献 "
+                          f"2·|sin(k·w_i/2)|；对 k = 1..{max_offset} 逐个算，取最小的那个。")
+
+
+def check_split_column(j: int, d_model: int, answer) -> Verdict:
+    """Check which interleaved column the split layout puts at column ``j``.
+
+    Introduced in notebook 03_clock_hands_frequencies.
+    """
+    d_model = _check_d_model(d_model)
+    j = _check_int("j", j, 0, d_model - 1)
+    right = int(split_permutation(d_model)[j])
+    got = _answer_int(answer)
+    if got == right:
+        kind = "sin" if right % 2 == 0 else "cos"
+        return Verdict(True, f"split 的第 {j} 列 = interleaved 的第 {right} 列（第 {right // 2} 对的 {kind}）。")
+    return Verdict(False, f"split 表的前 {d_model // 2} 列依次是所有 sin 列（interleaved 的 0, 2, 4, …），"
+                          f"后 {d_model // 2} 列依次是所有 cos 列（1, 3, 5, …）。")
+
+
 # === end section 03 ===
 
 

@@ -414,12 +414,18 @@ def test_plots_return_figures_without_warnings(make):
         assert pixels(fig).std() > 0
 
 
-def test_plot_into_given_axes():
+@pytest.mark.parametrize("plot", [pl.plot_pe_heatmap, pl.plot_wavelengths, pl.plot_dot_product,
+                                  pl.plot_hand_calculation, pl.plot_clock, pl.plot_attention])
+def test_plot_into_given_axes_made_elsewhere(plot):
+    """Axes the caller made outside figure_style() still draw Chinese without missing glyphs."""
     from matplotlib.figure import Figure
 
-    fig = Figure()
+    fig = Figure(figsize=(6, 4))
     ax = fig.subplots()
-    assert pl.plot_pe_heatmap(ax=ax) is fig
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert plot(ax=ax) is fig
+        fig.savefig(io.BytesIO(), format="png")
 
 
 def test_no_cjk_font_fallback_draws_without_tofu():
