@@ -848,7 +848,7 @@ class _ClockView:
                                                 fontsize=7.5) for r in range(3)])
         for r, name in enumerate(("i", "w_i", label("波长", "λ"))):
             ax_clock.text(-1.35, -1.2 - 0.38 * r, name, ha="right", va="top", fontsize=7.5, color="0.35")
-        ax_clock.set_xlim(-1.9, 2.5 * (n - 1) + 1.3)
+        ax_clock.set_xlim(-2.3, 2.5 * (n - 1) + 1.3)
         ax_clock.set_ylim(-2.35, 1.35)
         ax_clock.set_aspect("equal")
         ax_clock.axis("off")
@@ -865,7 +865,7 @@ class _ClockView:
             self.bit_text.append(ax_bits.text(cx, 0.5, "0", ha="center", va="center", fontsize=10))
             ax_bits.text(cx, -0.05, label(f"bit {k}\n每 {2 ** k} 步翻转", f"bit {k}\nflips every {2 ** k}"),
                          ha="center", va="top", fontsize=7)
-        ax_bits.set_xlim(-1.9, 2.5 * (n - 1) + 1.3)
+        ax_bits.set_xlim(-2.3, 2.5 * (n - 1) + 1.3)
         ax_bits.set_ylim(-0.9, 1.0)
         ax_bits.set_aspect("equal")
         ax_bits.axis("off")
@@ -1001,7 +1001,7 @@ class _HandCalcView:
     def artists(self):
         return [self.word, self.pe, *self.labels, self.title]
 
-    def update(self, calc: HandCalculation, i: int):
+    def update(self, calc: HandCalculation, i: int, pair_name: str | None = None):
         cols = [2 * i, 2 * i + 1]
         w, p, o = calc.word_vectors[:, cols], calc.encodings[:, cols], calc.outputs[:, cols]
         zero = np.zeros((len(w), 2))
@@ -1009,11 +1009,13 @@ class _HandCalcView:
         self.word.set_UVC(w[:, 0], w[:, 1])
         self.pe.set_offsets(w)
         self.pe.set_UVC(p[:, 0], p[:, 1])
-        for t, tok, pos, xy in zip(self.labels, calc.tokens, calc.positions, o):
-            t.set_position(np.clip(xy, -self.LIM, self.LIM - 0.4) + 0.05)
+        for n, (t, tok, pos, xy) in enumerate(zip(self.labels, calc.tokens, calc.positions, o)):
+            # Stagger the labels so they stay readable when the arrows nearly coincide.
+            t.set_position(np.clip(xy, -self.LIM, self.LIM - 0.4) + (0.05, 0.05 - 0.24 * n))
             t.set_text(f"{token_label(tok)} (pos {pos})")
-        self.title.set_text(label(f"{self.pair_name}：第 {2 * i}、{2 * i + 1} 维（i={i}）",
-                                  f"{self.pair_name}: dims {2 * i}, {2 * i + 1} (i={i})"))
+        name = pair_name or self.pair_name
+        self.title.set_text(label(f"{name}：第 {2 * i}、{2 * i + 1} 维（i={i}）",
+                                  f"{name}: dims {2 * i}, {2 * i + 1} (i={i})"))
 
 
 def plot_hand_calculation(calc: HandCalculation | None = None, ax=None):
@@ -1053,7 +1055,7 @@ class _PermutationView:
         self.w_rows = [ax_w.text(-0.1, r + 0.5, "", ha="right", va="center", fontsize=10) for r in range(3)]
         self.w_cols = [ax_w.text(j + 0.5, -0.1, "", ha="center", va="bottom", fontsize=10) for j in range(3)]
         self.o_rows = [ax_o.text(-0.1, r + 0.5, "", ha="right", va="center", fontsize=10) for r in range(4)]
-        self.title_w = ax_w.set_title(" ", pad=18)
+        self.title_w = ax_w.set_title(" ", pad=26)
         self.title_o = ax_o.set_title(" ")
 
     def artists(self):
@@ -1459,7 +1461,8 @@ class HandCalcExplorer(Explorer):
     def _update(self, **values):
         calc = self.calculation()
         self.views[0].update(calc, 0)
-        self.views[1].update(calc, calc.d_model // 2 - 1)
+        only = label("唯一的一对 (d_model = 2)", "the only pair (d_model = 2)")
+        self.views[1].update(calc, calc.d_model // 2 - 1, only if calc.d_model == 2 else None)
         self.table.value = calc._repr_html_()
         return False
 

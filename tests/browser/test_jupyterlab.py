@@ -1,0 +1,653 @@
+"""Every course notebook, run for real in JupyterLab 4 inside headless Chromium.
+
+Per notebook (parametrized over ``<notebook dir>/*.ipynb``, sorted):
+  1. open it, wait for the kernel, clear outputs, Run All, wait for every code cell;
+  2. no cell has an ``error`` output or a ``stderr`` stream (read from the notebook
+     model, not the DOM); nor does the kernel send one outside any cell (widget
+     callbacks) while the controls are moved;
+  3. every explorer (``.posenc-explorer``) is visible and its figures
+     (``img.posenc-figure``) are non-blank images; every slider, moved one step
+     with the keyboard (and every checkbox / dropdown), makes a new figure (new
+     ``src`` and new pixels); the time from the keydown to the new ``src`` is
+     measured inside the page; the per-notebook slider median must be <= 200 ms
+     (the target; printed);
+  4. text with Chinese characters is drawn with a CJK font (no tofu), checked with
+     the DevTools protocol (``CSS.getPlatformFontsForNode``);
+  5. a screenshot of the first explorer is written (images/screenshots/<stem>.png
+     with POSENC_SAVE_SCREENSHOTS=1, else pytest's tmp_path).
+
+The medians are printed in a table at the end of the pytest run (conftest.py).
+``test_error_detection_selftest`` runs ``selftest_errors.ipynb`` (stderr + an
+exception) and checks that the same code reports both.
+
+Run:  python -m pytest tests/browser            (repo notebooks)
+      POSENC_NOTEBOOK_DIR=/some/dir python -m pytest tests/browser
+      POSENC_SAVE_SCREENSHOTS=1 python -m pytest tests/browser -k test_notebook
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import statistics
+import time
+import uuid
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+
+# same as conftest.py (not imported from there: works under any --import-mode)
+REPO = Path(__file__).resolve().parents[2]
+NOTEBOOK_DIR = Path(os.environ.get("POSENC_NOTEBOOK_DIR") or REPO / "notebooks").resolve()
+
+pytestmark = pytest.mark.browser
+
+NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
+SELFTEST_NOTEBOOK = Path(__file__).resolve().parent / "selftest_errors.ipynb"
+
+KERNEL_READY_TIMEOUT_MS = 90_000
+RUN_ALL_TIMEOUT_MS = 120_000
+WIDGET_RENDER_TIMEOUT_MS = 30_000
+IMAGE_UPDATE_TIMEOUT_MS = 10_000
+LATENCY_TARGET_MS = 200  # what we aim for; printed
+LATENCY_CAP_MS = 200  # per-notebook median asserted: the target itself (measured 52-99 ms under load)
+MAX_EXTRA_PRESSES = 3  # if one key step leaves the pixels identical
+MAX_CJK_NODES = 60
+
+# font families that carry CJK glyphs (Noto/Source Han, WenQuanYi, AR PL, Droid
+# fallback, and the usual macOS/Windows ones)
+CJK_FONT = re.compile(
+    r"CJK|Han Sans|Han Serif|WenQuanYi|WQY|AR PL|UMing|UKai|Droid Sans Fallback|"
+    r"Sarasa|PingFang|Hiragino|YaHei|SimSun|SimHei|Heiti|Songti|Kaiti|\bSC\b|\bTC\b",
+    re.I,
+)
+ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+def _ids(p: Path) -> str:
+    return p.stem
+
+
+# ---------------------------------------------------------------------------
+# JavaScript run in the page.  `window.__nb` is the NotebookPanel under test.
+
+JS_FIND_PANEL = """
+(path) => {
+  const app = window.jupyterapp;
+  if (!app || !app.shell) return false;
+  const w = Array.from(app.shell.widgets('main')).find(w => w.context && w.context.path === path);
+  if (!w || !w.context.isReady || !w.sessionContext) return false;
+  const k = w.sessionContext.session && w.sessionContext.session.kernel;
+  if (!k || k.status !== 'idle' || k.connectionStatus !== 'connected') return false;
+  window.__nb = w;
+  return true;
+}
+"""
+
+JS_READY_STATE = """
+(path) => {
+  const app = window.jupyterapp;
+  if (!app) return 'window.jupyterapp missing (is --expose-app-in-browser in effect?)';
+  const ws = Array.from(app.shell.widgets('main')).map(w => w.context ? w.context.path : w.id);
+  const w = Array.from(app.shell.widgets('main')).find(w => w.context && w.context.path === path);
+  const dialogs = Array.from(document.querySelectorAll('.jp-Dialog')).map(d => d.innerText.slice(0, 300));
+  let k = null;
+  if (w && w.sessionContext) {
+    const kk = w.sessionContext.session && w.sessionContext.session.kernel;
+    k = kk ? {status: kk.status, connection: kk.connectionStatus, name: kk.name} : 'no kernel';
+  }
+  return {openWidgets: ws, ready: w ? w.context.isReady : null, kernel: k, dialogs};
+}
+"""
+
+JS_PREPARE = """
+async () => {
+  const w = window.__nb, app = window.jupyterapp;
+  app.shell.activateById(w.id);
+  // kernel messages that belong to no cell (widget callbacks run on comm messages)
+  window.__iopub = [];
+  w.sessionContext.iopubMessage.connect((_, msg) => {
+    const t = msg.header.msg_type, c = msg.content || {};
+    const parent = (msg.parent_header || {}).msg_type;
+    if (parent === 'execute_request') return;  // these land in the cell outputs
+    if (t === 'error') window.__iopub.push({parent, kind: 'error', text: c.ename + ': ' + c.evalue + '\\n' + (c.traceback || []).join('\\n')});
+    else if (t === 'stream' && c.name === 'stderr') window.__iopub.push({parent, kind: 'stderr', text: c.text});
+  });
+  await app.commands.execute('notebook:clear-all-cell-outputs');
+  const cells = w.content.model.toJSON().cells;
+  return {
+    windowingMode: w.content.notebookConfig.windowingMode,
+    leftover: cells.filter(c => c.cell_type === 'code' && (c.execution_count != null || c.outputs.length)).length,
+  };
+}
+"""
+
+JS_RUN_ALL = """
+() => {
+  window.__runErr = null;
+  window.jupyterapp.commands.execute('notebook:run-all-cells')
+    .catch(e => { window.__runErr = String(e && e.stack || e); });
+}
+"""
+
+# Done when the kernel is idle, no cell is queued/running, and either every
+# non-empty code cell has an execution count or some cell failed (the kernel
+# then aborts the queued cells, which never get a count).
+JS_RUN_DONE = """
+() => {
+  const w = window.__nb;
+  if (window.__runErr) return true;
+  const k = w.sessionContext.session && w.sessionContext.session.kernel;
+  if (!k || k.status !== 'idle') return false;
+  const cells = w.content.model.cells;
+  for (let i = 0; i < cells.length; i++) {
+    const c = cells.get(i);
+    if (c.type === 'code' && c.executionState === 'running') return false;
+  }
+  const js = w.content.model.toJSON().cells.filter(c => c.cell_type === 'code');
+  const src = c => Array.isArray(c.source) ? c.source.join('') : c.source;
+  if (js.some(c => c.outputs.some(o => o.output_type === 'error'))) return true;
+  return js.every(c => !src(c).trim() || c.execution_count != null);
+}
+"""
+
+JS_CELLS = """
+() => {
+  const w = window.__nb;
+  const k = w.sessionContext.session && w.sessionContext.session.kernel;
+  const cells = w.content.model.cells;
+  const out = [];
+  const js = w.content.model.toJSON().cells;
+  for (let i = 0; i < cells.length; i++) {
+    const c = cells.get(i), j = js[i];
+    out.push({
+      index: i, type: j.cell_type,
+      source: Array.isArray(j.source) ? j.source.join('') : j.source,
+      execution_count: j.execution_count === undefined ? null : j.execution_count,
+      state: c.type === 'code' ? c.executionState : null,
+      outputs: j.outputs || [],
+    });
+  }
+  return {kernel: k ? k.status : 'no kernel', runErr: window.__runErr, cells: out};
+}
+"""
+
+# every widget-view output of the model has its widget view in the DOM, and
+# every explorer has loaded its figures
+JS_WIDGETS_RENDERED = """
+() => {
+  const w = window.__nb;
+  let expected = 0, rendered = 0;
+  for (const cell of w.content.widgets) {
+    if (cell.model.type !== 'code' || !cell.outputArea) continue;
+    const outs = cell.model.outputs;
+    for (let i = 0; i < outs.length; i++) {
+      const data = outs.get(i).data || {};
+      if (!data['application/vnd.jupyter.widget-view+json']) continue;
+      expected++;
+      const child = cell.outputArea.widgets[i];
+      if (child && child.node.querySelector('.jupyter-widgets')) rendered++;
+    }
+  }
+  if (rendered < expected) return false;
+  const figsReady = Array.from(w.node.querySelectorAll('.posenc-explorer')).every(ex => {
+    const imgs = Array.from(ex.querySelectorAll('img.posenc-figure'));
+    return imgs.length && imgs.every(i => i.complete && i.naturalWidth > 0);
+  });
+  return figsReady ? {expected, rendered} : false;
+}
+"""
+
+# resolves once the notebook's DOM has not changed for `quietMs` (async widget
+# children still being attached), or after `maxMs` anyway
+JS_SETTLE = """
+([quietMs, maxMs]) => new Promise(resolve => {
+  const t0 = performance.now();
+  let last = t0;
+  const obs = new MutationObserver(() => { last = performance.now(); });
+  obs.observe(window.__nb.node, {subtree: true, childList: true, attributes: true});
+  const tick = () => {
+    const now = performance.now();
+    if (now - last >= quietMs || now - t0 >= maxMs) { obs.disconnect(); resolve(now - last >= quietMs); }
+    else setTimeout(tick, 50);
+  };
+  tick();
+})
+"""
+
+JS_WIDGET_ERRORS = """
+() => Array.from(window.__nb.node.querySelectorAll('.jp-OutputArea-output'))
+  .filter(o => /Error displaying widget/.test(o.textContent))
+  .map(o => o.textContent.slice(0, 200))
+"""
+
+JS_EXPLORERS = """
+() => Array.from(window.__nb.node.querySelectorAll('.posenc-explorer')).map((ex, i) => {
+  const r = ex.getBoundingClientRect();
+  const names = Array.from(ex.classList).filter(c => c.startsWith('posenc-explorer-')).map(c => c.slice(16));
+  const label = el => { const l = el.querySelector('.widget-label, .widget-label-basic');
+                        return ((l && l.textContent) || el.textContent || '').trim().slice(0, 40); };
+  const sliders = Array.from(ex.querySelectorAll('.widget-slider')).map(s => {
+    const h = s.querySelector('.noUi-handle');
+    return {label: label(s), hasHandle: !!h,
+            disabled: !!(s.querySelector('.noUi-target[disabled]') || (h && h.hasAttribute('disabled')))};
+  });
+  const checkboxes = Array.from(ex.querySelectorAll('.widget-checkbox')).map(c => {
+    const inp = c.querySelector('input[type=checkbox]');
+    return {label: label(c), hasHandle: !!inp, disabled: !inp || inp.disabled};
+  });
+  const dropdowns = Array.from(ex.querySelectorAll('.widget-dropdown')).map(d => {
+    const sel = d.querySelector('select');
+    return {label: label(d), hasHandle: !!sel, disabled: !sel || sel.disabled || sel.options.length < 2};
+  });
+  return {index: i, name: names[0] || null, classes: ex.className, width: r.width, height: r.height,
+          figures: ex.querySelectorAll('img.posenc-figure').length, sliders, checkboxes, dropdowns};
+})
+"""
+
+# pixel digest of every figure of an explorer (waits for the current src to decode)
+JS_FIGURE_DIGESTS = """
+async (ex) => {
+  const imgs = Array.from(ex.querySelectorAll('img.posenc-figure'));
+  const out = [];
+  for (const img of imgs) {
+    try { await img.decode(); } catch (e) {}
+    if (!img.complete || !img.naturalWidth) { out.push({src: img.src, ok: false}); continue; }
+    const c = document.createElement('canvas');
+    c.width = img.naturalWidth; c.height = img.naturalHeight;
+    const ctx = c.getContext('2d', {willReadFrequently: true});
+    ctx.drawImage(img, 0, 0);
+    const d = ctx.getImageData(0, 0, c.width, c.height).data;
+    let h = 2166136261 >>> 0, other = 0;
+    for (let i = 0; i < d.length; i++) h = Math.imul(h ^ d[i], 16777619) >>> 0;
+    for (let i = 0; i < d.length; i += 4)
+      if (d[i] !== d[0] || d[i+1] !== d[1] || d[i+2] !== d[2] || d[i+3] !== d[3]) other++;
+    out.push({src: img.src, ok: true, hash: h, w: c.width, h: c.height, nonBackground: other / (d.length / 4)});
+  }
+  return out;
+}
+"""
+
+# MutationObserver on the figures' src + keydown stamp (capture phase on the
+# document: the first moment the page sees the key press).
+JS_OBSERVE = """
+(ex) => {
+  if (!window.__kd) {
+    window.__kd = {t: null};
+    document.addEventListener('keydown', () => { window.__kd.t = performance.now(); }, true);
+  }
+  if (window.__obs) window.__obs.disconnect();
+  window.__mut = [];
+  const imgs = Array.from(ex.querySelectorAll('img.posenc-figure'));
+  window.__obs = new MutationObserver(ms => {
+    const t = performance.now();
+    for (const m of ms) window.__mut.push({t, i: imgs.indexOf(m.target)});
+  });
+  imgs.forEach(img => window.__obs.observe(img, {attributes: true, attributeFilter: ['src']}));
+}
+"""
+
+JS_ARM = "() => { window.__mut = []; window.__kd.t = null; }"
+
+# state of a control's focusable element and the key that moves it one step
+JS_CONTROL_STATE = """
+(el) => {
+  const focused = document.activeElement === el;
+  if (el.classList.contains('noUi-handle')) {
+    const now = parseFloat(el.getAttribute('aria-valuenow')), max = parseFloat(el.getAttribute('aria-valuemax'));
+    return {focused, text: el.getAttribute('aria-valuetext'), key: now >= max ? 'ArrowLeft' : 'ArrowRight'};
+  }
+  if (el.tagName === 'SELECT')  // keys do not change a closed <select> in headless Chromium
+    return {focused, text: el.value, option: el.selectedIndex >= el.options.length - 1 ? el.selectedIndex - 1 : el.selectedIndex + 1};
+  return {focused, text: String(el.checked), key: 'Space'};
+}
+"""
+
+# what the user's pick in the open list does: new selection + 'change' event,
+# stamped like a keydown
+JS_SELECT_OPTION = """
+(el, index) => {
+  el.selectedIndex = index;
+  window.__kd.t = performance.now();
+  el.dispatchEvent(new Event('change', {bubbles: true}));
+}
+"""
+
+# slider: the handle; checkbox: the input; dropdown: the <select>
+CONTROL_KINDS = (
+    ("sliders", ".widget-slider", ".noUi-handle"),
+    ("checkboxes", ".widget-checkbox", "input[type=checkbox]"),
+    ("dropdowns", ".widget-dropdown", "select"),
+)
+
+JS_MARK_CJK = f"""
+() => {{
+  const re = /[\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff]/g;
+  const els = new Map();
+  const tw = document.createTreeWalker(window.__nb.node, NodeFilter.SHOW_TEXT);
+  let n;
+  while ((n = tw.nextNode())) {{
+    const m = n.nodeValue.match(re);
+    if (!m) continue;
+    const el = n.parentElement;
+    if (!el || !el.getClientRects().length || getComputedStyle(el).visibility === 'hidden') continue;
+    els.set(el, (els.get(el) || 0) + m.length);
+  }}
+  const out = [];
+  for (const [el, count] of els) {{
+    if (out.length >= {MAX_CJK_NODES}) break;
+    el.setAttribute('data-posenc-cjk', String(out.length));
+    out.push({{i: out.length, count, tag: el.tagName, text: el.textContent.trim().slice(0, 60)}});
+  }}
+  return {{total: els.size, marked: out}};
+}}
+"""
+
+
+# ---------------------------------------------------------------------------
+# helpers
+
+
+def _sha(p: Path) -> str:
+    return hashlib.sha256(p.read_bytes()).hexdigest()
+
+
+def _short(src: str, n: int = 25) -> str:
+    lines = src.splitlines()
+    return "\n".join(lines[:n]) + (f"\n    ... ({len(lines) - n} more lines)" if len(lines) > n else "")
+
+
+def _indent(s: str, pad: str = "    ") -> str:
+    return "\n".join(pad + line for line in s.splitlines())
+
+
+def _cell_problems(cells: list[dict]) -> list[str]:
+    problems = []
+    for c in cells:
+        for o in c["outputs"]:
+            if o.get("output_type") == "error":
+                tb = ANSI.sub("", "\n".join(o.get("traceback") or []))
+                problems.append(
+                    f"cell {c['index']} raised {o.get('ename')}: {o.get('evalue')}\n"
+                    f"  source:\n{_indent(_short(c['source']))}\n  traceback:\n{_indent(tb[-4000:])}")
+            elif o.get("output_type") == "stream" and o.get("name") == "stderr":
+                text = o.get("text")
+                text = "".join(text) if isinstance(text, list) else text
+                problems.append(
+                    f"cell {c['index']} wrote to stderr:\n{_indent(ANSI.sub('', text)[-4000:])}\n"
+                    f"  source:\n{_indent(_short(c['source']))}")
+    return problems
+
+
+def _not_run(cells: list[dict]) -> list[str]:
+    return [
+        f"cell {c['index']} (state={c['state']}, execution_count={c['execution_count']}):\n"
+        f"{_indent(_short(c['source'], 8))}"
+        for c in cells
+        if c["type"] == "code" and c["source"].strip()
+        and (c["execution_count"] is None or c["state"] == "running")
+    ]
+
+
+def _wait(page, js, arg=None, timeout=30_000, polling=50):
+    """page.wait_for_function that returns the value, or None on timeout."""
+    from playwright.sync_api import TimeoutError as PWTimeout
+
+    try:
+        return page.wait_for_function(js, arg=arg, timeout=timeout, polling=polling).json_value()
+    except PWTimeout:
+        return None
+
+
+def _screenshot_path(stem: str, tmp_path: Path) -> Path:
+    if os.environ.get("POSENC_SAVE_SCREENSHOTS") == "1":
+        d = REPO / "images" / "screenshots"
+        d.mkdir(parents=True, exist_ok=True)
+        return d / f"{stem}.png"
+    return tmp_path / f"{stem}.png"
+
+
+def _check_cjk(page, context) -> tuple[int, list[str]]:
+    """Chinese text must be shaped with a CJK font: the glyphs drawn with CJK
+    fonts must cover every CJK character of the node (tofu is drawn with a
+    non-CJK font's .notdef glyph)."""
+    marked = page.evaluate(JS_MARK_CJK)
+    if not marked["marked"]:
+        return 0, []
+    cdp = context.new_cdp_session(page)
+    problems = []
+    try:
+        cdp.send("DOM.enable")
+        cdp.send("CSS.enable")
+        root = cdp.send("DOM.getDocument", {"depth": 0})["root"]["nodeId"]
+        for m in marked["marked"]:
+            node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": f'[data-posenc-cjk="{m["i"]}"]'})
+            fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node["nodeId"]})["fonts"]
+            cjk_glyphs = sum(f["glyphCount"] for f in fonts if CJK_FONT.search(f["familyName"]))
+            if cjk_glyphs < m["count"]:
+                used = ", ".join(f"{f['familyName']}({f['glyphCount']})" for f in fonts) or "none"
+                problems.append(
+                    f"<{m['tag'].lower()}> {m['text']!r}: {m['count']} CJK chars but only {cjk_glyphs} "
+                    f"glyphs from CJK fonts; fonts used: {used} -> tofu? (apt-get install fonts-noto-cjk)")
+    finally:
+        cdp.detach()
+    return len(marked["marked"]), problems
+
+
+def _exercise_controls(page, explorer, ex_info, latencies, other_latencies, problems):
+    """Move every control of one explorer by one step; the figure must get a
+    new src and new pixels.  The time from the input event to the new src is
+    appended to ``latencies`` (sliders) or ``other_latencies`` (ms)."""
+    ex_name = ex_info["name"]
+    ex_el = explorer.element_handle()
+    page.evaluate(JS_OBSERVE, ex_el)
+    for kind, outer, inner in CONTROL_KINDS:
+        for j, info in enumerate(ex_info[kind]):
+            where = f"explorer {ex_name!r}, {kind[:-1] if kind != 'checkboxes' else 'checkbox'} {j} {info['label']!r}"
+            if not info["hasHandle"]:
+                problems.append(f"{where}: no {inner} element found")
+                continue
+            if info["disabled"]:
+                continue
+            target = explorer.locator(outer).nth(j).locator(inner).first
+            problem = _press_until_redrawn(
+                page, target, ex_el, latencies if kind == "sliders" else other_latencies)
+            if problem:
+                problems.append(f"{where}: {problem}")
+
+
+def _press_until_redrawn(page, target, ex_el, latencies):
+    before = page.evaluate(JS_FIGURE_DIGESTS, ex_el)
+    for attempt in range(1 + MAX_EXTRA_PRESSES):
+        target.focus()
+        st = page.evaluate(JS_CONTROL_STATE, target.element_handle())
+        if not st["focused"]:
+            return "could not focus it"
+        page.evaluate(JS_ARM)
+        if "option" in st:
+            action = f"selecting option {st['option']}"
+            target.evaluate(JS_SELECT_OPTION, st["option"])
+        else:
+            action = st["key"]
+            page.keyboard.press(st["key"])
+        if not _wait(page, "() => window.__mut.length > 0 && window.__kd.t !== null",
+                     timeout=IMAGE_UPDATE_TIMEOUT_MS):
+            st2 = page.evaluate(JS_CONTROL_STATE, target.element_handle())
+            return (f"{action} (value {st['text']} -> {st2['text']}) gave no new figure src "
+                    f"within {IMAGE_UPDATE_TIMEOUT_MS / 1000:.0f} s")
+        if attempt == 0:
+            latencies.append(page.evaluate("() => window.__mut[0].t - window.__kd.t"))
+        after = page.evaluate(JS_FIGURE_DIGESTS, ex_el)
+        if any(a.get("hash") != b.get("hash") for a, b in zip(after, before)):
+            return None
+        # maybe an intermediate redraw: give it a moment for another one
+        n = page.evaluate("() => window.__mut.length")
+        if _wait(page, f"() => window.__mut.length > {n}", timeout=1500):
+            after = page.evaluate(JS_FIGURE_DIGESTS, ex_el)
+            if any(a.get("hash") != b.get("hash") for a, b in zip(after, before)):
+                return None
+    return f"the figure src changed but its pixels stayed identical after {1 + MAX_EXTRA_PRESSES} key steps"
+
+
+# ---------------------------------------------------------------------------
+# the test
+
+
+def _check_notebook(notebook: Path, lab_server, browser, tmp_path: Path, row: dict) -> None:
+    """Steps 1-5 for one notebook; raises pytest's Failed with every problem found."""
+    t_start = time.monotonic()
+    row.update(explorers=0, latencies_ms=[], other_ms=[], cjk_nodes=0, note="")
+    rel = notebook.resolve().relative_to(lab_server.root_dir).as_posix()
+    workspace = f"posenc-{uuid.uuid4().hex[:12]}"  # empty workspace: no restored tabs
+
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, device_scale_factor=1)
+    context.set_default_timeout(30_000)
+    page = context.new_page()
+    console: list[str] = []
+    page.on("pageerror", lambda e: console.append(f"pageerror: {e}"))
+    page.on("console", lambda m: console.append(f"console.{m.type}: {m.text[:300]}")
+            if m.type == "error" else None)
+
+    def fail(msg: str):
+        row["note"] = "FAILED; " + row["note"]
+        extra = ""
+        if console:
+            extra += "\n\nbrowser console errors:\n" + _indent("\n".join(console[-15:]))
+        pytest.fail(f"{notebook.name}: {msg}{extra}", pytrace=False)
+
+    try:
+        # 1. open, kernel idle, Run All, wait for every code cell ------------------
+        page.goto(lab_server.url(f"/lab/workspaces/{workspace}/tree/{quote(rel)}"),
+                  wait_until="domcontentloaded")
+        if not _wait(page, JS_FIND_PANEL, rel, timeout=KERNEL_READY_TIMEOUT_MS, polling=200):
+            state = page.evaluate(JS_READY_STATE, rel)
+            fail(f"notebook/kernel not ready (kernel idle + connected) within "
+                 f"{KERNEL_READY_TIMEOUT_MS // 1000} s: {state}\nserver log:\n{lab_server.log_tail()}")
+        prep = page.evaluate(JS_PREPARE)
+        assert prep["windowingMode"] == "none", (
+            f"JupyterLab windowingMode is {prep['windowingMode']!r}, the settings override did not apply")
+        assert prep["leftover"] == 0, "clear-all-cell-outputs did not clear the notebook"
+        page.evaluate(JS_RUN_ALL)
+        if not _wait(page, JS_RUN_DONE, timeout=RUN_ALL_TIMEOUT_MS):
+            info = page.evaluate(JS_CELLS)
+            stuck = _not_run(info["cells"]) or ["(every cell has a count; kernel not idle?)"]
+            fail(f"Run All did not finish within {RUN_ALL_TIMEOUT_MS // 1000} s "
+                 f"(kernel {info['kernel']}); cells not finished:\n" + "\n".join(stuck[:5]))
+        info = page.evaluate(JS_CELLS)
+
+        # 2. no error outputs, no stderr ------------------------------------------
+        problems = _cell_problems(info["cells"])
+        if info["runErr"]:
+            problems.append(f"notebook:run-all-cells rejected: {info['runErr']}")
+        not_run = _not_run(info["cells"])
+        if not_run:
+            problems.append("cells that never ran:\n" + "\n".join(not_run))
+        if problems:
+            fail(f"{len(problems)} problem(s) after Run All:\n\n" + "\n\n".join(problems))
+
+        # 3. explorers -------------------------------------------------------------
+        if _wait(page, JS_WIDGETS_RENDERED, timeout=WIDGET_RENDER_TIMEOUT_MS) is None:
+            state = [(e["name"], f"{e['figures']} figure(s)") for e in page.evaluate(JS_EXPLORERS)]
+            fail(f"widget outputs / explorer figures not rendered within "
+                 f"{WIDGET_RENDER_TIMEOUT_MS // 1000} s; explorers {state}; "
+                 f"widget errors {page.evaluate(JS_WIDGET_ERRORS)}")
+        page.evaluate(JS_SETTLE, [300, 10_000])
+        widget_errors = page.evaluate(JS_WIDGET_ERRORS)
+        if widget_errors:
+            fail("widgets failed to display:\n" + "\n".join(widget_errors))
+
+        explorers = page.evaluate(JS_EXPLORERS)
+        row["explorers"] = len(explorers)
+        loc = page.locator(".jp-NotebookPanel .posenc-explorer")
+        for ex in explorers:
+            where = f"explorer #{ex['index']} ({ex['name']})"
+            if not ex["name"]:
+                problems.append(f"{where}: no posenc-explorer-<name> class: {ex['classes']}")
+            if not loc.nth(ex["index"]).is_visible() or ex["width"] < 10 or ex["height"] < 10:
+                problems.append(f"{where}: not visible (box {ex['width']:.0f}x{ex['height']:.0f})")
+            if ex["figures"] == 0:
+                problems.append(f"{where}: no img.posenc-figure inside")
+                continue
+            for k, d in enumerate(page.evaluate(JS_FIGURE_DIGESTS, loc.nth(ex["index"]).element_handle())):
+                if not d["ok"]:
+                    problems.append(f"{where}: figure {k} did not load (src {d['src'][:60]!r})")
+                elif d["w"] < 10 or d["h"] < 10 or d["nonBackground"] < 0.001:
+                    problems.append(f"{where}: figure {k} is blank ({d['w']}x{d['h']}, "
+                                    f"{d['nonBackground']:.4%} non-background pixels)")
+            if not (ex["sliders"] or ex["checkboxes"] or ex["dropdowns"]):
+                row["note"] += f"{ex['name']}: no controls; "
+            elif not ex["sliders"]:
+                row["note"] += f"{ex['name']}: no sliders; "
+        if problems:
+            fail("\n".join(problems))
+
+        # 5. screenshot (before any slider is moved: the default view) -------------
+        if explorers:
+            shot = _screenshot_path(notebook.stem, tmp_path)
+            loc.first.screenshot(path=str(shot))
+            row["screenshot"] = str(shot)
+        else:
+            row["note"] += "no explorers; "
+
+        # 4. Chinese is drawn with a CJK font --------------------------------------
+        row["cjk_nodes"], cjk_problems = _check_cjk(page, context)
+        problems += cjk_problems
+        if not row["cjk_nodes"]:
+            row["note"] += "no CJK text; "
+
+        # 3b. every slider (and checkbox / dropdown) redraws the figure -----------
+        latencies = row["latencies_ms"]
+        for ex in explorers:
+            if ex["figures"]:
+                _exercise_controls(page, loc.nth(ex["index"]), ex, latencies, row["other_ms"], problems)
+
+        # errors raised by widget callbacks do not reach a cell: check the kernel's
+        # messages that belong to no cell, and the model again
+        late = page.evaluate("() => window.__iopub")
+        for m in late:
+            problems.append(f"kernel {m['kind']} outside a cell (e.g. in a widget callback)"
+                            f" (parent {m['parent']}):\n{_indent(ANSI.sub('', m['text'])[-3000:])}")
+        problems += _cell_problems(page.evaluate(JS_CELLS)["cells"])
+
+        if latencies:
+            med = statistics.median(latencies)
+            if med > LATENCY_CAP_MS:
+                problems.append(
+                    f"median slider->figure latency {med:.0f} ms > cap {LATENCY_CAP_MS} ms "
+                    f"(target {LATENCY_TARGET_MS} ms); all: {[round(x) for x in latencies]}")
+        if problems:
+            fail(f"{len(problems)} problem(s):\n\n" + "\n\n".join(problems))
+    finally:
+        row["seconds"] = time.monotonic() - t_start
+        try:
+            page.evaluate(
+                "() => window.__nb && Promise.race([window.__nb.sessionContext.shutdown(),"
+                " new Promise(r => setTimeout(r, 10000))])")
+        except Exception:
+            pass
+        lab_server.shutdown_all_kernels()
+        context.close()
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=_ids)
+def test_notebook_in_jupyterlab(notebook: Path, lab_server, browser, tmp_path, posenc_report):
+    sha_before = _sha(notebook)
+    _check_notebook(notebook, lab_server, browser, tmp_path, posenc_report.setdefault(notebook.name, {}))
+    assert _sha(notebook) == sha_before, (
+        f"{notebook.name} changed on disk during its browser test: JupyterLab saved it "
+        f"(autosave must stay off) -- or someone edited it meanwhile")
+
+
+def test_error_detection_selftest(lab_server, browser, tmp_path):
+    """Positive control: a notebook that writes to stderr and raises must fail
+    the checks above, with the cell source and traceback in the message (guards
+    against a JupyterLab change that would make the model look error-free)."""
+    with pytest.raises(pytest.fail.Exception) as exc:
+        _check_notebook(SELFTEST_NOTEBOOK, lab_server, browser, tmp_path, {})
+    msg = str(exc.value)
+    for expected in ("cell 1 wrote to stderr", "selftest-stderr-line",
+                     "cell 2 raised ZeroDivisionError", "----> 1 1 / 0",
+                     "cells that never ran", "print('never runs')"):
+        assert expected in msg, f"self-test: {expected!r} missing from the failure message:\n{msg}"
