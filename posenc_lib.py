@@ -1477,6 +1477,139 @@ EXPLORERS = {
 
 
 # === section 01-02: notebooks 01 and 02 additions ===
+def _choice_key(value):
+    """Normalise a choice for comparison: stripped strings, ints for whole numbers, tuples."""
+    if isinstance(value, str):
+        return ("str", value.strip())
+    if isinstance(value, (bool, np.bool_)):
+        return ("bool", bool(value))
+    if isinstance(value, numbers.Real):
+        v = float(value)
+        return ("num", int(v) if v.is_integer() else v)
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return ("seq", tuple(_choice_key(v) for v in np.asarray(value, dtype=object).ravel()))
+    return ("other", repr(value))
+
+
+def check_choice(answer, correct, *, hint: str = "", options=None) -> Verdict:
+    """Compare a reader's choice (a row index, a word, True/False, a tuple) with the computed one.
+
+    Strings are compared without surrounding spaces, whole floats equal ints (``2.0 == 2``),
+    lists and tuples element by element; True/False never equal 1/0. ``options`` (optional)
+    lists the allowed answers, and an answer outside them gets a message naming them.
+    Never raises on a wrong answer: the placeholder ``None`` just gets the hint.
+    Introduced in notebook 01_permutation_invariance.
+    """
+    keys = None if options is None else [_choice_key(o) for o in options]
+    if keys is not None and _choice_key(correct) not in keys:
+        raise ValueError(f"correct = {correct!r} is not among options = {options!r} / "
+                         f"correct 必须是 options 之一")
+    if answer is None:
+        return Verdict(False, f"把 None 换成你的答案。 {hint}".strip())
+    if keys is not None and _choice_key(answer) not in keys:
+        shown = " / ".join(repr(o) for o in options)
+        return Verdict(False, f"答案应是 {shown} 之一，收到的是 {answer!r}。 {hint}".strip())
+    if _choice_key(answer) == _choice_key(correct):
+        return Verdict(True, f"答案是 {correct!r}。")
+    return Verdict(False, hint or "与计算结果不一致，再推一遍。")
+
+
+def _text_width(text: str) -> int:
+    """Columns a string takes in a monospace font (CJK characters take two)."""
+    import unicodedata
+
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def _pad(text: str, width: int) -> str:
+    return " " * (width - _text_width(text)) + text
+
+
+def format_matrix(m, row_labels=None, col_labels=None, *, decimals: int = 4, name: str = "") -> str:
+    """A small matrix as aligned text, rows (and columns) labelled, e.g. by tokens.
+
+    ``row_labels`` / ``col_labels`` may be a string (one label per character, so
+    ``"猫咬狗"`` works) or a sequence of labels; a 1-D ``m`` is shown as one row.
+    Returns the text; show it with ``print(pl.format_matrix(...))``.
+    Introduced in notebook 01_permutation_invariance.
+    """
+    m = _check_array("m", m)
+    if m.ndim == 1:
+        m = m[None, :]
+    if m.ndim != 2:
+        raise ValueError(f"m must be 1-D or 2-D, got shape {m.shape} / m 必须是一维或二维数组")
+    decimals = _check_int("decimals", decimals, 0, 12)
+    labels = {}
+    for which, given, n in (("row_labels", row_labels, m.shape[0]), ("col_labels", col_labels, m.shape[1])):
+        if given is None:
+            labels[which] = None
+            continue
+        given = [str(t) for t in (tuple(given) if isinstance(given, str) else given)]
+        if len(given) != n:
+            raise ValueError(f"{which} has {len(given)} labels for {n} entries / {which} 的个数"
+                             f"（{len(given)}）必须等于 {n}")
+        labels[which] = given
+    cells = [[f"{v:.{decimals}f}" for v in row] for row in m]
+    rows, cols = labels["row_labels"], labels["col_labels"]
+    width = max(_text_width(c) for row in cells for c in row)
+    if cols:
+        width = max(width, *(_text_width(c) for c in cols))
+    lead = max((_text_width(r) for r in rows), default=0) if rows else 0
+    lines = [name] if name else []
+    if cols:
+        lines.append(" " * lead + "".join("  " + _pad(c, width) for c in cols))
+    for r, row in enumerate(cells):
+        head = _pad(rows[r], lead) if rows else ""
+        lines.append(head + "".join("  " + _pad(c, width) for c in row))
+    return "\n".join(lines)
+
+
+def plot_pe_curves(d_model: int = 4, max_pos: int = 10, base: float = 10000.0, pairs=None,
+                   ax=None):
+    """sin (solid) and cos (dashed) of each pair against pos; dots mark whole positions.
+
+    Pair i turns by ``w_i`` radians per position: the first pair swings through its whole
+    range within a few positions, a slow pair hardly leaves (sin, cos) = (0, 1).
+    ``pairs`` picks the pairs to draw (default: all when there are at most 4, else the
+    first, second and last).
+    Introduced in notebook 02_sinusoidal_hand_calculation.
+    """
+    w = frequencies(d_model, base)
+    max_pos = _check_int("max_pos", max_pos, 1, 100000)
+    n_pairs = len(w)
+    if pairs is None:
+        pairs = list(range(n_pairs)) if n_pairs <= 4 else sorted({0, 1, n_pairs - 1})
+    elif _is_int(pairs):
+        pairs = [pairs]
+    pairs = [_check_int("pairs", p, 0, n_pairs - 1) for p in pairs]
+    if not pairs:
+        raise ValueError("pairs must name at least one pair / pairs 至少要有一对")
+    grid = np.linspace(0.0, max_pos, 60 * max_pos + 1 if max_pos <= 50 else 3001)
+    whole = np.arange(max_pos + 1, dtype=float)
+    with figure_style():
+        from matplotlib.lines import Line2D
+
+        fig, ax = _new_axes(ax, (7.2, 3.2))
+        handles = []
+        for j, i in enumerate(pairs):
+            color = f"C{j % 10}"
+            per_step = label(f"每步转 {w[i]:.3g} 弧度", f"{w[i]:.3g} rad per step")
+            for col, fn, ls, marker in ((2 * i, np.sin, "-", "o"), (2 * i + 1, np.cos, "--", "s")):
+                name = "sin" if col % 2 == 0 else "cos"
+                ax.plot(grid, fn(grid * w[i]), ls=ls, lw=1.0, color=color, alpha=0.6)
+                ax.plot(whole, fn(whole * w[i]), marker, ms=4, color=color, ls="none")
+                handles.append(Line2D([], [], color=color, ls=ls, lw=1.0, marker=marker, ms=4,
+                                      label=f"i={i}, {name} ({label(f'第 {col} 维', f'dim {col}')}), "
+                                            f"{per_step}"))
+        ax.axhline(0, color="0.6", lw=0.6)
+        ax.set_xlim(-0.2, max_pos + 0.2)
+        ax.set_ylim(-1.12, 1.12)
+        ax.set_xlabel(label("位置 pos", "position pos"))
+        ax.set_ylabel("PE[pos, dim]")
+        ax.set_title(f"d_model = {d_model}, base = {base:g}")
+        ax.legend(handles=handles, fontsize=7.5, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                  frameon=False)
+    return fig
 # === end section 01-02 ===
 
 
