@@ -1796,6 +1796,864 @@ def check_split_column(j: int, d_model: int, answer) -> Verdict:
 
 
 # === section 04-06: notebooks 04 and 06 additions ===
+# ---------------------------------------------------------------------------
+# Compute (notebook 04): the rotation identity, least-squares fits, scores by offset,
+# and the add-vs-concatenate probe
+# ---------------------------------------------------------------------------
+def rotation_error(k, d_model: int, positions=None, base: float = 10000.0) -> float:
+    """Largest ``|R_k @ PE(pos) - PE(pos + k)|`` over ``positions`` and every dimension.
+
+    ``positions`` defaults to 0 .. 199; ``k`` may be negative or non-integer. The
+    answer is rounding error (~1e-15): ``PE(pos + k) = R_k PE(pos)`` is exact.
+    Introduced in notebook 04_relative_position.
+    """
+    k = _check_real("k", k)
+    pos = np.arange(200, dtype=float) if positions is None else _check_positions(positions)
+    rotated = encode_positions(pos, d_model, base) @ relative_rotation(k, d_model, base).T
+    return float(np.abs(rotated - encode_positions(pos + k, d_model, base)).max())
+
+
+@dataclass
+class LinearFit:
+    """Result of :func:`linear_fit`: ``targets ~ features @ coef + intercept``.
+
+    ``r2`` is the coefficient of determination ``1 - SS_res / SS_tot``, pooled over the
+    target columns (1 = perfect, 0 = no better than each column's mean).
+    Introduced in notebook 04_relative_position.
+    """
+
+    coef: np.ndarray
+    intercept: np.ndarray | float
+    r2: float
+    max_residual: float
+
+    def predict(self, features) -> np.ndarray:
+        """The fitted map applied to new ``features`` (same column layout as the fit)."""
+        x = _check_array("features", features)
+        x = x[:, None] if x.ndim == 1 else x
+        return x @ self.coef + self.intercept
+
+
+def linear_fit(features, targets, intercept: bool = True, ridge: float = 0.0) -> LinearFit:
+    """Least-squares fit of ``targets`` (n, m) or (n,) on ``features`` (n, p) or (n,).
+
+    With ``intercept`` a constant term is fitted (and never penalised); ``ridge`` > 0
+    adds ``ridge * |coef|^2`` to the squared error (numpy only, no sklearn).
+    Introduced in notebook 04_relative_position.
+    """
+    x = _check_array("features", features)
+    y = _check_array("targets", targets)
+    x = x[:, None] if x.ndim == 1 else x
+    if x.ndim != 2 or y.ndim not in (1, 2) or len(x) != len(y) or len(x) < 1:
+        raise ValueError(
+            f"features must be (n, p) and targets (n,) or (n, m) with the same n, got "
+            f"{np.shape(features)} and {np.shape(targets)} / features 与 targets 的行数必须相同"
+        )
+    ridge = _check_real("ridge", ridge)
+    if ridge < 0:
+        raise ValueError(f"ridge must be >= 0, got {ridge:g} / ridge 不能为负")
+    y2 = y[:, None] if y.ndim == 1 else y
+    x_mean = x.mean(axis=0) if intercept else np.zeros(x.shape[1])
+    y_mean = y2.mean(axis=0) if intercept else np.zeros(y2.shape[1])
+    xc, yc = x - x_mean, y2 - y_mean
+    if ridge > 0:
+        coef = np.linalg.solve(xc.T @ xc + ridge * np.eye(x.shape[1]), xc.T @ yc)
+    else:
+        coef = np.linalg.lstsq(xc, yc, rcond=None)[0]
+    b = y_mean - x_mean @ coef
+    resid = y2 - (x @ coef + b)
+    ss_res = float((resid ** 2).sum())
+    ss_tot = float(((y2 - y2.mean(axis=0)) ** 2).sum())
+    r2 = 1.0 - ss_res / ss_tot if ss_tot > 0 else (1.0 if ss_res < 1e-24 else 0.0)
+    if y.ndim == 1:
+        coef, b = coef[:, 0], float(b[0])
+    return LinearFit(coef, b, r2, float(np.abs(resid).max()))
+
+
+def _small_matmul(a, b) -> np.ndarray:
+    """``a @ b`` through einsum's own loop, not BLAS.
+
+    The slider callbacks multiply small matrices; OpenBLAS would wake its worker threads for
+    each product, which costs tens of milliseconds on a busy 2-core machine.
+    """
+    return np.einsum("ij,jk->ik", a, b)
+
+
+def _check_projection(name: str, w, d_model: int):
+    if w is None:
+        return None
+    w = _check_array(name, w, ndim=2)
+    if w.shape[0] != d_model:
+        raise ValueError(
+            f"{name} must have d_model = {d_model} rows, got shape {w.shape} / {name} 的行数必须是 "
+            f"d_model = {d_model}"
+        )
+    return w
+
+
+def _projections(d_model, w_q, w_k):
+    w_q, w_k = _check_projection("w_q", w_q, d_model), _check_projection("w_k", w_k, d_model)
+    if (w_q is None) != (w_k is None) or (w_q is not None and w_q.shape != w_k.shape):
+        raise ValueError("give both w_q and w_k with the same shape, or neither / "
+                         "w_q 与 w_k 要么都给（形状相同），要么都不给")
+    return w_q, w_k
+
+
+def score_matrix(seq_len: int, d_model: int, base: float = 10000.0, w_q=None, w_k=None) -> np.ndarray:
+    """``S[p, q] = (PE(p) W_q) . (PE(q) W_k)`` for p, q in 0 .. seq_len-1.
+
+    Without ``w_q`` / ``w_k`` this is the plain ``PE @ PE.T`` (symmetric, constant along
+    each diagonal). ``w_q``, ``w_k`` are ``(d_model, d_k)`` matrices.
+    Introduced in notebook 04_relative_position.
+    """
+    pe = sinusoidal_encoding(seq_len, d_model, base)
+    w_q, w_k = _projections(d_model, w_q, w_k)
+    if w_q is None:
+        return _small_matmul(pe, pe.T)
+    return _small_matmul(_small_matmul(pe, w_q), _small_matmul(pe, w_k).T)
+
+
+def offset_scores(d_model: int, base: float = 10000.0, seq_len: int = 64, k_max: int = 64,
+                  w_q=None, w_k=None) -> np.ndarray:
+    """Scores by position and offset: ``out[p, k_max + k] = (PE(p) W_q) . (PE(p + k) W_k)``.
+
+    Rows p = 0 .. seq_len-1, columns k = -k_max .. k_max (positions p + k may be negative:
+    the formula is defined for any position). Without ``w_q`` / ``w_k`` every row equals
+    :func:`pe_dot_by_offset`.
+    Introduced in notebook 04_relative_position.
+    """
+    seq_len = _check_int("seq_len", seq_len, 1, 4096)
+    k_max = _check_int("k_max", k_max, 0, 4096)
+    d_model = _check_d_model(d_model)
+    w_q, w_k = _projections(d_model, w_q, w_k)
+    q = encode_positions(np.arange(seq_len, dtype=float), d_model, base)
+    keys = encode_positions(np.arange(-k_max, seq_len + k_max, dtype=float), d_model, base)
+    if w_q is not None:
+        # (PE W_q)·(PE' W_k) = PE (W_q W_k^T) PE'^T: one d x d product instead of projecting every key
+        q = _small_matmul(q, _small_matmul(w_q, w_k.T))
+    g = _small_matmul(q, keys.T)  # column c is position c - k_max
+    idx = np.arange(seq_len)[:, None] + np.arange(2 * k_max + 1)[None, :]
+    return np.take_along_axis(g, idx, axis=1)
+
+
+def offset_structure(scores) -> dict:
+    """How much a ``(positions, 2*k_max + 1)`` table from :func:`offset_scores` departs from
+    "depends on k only, the same for +k and -k".
+
+    Returns ``p_dependence`` (largest spread over p at one offset), ``asymmetry`` (largest
+    ``|mean(k) - mean(-k)|``), both divided by the table's largest ``|score|``, and
+    ``peak_k`` (the offset where the mean over p is largest).
+    Introduced in notebook 04_relative_position.
+    """
+    s = _check_array("scores", scores, ndim=2)
+    if s.shape[1] % 2 == 0:
+        raise ValueError("scores needs an odd number of columns (k = -k_max .. k_max) / "
+                         "scores 的列数必须是奇数（k 从 -k_max 到 k_max）")
+    scale = max(float(np.abs(s).max()), 1e-300)
+    profile = s.mean(axis=0)
+    k_max = s.shape[1] // 2
+    return {
+        "p_dependence": float((s.max(axis=0) - s.min(axis=0)).max() / scale),
+        "asymmetry": float(np.abs(profile - profile[::-1]).max() / scale),
+        "peak_k": int(np.argmax(profile)) - k_max,
+    }
+
+
+def random_word_vectors(n_words: int, d_model: int, seed: int = 0) -> np.ndarray:
+    """``n_words`` random word vectors with entries N(0, 1/2), shape ``(n_words, d_model)``.
+
+    Variance 1/2 gives them the same expected length as a PE row, sqrt(d_model / 2).
+    Introduced in notebook 04_relative_position.
+    """
+    n_words = _check_int("n_words", n_words, 1, 100000)
+    d_model = _check_int("d_model", d_model, 1)
+    _check_table_size(n_words, d_model)
+    rng = np.random.default_rng(_check_int("seed", seed, 0))
+    return rng.normal(0.0, math.sqrt(0.5), (n_words, d_model))
+
+
+def word_pe_cosines(d_model: int, n_words: int = 200, seq_len: int = 200, base: float = 10000.0,
+                    seed: int = 0) -> np.ndarray:
+    """Cosine similarity of every random word vector with every PE row, shape (n_words, seq_len).
+
+    Introduced in notebook 04_relative_position.
+    """
+    words = random_word_vectors(n_words, d_model, seed)
+    pe = sinusoidal_encoding(seq_len, d_model, base)
+    words = words / np.linalg.norm(words, axis=1, keepdims=True)
+    return words @ (pe / np.linalg.norm(pe, axis=1, keepdims=True)).T
+
+
+def word_position_probe(d_model: int, n_words: int = 64, seq_len: int = 64, base: float = 10000.0,
+                        seed: int = 0, train_frac: float = 0.75, ridge: float = 1e-3) -> dict:
+    """Add word vectors and PE, then read both back out of the sum with linear probes.
+
+    Every (word, pos) pair gives one input ``x = word_vector + PE(pos)`` (word vectors from
+    :func:`random_word_vectors`). Two least-squares probes map x to a one-hot word and to a
+    one-hot position; the prediction is the argmax. They are fitted on a random
+    ``train_frac`` of the pairs and scored on the others. Returns the accuracies ``word``,
+    ``position``, ``position_within_1`` (off by at most one) and the chance levels.
+    Introduced in notebook 04_relative_position.
+    """
+    seq_len = _check_int("seq_len", seq_len, 2, 4096)
+    train_frac = _check_real("train_frac", train_frac)
+    if not 0.0 < train_frac < 1.0:
+        raise ValueError(f"train_frac must be in (0, 1), got {train_frac:g} / train_frac 必须在 0 与 1 之间")
+    words = random_word_vectors(n_words, d_model, seed)
+    pe = sinusoidal_encoding(seq_len, d_model, base)
+    w_id, p_id = np.divmod(np.arange(n_words * seq_len), seq_len)
+    x = words[w_id] + pe[p_id]
+    order = np.random.default_rng(seed + 1).permutation(len(x))
+    n_train = max(1, min(len(x) - 1, int(round(train_frac * len(x)))))
+    train, test = order[:n_train], order[n_train:]
+    out = {}
+    for name, ids, n in (("word", w_id, n_words), ("position", p_id, seq_len)):
+        fit = linear_fit(x[train], np.eye(n)[ids[train]], ridge=ridge)
+        pred = np.argmax(fit.predict(x[test]), axis=1)
+        out[name] = float(np.mean(pred == ids[test]))
+        if name == "position":
+            out["position_within_1"] = float(np.mean(np.abs(pred - ids[test]) <= 1))
+    out["chance_word"], out["chance_position"] = 1.0 / n_words, 1.0 / seq_len
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Exercises (notebook 04)
+# ---------------------------------------------------------------------------
+def check_rotation(k, d_model: int, answer, base: float = 10000.0) -> Verdict:
+    """Check a hand-written ``R_k`` (``d_model x d_model``, nested lists are fine).
+
+    Recognises the transposed matrix (that is ``R_{-k}``: it maps PE(pos) to PE(pos - k)).
+    Introduced in notebook 04_relative_position.
+    """
+    right = relative_rotation(k, d_model, base)
+    arr = _answer_array(answer, right.shape)
+    if arr is None:
+        return Verdict(False, f"R_k 应是 {d_model}×{d_model} 的矩阵，例如 [[a, b], [c, d]]。")
+    if np.allclose(arr, right, atol=5e-4):
+        return Verdict(True, "每个 2×2 块都是 [[cos(k·w_i), sin(k·w_i)], [−sin(k·w_i), cos(k·w_i)]]。")
+    if np.allclose(arr, right.T, atol=5e-4):
+        return Verdict(False, "方向反了：这是 R_k 的转置 = R_{−k}，它把 PE(pos) 变成 PE(pos−k)。"
+                              "对照 sin(a+b) = sin a·cos b + cos a·sin b：新 sin 行里 cos(pos·w) 的系数是 +sin(k·w)。")
+    return Verdict(False, "从和角公式逐项对照：第一行给出 sin((pos+k)w)，第二行给出 cos((pos+k)w)，"
+                          "每个块是 [[cos(k·w_i), sin(k·w_i)], [−sin(k·w_i), cos(k·w_i)]]。")
+
+
+def check_shifted_pe(pe, k, answer, base: float = 10000.0) -> Verdict:
+    """Check ``PE(pos + k)`` computed from the vector ``pe = PE(pos)`` alone (pos unknown).
+
+    The right answer is ``R_k @ pe``. Recognises the wrong direction (``R_k.T @ pe`` =
+    PE(pos - k)) and seed 002's additive guess ``pe + PE(k)``.
+    Introduced in notebook 04_relative_position.
+    """
+    pe = _check_array("pe", pe, ndim=1)
+    d_model = _check_d_model(len(pe))
+    rot = relative_rotation(k, d_model, base)
+    right = rot @ pe
+    arr = _answer_array(answer, right.shape)
+    if arr is None:
+        return Verdict(False, f"答案应是长度为 {d_model} 的向量。提示：PE(pos+k) = R_k · PE(pos)。")
+    if np.allclose(arr, right, atol=5e-4):
+        return Verdict(True, f"R_k · PE(pos) = {HandCalculation._fmt(right)}：不用知道 pos 是几。")
+    if np.allclose(arr, rot.T @ pe, atol=5e-4):
+        return Verdict(False, "方向反了：你算的是 R_k 的转置乘 PE(pos) = PE(pos−k)。")
+    if np.allclose(arr, pe + encode_positions([k], d_model, base)[0], atol=5e-4):
+        return Verdict(False, "PE(pos+k) 不是 PE(pos) + PE(k)：PE(k) 的各项 (sin kw, cos kw) 是旋转矩阵的系数，"
+                              "要去乘 PE(pos)，而不是加上去。")
+    return Verdict(False, "用 R_k 的每个 2×2 块 [[cos kw, sin kw], [−sin kw, cos kw]] 去乘 PE(pos) 的对应一对。")
+
+
+# ---------------------------------------------------------------------------
+# Plot (notebook 04)
+# ---------------------------------------------------------------------------
+def plot_shift_regression(k: int = 1, d_model: int = 2, i: int = 0, base: float = 10000.0,
+                          seq_len: int = 200, ax=None):
+    """Predict ``sin((pos+k) w_i)`` from ``sin(pos w_i)`` alone (left) and from the pair (right).
+
+    Left: the target against sin(pos w_i), coloured by the sign of cos(pos w_i): two
+    branches over the same x, so no function of sin alone fits. Right: the least-squares
+    prediction from (sin, cos) against the target: the diagonal, R^2 = 1.
+    With ``ax`` given, only the left panel is drawn into it.
+    Introduced in notebook 04_relative_position.
+    """
+    d_model = _check_d_model(d_model)
+    i = _check_int("i", i, 0, d_model // 2 - 1)
+    k = _check_real("k", k)
+    seq_len = _check_int("seq_len", seq_len, 3, 100000)
+    w = frequencies(d_model, base)[i]
+    pos = np.arange(seq_len, dtype=float)
+    s, c, y = np.sin(pos * w), np.cos(pos * w), np.sin((pos + k) * w)
+    fit_sin = linear_fit(s, y)
+    fit_pair = linear_fit(np.column_stack([s, c]), y)
+    with figure_style():
+        if ax is None:
+            from matplotlib.figure import Figure
+
+            fig = Figure(figsize=(8, 3.3), layout="constrained")
+            ax, ax2 = fig.subplots(1, 2)
+        else:
+            fig, ax2 = ax.get_figure(), None
+        up = c >= 0
+        ax.scatter(s[up], y[up], s=8, color="C0", label=label("cos(pos·w) ≥ 0", "cos(pos·w) >= 0"))
+        ax.scatter(s[~up], y[~up], s=8, color="C1", label="cos(pos·w) < 0")
+        grid = np.linspace(-1, 1, 3)
+        ax.plot(grid, fit_sin.predict(grid), color="k", lw=1.2,
+                label=label(f"只用 sin 的最佳直线，R² = {fit_sin.r2:.3f}", f"best line from sin alone, R² = {fit_sin.r2:.3f}"))
+        ax.set_xlabel("sin(pos·w)")
+        ax.set_ylabel("sin((pos+k)·w)")
+        ax.set_title(label(f"只用 sin：k = {k:g}, w = {w:.3g}", f"sin alone: k = {k:g}, w = {w:.3g}"))
+        ax.legend(fontsize=7.5, loc="lower right")
+        ax.set_xlim(-1.15, 1.15)
+        ax.set_ylim(-1.6, 1.15)
+        if ax2 is not None:
+            pred = fit_pair.predict(np.column_stack([s, c]))
+            ax2.plot([-1, 1], [-1, 1], color="0.7", lw=3)
+            ax2.scatter(y, pred, s=8, color="C2")
+            ax2.set_xlabel(label("真实值 sin((pos+k)·w)", "true sin((pos+k)·w)"))
+            ax2.set_ylabel(label("用 (sin, cos) 的线性预测", "linear prediction from (sin, cos)"))
+            ax2.set_title(label(f"用 (sin, cos) 一对：R² = {fit_pair.r2:.6f}",
+                                f"from the (sin, cos) pair: R² = {fit_pair.r2:.6f}"))
+            ax2.set_aspect("equal")
+    return fig
+
+
+def plot_cosine_histograms(d_models=(16, 64, 512), n_words: int = 200, seq_len: int = 200,
+                           base: float = 10000.0, seed: int = 0, ax=None):
+    """Histograms of cos(word vector, PE(pos)) for several ``d_model``: near 0 when d is large.
+
+    The dashed lines mark ``±1/sqrt(d_model)``, the spread of the cosine between random
+    directions.
+    Introduced in notebook 04_relative_position.
+    """
+    if _is_int(d_models):
+        d_models = (d_models,)
+    cosines = [word_pe_cosines(d, n_words, seq_len, base, seed) for d in d_models]
+    with figure_style():
+        fig, ax = _new_axes(ax, (6.4, 3.0))
+        bins = np.linspace(-1, 1, 81)
+        for j, (d, cs) in enumerate(zip(d_models, cosines)):
+            color = f"C{j % 10}"
+            ax.hist(cs.ravel(), bins=bins, histtype="step", lw=1.5, color=color, density=True,
+                    label=label(f"d_model = {d}：平均 |cos| = {np.abs(cs).mean():.3f}",
+                                f"d_model = {d}: mean |cos| = {np.abs(cs).mean():.3f}"))
+            for sign in (-1, 1):
+                ax.axvline(sign / math.sqrt(d), color=color, lw=0.8, ls="--")
+        ax.set_xlim(-1, 1)
+        ax.set_xlabel(label("cos(词向量, PE(pos))", "cos(word vector, PE(pos))"))
+        ax.set_ylabel(label("密度", "density"))
+        ax.set_title(label(f"{n_words} 个随机词 × {seq_len} 个位置；虚线 = ±1/√d_model",
+                           f"{n_words} random words × {seq_len} positions; dashed = ±1/√d_model"))
+        ax.legend(fontsize=8)
+    return fig
+
+
+class _RelativeView:
+    """A few pairs as arrows on unit circles: PE(pos) (blue), PE(pos+k) (orange), the turn
+    R_k makes (green arc), and R_k itself as a small heatmap."""
+
+    MAX_PAIRS = 4
+    GAP = 2.7
+    ARC_POINTS = 120
+
+    def __init__(self, ax_r, ax_c):
+        from matplotlib.lines import Line2D
+        from matplotlib.patches import Circle
+
+        self.ax_r, self.ax_c = ax_r, ax_c
+        self.r_image = ax_r.imshow(np.eye(2), cmap="RdBu_r", vmin=-1, vmax=1, aspect="equal",
+                                   interpolation="nearest", extent=(0, 1, 1, 0))
+        ax_r.set_xlim(0, 1)
+        ax_r.set_ylim(1, 0)
+        ax_r.set_xticks([])
+        ax_r.set_yticks([])
+        ax_r.set_title(label("R_k：块对角，只依赖 k", "R_k: block diagonal, k only"), fontsize=9)
+        n = self.MAX_PAIRS
+        self.centers = np.array([(self.GAP * j, 0.0) for j in range(n)])
+        self.faces = []
+        for cx, cy in self.centers:
+            face = Circle((cx, cy), 1.0, fill=False, lw=1.0, color="0.55")
+            ax_c.add_patch(face)
+            ax_c.plot([cx, cx], [cy + 0.9, cy + 1.0], color="0.55", lw=1.0)  # 12 o'clock = pos 0
+            self.faces.append(face)
+        kw = dict(angles="xy", scale_units="xy", scale=1, headaxislength=3.5)
+        far = np.full((n, 2), -100.0)
+        # PE(pos) drawn wide, PE(pos+k) narrow on top: both stay visible when they coincide.
+        self.arcs = [ax_c.plot([], [], color="C2", lw=1.3, zorder=1)[0] for _ in range(n)]
+        self.q_from = ax_c.quiver(far[:, 0], far[:, 1], np.zeros(n), np.zeros(n), color="C0",
+                                  width=0.016, headwidth=3, headlength=3.5, zorder=3, **kw)
+        self.q_to = ax_c.quiver(far[:, 0], far[:, 1], np.zeros(n), np.zeros(n), color="C1",
+                                width=0.007, headwidth=4, headlength=5, zorder=4, **kw)
+        self.captions = [ax_c.text(cx, -1.12, " ", ha="center", va="top", fontsize=8)
+                         for cx, _ in self.centers]  # one line each: text is the costly artist
+        ax_c.set_xlim(-1.25, self.GAP * (n - 1) + 1.25)
+        ax_c.set_ylim(-1.95, 1.12)
+        ax_c.set_aspect("equal")
+        ax_c.axis("off")
+        self.title = ax_c.set_title(" ", fontsize=9)
+        handles = [Line2D([], [], color="C0", lw=2, label=label("PE(pos) 的一对 (sin, cos)", "pair of PE(pos)")),
+                   Line2D([], [], color="C1", lw=2, label=label("PE(pos+k) 的一对", "pair of PE(pos+k)")),
+                   Line2D([], [], color="C2", lw=1.3,
+                          label=label("R_k 转过 k·w_i 弧度（k>0 顺时针）", "R_k turns by k·w_i rad (k>0: clockwise)"))]
+        ax_c.legend(handles=handles, loc="lower center", ncols=3, fontsize=7.5, frameon=False,
+                    bbox_to_anchor=(0.5, -0.04), handlelength=1.5, columnspacing=1.0)
+
+    def artists(self):
+        # drawing order when blitting = zorder order of a full draw: arcs under the arrows
+        return [self.r_image, *self.faces, *self.arcs, self.q_from, self.q_to, *self.captions,
+                self.title]
+
+    def pos_artists(self):
+        """What a change of pos alone can change."""
+        return [*self.arcs, self.q_from, self.q_to, self.title]
+
+    def update(self, pos, k, d_model, base):
+        w = frequencies(d_model, base)
+        shown = min(len(w), self.MAX_PAIRS)
+        idx = np.unique(np.round(np.linspace(0, len(w) - 1, shown)).astype(int))
+        rot = relative_rotation(k, d_model, base)
+        self.r_image.set_data(rot)
+        a = encode_positions([pos], d_model, base)[0]
+        b = encode_positions([pos + k], d_model, base)[0]
+        n = self.MAX_PAIRS
+        off = np.full((n, 2), -100.0)
+        ua, va, ub, vb = (np.zeros(n) for _ in range(4))
+        for j in range(n):
+            on = j < len(idx)
+            self.faces[j].set_alpha(1.0 if on else 0.15)
+            self.captions[j].set_visible(on)
+            if not on:
+                self.arcs[j].set_data([], [])
+                continue
+            i = idx[j]
+            cx, cy = self.centers[j]
+            off[j] = (cx, cy)
+            ua[j], va[j] = 0.92 * a[2 * i], 0.92 * a[2 * i + 1]  # x = sin, y = cos: the clock of 03
+            ub[j], vb[j] = 0.92 * b[2 * i], 0.92 * b[2 * i + 1]
+            t0, turn = pos * w[i], k * w[i]
+            t = t0 + np.linspace(0.0, turn, self.ARC_POINTS)
+            r = 0.42 + 0.3 * np.abs(t - t0) / max(abs(turn), 2 * np.pi)  # a spiral once |turn| > 2π
+            self.arcs[j].set_data(cx + r * np.sin(t), cy + r * np.cos(t))
+            self.captions[j].set_text(f"i = {i}: k·w_i = {turn:.3g}")  # radians
+        self.q_from.set_offsets(off)
+        self.q_from.set_UVC(ua, va)
+        self.q_to.set_offsets(off)
+        self.q_to.set_UVC(ub, vb)
+        err = float(np.abs(rot @ a - b).max())
+        self.title.set_text(label(f"pos = {pos:g}, k = {k:g}：max|R_k·PE(pos) − PE(pos+k)| = {err:.1e}",
+                                  f"pos = {pos:g}, k = {k:g}: max|R_k·PE(pos) − PE(pos+k)| = {err:.1e}"))
+
+
+def plot_relative_rotation(pos: int = 5, k: int = 3, d_model: int = 8, base: float = 10000.0):
+    """R_k as a heatmap and a few pairs of PE(pos) and PE(pos + k) as arrows on unit circles.
+
+    Introduced in notebook 04_relative_position.
+    """
+    pos = _check_real("pos", pos)
+    k = _check_real("k", k)
+    relative_rotation(k, d_model, base)  # validate first
+    with figure_style():
+        from matplotlib.figure import Figure
+
+        fig = Figure(figsize=(8.2, 2.9), layout="constrained")
+        ax_r, ax_c = fig.subplots(1, 2, width_ratios=[1, 4.2])
+        _RelativeView(ax_r, ax_c).update(pos, k, d_model, base)
+    return fig
+
+
+class _SimilarityView:
+    """Scores against the offset k (left) and the full score matrix (right)."""
+
+    SEQ_LEN = 64
+    K_MAX = 64
+
+    def __init__(self, ax_curve, ax_heat):
+        ks = np.arange(-self.K_MAX, self.K_MAX + 1)
+        zeros = np.zeros_like(ks, dtype=float)
+        (self.band_lo,) = ax_curve.plot(ks, zeros, color="C0", lw=0.7, alpha=0.6, ls="--")
+        (self.band_hi,) = ax_curve.plot(ks, zeros, color="C0", lw=0.7, alpha=0.6, ls="--",
+                                        label=label("p 取 0..63 的最小/最大", "min / max over p = 0..63"))
+        (self.mirror,) = ax_curve.plot(ks, zeros, color="C3", lw=1.1, ls=":",
+                                       label=label("镜像：把 k 换成 −k", "mirrored: k → −k"))
+        (self.mean,) = ax_curve.plot(ks, zeros, color="C0", lw=1.6,
+                                     label=label("对 p 取平均", "mean over p"))
+        ax_curve.axvline(0, color="0.6", lw=0.8, zorder=0.5)  # under the (blitted) curves
+        ax_curve.axhline(0, color="0.6", lw=0.8, zorder=0.5)
+        ax_curve.set_xlim(-self.K_MAX, self.K_MAX)
+        # The curves stay within ±1; the legend lives above them (it is not redrawn on top).
+        ax_curve.set_ylim(-1.1, 1.75)
+        ax_curve.set_yticks([-1, -0.5, 0, 0.5, 1])
+        ax_curve.set_xlabel(label("偏移 k (offset)", "offset k"))
+        ax_curve.set_ylabel(label("分数 / 最大|分数|", "score / max|score|"))
+        ax_curve.legend(fontsize=7, loc="upper center", ncols=3, frameon=False, handlelength=1.6,
+                        columnspacing=0.8, borderaxespad=0.2)
+        self.title_curve = ax_curve.set_title(" ", fontsize=8.5)
+        n = self.SEQ_LEN
+        self.image = ax_heat.imshow(np.zeros((n, n)), cmap="RdBu_r", vmin=-1, vmax=1,
+                                    interpolation="nearest", extent=(-0.5, n - 0.5, n - 0.5, -0.5))
+        ticks = [0, 16, 32, 48, 63]
+        ax_heat.set_xticks(ticks)
+        ax_heat.set_yticks(ticks)
+        ax_heat.set_xlabel(label("key 位置 q", "key position q"))
+        ax_heat.set_ylabel(label("query 位置 p", "query position p"))
+        self.title_heat = ax_heat.set_title(" ", fontsize=8.5)
+
+    def artists(self):
+        return [self.band_lo, self.band_hi, self.mirror, self.mean, self.title_curve, self.image,
+                self.title_heat]
+
+    def update(self, d_model, base, projection):
+        w_q = w_k = None
+        if projection:
+            w_q, w_k, _ = attention_weights_for_demo(d_model, seed=0)
+        scores = offset_scores(d_model, base, self.SEQ_LEN, self.K_MAX, w_q, w_k)
+        info = offset_structure(scores)
+        scale = max(float(np.abs(scores).max()), 1e-300)
+        profile = scores.mean(axis=0) / scale
+        self.mean.set_ydata(profile)
+        self.mirror.set_ydata(profile[::-1])
+        self.band_lo.set_ydata(scores.min(axis=0) / scale)
+        self.band_hi.set_ydata(scores.max(axis=0) / scale)
+        s = score_matrix(self.SEQ_LEN, d_model, base, w_q, w_k)
+        self.image.set_data(s / max(float(np.abs(s).max()), 1e-300))
+        self.title_curve.set_text(label(
+            f"±k 不对称 {info['asymmetry']:.2f}，随 p 变化 {info['p_dependence']:.2f}，峰在 k = {info['peak_k']}",
+            f"±k asymmetry {info['asymmetry']:.2f}, p-dependence {info['p_dependence']:.2f}, "
+            f"peak at k = {info['peak_k']}"))
+        what = (label("随机投影 (W_q PE(p))·(W_k PE(q))", "random projection (W_q PE(p))·(W_k PE(q))")
+                if projection else label("PE(p)·PE(q)（无投影）", "PE(p)·PE(q) (no projection)"))
+        self.title_heat.set_text(f"{what}\nd_model = {d_model}, base = {base:g}")
+
+
+def plot_similarity(d_model: int = 64, base: float = 10000.0, projection: bool = False):
+    """PE(p)·PE(p+k) against k (mean, min and max over p, and mirrored) and the full matrix.
+
+    With ``projection`` the scores are ``(W_q PE(p))·(W_k PE(q))`` for the fixed random
+    matrices of :func:`attention_weights_for_demo`.
+    Introduced in notebook 04_relative_position.
+    """
+    frequencies(d_model, base)  # validate first
+    with figure_style():
+        from matplotlib.figure import Figure
+
+        fig = Figure(figsize=(8, 3.2), layout="constrained")
+        ax_curve, ax_heat = fig.subplots(1, 2, width_ratios=[1.5, 1])
+        _SimilarityView(ax_curve, ax_heat).update(d_model, base, bool(projection))
+    return fig
+
+
+# ---------------------------------------------------------------------------
+# Explore (notebook 04)
+# ---------------------------------------------------------------------------
+class RelativeExplorer(Explorer):
+    """Move k and pos: each pair of PE(pos) turns by k·w_i into the pair of PE(pos + k).
+
+    The title shows ``max|R_k·PE(pos) − PE(pos+k)|`` (rounding error only).
+    Introduced in notebook 04_relative_position.
+    """
+
+    name = "relative"
+
+    def __init__(self, pos=5, k=3, d_model=8, base=10000.0):
+        import ipywidgets as w
+
+        st = _slider_style()
+        controls = {
+            "k": w.IntSlider(k, min=-50, max=50, description="k", style=st),
+            "pos": w.IntSlider(pos, min=0, max=100, description="pos", style=st),
+            "d_model": w.SelectionSlider(options=[2, 4, 8, 16, 32, 64], value=d_model,
+                                         description="d_model", style=st),
+        }
+        self.base = _check_base(base)
+        super().__init__(controls)
+
+    def _build(self):
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        fig = _figure((7.6, 2.75))
+        ax_r, ax_c = fig.subplots(1, 2, width_ratios=[1, 4.2])
+        self.view = _RelativeView(ax_r, ax_c)
+        FigureCanvasAgg(fig)
+        self._update(**self.values)
+        _freeze_layout(fig)
+        return fig
+
+    def _animated(self):
+        return self.view.artists()
+
+    def _depends(self):
+        return {"pos": self.view.pos_artists()}
+
+    def _update(self, k, pos, d_model):
+        self.view.update(pos, k, d_model, self.base)
+        return False
+
+
+class SimilarityExplorer(Explorer):
+    """PE·PE against the offset k and as a matrix; the checkbox adds random W_q, W_k.
+
+    Introduced in notebook 04_relative_position.
+    """
+
+    name = "similarity"
+
+    def __init__(self, d_model=64, base=10000.0, projection=False):
+        import ipywidgets as w
+
+        st = _slider_style()
+        controls = {
+            "d_model": w.IntSlider(d_model, min=2, max=256, step=2, description="d_model", style=st),
+            "base": w.FloatLogSlider(base, base=10, min=1, max=6, step=0.1, description="base", style=st),
+            "projection": w.Checkbox(value=projection,
+                                     description=label("随机投影 W_q, W_k (projection)", "random W_q, W_k (projection)")),
+        }
+        super().__init__(controls)
+
+    def _build(self):
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        fig = _figure((7.6, 2.9))
+        ax_curve, ax_heat = fig.subplots(1, 2, width_ratios=[1.55, 1])
+        self.view = _SimilarityView(ax_curve, ax_heat)
+        FigureCanvasAgg(fig)
+        self._update(**self.values)
+        _freeze_layout(fig)
+        return fig
+
+    def _animated(self):
+        return self.view.artists()
+
+    def _update(self, d_model, base, projection):
+        self.view.update(d_model, base, projection)
+        return False
+
+
+EXPLORERS["relative"] = RelativeExplorer
+EXPLORERS["similarity"] = SimilarityExplorer
+
+
+# ---------------------------------------------------------------------------
+# Self-check quiz (notebook 06)
+# ---------------------------------------------------------------------------
+def _check_question(n: int, q) -> dict:
+    where = f"question {n} / 第 {n} 题"
+    if not isinstance(q, dict):
+        raise TypeError(f"{where}: must be a dict / 必须是 dict")
+    missing = [key for key in ("question", "options", "answer", "explanation") if key not in q]
+    if missing:
+        raise ValueError(f"{where}: missing keys {missing} / 缺少键 {missing}")
+    options = q["options"]
+    if (isinstance(options, str) or len(options) < 2
+            or not all(isinstance(o, str) and o.strip() for o in options)
+            or len(set(options)) != len(options)):
+        raise ValueError(f"{where}: options must be at least two different non-empty strings / "
+                         f"options 至少要有两个互不相同的非空字符串")
+    answer = _check_int(f"answer of {where}", q["answer"], 0, len(options) - 1)
+    return {"question": str(q["question"]), "options": tuple(options), "answer": answer,
+            "explanation": str(q["explanation"]), "hint": str(q.get("hint", ""))}
+
+
+class Quiz:
+    """Multiple-choice self-check: one RadioButtons per question, feedback as soon as one is picked.
+
+    ``questions`` is data: a list of dicts with ``question``, ``options`` (strings),
+    ``answer`` (index into options), ``explanation`` and an optional ``hint``. A right pick
+    shows 正确 and the explanation, a wrong one 再想想 and the hint. ``.radios[n].value``
+    can be set from code (that is how the tests answer); ``.widget`` is what to display.
+    Introduced in notebook 06_summary_interview.
+    """
+
+    def __init__(self, questions):
+        import ipywidgets as widgets
+
+        try:
+            questions = list(questions)
+        except TypeError:
+            raise TypeError("questions must be a list of dicts / questions 必须是 dict 的列表") from None
+        if not questions:
+            raise ValueError("questions must not be empty / questions 不能为空")
+        self.questions = [_check_question(n, q) for n, q in enumerate(questions, 1)]
+        self.radios, self.feedback, boxes = [], [], []
+        for n, q in enumerate(self.questions):
+            head = widgets.HTML(f"<b>{n + 1}. {html.escape(q['question'])}</b>")
+            radio = widgets.RadioButtons(options=list(q["options"]), value=None,
+                                         layout=widgets.Layout(width="auto"))
+            fb = widgets.HTML("")
+            radio.observe(functools.partial(self._on_pick, n), names="value")
+            self.radios.append(radio)
+            self.feedback.append(fb)
+            boxes.append(widgets.VBox([head, radio, fb], layout=widgets.Layout(margin="0 0 10px 0")))
+        self.score_html = widgets.HTML()
+        self.widget = widgets.VBox([*boxes, self.score_html])
+        self.widget.add_class("posenc-quiz")
+        self._show_score()
+
+    def verdict(self, n: int) -> Verdict | None:
+        """The Verdict for question ``n`` (0-based), or None while it is unanswered."""
+        q, radio = self.questions[n], self.radios[n]
+        if radio.index is None:
+            return None
+        if radio.index == q["answer"]:
+            return Verdict(True, q["explanation"])
+        return Verdict(False, q["hint"] or "回到对应的笔记本再看一遍。")
+
+    @property
+    def score(self) -> tuple[int, int]:
+        """(right answers, questions)."""
+        return sum(bool(self.verdict(n)) for n in range(len(self.questions))), len(self.questions)
+
+    def _on_pick(self, n: int, change) -> None:
+        v = self.verdict(n)
+        self.feedback[n].value = "" if v is None else v._repr_html_()
+        self._show_score()
+
+    def _show_score(self) -> None:
+        right, total = self.score
+        answered = sum(r.index is not None for r in self.radios)
+        self.score_html.value = (f"<div class='posenc-quiz-score'><b>得分 (score)：{right} / {total}</b>"
+                                 f"（已作答 {answered} 题）</div>")
+
+    def _repr_mimebundle_(self, **kwargs):
+        return self.widget._repr_mimebundle_(**kwargs)
+
+
+def quiz_widget(questions=None):
+    """The quiz as a displayable widget (default: :data:`INTERVIEW_QUIZ`).
+
+    Use :class:`Quiz` directly to reach the radio buttons and the feedback from code.
+    Introduced in notebook 06_summary_interview.
+    """
+    return Quiz(INTERVIEW_QUIZ if questions is None else questions).widget
+
+
+#: The interview self-check of notebook 06: 01 to 07, with the usual pitfalls.
+INTERVIEW_QUIZ = [
+    {
+        "question": "不加位置编码、不加掩码时，把「猫咬狗」改成「狗咬猫」，自注意力给「猫」这个词的输出向量会怎样？",
+        "options": [
+            "变了：猫换了位置，注意力权重就变了",
+            "完全不变：猫的输出和原来逐位相同，只是换到了另一行",
+            "变成了原来「狗」的输出",
+            "所有词的输出都变成同一个向量",
+        ],
+        "answer": 1,
+        "explanation": "自注意力对每个词的输出是置换等变 (permutation equivariant) 的：输入行怎么换，输出行就怎么换，"
+                       "猫的输出本身不变（01 里两者只差浮点舍入）。对所有词取平均得到的句向量才是置换不变 (invariant) 的。",
+        "hint": "注意力权重只由词向量决定；不加位置编码时，「猫」的词向量和它看到的词的集合都没变。",
+    },
+    {
+        "question": "下面哪种说法最准确？（无位置编码的自注意力）",
+        "options": [
+            "每个词的输出置换不变，句向量置换等变",
+            "每个词的输出和句向量都置换不变",
+            "每个词的输出置换等变，对词取平均的句向量置换不变",
+            "自注意力对顺序敏感，只是不够敏感",
+        ],
+        "answer": 2,
+        "explanation": "等变：打乱输入，输出跟着同样打乱；不变：打乱输入，结果不变。逐词输出是前者，"
+                       "平均/求和池化后的句向量是后者（01）。面试里说「置换不变」时最好补上这一句。",
+        "hint": "把输入的行换个顺序，逐词输出的行会怎样？再对它们取平均又会怎样？",
+    },
+    {
+        "question": "d_model = 2、位置从 0 开始时，第一个词的位置编码 PE(0) 是？",
+        "options": ["[0.8415, 0.5403]", "[1, 0]", "[0, 1]", "[0, 0]"],
+        "answer": 2,
+        "explanation": "PE(0) = [sin 0, cos 0] = [0, 1]。种子文章把猫放在位置 1，所以它得到 PE(1) = [0.8415, 0.5403]（02）。",
+        "hint": "偶数维放 sin(pos·w)，奇数维放 cos(pos·w)，pos = 0 时角度是 0。",
+    },
+    {
+        "question": "d_model = 512、base = 10000 时，哪一对 (sin, cos)「转得最快」，它的波长是多少个位置？",
+        "options": [
+            "最后一对 i = 255，波长约 10000·2π",
+            "第一对 i = 0，波长 2π",
+            "所有对转得一样快，波长都是 2π",
+            "第一对 i = 0，波长 10000",
+        ],
+        "answer": 1,
+        "explanation": "w_i = base^(−2i/d_model)，i = 0 时 w = 1，波长 2π：像秒针，分辨相邻位置；"
+                       "最后一对 w 最小、转得最慢，波长 2π·10000^(510/512)，略小于 10000·2π（03）。",
+        "hint": "w_i = base^(−2i/d_model) 随 i 增大而变小，波长 = 2π / w_i。",
+    },
+    {
+        "question": "关于 PE(pos+k) 和 PE(pos) 的关系，哪一个是对的？",
+        "options": [
+            "PE(pos+k) = PE(pos) + PE(k)",
+            "PE(pos+k) = PE(pos)·W + PE(k)·W'（W、W' 固定）",
+            "PE(pos+k) = R_k·PE(pos)，R_k 是只依赖 k 的旋转",
+            "两者之间没有固定关系，只能查表",
+        ],
+        "answer": 2,
+        "explanation": "由和角公式，每一对都被转过 k·w_i：PE(pos+k) = R_k·PE(pos)，每个 2×2 块是 "
+                       "[[cos kw, sin kw], [−sin kw, cos kw]]。PE(k) 的各项正是这些系数：它去乘 PE(pos)，"
+                       "不是额外加上一项（04 逐个位置验证过，误差只是舍入）。",
+        "hint": "写出 sin((pos+k)w) 和 cos((pos+k)w) 的和角公式，看 PE(k) 的 sin kw、cos kw 出现在哪里。",
+    },
+    {
+        "question": "PE(p)·PE(p+5) 和 PE(p)·PE(p−5) 哪个大？",
+        "options": [
+            "一样大：点积 = Σ cos(k·w_i)，cos 是偶函数，分不出前后",
+            "PE(p)·PE(p+5) 大，因为后面的词更重要",
+            "PE(p)·PE(p−5) 大，因为前面的词更近",
+            "取决于 p",
+        ],
+        "answer": 0,
+        "explanation": "PE(p)·PE(p+k) = Σ cos(k·w_i)：只依赖 k，与 p 无关，且 +k 与 −k 相同。"
+                       "所以单靠点积，模型分不出一个词在前还是在后（04）；方向信息要靠 W_q、W_k 或 RoPE 这类设计。",
+        "hint": "把每一对的 sin·sin + cos·cos 合并成一个 cos。",
+    },
+    {
+        "question": "PE(p)·PE(p+k) 随着距离 |k| 增大会怎样？",
+        "options": [
+            "严格单调下降：越远越不相似",
+            "不单调：大体下降但有起伏（d_model = 2 时就是 cos k）",
+            "保持不变",
+            "严格单调上升",
+        ],
+        "answer": 1,
+        "explanation": "「近则相似、远则不同」只是大致成立。d_model = 2 时点积是 cos k，k = 6 比 k = 1 还像；"
+                       "d_model = 512 时曲线在几十个位置后就开始小幅回升（04 里算出了第一个回升点）。",
+        "hint": "先看最简单的 d_model = 2：点积就是 cos k。",
+    },
+    {
+        "question": "GPT-2 用可学习位置嵌入 (learned position embedding)，n_positions = 1024。给它第 1025 个 token（位置 1024）会怎样？",
+        "options": [
+            "自动用公式算出位置 1024 的编码",
+            "位置表里没有这一行：直接报索引错误（或者只能截断输入）",
+            "复用位置 0 的编码，结果完全正确",
+            "没影响，位置编码对 GPT-2 可有可无",
+        ],
+        "answer": 1,
+        "explanation": "可学习位置表就是 nn.Embedding(1024, 768) 这样的查找表：只有位置 0..1023 这 1024 行，"
+                       "GPT-2 small 的这张表有 1024 × 768 个参数；BERT-base 的表是 512 行（05）。",
+        "hint": "可学习位置嵌入是一张表，表有多少行？",
+    },
+    {
+        "question": "「正弦编码能算出任意位置的向量，所以模型能很好地泛化到比训练更长的序列」——这句话对吗？",
+        "options": [
+            "对：能算出来就等于能泛化",
+            "不对：能算出任意位置 ≠ 在更长的序列上表现好",
+            "不对：正弦编码也只能算到位置 512",
+            "对，而且可学习编码也一样",
+        ],
+        "answer": 1,
+        "explanation": "公式对任何 pos 都有定义（它不会像查表那样报错），但模型在训练中没见过那些位置组合，"
+                       "外推时效果常常下降。「能算」是编码的性质，「泛化好」是训练后模型的性质（05、07）。",
+        "hint": "区分「编码存在」与「模型用得好」。",
+    },
+    {
+        "question": "RoPE 和 ALiBi 分别怎样引入位置？",
+        "options": [
+            "RoPE：把位置向量加到词向量上；ALiBi：学一张位置表",
+            "RoPE：按位置旋转 q 和 k；ALiBi：分数减去随距离线性增长的惩罚",
+            "两者都只是换了一个 base",
+            "RoPE：旋转 v；ALiBi：把注意力分数乘以距离",
+        ],
+        "answer": 1,
+        "explanation": "RoPE：位置 m 的 q、位置 n 的 k 的每一对各自按 m·w_i、n·w_i 旋转（就是 04 的旋转），"
+                       "旋转后的点积只依赖 n − m，而且分得出前后（07）。"
+                       "ALiBi：不用位置向量，给分数加上 −m_h·|i − j|，每个头一个斜率 m_h（07）。",
+        "hint": "一个作用在 q、k 上，一个作用在注意力分数上。",
+    },
+]
 # === end section 04-06 ===
 
 
