@@ -26,8 +26,10 @@ import io
 import math
 import numbers
 import os
+import time
 import zlib
 from dataclasses import dataclass, field
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -1159,11 +1161,27 @@ class Explorer:
         self.refresh(full=True)
 
     # -- subclass API -----------------------------------------------------
-    def _build(self):  # pragma: no cover - abstract
+    #: Figure size in inches (at 90 dpi): small figures blit and encode fast.
+    FIGSIZE = (7.6, 3.0)
+
+    def _make_view(self, fig) -> None:  # pragma: no cover - abstract
+        """Create the axes and the view object(s) holding the artists, e.g. ``self.view``."""
         raise NotImplementedError
 
-    def _animated(self) -> list:  # pragma: no cover - abstract
-        raise NotImplementedError
+    def _build(self):
+        """Build the figure once: axes and artists, first values, then a frozen layout."""
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        fig = _figure(self.FIGSIZE)
+        self._make_view(fig)
+        FigureCanvasAgg(fig)
+        self._update(**self.values)
+        _freeze_layout(fig)
+        return fig
+
+    def _animated(self) -> list:
+        """The artists an update may change (drawn on top of the cached background)."""
+        return self.view.artists()
 
     def _update(self, **values) -> bool:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -1282,20 +1300,12 @@ class HeatmapExplorer(Explorer):
         }
         super().__init__(controls)
 
-    def _build(self):
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
+    FIGSIZE = (7.2, 3.4)
 
-        fig = _figure((7.2, 3.4))
+    def _make_view(self, fig):
         ax = fig.add_subplot(1, 1, 1)
         self.view = _PEHeatmapView(ax)
         fig.colorbar(self.view.image, ax=ax, shrink=0.9, label="PE")
-        FigureCanvasAgg(fig)
-        self.view.update(**self.values)
-        _freeze_layout(fig)
-        return fig
-
-    def _animated(self):
-        return self.view.artists()
 
     def _depends(self):
         v = self.view
@@ -1329,19 +1339,11 @@ class ClockExplorer(Explorer):
         w.link((self.play, "value"), (controls["pos"], "value"))
         super().__init__(controls, extras=[self.play])
 
-    def _build(self):
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
+    FIGSIZE = (9, 3.3)
 
-        fig = _figure((9, 3.3))
+    def _make_view(self, fig):
         ax, axb = fig.subplots(2, 1, height_ratios=[2.2, 1])
         self.view = _ClockView(ax, axb)
-        FigureCanvasAgg(fig)
-        self.view.update(**self.values)
-        _freeze_layout(fig)
-        return fig
-
-    def _animated(self):
-        return self.view.artists()
 
     def _depends(self):
         return {"pos": self.view.pos_artists()}
@@ -1378,19 +1380,11 @@ class PermutationExplorer(Explorer):
         }
         super().__init__(controls)
 
-    def _build(self):
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
+    FIGSIZE = (8.4, 2.9)
 
-        fig = _figure((8.4, 2.9))
+    def _make_view(self, fig):
         ax_w, ax_o = fig.subplots(1, 2, width_ratios=[1, 1.6])
         self.view = _PermutationView(ax_w, ax_o, self.D_MODEL)
-        FigureCanvasAgg(fig)
-        self._update(**self.values)
-        _freeze_layout(fig)
-        return fig
-
-    def _animated(self):
-        return self.view.artists()
 
     def _depends(self):
         v = self.view
@@ -1439,17 +1433,12 @@ class HandCalcExplorer(Explorer):
         word = np.resize([v["word_0"], v["word_1"]], v["d_model"])
         return hand_calculation(word_vectors=word, start=v["start"], d_model=v["d_model"], base=v["base"])
 
-    def _build(self):
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
+    FIGSIZE = (7.6, 3.7)
 
-        fig = _figure((7.6, 3.7))
+    def _make_view(self, fig):
         ax0, ax1 = fig.subplots(1, 2)
         self.views = [_HandCalcView(ax0, label("第一对 (快)", "first pair (fast)")),
                       _HandCalcView(ax1, label("最后一对 (慢)", "last pair (slow)"))]
-        FigureCanvasAgg(fig)
-        self._update(**self.values)
-        _freeze_layout(fig)
-        return fig
 
     def _animated(self):
         return [a for v in self.views for a in v.artists()]
@@ -2366,19 +2355,11 @@ class RelativeExplorer(Explorer):
         self.base = _check_base(base)
         super().__init__(controls)
 
-    def _build(self):
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
+    FIGSIZE = (7.6, 2.75)
 
-        fig = _figure((7.6, 2.75))
+    def _make_view(self, fig):
         ax_r, ax_c = fig.subplots(1, 2, width_ratios=[1, 4.2])
         self.view = _RelativeView(ax_r, ax_c)
-        FigureCanvasAgg(fig)
-        self._update(**self.values)
-        _freeze_layout(fig)
-        return fig
-
-    def _animated(self):
-        return self.view.artists()
 
     def _depends(self):
         return {"pos": self.view.pos_artists()}
@@ -2408,19 +2389,11 @@ class SimilarityExplorer(Explorer):
         }
         super().__init__(controls)
 
-    def _build(self):
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
+    FIGSIZE = (7.6, 2.9)
 
-        fig = _figure((7.6, 2.9))
+    def _make_view(self, fig):
         ax_curve, ax_heat = fig.subplots(1, 2, width_ratios=[1.55, 1])
         self.view = _SimilarityView(ax_curve, ax_heat)
-        FigureCanvasAgg(fig)
-        self._update(**self.values)
-        _freeze_layout(fig)
-        return fig
-
-    def _animated(self):
-        return self.view.artists()
 
     def _update(self, d_model, base, projection):
         self.view.update(d_model, base, projection)
@@ -2657,8 +2630,12 @@ INTERVIEW_QUIZ = [
 # === end section 04-06 ===
 
 
-# === section 05-07: notebooks 05 and 07 additions (training, RoPE/ALiBi explorers) ===
-# === end section 05-07 ===
+# === section 05: notebook 05 additions ===
+# === end section 05 ===
+
+
+# === section 07: notebook 07 additions ===
+# === end section 07 ===
 
 
 # ---------------------------------------------------------------------------
@@ -2758,14 +2735,623 @@ def _torch_parts() -> dict:
     }
 
 
+# ---------------------------------------------------------------------------
+# Toy task and training: who bites whom (X 咬 Y), notebooks 05 and 07
+# ---------------------------------------------------------------------------
+# A sentence is ``[fillers] A 咬 B [fillers] 。``: two different animals with 咬 between
+# them, fillers (嗯, 啊) elsewhere, 。 last. The label is the biter A. Datasets come in
+# mirror pairs (A咬B / B咬A with the same fillers: the same multiset of tokens), so a
+# permutation-invariant model scores at most exactly 1/2. The final 。 anchors the
+# sentence: ALiBi's bias -m|i-j| is symmetric, so without an anchor a bidirectional ALiBi
+# model cannot tell a sentence from its reversal (``terminator=False`` shows that).
+# Model: embedding (+ additive PE) -> 2 x [4-head attention + ReLU MLP, residual] ->
+# masked mean -> LayerNorm -> linear, d_model 32. Training: full batch of 512, Adam lr
+# 1e-2, 100 steps, one thread, deterministic (about 2 s per model on this machine).
+ANIMALS = ("猫", "狗", "鼠", "鸡", "牛", "羊", "兔", "马")
+VERB = "咬"
+FILLERS = ("嗯", "啊")
+END = "。"
+PAD = "<pad>"
+VOCAB = (PAD, VERB, END) + FILLERS + ANIMALS
+TOKEN_TO_ID = {tok: idx for idx, tok in enumerate(VOCAB)}
+PAD_ID = TOKEN_TO_ID[PAD]
+PE_KINDS = ("none", "sinusoidal", "learned", "rope", "alibi")
+
+_ANIMAL_IDS = np.array([TOKEN_TO_ID[a] for a in ANIMALS])
+_FILLER_IDS = np.array([TOKEN_TO_ID[f] for f in FILLERS])
+_HOLDOUT_FRACTION = 0.2
+_SPLITS = ("train", "test", "all")
+
+# Defaults shared by train_order_model and extrapolation_table (measured in the report).
+DEFAULT_TRAIN_LENGTHS = (4, 8)
+DEFAULT_TEST_LENGTHS = (9, 16)
+DEFAULT_STEPS = 100
+DEFAULT_LR = 1e-2
+DEFAULT_D_MODEL = 32
+DEFAULT_NUM_HEADS = 4
+DEFAULT_NUM_LAYERS = 2
+DEFAULT_N_TRAIN = 512
+DEFAULT_N_TEST = 1000
+LEARNED_INIT_STD = 0.02   # like BERT; GPT-2 uses 0.01. Rows start near 0, so the heatmap shows what was learned
+
+
+# ---------------------------------------------------------------------------
+# Argument checks
+# ---------------------------------------------------------------------------
+
+def _check_lengths(name: str, lengths, min_length: int) -> tuple[int, int]:
+    if (not isinstance(lengths, (tuple, list)) or len(lengths) != 2
+            or not all(isinstance(x, (int, np.integer)) and not isinstance(x, bool)
+                       for x in lengths)):
+        raise ValueError(f"{name} must be a pair of integers (lo, hi), got {lengths!r} / "
+                         f"{name} 必须是整数对 (lo, hi)")
+    lo, hi = int(lengths[0]), int(lengths[1])
+    if lo < min_length or hi < lo:
+        raise ValueError(f"{name} must satisfy {min_length} <= lo <= hi, got {lengths!r} "
+                         f"(shortest sentence 'A咬B' + 。 has {min_length} tokens) / "
+                         f"{name} 必须满足 {min_length} <= lo <= hi")
+    if hi > 32:
+        raise ValueError(f"{name} upper bound must be <= 32, got {hi} / {name} 上限不能超过 32")
+    return lo, hi
+
+
+def _check_pe(pe) -> str:
+    if pe not in PE_KINDS:
+        raise ValueError(f"pe must be one of {PE_KINDS}, got {pe!r} / pe 只能是 {PE_KINDS} 之一")
+    return pe
+
+
+# ---------------------------------------------------------------------------
+# Dataset
+# ---------------------------------------------------------------------------
+
+@dataclass
+class BiteDataset:
+    """A batch of "A 咬 B" sentences as padded token ids.
+
+    Attributes: ``tokens`` LongTensor [n, width] (PAD id 0 after the sentence),
+    ``mask`` BoolTensor [n, width] (True on real tokens), ``labels`` LongTensor [n]
+    (biter as an index into ANIMALS), ``lengths`` LongTensor [n], ``starts`` LongTensor [n]
+    (position of the biter), ``sentences`` list of Chinese strings for display.
+    Rows 2k and 2k+1 are mirrors (A and B swapped, same fillers).
+    Introduced in notebook 05_learned_embeddings.
+    """
+
+    tokens: torch.Tensor
+    mask: torch.Tensor
+    labels: torch.Tensor
+    lengths: torch.Tensor
+    starts: torch.Tensor
+    sentences: list = field(repr=False)
+
+    def __len__(self) -> int:
+        return int(self.labels.shape[0])
+
+    @property
+    def width(self) -> int:
+        """Padded sequence length (number of columns).
+
+        Introduced in notebook 05_learned_embeddings.
+        """
+        return int(self.tokens.shape[1])
+
+
+def _mix64(x: np.ndarray) -> np.ndarray:
+    """splitmix64 finaliser on uint64 arrays (wrapping arithmetic).
+
+    Introduced in notebook 05_learned_embeddings.
+    """
+    x = x.astype(np.uint64)
+    with np.errstate(over="ignore"):
+        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        x = x ^ (x >> np.uint64(31))
+    return x
+
+
+def _key_is_test(a, b, length, start, filler_code, terminator: bool) -> np.ndarray:
+    """Fixed (seed-independent) assignment of an unordered key to the test split.
+
+    Introduced in notebook 05_learned_embeddings.
+    """
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    key = (((lo * 8 + hi) * 64 + length) * 64 + start) * 2 + int(terminator)
+    key = key.astype(np.uint64) * np.uint64(1 << 32) + filler_code.astype(np.uint64)
+    h = _mix64(key + np.uint64(0x9E3779B97F4A7C15))
+    return (h >> np.uint64(11)).astype(np.float64) / float(1 << 53) < _HOLDOUT_FRACTION
+
+
+def make_bite_dataset(n: int, lengths=DEFAULT_TRAIN_LENGTHS, seed: int = 0, animals=None, *,
+                      split: str = "all", terminator: bool = True) -> BiteDataset:
+    """Generate ``n`` sentences ``[fillers] A 咬 B [fillers] 。`` deterministically from ``seed``.
+
+    ``n`` must be even: sentences come in mirror pairs (rows 2k, 2k+1 = A咬B / B咬A with the
+    same fillers). Lengths (all tokens, including 咬 and the final 。) are drawn uniformly
+    from ``lengths = (lo, hi)``; the position of "A咬B", the filler tokens and the unordered
+    animal pair are drawn uniformly too. ``animals`` restricts the animals used (default: all
+    of ANIMALS); labels are always indices into ANIMALS. ``split`` = "train" / "test" keeps
+    only keys of that fixed hash split (so train and test never share a sentence or its
+    mirror); "all" keeps every key. ``terminator=False`` drops the final 。 (anchor-free
+    variant, see the module docstring). Introduced in notebook 05_learned_embeddings.
+    """
+    n = _check_int("n", n, 2)
+    if n % 2:
+        raise ValueError(f"n must be even (sentences come in mirror pairs), got {n} / "
+                         f"n 必须是偶数（句子成对出现：A咬B 与 B咬A）")
+    if not isinstance(terminator, bool):
+        raise ValueError(f"terminator must be True or False, got {terminator!r} / "
+                         f"terminator 只能是 True 或 False")
+    lo, hi = _check_lengths("lengths", lengths, 4 if terminator else 3)
+    seed = _check_int("seed", seed, 0)
+    if split not in _SPLITS:
+        raise ValueError(f"split must be one of {_SPLITS}, got {split!r} / split 只能是 {_SPLITS} 之一")
+    if animals is None:
+        animals = ANIMALS
+    if isinstance(animals, str):
+        animals = tuple(animals)
+    animals = tuple(animals)
+    if len(animals) < 2 or len(set(animals)) != len(animals) or any(a not in ANIMALS for a in animals):
+        raise ValueError(f"animals must be at least 2 distinct animals from {ANIMALS}, got {animals!r} / "
+                         f"animals 必须是 {ANIMALS} 中至少两个不同的动物")
+    animal_idx = np.array([ANIMALS.index(a) for a in animals])
+
+    rng = np.random.default_rng(seed)
+    n_pairs = n // 2
+    end_extra = 1 if terminator else 0
+    width = hi
+    max_fill = hi - 3 - end_extra
+    chosen = {k: [] for k in ("a", "b", "length", "start", "fill", "flip")}
+    total = 0
+    for _ in range(1000):
+        m = max(64, 2 * (n_pairs - total) + 16)
+        length = rng.integers(lo, hi + 1, size=m)
+        body = length - end_extra                     # tokens before the final 。
+        start = np.floor(rng.random(m) * (body - 2)).astype(np.int64)   # 0 .. body-3
+        ia = rng.integers(0, len(animals), size=m)
+        ib = rng.integers(0, len(animals) - 1, size=m)
+        ib = ib + (ib >= ia)
+        a, b = animal_idx[ia], animal_idx[ib]
+        fill = rng.integers(0, len(FILLERS), size=(m, max(max_fill, 1)))
+        n_fill = body - 3
+        fill = np.where(np.arange(fill.shape[1])[None, :] < n_fill[:, None], fill, 0)
+        filler_code = (fill * (len(FILLERS) ** np.arange(fill.shape[1]))[None, :]).sum(1)
+        flip = rng.random(m) < 0.5                    # which orientation comes first
+        if split == "all":
+            keep = np.ones(m, dtype=bool)
+        else:
+            is_test = _key_is_test(a, b, length, start, filler_code, terminator)
+            keep = is_test if split == "test" else ~is_test
+        idx = np.flatnonzero(keep)[: n_pairs - total]
+        for k, v in (("a", a), ("b", b), ("length", length), ("start", start),
+                     ("fill", fill), ("flip", flip)):
+            chosen[k].append(v[idx])
+        total += len(idx)
+        if total == n_pairs:
+            break
+    else:  # only when the split has (almost) no keys, e.g. 2 animals at one short length
+        raise ValueError(f"could not draw {n_pairs} sentence pairs for split={split!r}, lengths={lengths!r}, "
+                         f"animals={animals!r}: too few possible sentences; widen lengths or use split='all' / "
+                         f"可用句子太少，请放宽 lengths 或使用 split='all'")
+    c = {k: np.concatenate(v) for k, v in chosen.items()}
+
+    tokens = np.full((n, width), PAD_ID, dtype=np.int64)
+    labels = np.empty(n, dtype=np.int64)
+    starts = np.empty(n, dtype=np.int64)
+    lens = np.empty(n, dtype=np.int64)
+    for p in range(n_pairs):
+        length, start = int(c["length"][p]), int(c["start"][p])
+        body = length - end_extra
+        row = []
+        fill_iter = iter(c["fill"][p])
+        for pos in range(body):
+            if pos == start + 1:
+                row.append(TOKEN_TO_ID[VERB])
+            elif pos in (start, start + 2):
+                row.append(-1)                        # animal slot, filled below
+            else:
+                row.append(int(_FILLER_IDS[next(fill_iter)]))
+        if terminator:
+            row.append(TOKEN_TO_ID[END])
+        a, b = int(c["a"][p]), int(c["b"][p])
+        orders = ((a, b), (b, a)) if not c["flip"][p] else ((b, a), (a, b))
+        for r, (biter, bitten) in enumerate(orders):
+            i = 2 * p + r
+            full = list(row)
+            full[start] = int(_ANIMAL_IDS[biter])
+            full[start + 2] = int(_ANIMAL_IDS[bitten])
+            tokens[i, :length] = full
+            labels[i], starts[i], lens[i] = biter, start, length
+    import torch
+
+    sentences = ["".join(VOCAB[t] for t in row if t != PAD_ID) for row in tokens]
+    tokens_t = torch.from_numpy(tokens)
+    return BiteDataset(tokens=tokens_t, mask=tokens_t != PAD_ID,
+                       labels=torch.from_numpy(labels), lengths=torch.from_numpy(lens),
+                       starts=torch.from_numpy(starts), sentences=sentences)
+
+
+def _softmax(scores):
+    """Softmax over the last axis; for rows of length <= 16 this is ~3x faster on CPU than
+    torch.softmax (measured, torch 2.13). Every row has at least one finite entry.
+
+    Introduced in notebook 05_learned_embeddings.
+    """
+    import torch
+
+    e = torch.exp(scores - scores.detach().amax(-1, keepdim=True))
+    return e / e.sum(-1, keepdim=True)
+
+
+@functools.lru_cache(maxsize=1)
+def _model_classes() -> dict:
+    """Build the torch model classes on first use (keeps ``import posenc_lib`` torch-free)."""
+    import torch
+    from torch import nn
+
+    rope_torch = _torch_parts()["rope_torch"]
+
+    class _Block(nn.Module):
+        """Weights of one layer: self-attention (residual) then a ReLU MLP (residual).
+
+        Introduced in notebook 05_learned_embeddings.
+        """
+
+        def __init__(self, d_model: int):
+            super().__init__()
+            self.qkv = nn.Linear(d_model, 3 * d_model)
+            self.proj = nn.Linear(d_model, d_model)
+            self.mlp = nn.Sequential(nn.Linear(d_model, 2 * d_model), nn.ReLU(), nn.Linear(2 * d_model, d_model))
+
+
+    class OrderModel(nn.Module):
+        """Small Transformer encoder for the X 咬 Y task.
+
+        token embedding (+ sinusoidal / learned PE) -> ``num_layers`` x [multi-head self-attention
+        (custom, so RoPE rotates q, k and ALiBi adds -m_h |i-j| to the scores) with residual ->
+        ReLU MLP with residual] -> masked mean pool over real tokens -> LayerNorm -> linear.
+        With ``pe="none"`` every step is per token or symmetric in the tokens, so the logits
+        are invariant to permuting the real tokens. The learned table (``pe="learned"``) has
+        ``max_len`` rows; a longer input raises PositionLimitError. Sinusoidal, RoPE and ALiBi are
+        computed for any length. Introduced in notebook 05_learned_embeddings.
+        """
+
+        def __init__(self, vocab_size: int, num_classes: int, d_model: int = DEFAULT_D_MODEL,
+                     num_heads: int = DEFAULT_NUM_HEADS, pe: str = "none", max_len: int = 16,
+                     base: float = 10000.0, num_layers: int = DEFAULT_NUM_LAYERS):
+            super().__init__()
+            vocab_size = _check_int("vocab_size", vocab_size, 2)
+            num_classes = _check_int("num_classes", num_classes, 2)
+            d_model = _check_int("d_model", d_model, 2)
+            num_heads = _check_int("num_heads", num_heads, 1)
+            num_layers = _check_int("num_layers", num_layers, 1, 4)
+            self.pe = _check_pe(pe)
+            max_len = _check_int("max_len", max_len, 1)
+            if d_model % num_heads:
+                raise ValueError(f"d_model ({d_model}) must be divisible by num_heads ({num_heads}) / "
+                                 f"d_model 必须能被 num_heads 整除")
+            head_dim = d_model // num_heads
+            if d_model % 2 or (pe == "rope" and head_dim % 2):
+                raise ValueError(f"d_model and (for rope) d_model/num_heads must be even, got "
+                                 f"d_model={d_model}, num_heads={num_heads} / 维度必须是偶数")
+            if not (isinstance(base, (int, float)) and base > 1):
+                raise ValueError(f"base must be a number > 1, got {base!r} / base 必须大于 1")
+            self.d_model, self.num_heads, self.head_dim = d_model, num_heads, head_dim
+            self.max_len, self.base, self.num_layers = max_len, float(base), num_layers
+            self.tok_emb = nn.Embedding(vocab_size, d_model)
+            self.pos_emb = None
+            if pe == "learned":
+                self.pos_emb = nn.Embedding(max_len, d_model)
+                nn.init.normal_(self.pos_emb.weight, std=LEARNED_INIT_STD)
+            if pe == "alibi":
+                self.register_buffer("slopes", torch.tensor(alibi_slopes(num_heads), dtype=torch.float32))
+            self.blocks = nn.ModuleList(_Block(d_model) for _ in range(num_layers))
+            self.norm = nn.LayerNorm(d_model)
+            self.head = nn.Linear(d_model, num_classes)
+
+        def position_table(self, seq_len: int) -> torch.Tensor | None:
+            """Additive position vectors [seq_len, d_model] (None for none / rope / alibi).
+
+            Introduced in notebook 05_learned_embeddings.
+            """
+            if self.pe == "sinusoidal":
+                return torch.tensor(sinusoidal_encoding(seq_len, self.d_model, self.base), dtype=torch.float32)
+            if self.pe == "learned":
+                if seq_len > self.max_len:
+                    raise PositionLimitError(
+                        f"sequence length {seq_len} exceeds max_len={self.max_len}: the learned position "
+                        f"table has no row for positions >= {self.max_len} / 序列长度 {seq_len} 超过了 "
+                        f"max_len={self.max_len}，可学习位置表没有第 {self.max_len} 行及之后的位置")
+                return self.pos_emb.weight[:seq_len]
+            return None
+
+        def _attend(self, block, x, mask):
+            bsz, seq, _ = x.shape
+            q, k, v = block.qkv(x).view(bsz, seq, 3, self.num_heads, self.head_dim).permute(2, 0, 3, 1, 4)
+            if self.pe == "rope":
+                pos = torch.arange(seq)
+                q, k = rope_torch(q, pos, self.base), rope_torch(k, pos, self.base)
+            bias = torch.zeros(bsz, 1, 1, seq).masked_fill(~mask[:, None, None, :], float("-inf"))
+            if self.pe == "alibi":
+                pos = torch.arange(seq, dtype=torch.float32)
+                dist = (pos[:, None] - pos[None, :]).abs()                   # |i - j|
+                bias = bias - self.slopes[:, None, None] * dist              # [b, h, seq, seq]
+            weights = _softmax(q @ k.transpose(-1, -2) / math.sqrt(self.head_dim) + bias)
+            out = weights @ v                                                # [b, h, seq, head_dim]
+            out = out.transpose(1, 2).reshape(bsz, seq, self.d_model)
+            return weights, block.proj(out)
+
+        def attention_weights(self, tokens: torch.Tensor, mask: torch.Tensor | None = None) -> list:
+            """Attention weights of every layer, each [batch, heads, seq, seq].
+
+            Introduced in notebook 07_rope_alibi.
+            """
+            return self._run(tokens, mask)[1]
+
+        def _run(self, tokens, mask):
+            if mask is None:
+                mask = tokens != PAD_ID
+            x = self.tok_emb(tokens)
+            table = self.position_table(tokens.shape[1])
+            if table is not None:
+                x = x + table
+            all_weights = []
+            for block in self.blocks:
+                weights, out = self._attend(block, x, mask)
+                all_weights.append(weights)
+                x = x + out
+                x = x + block.mlp(x)
+            m = mask.unsqueeze(-1).to(x.dtype)
+            pooled = (x * m).sum(1) / m.sum(1)
+            return self.head(self.norm(pooled)), all_weights
+
+        def forward(self, tokens: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+            """Logits [batch, num_classes] for token ids [batch, seq] (mask: True on real tokens).
+
+            Introduced in notebook 05_learned_embeddings.
+            """
+            return self._run(tokens, mask)[0]
+
+    return {"OrderModel": OrderModel}
+
+
+# ---------------------------------------------------------------------------
+# Training
+# ---------------------------------------------------------------------------
+
+@dataclass
+class TrainResult:
+    """Outcome of :func:`train_order_model`.
+
+    ``model`` (eval mode), ``losses`` (one float per step), ``train_accuracy``,
+    ``test_accuracy`` (held-out keys, train lengths), ``seconds`` (wall time of the
+    optimisation loop), ``snapshots`` (list of (step, learned table as numpy array),
+    only for pe="learned" with snapshot_every), ``config`` (the arguments used).
+    Introduced in notebook 05_learned_embeddings.
+    """
+
+    model: object  # an OrderModel
+    losses: list
+    train_accuracy: float
+    test_accuracy: float
+    seconds: float
+    snapshots: list
+    config: dict
+
+
+def evaluate(model, dataset: BiteDataset) -> float:
+    """Accuracy of ``model`` on ``dataset`` (fraction of rows whose argmax is the biter).
+
+    Introduced in notebook 05_learned_embeddings.
+    """
+    if not isinstance(dataset, BiteDataset):
+        raise ValueError(f"dataset must be a BiteDataset, got {type(dataset).__name__} / "
+                         f"dataset 必须是 BiteDataset")
+    import torch
+
+    was_training = model.training
+    model.eval()
+    with torch.no_grad():
+        pred = model(dataset.tokens, dataset.mask).argmax(-1)
+    model.train(was_training)
+    return float((pred == dataset.labels).double().mean())
+
+
+def accuracy_by_length(model, dataset: BiteDataset) -> dict:
+    """Accuracy per sentence length: {length: accuracy}.
+
+    Introduced in notebook 07_rope_alibi.
+    """
+    if not isinstance(dataset, BiteDataset):
+        raise ValueError("dataset must be a BiteDataset / dataset 必须是 BiteDataset")
+    import torch
+
+    model.eval()
+    with torch.no_grad():
+        correct = model(dataset.tokens, dataset.mask).argmax(-1) == dataset.labels
+    return {int(L): float(correct[dataset.lengths == L].double().mean())
+            for L in torch.unique(dataset.lengths)}
+
+
+def mirror_agreement(model, dataset: BiteDataset) -> float:
+    """Fraction of mirror pairs (rows 2k, 2k+1: A咬B / B咬A) given the same predicted biter.
+
+    1.0 for a permutation-invariant model, which therefore scores at most 1/2; near 0 for a
+    model that reads order. Introduced in notebook 05_learned_embeddings.
+    """
+    if not isinstance(dataset, BiteDataset):
+        raise ValueError("dataset must be a BiteDataset / dataset 必须是 BiteDataset")
+    import torch
+
+    model.eval()
+    with torch.no_grad():
+        pred = model(dataset.tokens, dataset.mask).argmax(-1)
+    return float((pred[0::2] == pred[1::2]).double().mean())
+
+
+@contextlib.contextmanager
+def _deterministic_torch(num_threads: int):
+    """Fix the thread count and turn on deterministic algorithms; restore both on exit.
+
+    Introduced in notebook 05_learned_embeddings.
+    """
+    import torch
+
+    old_threads = torch.get_num_threads()
+    old_det = torch.are_deterministic_algorithms_enabled()
+    torch.set_num_threads(num_threads)
+    torch.use_deterministic_algorithms(True)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(old_threads)
+        torch.use_deterministic_algorithms(old_det)
+
+
+def train_order_model(pe: str, *, steps: int = DEFAULT_STEPS, seed: int = 0,
+                      d_model: int = DEFAULT_D_MODEL, num_heads: int = DEFAULT_NUM_HEADS,
+                      train_lengths=DEFAULT_TRAIN_LENGTHS, max_len: int | None = None,
+                      lr: float = DEFAULT_LR, n_train: int = DEFAULT_N_TRAIN,
+                      n_test: int = DEFAULT_N_TEST, base: float = 10000.0,
+                      terminator: bool = True, num_threads: int = 1, num_layers: int = DEFAULT_NUM_LAYERS,
+                      snapshot_every: int | None = None,
+                      callback: Callable[[int, float], None] | None = None,
+                      callback_every: int = 10) -> TrainResult:
+    """Train an :class:`OrderModel` on the X 咬 Y task, full batch, Adam, deterministic.
+
+    Train / test sets: ``make_bite_dataset`` with ``split="train"`` / ``"test"`` (disjoint
+    keys) at ``train_lengths``. ``max_len`` (rows of the learned table) defaults to the
+    longest training sentence. The global torch RNG, thread count and determinism flag are
+    restored afterwards. ``callback(step, loss)`` is called every ``callback_every`` steps
+    and after the last step (step counts from 1). With ``pe="learned"`` and
+    ``snapshot_every``, the table is copied at step 0, every ``snapshot_every`` steps and
+    at the end. Introduced in notebook 05_learned_embeddings.
+    """
+    pe = _check_pe(pe)
+    steps = _check_int("steps", steps, 1)
+    seed = _check_int("seed", seed, 0)
+    lo, hi = _check_lengths("train_lengths", train_lengths, 4 if terminator else 3)
+    max_len = hi if max_len is None else _check_int("max_len", max_len, 1)
+    if pe == "learned" and max_len < hi:
+        raise ValueError(f"max_len ({max_len}) must be >= the longest training sentence ({hi}) / "
+                         f"max_len 不能小于最长训练句子长度 {hi}")
+    if not (isinstance(lr, (int, float)) and 0 < lr < 1):
+        raise ValueError(f"lr must be in (0, 1), got {lr!r} / lr 必须在 (0, 1) 之间")
+    num_threads = _check_int("num_threads", num_threads, 1)
+    for name, value in (("n_train", n_train), ("n_test", n_test)):
+        if _check_int(name, value, 2) % 2:
+            raise ValueError(f"{name} must be even (mirror pairs), got {value} / {name} 必须是偶数")
+    callback_every = _check_int("callback_every", callback_every, 1)
+    if snapshot_every is not None:
+        snapshot_every = _check_int("snapshot_every", snapshot_every, 1)
+    if callback is not None and not callable(callback):
+        raise ValueError("callback must be callable(step, loss) / callback 必须是可调用对象")
+    config = dict(pe=pe, steps=steps, seed=seed, d_model=d_model, num_heads=num_heads,
+                  train_lengths=(lo, hi), max_len=max_len, lr=lr, n_train=n_train,
+                  n_test=n_test, base=base, terminator=terminator, num_threads=num_threads,
+                  num_layers=num_layers)
+
+    import torch
+    from torch import nn
+
+    OrderModel = _model_classes()["OrderModel"]
+    train = make_bite_dataset(n_train, (lo, hi), seed, split="train", terminator=terminator)
+    test = make_bite_dataset(n_test, (lo, hi), seed + 1, split="test", terminator=terminator)
+
+    with _deterministic_torch(num_threads), torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        model = OrderModel(len(VOCAB), len(ANIMALS), d_model=d_model, num_heads=num_heads,
+                           pe=pe, max_len=max_len, base=base,
+                           num_layers=num_layers)
+        opt = torch.optim.Adam(model.parameters(), lr=lr)     # no weight decay: unused rows stay put
+        loss_fn = nn.CrossEntropyLoss()
+        snapshots, losses = [], []
+        take_snapshots = pe == "learned" and snapshot_every is not None
+        if take_snapshots:
+            snapshots.append((0, model.pos_emb.weight.detach().numpy().copy()))
+        model.train()
+        t0 = time.perf_counter()
+        for step in range(1, steps + 1):
+            opt.zero_grad(set_to_none=True)
+            loss = loss_fn(model(train.tokens, train.mask), train.labels)
+            loss.backward()
+            opt.step()
+            value = float(loss.detach())
+            losses.append(value)
+            if take_snapshots and (step % snapshot_every == 0 or step == steps):
+                snapshots.append((step, model.pos_emb.weight.detach().numpy().copy()))
+            if callback is not None and (step % callback_every == 0 or step == steps):
+                callback(step, value)
+        seconds = time.perf_counter() - t0
+        model.eval()
+        train_acc, test_acc = evaluate(model, train), evaluate(model, test)
+    return TrainResult(model=model, losses=losses, train_accuracy=train_acc, test_accuracy=test_acc,
+                       seconds=seconds, snapshots=snapshots, config=config)
+
+
+def extrapolation_table(pes: Sequence[str] = ("sinusoidal", "learned", "rope", "alibi"),
+                        train_lengths=DEFAULT_TRAIN_LENGTHS, test_lengths=DEFAULT_TEST_LENGTHS, *,
+                        seed: int = 0, n_per_length: int = 512, include_none: bool = True,
+                        learned_max_lens: Sequence[int] | None = None,
+                        callback: Callable[[str, int], None] | None = None, **train_kwargs) -> list:
+    """Train on ``train_lengths``, test at each length in ``test_lengths``.
+
+    Returns a list of row dicts ``{"label", "pe", "max_len", "in_distribution", "by_length",
+    "error"}``; ``by_length`` maps each test length to an accuracy (None where the model
+    cannot run). "learned" gives two rows: max_len = longest training sentence (cannot index
+    longer inputs: ``error`` holds the PositionLimitError text) and max_len = longest test sentence
+    (rows past the training lengths exist but were never trained). ``include_none`` adds
+    the pe="none" reference. ``callback(label, index)`` is called before each model trains.
+    Introduced in notebook 07_rope_alibi.
+    """
+    pes = tuple(pes)
+    for p in pes:
+        _check_pe(p)
+    terminator = train_kwargs.get("terminator", True)
+    lo, hi = _check_lengths("train_lengths", train_lengths, 4 if terminator else 3)
+    tlo, thi = _check_lengths("test_lengths", test_lengths, 4 if terminator else 3)
+    n_per_length = _check_int("n_per_length", n_per_length, 2)
+    if n_per_length % 2:
+        raise ValueError("n_per_length must be even / n_per_length 必须是偶数")
+    if learned_max_lens is None:
+        learned_max_lens = (hi, max(hi, thi))
+    plan = [("none", None)] if include_none and "none" not in pes else []
+    for p in pes:
+        if p == "learned":
+            plan += [("learned", int(m)) for m in learned_max_lens]
+        else:
+            plan.append((p, None))
+    test_sets = {L: make_bite_dataset(n_per_length, (L, L), seed + 1000 + L, split="test",
+                                      terminator=terminator)
+                 for L in range(tlo, thi + 1)}
+    rows = []
+    for index, (p, max_len) in enumerate(plan):
+        label = p if max_len is None else f"learned (max_len={max_len})"
+        if callback is not None:
+            callback(label, index)
+        res = train_order_model(p, seed=seed, train_lengths=(lo, hi), max_len=max_len, **train_kwargs)
+        by_length, error = {}, None
+        with _deterministic_torch(res.config["num_threads"]):
+            for L, ds in test_sets.items():
+                try:
+                    by_length[L] = evaluate(res.model, ds)
+                except PositionLimitError as exc:
+                    by_length[L], error = None, str(exc)
+        rows.append(dict(label=label, pe=p, max_len=res.config["max_len"],
+                         in_distribution=res.test_accuracy, by_length=by_length, error=error))
+    return rows
+
+
 _TORCH_NAMES = ("SinusoidalPositionalEncoding", "LearnedPositionalEmbedding", "rope_torch")
+_MODEL_NAMES = ("OrderModel",)
 
 
 def __getattr__(name: str):
     if name in _TORCH_NAMES:
         return _torch_parts()[name]
+    if name in _MODEL_NAMES:
+        return _model_classes()[name]
     raise AttributeError(f"module 'posenc_lib' has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted(list(globals()) + list(_TORCH_NAMES))
+    return sorted(list(globals()) + list(_TORCH_NAMES) + list(_MODEL_NAMES))

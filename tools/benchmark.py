@@ -46,8 +46,8 @@ def naive_render(ex) -> bytes:
     import posenc_lib as pl
 
     clone = object.__new__(type(ex))
-    clone.__dict__.update({k: v for k, v in ex.__dict__.items() if k in ("controls",)})
-    clone.table = types.SimpleNamespace(value="")
+    clone.__dict__.update(ex.__dict__)  # same controls and settings; _build makes its own view
+    clone.table = types.SimpleNamespace(value="")  # don't touch the live explorer's table widget
     with pl.figure_style():
         fig = clone._build()
         buf = io.BytesIO()
