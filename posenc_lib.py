@@ -2745,8 +2745,8 @@ def _torch_parts() -> dict:
 # sentence: ALiBi's bias -m|i-j| is symmetric, so without an anchor a bidirectional ALiBi
 # model cannot tell a sentence from its reversal (``terminator=False`` shows that).
 # Model: embedding (+ additive PE) -> 2 x [4-head attention + ReLU MLP, residual] ->
-# masked mean -> LayerNorm -> linear, d_model 32. Training: full batch of 512, Adam lr
-# 1e-2, 100 steps, one thread, deterministic (about 2 s per model on this machine).
+# masked mean -> LayerNorm -> linear, d_model 32. Training: full batch of 256, Adam lr
+# 1e-2, 100 steps, one thread, deterministic (about 1 s per model on this machine).
 ANIMALS = ("猫", "狗", "鼠", "鸡", "牛", "羊", "兔", "马")
 VERB = "咬"
 FILLERS = ("嗯", "啊")
@@ -2770,7 +2770,7 @@ DEFAULT_LR = 1e-2
 DEFAULT_D_MODEL = 32
 DEFAULT_NUM_HEADS = 4
 DEFAULT_NUM_LAYERS = 2
-DEFAULT_N_TRAIN = 512
+DEFAULT_N_TRAIN = 256   # 512 gives the same accuracies (measured, seeds 0-2) at twice the time
 DEFAULT_N_TEST = 1000
 LEARNED_INIT_STD = 0.02   # like BERT; GPT-2 uses 0.01. Rows start near 0, so the heatmap shows what was learned
 
