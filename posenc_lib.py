@@ -504,6 +504,9 @@ def rope(x, positions, base: float = 10000.0) -> np.ndarray:
 def alibi_slopes(num_heads: int) -> np.ndarray:
     """ALiBi head slopes ``m_h = 2 ** (-8 h / H)`` for h = 1 .. H.
 
+    This is the paper's rule for H a power of 2 (8 heads: 1/2 ... 1/256). For other H the
+    reference code interleaves slopes from the two neighbouring powers of 2; here the
+    formula is applied as written for every H.
     Introduced in notebook 07_rope_alibi.
     """
     num_heads = _check_int("num_heads", num_heads, 1, 1024)
@@ -2712,6 +2715,777 @@ INTERVIEW_QUIZ = [
 
 
 # === section 07: notebook 07 additions ===
+# ---------------------------------------------------------------------------
+# Compute (notebook 07): RoPE as a matrix, scores by offset, content + position
+# scores, ALiBi's causal form and its attention, the extrapolation diagnostics
+# ---------------------------------------------------------------------------
+def rope_rotation(pos: float, d_model: int, base: float = 10000.0) -> np.ndarray:
+    """The ``d_model x d_model`` matrix :func:`rope` applies at position ``pos``.
+
+    Block-diagonal, one standard (counter-clockwise) rotation per pair,
+    ``[[cos(pos w_i), -sin(pos w_i)], [sin(pos w_i), cos(pos w_i)]]``, so
+    ``rope(x[None], [pos])[0] == rope_rotation(pos, d) @ x``. In notebook 04's notation
+    (blocks written for the (sin, cos) pair order) this is ``relative_rotation(-pos)``.
+    Introduced in notebook 07_rope_alibi.
+    """
+    pos = _check_real("pos", pos)
+    w = frequencies(d_model, base)
+    c, s = np.cos(pos * w), np.sin(pos * w)
+    r = np.zeros((d_model, d_model))
+    idx = np.arange(0, d_model, 2)
+    r[idx, idx] = c
+    r[idx, idx + 1] = -s
+    r[idx + 1, idx] = s
+    r[idx + 1, idx + 1] = c
+    return r
+
+
+def _check_vector_pair(q, k):
+    q = _check_array("q", q, ndim=1)
+    k = _check_array("k", k, ndim=1)
+    if q.shape != k.shape:
+        raise ValueError(f"q and k must have the same length, got {len(q)} and {len(k)} / "
+                         f"q 与 k 的长度必须相同")
+    _check_d_model(len(q))
+    return q, k
+
+
+def rope_pair_coefficients(q, k) -> tuple[np.ndarray, np.ndarray]:
+    """Per pair i: ``a_i = q_2i k_2i + q_2i+1 k_2i+1`` and ``b_i = q_2i+1 k_2i - q_2i k_2i+1``.
+
+    With them ``rope(q, m) . rope(k, m + t) = sum_i a_i cos(t w_i) + b_i sin(t w_i)``:
+    the ``a`` (cos) part is even in the offset t, the ``b`` (sin) part is odd. ``b = 0``
+    (each pair of k parallel to that of q, e.g. q = k) makes the score symmetric in +-t.
+    Introduced in notebook 07_rope_alibi.
+    """
+    q, k = _check_vector_pair(q, k)
+    q0, q1, k0, k1 = q[0::2], q[1::2], k[0::2], k[1::2]
+    return q0 * k0 + q1 * k1, q1 * k0 - q0 * k1
+
+
+def rope_score_by_offset(q, k, offsets, base: float = 10000.0) -> np.ndarray:
+    """``rope(q, m) . rope(k, m + t)`` for each offset t in ``offsets``, by the closed form.
+
+    ``sum_i a_i cos(t w_i) + b_i sin(t w_i)`` with ``a, b`` from
+    :func:`rope_pair_coefficients`: no position m appears in it at all.
+    Introduced in notebook 07_rope_alibi.
+    """
+    a, b = rope_pair_coefficients(q, k)
+    t = _check_array("offsets", offsets)
+    w = frequencies(2 * len(a), base)
+    angles = np.multiply.outer(t, w)
+    return np.cos(angles) @ a + np.sin(angles) @ b
+
+
+SCORE_KINDS = ("additive", "rope")
+
+
+def content_position_scores(x_q, x_k, w_q=None, w_k=None, *, kind: str = "rope", seq_len: int = 64,
+                            k_max: int = 16, start: int = 0, base: float = 10000.0) -> np.ndarray:
+    """Attention scores of one query token and one key token, by position and offset.
+
+    ``out[r, k_max + t]`` is the score of the token ``x_q`` at position ``p = start + r``
+    against the token ``x_k`` at position ``p + t`` (t = -k_max .. k_max; positions may be
+    negative, the formulas are defined for any position). Row-vector convention, as in
+    notebook 04: ``q = x W_q``.
+
+    * ``kind="additive"``: ``((x_q + PE(p)) W_q) . ((x_k + PE(p + t)) W_k)`` -- the PE is
+      added before the projection (sinusoidal, notebook 04).
+    * ``kind="rope"``: ``rope(x_q W_q, p) . rope(x_k W_k, p + t)`` -- the rotation comes
+      after the projection.
+
+    ``w_q``, ``w_k`` are ``(d_model, d_k)`` (default: identity). Pass the result to
+    :func:`offset_structure` to measure how much it depends on p.
+    Introduced in notebook 07_rope_alibi.
+    """
+    if kind not in SCORE_KINDS:
+        raise ValueError(f"kind must be one of {SCORE_KINDS}, got {kind!r} / kind 只能是 {SCORE_KINDS} 之一")
+    x_q, x_k = _check_vector_pair(x_q, x_k)
+    d_model = len(x_q)
+    seq_len = _check_int("seq_len", seq_len, 1, 4096)
+    k_max = _check_int("k_max", k_max, 0, 4096)
+    start = _check_int("start", start, -10**6, 10**6)
+    w_q, w_k = _projections(d_model, w_q, w_k)
+    if w_q is None:
+        w_q = w_k = np.eye(d_model)
+    if kind == "rope" and w_q.shape[1] % 2:
+        raise ValueError(f"for kind='rope' the projected width d_k must be even, got {w_q.shape[1]} / "
+                         f"RoPE 要求投影后的维度 d_k 是偶数")
+    q_pos = np.arange(start, start + seq_len, dtype=float)
+    k_pos = np.arange(start - k_max, start + seq_len + k_max, dtype=float)
+    if kind == "additive":
+        q = _small_matmul(x_q[None, :] + encode_positions(q_pos, d_model, base), w_q)
+        keys = _small_matmul(x_k[None, :] + encode_positions(k_pos, d_model, base), w_k)
+    else:
+        q = rope(np.tile(x_q @ w_q, (len(q_pos), 1)), q_pos, base)
+        keys = rope(np.tile(x_k @ w_k, (len(k_pos), 1)), k_pos, base)
+    g = _small_matmul(q, keys.T)                     # column c is key position start - k_max + c
+    idx = np.arange(seq_len)[:, None] + np.arange(2 * k_max + 1)[None, :]
+    return np.take_along_axis(g, idx, axis=1)
+
+
+def alibi_causal_bias(seq_len: int, num_heads: int) -> np.ndarray:
+    """ALiBi as in the paper's decoder: ``-m_h (i - j)`` for keys j <= i, ``-inf`` for j > i.
+
+    Shape ``(num_heads, seq_len, seq_len)``; the ``-inf`` entries are the causal mask
+    (softmax gives them weight 0). On the allowed entries it equals :func:`alibi_bias`.
+    Introduced in notebook 07_rope_alibi.
+    """
+    bias = alibi_bias(seq_len, num_heads)
+    future = np.triu(np.ones((bias.shape[1], bias.shape[1]), dtype=bool), k=1)
+    return np.where(future[None, :, :], -np.inf, bias)
+
+
+def _masked_softmax(scores: np.ndarray) -> np.ndarray:
+    """Softmax over the last axis; ``-inf`` entries get weight 0 (each row has a finite one)."""
+    top = np.max(scores, axis=-1, keepdims=True)
+    e = np.exp(scores - top)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def alibi_attention(seq_len: int, num_heads: int, query: int | None = None,
+                    causal: bool = False) -> np.ndarray:
+    """Attention weights of one query row from the ALiBi bias alone (all q.k = 0).
+
+    Returns ``(num_heads, seq_len)``: ``softmax_j(-m_h |query - j|)`` (with ``causal``, only
+    keys j <= query). ``query`` defaults to the middle, ``seq_len // 2``. The weights fall
+    off geometrically, by the factor ``exp(-m_h)`` per step: a discrete Laplace
+    (two-sided geometric) shape.
+    Introduced in notebook 07_rope_alibi.
+    """
+    seq_len = _check_int("seq_len", seq_len, 1, 4096)
+    query = seq_len // 2 if query is None else _check_int("query", query, 0, seq_len - 1)
+    bias = alibi_causal_bias(seq_len, num_heads) if causal else alibi_bias(seq_len, num_heads)
+    return _masked_softmax(bias[:, query, :])
+
+
+def accuracy_by_start(model, dataset) -> dict:
+    """Accuracy per position of the biter (``dataset.starts``): {start: accuracy}.
+
+    The biter sits at ``start``; the final 。 is ``length - 1 - start`` positions after it.
+    Introduced in notebook 07_rope_alibi.
+    """
+    if not isinstance(dataset, BiteDataset):
+        raise ValueError("dataset must be a BiteDataset / dataset 必须是 BiteDataset")
+    import torch
+
+    was_training = model.training
+    model.eval()
+    with torch.no_grad():
+        correct = (model(dataset.tokens, dataset.mask).argmax(-1) == dataset.labels).numpy()
+    model.train(was_training)
+    starts = dataset.starts.numpy()
+    return {int(s): float(correct[starts == s].mean()) for s in np.unique(starts)}
+
+
+def format_extrapolation_table(rows, decimals: int = 2) -> str:
+    """The rows of :func:`extrapolation_table` as an aligned text table.
+
+    One line per model: accuracy on held-out sentences of the training lengths, then one
+    column per test length; ``-`` where the model cannot run (its error is listed below).
+    Introduced in notebook 07_rope_alibi.
+    """
+    try:
+        rows = list(rows)
+    except TypeError:
+        raise TypeError("rows must be the list returned by extrapolation_table / rows 必须是 "
+                        "extrapolation_table 返回的列表") from None
+    if not rows or not all(isinstance(r, dict) and {"label", "in_distribution", "by_length"} <= set(r)
+                           for r in rows):
+        raise ValueError("rows must be the non-empty list returned by extrapolation_table / rows 必须是 "
+                         "extrapolation_table 返回的非空列表")
+    decimals = _check_int("decimals", decimals, 0, 6)
+    lengths = sorted({L for r in rows for L in r["by_length"]})
+    head = ["model", "train lengths"] + [str(L) for L in lengths]
+    body = []
+    for r in rows:
+        cells = [r["label"], f"{r['in_distribution']:.{decimals}f}"]
+        cells += ["-" if r["by_length"].get(L) is None else f"{r['by_length'][L]:.{decimals}f}"
+                  for L in lengths]
+        body.append(cells)
+    widths = [max(len(row[c]) for row in [head] + body) for c in range(len(head))]
+    fmt = lambda cells: "  ".join(c.ljust(widths[0]) if j == 0 else c.rjust(widths[j])
+                                  for j, c in enumerate(cells))
+    lines = [fmt(head), "  ".join("-" * w for w in widths)] + [fmt(c) for c in body]
+    notes = [f"- {r['label']}: {r['error']}" for r in rows if r.get("error")]
+    if notes:
+        lines += ["", "'-' = the model cannot run at that length:"] + notes
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------
+# Plot (notebook 07)
+# ---------------------------------------------------------------------------
+class _RopeView:
+    """Pair i's plane (q at m, k at n as arrows) and the score against the offset n - m."""
+
+    OFFSET_MAX = 30
+    GRID = 601
+
+    def __init__(self, ax_pair, ax_curve):
+        from matplotlib.lines import Line2D
+        from matplotlib.patches import Circle
+
+        self.ax_pair, self.ax_curve = ax_pair, ax_curve
+        ax_pair.add_patch(Circle((0, 0), 1.0, fill=False, lw=1.0, color="0.6"))
+        ax_pair.axhline(0, color="0.85", lw=0.6, zorder=0)
+        ax_pair.axvline(0, color="0.85", lw=0.6, zorder=0)
+        (self.ghost,) = ax_pair.plot([0, 0], [0, 0], color="C0", lw=1.0, ls=":", alpha=0.8)
+        kw = dict(angles="xy", scale_units="xy", scale=1, width=0.02, headwidth=3.2, headlength=3.8,
+                  headaxislength=3.4)
+        self.arrows = ax_pair.quiver([0, 0], [0, 0], [0, 0], [0, 0], color=["C0", "C1"], zorder=3, **kw)
+        (self.arc,) = ax_pair.plot([], [], color="C2", lw=1.4, zorder=2)
+        self.q_text = ax_pair.text(0, 0, "", color="C0", fontsize=9, ha="center", va="center")
+        self.k_text = ax_pair.text(0, 0, "", color="C1", fontsize=9, ha="center", va="center")
+        ax_pair.set_xlim(-1.3, 1.3)
+        ax_pair.set_ylim(-1.3, 1.3)
+        ax_pair.set_aspect("equal")
+        ax_pair.set_xticks([])
+        ax_pair.set_yticks([])
+        ax_pair.set_xlabel(label("第 2i 维", "dim 2i"), labelpad=2)
+        ax_pair.set_ylabel(label("第 2i+1 维", "dim 2i+1"), labelpad=2)
+        self.title_pair = ax_pair.set_title(" ", fontsize=8.5)
+        self.angle_text = ax_pair.text(0.03, 0.03, " ", transform=ax_pair.transAxes, fontsize=8, color="C2")
+
+        t = np.linspace(-self.OFFSET_MAX, self.OFFSET_MAX, self.GRID)
+        zeros = np.zeros_like(t)
+        (self.pair_curve,) = ax_curve.plot(t, zeros, color="C2", lw=0.8, alpha=0.55)
+        (self.mirror,) = ax_curve.plot(t, zeros, color="C3", lw=1.1, ls=":")
+        (self.total,) = ax_curve.plot(t, zeros, color="C0", lw=1.6)
+        (self.vline,) = ax_curve.plot([0, 0], [-1.1, 1.1], color="0.5", lw=0.8, ls="--")
+        (self.pair_dot,) = ax_curve.plot([0], [0], "o", color="C2", ms=5)
+        (self.total_dot,) = ax_curve.plot([0], [0], "o", color="C0", ms=7, mec="k", mew=0.8)
+        ax_curve.axhline(0, color="0.8", lw=0.6, zorder=0.5)
+        ax_curve.set_xlim(-self.OFFSET_MAX, self.OFFSET_MAX)
+        ax_curve.set_ylim(-1.1, 2.05)   # room for the legend above the curves (it is not redrawn on top)
+        ax_curve.set_yticks([-1, -0.5, 0, 0.5, 1])
+        ax_curve.set_xlabel(label("偏移 n − m (offset)", "offset n − m"))
+        ax_curve.set_ylabel(label("分数 / (|q||k|)", "score / (|q||k|)"))
+        handles = [Line2D([], [], color="C0", lw=1.6, label=label("全部对：cos(q_m, k_n)", "all pairs: cos(q_m, k_n)")),
+                   Line2D([], [], color="C3", lw=1.1, ls=":", label=label("镜像 n−m → m−n", "mirrored: n−m → m−n")),
+                   Line2D([], [], color="C2", lw=0.9, label=label("只看第 i 对", "pair i alone")),
+                   Line2D([], [], color="C0", marker="o", ms=6, mec="k", mew=0.8, ls="none",
+                          label=label("在实际的 (m, n) 上算出的分数", "score computed at the actual (m, n)"))]
+        ax_curve.legend(handles=handles, fontsize=7, loc="upper center", ncols=2, frameon=False,
+                        handlelength=1.6, columnspacing=0.8, borderaxespad=0.2)
+        self.title_curve = ax_curve.set_title(" ", fontsize=8.5)
+
+    def artists(self):
+        return [self.ghost, self.arc, self.arrows, self.q_text, self.k_text, self.title_pair,
+                self.angle_text, self.pair_curve, self.mirror, self.total, self.vline, self.pair_dot, self.total_dot,
+                self.title_curve]
+
+    def pos_artists(self):
+        """What a change of the query position m alone can change."""
+        return [self.arc, self.arrows, self.q_text, self.k_text, self.angle_text, self.vline,
+                self.pair_dot, self.total_dot, self.title_curve]
+
+    def pair_artists(self):
+        """What a change of the pair index i alone can change (the total curve stays)."""
+        return [a for a in self.artists() if a is not self.total and a is not self.mirror]
+
+    def update(self, q, k, pos, n, i, base):
+        d = len(q)
+        w = frequencies(d, base)
+        norm = float(np.linalg.norm(q) * np.linalg.norm(k))   # rotations keep lengths: score / norm = cosine
+        # the curves: q at position 0, k at position t (the relative claim: nothing else is needed)
+        t = self.total.get_xdata()
+        qs, ks = rope(q[None, :], [0.0], base)[0], rope(np.tile(k, (len(t), 1)), t, base)
+        curve = ks @ qs / norm
+        self.total.set_ydata(curve)
+        self.mirror.set_ydata(curve[::-1])
+        qi, ki = q[2 * i:2 * i + 2], k[2 * i:2 * i + 2]
+        ni = float(np.linalg.norm(qi) * np.linalg.norm(ki))
+        phase = math.atan2(qi[0] * ki[1] - qi[1] * ki[0], qi @ ki)   # angle from q_i to k_i
+        self.pair_curve.set_ydata(np.cos(phase + t * w[i]))
+        # the marker: the score actually computed with q at m = pos and k at n
+        qm = rope(q[None, :], [float(pos)], base)[0]
+        kn = rope(k[None, :], [float(n)], base)[0]
+        off = n - pos
+        score = float(qm @ kn) / norm
+        pair_score = float(qm[2 * i:2 * i + 2] @ kn[2 * i:2 * i + 2]) / ni
+        self.vline.set_xdata([off, off])
+        self.total_dot.set_data([off], [score])
+        self.pair_dot.set_data([off], [pair_score])
+        # the plane of pair i: directions only (lengths differ from pair to pair)
+        uq = qm[2 * i:2 * i + 2] / np.linalg.norm(qi)
+        uk = kn[2 * i:2 * i + 2] / np.linalg.norm(ki)
+        u0 = qi / np.linalg.norm(qi)
+        self.ghost.set_data([0, 0.95 * u0[0]], [0, 0.95 * u0[1]])
+        self.arrows.set_UVC([0.95 * uq[0], 0.95 * uk[0]], [0.95 * uq[1], 0.95 * uk[1]])
+        self.q_text.set_position(tuple(1.13 * uq))
+        self.q_text.set_text(f"q_{pos}")
+        self.k_text.set_position(tuple(1.13 * uk))
+        self.k_text.set_text(f"k_{n}")
+        a0 = math.atan2(uq[1], uq[0])
+        turn = (math.atan2(uk[1], uk[0]) - a0 + math.pi) % (2 * math.pi) - math.pi
+        arc = a0 + np.linspace(0.0, turn, 40)
+        self.arc.set_data(0.3 * np.cos(arc), 0.3 * np.sin(arc))
+        self.title_pair.set_text(label(f"第 {i} 对：w_{i} = {w[i]:.3g}\n(d = {d}, base = {base:g})",
+                                       f"pair {i}: w_{i} = {w[i]:.3g}\n(d = {d}, base = {base:g})"))
+        self.angle_text.set_text(f"q→k: {turn:+.2f} rad")
+        self.title_curve.set_text(f"m = {pos}, n = {n}, n − m = {off:+d}: cos(q_m, k_n) = {score:+.3f}")
+
+
+def _rope_demo_vectors(d: int = 16, seed: int = 7, peak: float = 4.0):
+    """The fixed q and k of the RoPE figures (d = 16: 8 pairs).
+
+    q is random; k = rope_rotation(-peak) q + noise, so the score peaks near n - m = +peak
+    ("look 4 tokens ahead") and the curve is visibly not symmetric.
+    """
+    rng = np.random.default_rng(seed)
+    q = rng.normal(size=d)
+    return q, rope_rotation(-peak, d) @ q + 0.6 * rng.normal(size=d)
+
+
+def plot_rope(pos: int = 5, n: int = 20, i: int = 0, base: float = 10000.0):
+    """RoPE for one fixed random q, k (d = 16): pair i's plane and the score against n - m.
+
+    Left: pair i of q rotated to position m = ``pos`` (blue; dotted: at position 0) and of
+    k rotated to n (orange). Right: ``rope(q, m).rope(k, n) / (|q||k|)`` for m = 0 and every
+    offset (solid), the same curve mirrored (dotted) and pair i's own cosine (green); the
+    dots are the score computed at the actual (m, n).
+    Introduced in notebook 07_rope_alibi.
+    """
+    q, k = _rope_demo_vectors()
+    pos = _check_int("pos", pos, -10**6, 10**6)
+    n = _check_int("n", n, -10**6, 10**6)
+    i = _check_int("i", i, 0, len(q) // 2 - 1)
+    base = _check_base(base)
+    if abs(n - pos) > _RopeView.OFFSET_MAX:
+        raise ValueError(f"|n - pos| must be <= {_RopeView.OFFSET_MAX}, got {n - pos} / |n − pos| 不能超过 "
+                         f"{_RopeView.OFFSET_MAX}")
+    with figure_style():
+        from matplotlib.figure import Figure
+
+        fig = Figure(figsize=(8, 3.2), layout="constrained")
+        ax_pair, ax_curve = fig.subplots(1, 2, width_ratios=[1, 2.1])
+        _RopeView(ax_pair, ax_curve).update(q, k, pos, n, i, base)
+    return fig
+
+
+def _alibi_cmap():
+    import matplotlib
+
+    return matplotlib.colormaps["viridis"].with_extremes(bad="0.9")
+
+
+ALIBI_VMIN = -6.0   # bias colour scale: -6 and below share the darkest colour (exp(-6) ~ 0.0025)
+
+
+def plot_alibi_bias(seq_len: int = 12, num_heads: int = 8, heads=(1, 4, 8), causal: bool = False,
+                    annotate: bool = True):
+    """ALiBi bias matrices for a few heads (1-based), side by side, one colour scale.
+
+    ``causal=True`` draws the paper's decoder form (grey = masked future keys). With
+    ``annotate`` and seq_len <= 12 every cell shows its value.
+    Introduced in notebook 07_rope_alibi.
+    """
+    seq_len = _check_int("seq_len", seq_len, 2, 64)
+    num_heads = _check_int("num_heads", num_heads, 1, 1024)
+    if _is_int(heads):
+        heads = (heads,)
+    heads = [_check_int("heads", h, 1, num_heads) for h in heads]
+    if not heads or len(heads) > 4:
+        raise ValueError("heads must name 1 to 4 heads / heads 要给 1 到 4 个头")
+    bias = alibi_causal_bias(seq_len, num_heads) if causal else alibi_bias(seq_len, num_heads)
+    slopes = alibi_slopes(num_heads)
+    with figure_style():
+        from matplotlib.figure import Figure
+
+        fig = Figure(figsize=(2.55 * len(heads) + 0.8, 3.0), layout="constrained")
+        axes = np.atleast_1d(fig.subplots(1, len(heads)))
+        for ax, h in zip(axes, heads):
+            img = ax.imshow(np.ma.masked_invalid(bias[h - 1]), cmap=_alibi_cmap(), vmin=ALIBI_VMIN, vmax=0,
+                            interpolation="nearest")
+            if annotate and seq_len <= 12:
+                for r in range(seq_len):
+                    for c in range(seq_len):
+                        if np.isfinite(bias[h - 1, r, c]):
+                            ax.text(c, r, f"{-abs(r - c)}" if r != c else "0", ha="center", va="center",
+                                    fontsize=6.5, color="white" if bias[h - 1, r, c] < 0.5 * ALIBI_VMIN else "black")
+            step = max(1, seq_len // 6)
+            ax.set_xticks(range(0, seq_len, step))
+            ax.set_yticks(range(0, seq_len, step))
+            ax.set_xlabel(label("key 位置 j", "key position j"))
+            ax.set_title(f"head {h}: m = 2^(-{8 * h / num_heads:g}) = {slopes[h - 1]:.4g}")
+        axes[0].set_ylabel(label("query 位置 i", "query position i"))
+        form = (label("因果形式 −m·(i−j)，j ≤ i（灰 = 被遮住的未来）", "causal −m·(i−j), j ≤ i (grey = masked future)")
+                if causal else label("对称形式 −m·|i−j|", "symmetric −m·|i−j|"))
+        note = (label("；格中数字 = −|i−j|（偏置 = m × 它）", "; cell numbers = −|i−j| (bias = m × number)")
+                if annotate and seq_len <= 12 else "")
+        fig.suptitle(f"ALiBi bias, H = {num_heads}: {form}{note}", fontsize=10)
+        fig.colorbar(img, ax=list(axes), shrink=0.85,
+                     label=label(f"偏置（≤ {ALIBI_VMIN:g} 画成最深色）", f"bias (≤ {ALIBI_VMIN:g}: darkest)"))
+    return fig
+
+
+def plot_alibi_attention(seq_len: int = 33, num_heads: int = 8, causal: bool = False, query=None, ax=None):
+    """Attention of one query from the ALiBi bias alone (q.k = 0), one curve per head.
+
+    x = key position minus query position. Steep heads (small h) look only nearby; flat
+    heads spread their weight over the whole sequence.
+    Introduced in notebook 07_rope_alibi.
+    """
+    weights = alibi_attention(seq_len, num_heads, query, causal)
+    query = seq_len // 2 if query is None else query
+    slopes = alibi_slopes(num_heads)
+    rel = np.arange(seq_len) - query
+    with figure_style():
+        import matplotlib
+
+        fig, ax = _new_axes(ax, (6.6, 3.0))
+        cmap = matplotlib.colormaps["viridis"]
+        for h in range(num_heads):
+            keep = np.isfinite(weights[h]) & (weights[h] > 0)
+            color = cmap(h / max(1, num_heads - 1) * 0.9)
+            ax.plot(rel[keep], weights[h, keep], "o-", ms=2.5, lw=1.1, color=color,
+                    label=f"h = {h + 1}: m = {slopes[h]:.3g}")
+        ax.set_xlabel(label("key 位置 − query 位置 (j − i)", "key position − query position (j − i)"))
+        ax.set_ylabel(label("注意力权重", "attention weight"))
+        form = label("因果", "causal") if causal else label("对称", "symmetric")
+        ax.set_title(label(f"只有 ALiBi 偏置（q·k = 0）：query i = {query}，seq_len = {seq_len}，{form}",
+                           f"ALiBi bias alone (q·k = 0): query i = {query}, seq_len = {seq_len}, {form}"))
+        ax.set_ylim(bottom=0)
+        ax.legend(fontsize=7, ncols=2, loc="upper left", frameon=False)
+    return fig
+
+
+#: Colour and marker per position encoding, shared by the notebook-07 plots.
+_PE_STYLES = {"none": ("0.5", "x"), "sinusoidal": ("C0", "o"), "learned": ("C1", "s"),
+              "rope": ("C2", "^"), "alibi": ("C3", "D")}
+
+
+def plot_extrapolation(rows, ax=None):
+    """Accuracy against test length, one line per row of :func:`extrapolation_table`.
+
+    A row whose model cannot run (learned table too short) appears in the legend only.
+    The dashed line is chance (1/2: the mirror-pair argument).
+    Introduced in notebook 07_rope_alibi.
+    """
+    format_extrapolation_table(rows)   # validate
+    styles = _PE_STYLES
+    with figure_style():
+        from matplotlib.lines import Line2D
+
+        fig, ax = _new_axes(ax, (7.2, 3.2))
+        handles = []
+        for r in rows:
+            color, marker = styles.get(r.get("pe"), ("k", "o"))
+            ls = "-"
+            pts = sorted((L, a) for L, a in r["by_length"].items() if a is not None)
+            name = r["label"]
+            if pts:
+                xs, ys = zip(*pts)
+                ax.plot(xs, ys, ls=ls, marker=marker, ms=4, lw=1.4, color=color)
+                handles.append(Line2D([], [], color=color, marker=marker, ms=4, ls=ls, label=name))
+            else:
+                handles.append(Line2D([], [], color=color, marker="x", ms=6, ls="none",
+                                      label=f"{name}: {label('无法运行', 'cannot run')}"))
+        ax.axhline(0.5, color="0.5", lw=0.9, ls="--")
+        ax.text(1.0, 0.5, label(" 随机 (chance)", " chance"), transform=ax.get_yaxis_transform(),
+                va="center", ha="left", fontsize=8, color="0.4")
+        lengths = sorted({L for r in rows for L in r["by_length"]})
+        ax.set_xticks(lengths)
+        lowest = min([0.45] + [a for r in rows for a in r["by_length"].values() if a is not None])
+        ax.set_ylim(max(0.0, lowest - 0.05), 1.03)
+        ax.set_xlabel(label("测试句子长度（词数，含 。）", "test sentence length (tokens)"))
+        ax.set_ylabel(label("准确率", "accuracy"))
+        ax.set_title(label("在短句上训练，在更长的句子上测试", "trained on short sentences, tested on longer ones"))
+        ax.legend(handles=handles, fontsize=7.5, loc="upper left", bbox_to_anchor=(1.06, 1.0), frameon=False)
+    return fig
+
+
+def plot_accuracy_by_start(by_start: dict, seq_len: int, train_lengths=(4, 8), ax=None):
+    """Accuracy at one test length against the biter's position, one line per model.
+
+    ``by_start`` maps a model name to ``{start: accuracy}`` (from :func:`accuracy_by_start`).
+    Shaded: positions the biter occupied in training (``start <= hi - 4``) and the positions
+    whose distance to the final 。 (``seq_len - 1 - start``) occurred in training.
+    Introduced in notebook 07_rope_alibi.
+    """
+    seq_len = _check_int("seq_len", seq_len, 4, 32)
+    lo, hi = _check_lengths("train_lengths", train_lengths, 4)
+    if not isinstance(by_start, dict) or not by_start:
+        raise ValueError("by_start must be a non-empty dict {model name: {start: accuracy}} / "
+                         "by_start 必须是非空 dict")
+    with figure_style():
+        fig, ax = _new_axes(ax, (7.2, 3.2))
+        last = seq_len - 4
+        ax.axvspan(-0.5, hi - 4 + 0.5, color="C0", alpha=0.1, lw=0)
+        ax.axvspan(seq_len - hi - 0.5, last + 0.5, color="C3", alpha=0.1, lw=0)
+        ax.text(-0.4, 0.02, label("训练中见过的\n施事位置", "biter positions\nseen in training"),
+                color="C0", fontsize=7.5, va="bottom")
+        ax.text(last + 0.4, 0.02, label("到 。 的距离\n训练中见过", "distance to the end\nseen in training"),
+                color="C3", fontsize=7.5, va="bottom", ha="right")
+        for j, (name, acc) in enumerate(by_start.items()):
+            pts = sorted(acc.items())
+            color, marker = _PE_STYLES.get(name, (f"C{(j + 4) % 10}", "v"))
+            ax.plot([p for p, _ in pts], [a for _, a in pts], marker=marker, ms=4, lw=1.3,
+                    color=color, label=str(name))
+        ax.axhline(0.5, color="0.5", lw=0.8, ls="--")
+        ax.set_xlim(-0.5, last + 0.5)
+        ax.set_ylim(0, 1.05)
+        ax.set_xticks(range(0, last + 1))
+        ax.set_xlabel(label(f"施事（咬人者）的位置 start（句长 {seq_len}，。 在位置 {seq_len - 1}）",
+                            f"position of the biter (length {seq_len}, the end mark at {seq_len - 1})"))
+        ax.set_ylabel(label("准确率", "accuracy"))
+        ax.legend(fontsize=8, loc="lower left", bbox_to_anchor=(0.38, 0.03), frameon=True, framealpha=0.9)
+    return fig
+
+
+# ---------------------------------------------------------------------------
+# Explore (notebook 07)
+# ---------------------------------------------------------------------------
+class RopeExplorer(Explorer):
+    """Move the query position m (``pos``), the pair ``i`` and ``base``: q and k as arrows in
+    pair i's plane, and the score against the offset n - m with the current (m, n) marked.
+
+    k stays at position ``n`` (constructor argument). The curve is computed once with q at
+    position 0; the marker is the score computed at the actual m and n and always lands on it.
+    Introduced in notebook 07_rope_alibi.
+    """
+
+    name = "rope"
+
+    def __init__(self, pos=5, i=0, base=10000.0, n=20):
+        import ipywidgets as w
+
+        self.q, self.k = _rope_demo_vectors()
+        self.n = _check_int("n", n, 0, 40)
+        st = _slider_style()
+        controls = {
+            "pos": w.IntSlider(pos, min=self.n - _RopeView.OFFSET_MAX + 10, max=self.n + _RopeView.OFFSET_MAX - 10,
+                               description=label("pos (q 的位置 m)", "pos (m, position of q)"), style=st),
+            "i": w.IntSlider(i, min=0, max=len(self.q) // 2 - 1, description=label("i (第几对)", "i (pair)"),
+                             style=st),
+            "base": w.FloatLogSlider(base, base=10, min=1, max=5, step=0.25, description="base", style=st),
+        }
+        super().__init__(controls)
+
+    FIGSIZE = (7.6, 3.0)
+
+    def _make_view(self, fig):
+        ax_pair, ax_curve = fig.subplots(1, 2, width_ratios=[1, 2.1])
+        self.view = _RopeView(ax_pair, ax_curve)
+
+    def _depends(self):
+        return {"pos": self.view.pos_artists(), "i": self.view.pair_artists()}
+
+    def _update(self, pos, i, base):
+        self.view.update(self.q, self.k, pos, self.n, i, base)
+        return False
+
+
+class _AlibiView:
+    """The bias matrix of one head (left) and the attention row it gives a query (right)."""
+
+    MAX_LEN = 64
+
+    def __init__(self, ax_heat, ax_bar, cax):
+        from matplotlib.collections import LineCollection
+
+        self.ax_heat, self.ax_bar = ax_heat, ax_bar
+        self.image = ax_heat.imshow(np.zeros((2, 2)), cmap=_alibi_cmap(), vmin=ALIBI_VMIN, vmax=0,
+                                    aspect="auto", interpolation="nearest", extent=(0, 1, 1, 0))
+        ax_heat.set_xlim(0, 1)
+        ax_heat.set_ylim(1, 0)
+        ax_heat.set_xticks([])
+        ax_heat.set_yticks([])
+        ax_heat.set_xlabel(label("key 位置 j", "key position j"), labelpad=12)
+        ax_heat.set_ylabel(label("query 位置 i", "query position i"), labelpad=16)
+        (self.row,) = ax_heat.plot([0, 1, 1, 0, 0], [0, 0, 1, 1, 0], color="C1", lw=1.4)
+        self.xticks = [ax_heat.text(0, 1.0, "", transform=ax_heat.transAxes, ha="center", va="top",
+                                    fontsize=7.5) for _ in range(6)]
+        self.yticks = [ax_heat.text(0, 0, "", transform=ax_heat.transAxes, ha="right", va="center",
+                                    fontsize=7.5) for _ in range(6)]
+        self.title_heat = ax_heat.set_title(" ", fontsize=8.5)
+        ax_heat.get_figure().colorbar(self.image, cax=cax)
+        cax.set_ylabel(label(f"偏置（≤ {ALIBI_VMIN:g} 最深）", f"bias (≤ {ALIBI_VMIN:g} darkest)"), fontsize=7.5)
+        cax.tick_params(labelsize=7)
+        half = self.MAX_LEN // 2
+        self.bars = LineCollection([], colors="C1", linewidths=3.0)
+        ax_bar.add_collection(self.bars)
+        (self.tops,) = ax_bar.plot([], [], "o", color="C1", ms=2.5)
+        ax_bar.axvline(0, color="0.8", lw=0.6, zorder=0.5)
+        ax_bar.set_xlim(-half - 0.5, half - 0.5)
+        ax_bar.set_ylim(0, 0.62)
+        ax_bar.set_xlabel(label("key 位置 − query 位置 (j − i)", "key − query position (j − i)"))
+        ax_bar.set_ylabel(label("注意力权重（q·k = 0）", "attention weight (q·k = 0)"))
+        self.title_bar = ax_bar.set_title(" ", fontsize=8.5)
+
+    def artists(self):
+        # the orange row frame is drawn over the image: it comes after it
+        return [self.image, self.row, *self.xticks, *self.yticks, self.title_heat, self.bars, self.tops,
+                self.title_bar]
+
+    def update(self, num_heads, seq_len, head, causal):
+        bias = alibi_causal_bias(seq_len, num_heads) if causal else alibi_bias(seq_len, num_heads)
+        slope = alibi_slopes(num_heads)[head - 1]
+        self.image.set_data(np.ma.masked_invalid(bias[head - 1]))
+        query = seq_len // 2
+        y0, y1 = query / seq_len, (query + 1) / seq_len
+        self.row.set_data([0.002, 0.998, 0.998, 0.002, 0.002], [y0, y0, y1, y1, y0])
+        _PEHeatmapView._place(self.xticks, seq_len, True)
+        _PEHeatmapView._place(self.yticks, seq_len, False)
+        weights = alibi_attention(seq_len, num_heads, query, causal)[head - 1]
+        rel = np.arange(seq_len) - query
+        keep = weights > 0
+        self.bars.set_segments([[(x, 0.0), (x, y)] for x, y in zip(rel[keep], weights[keep])])
+        self.tops.set_data(rel[keep], weights[keep])
+        mean_dist = float(np.abs(rel) @ weights)
+        form = label("因果", "causal") if causal else label("对称", "symmetric")
+        self.title_heat.set_text(f"head {head}/{num_heads}: m = 2^(-{8 * head / num_heads:.3g}) = {slope:.3g} ({form})")
+        self.title_bar.set_text(label(
+            f"query i = {query}：给自己 {weights[query]:.2f}，平均看 {mean_dist:.1f} 步远",
+            f"query i = {query}: {weights[query]:.2f} on itself, mean distance {mean_dist:.1f}"))
+
+
+class AlibiExplorer(Explorer):
+    """ALiBi: pick the number of heads, the sequence length, one head and the causal form.
+
+    Left: that head's bias ``-m_h |i - j|`` (or the causal ``-m_h (i - j)``, future masked);
+    right: the attention the bias alone gives the middle query. The ``head`` slider's
+    maximum follows ``num_heads``.
+    Introduced in notebook 07_rope_alibi.
+    """
+
+    name = "alibi"
+
+    def __init__(self, num_heads=8, seq_len=24, head=1, causal=False):
+        import ipywidgets as w
+
+        st = _slider_style()
+        num_heads = _check_int("num_heads", num_heads, 1, 16)
+        head = _check_int("head", head, 1, num_heads)
+        controls = {
+            "num_heads": w.IntSlider(num_heads, min=1, max=16, description="num_heads", style=st),
+            "seq_len": w.IntSlider(_check_int("seq_len", seq_len, 4, _AlibiView.MAX_LEN), min=4,
+                                   max=_AlibiView.MAX_LEN, description="seq_len", style=st),
+            "head": w.IntSlider(head, min=1, max=num_heads, description=label("head (第几个头)", "head"), style=st),
+            "causal": w.Checkbox(value=bool(causal), description=label("因果形式 causal", "causal")),
+        }
+        self._syncing = False
+        super().__init__(controls)
+
+    FIGSIZE = (7.6, 3.0)
+
+    def _make_view(self, fig):
+        ax_heat, cax, ax_bar = fig.subplots(1, 3, width_ratios=[1, 0.05, 1.25])
+        self.view = _AlibiView(ax_heat, ax_bar, cax)
+
+    def _on_change(self, change):
+        if not self._syncing:   # the head slider being clamped from _update: already drawn
+            super()._on_change(change)
+
+    def _update(self, num_heads, seq_len, head, causal):
+        head_slider = self.controls["head"]
+        head = min(head, num_heads)
+        if head_slider.max != num_heads or head_slider.value != head:
+            self._syncing = True
+            try:
+                if head_slider.value > num_heads:
+                    head_slider.value = num_heads
+                head_slider.max = num_heads
+            finally:
+                self._syncing = False
+        self.view.update(num_heads, seq_len, head, bool(causal))
+        return False
+
+
+EXPLORERS["rope"] = RopeExplorer
+EXPLORERS["alibi"] = AlibiExplorer
+
+
+# ---------------------------------------------------------------------------
+# Exercises (notebook 07)
+# ---------------------------------------------------------------------------
+def check_alibi_slope(h: int, num_heads: int, answer) -> Verdict:
+    """Check the ALiBi slope ``m_h = 2 ** (-8 h / H)`` of head h (1-based) among H heads.
+
+    Recognises counting heads from 0, forgetting the 8, and a negative slope.
+    Introduced in notebook 07_rope_alibi.
+    """
+    num_heads = _check_int("num_heads", num_heads, 1, 1024)
+    h = _check_int("h", h, 1, num_heads)
+    right = float(alibi_slopes(num_heads)[h - 1])
+    tol = 1e-3 * right
+    if answer is None:
+        return Verdict(False, "把 None 换成你的答案（一个数，例如 0.25 或 2 ** -2）。")
+    arr = _answer_array(answer, ())
+    if arr is None:
+        return Verdict(False, "答案应是一个数，例如 0.25 或 2 ** -2。")
+    got = float(arr)
+    if abs(got - right) <= tol:
+        return Verdict(True, f"m_{h} = 2^(−8·{h}/{num_heads}) = {right:.6g}。")
+    slips = {
+        "头从 1 开始数：第 1 个头的斜率是 2^(−8/H)，不是 2^0 = 1。": 2.0 ** (-8.0 * (h - 1) / num_heads),
+        "指数里少了 8：m_h = 2^(−8h/H)。": 2.0 ** (-h / num_heads),
+        "斜率 m_h 是正数；加到分数上的是 −m_h·|i − j|，负号在偏置里。": -right,
+    }
+    for msg, value in slips.items():
+        if abs(got - value) <= 1e-3 * abs(value):
+            return Verdict(False, msg)
+    return Verdict(False, f"m_h = 2^(−8h/H)：这里指数是 −8·{h}/{num_heads}。")
+
+
+def check_rope_angle(i: int, pos, d_model: int, answer, base: float = 10000.0) -> Verdict:
+    """Check the angle (radians) by which RoPE turns pair ``i`` of a vector at position ``pos``.
+
+    The angle is ``pos * w_i`` with ``w_i = base ** (-2i / d_model)``; the same angle plus a
+    whole number of turns (2*pi) counts as right. Recognises degrees, dividing by w_i
+    and using i instead of 2i in the exponent.
+    Introduced in notebook 07_rope_alibi.
+    """
+    d_model = _check_d_model(d_model)
+    i = _check_int("i", i, 0, d_model // 2 - 1)
+    pos = _check_real("pos", pos)
+    base = _check_base(base)
+    w = base ** (-2.0 * i / d_model)
+    right = pos * w
+    if answer is None:
+        return Verdict(False, "把 None 换成你的答案（弧度）。")
+    arr = _answer_array(answer, ())
+    if arr is None:
+        return Verdict(False, "答案应是一个数（弧度）。")
+    got = float(arr)
+    turns = (got - right) / (2 * math.pi)
+    if abs(got - right) <= 5e-4 or (abs(turns - round(turns)) * 2 * math.pi <= 5e-4):
+        extra = "" if abs(got - right) <= 5e-4 else "（差了整数圈 2π，是同一个旋转）"
+        return Verdict(True, f"角度 = pos·w_{i} = {pos:g} × {w:.6g} = {right:.6g} 弧度{extra}。")
+    slips = {
+        "你给的是角度制 (degrees)；RoPE 的角度用弧度。": math.degrees(right),
+        "角度是 pos × w_i，不是 pos ÷ w_i。": pos / w,
+        "指数是 −2i/d_model（第 i 对对应第 2i、2i+1 维），不是 −i/d_model。": pos * base ** (-i / d_model),
+    }
+    for msg, value in slips.items():
+        if abs(got - value) <= max(5e-4, 1e-4 * abs(value)):
+            return Verdict(False, msg)
+    return Verdict(False, f"和正弦位置编码同一组频率：w_i = base^(−2i/d_model)，这里 2i/d_model = {2 * i}/{d_model}；"
+                          f"角度 = pos × w_i。")
+
+
+def check_rope_shift(answer, shift: int = 7, m: int = 3, n: int = 10, d_model: int = 16, seed: int = 0) -> Verdict:
+    """Does ``rope(q, m) . rope(k, n)`` change when both positions move by ``shift``?
+
+    ``answer`` is True (it changes) or False (it does not). The verdict is computed: random
+    q, k (``seed``), scores at (m, n) and (m + shift, n + shift).
+    Introduced in notebook 07_rope_alibi.
+    """
+    shift = _check_int("shift", shift, -10**6, 10**6)
+    rng = np.random.default_rng(_check_int("seed", seed, 0))
+    q, k = rng.normal(size=(2, _check_d_model(d_model)))
+    before = float(rope(q[None], [m])[0] @ rope(k[None], [n])[0])
+    after = float(rope(q[None], [m + shift])[0] @ rope(k[None], [n + shift])[0])
+    changes = abs(after - before) > 1e-9 * max(1.0, abs(before))
+    hint = "R(mθ)ᵀR(nθ) = R((n − m)θ)：分数里只剩 n − m。两个位置一起挪，n − m 变了吗？"
+    verdict = check_choice(answer, changes, options=(True, False), hint=hint)
+    if verdict:
+        return Verdict(True, f"不变：挪动前 {before:+.6f}，挪动 {shift} 后 {after:+.6f}（差 {abs(after - before):.0e}），"
+                             f"因为 n − m 没变。")
+    return verdict
+
+
 # === end section 07 ===
 
 
@@ -2796,12 +3570,12 @@ def _torch_parts() -> dict:
         """
         if not isinstance(x, torch.Tensor) or x.dim() < 2:
             raise TypeError("x must be a torch.Tensor of shape (..., seq_len, d) / x 必须是 torch 张量")
-        positions = torch.as_tensor(positions, dtype=x.dtype)
+        positions = torch.as_tensor(positions, dtype=torch.float64)
         if positions.dim() != 1 or positions.shape[0] != x.shape[-2]:
             raise ValueError("positions must be 1-D with seq_len entries / positions 必须是长度为 seq_len 的一维序列")
-        w = torch.tensor(frequencies(x.shape[-1], base), dtype=x.dtype)
-        t = positions[:, None] * w[None, :]
-        c, s = torch.cos(t), torch.sin(t)
+        w = torch.tensor(frequencies(x.shape[-1], base), dtype=torch.float64)
+        t = positions[:, None] * w[None, :]  # angles in float64: exact even at large positions
+        c, s = torch.cos(t).to(x.dtype), torch.sin(t).to(x.dtype)
         x0, x1 = x[..., 0::2], x[..., 1::2]
         return torch.stack([x0 * c - x1 * s, x0 * s + x1 * c], dim=-1).flatten(-2)
 
@@ -3242,9 +4016,11 @@ def accuracy_by_length(model, dataset: BiteDataset) -> dict:
         raise ValueError("dataset must be a BiteDataset / dataset 必须是 BiteDataset")
     import torch
 
+    was_training = model.training
     model.eval()
     with torch.no_grad():
         correct = model(dataset.tokens, dataset.mask).argmax(-1) == dataset.labels
+    model.train(was_training)
     return {int(L): float(correct[dataset.lengths == L].double().mean())
             for L in torch.unique(dataset.lengths)}
 
@@ -3259,9 +4035,11 @@ def mirror_agreement(model, dataset: BiteDataset) -> float:
         raise ValueError("dataset must be a BiteDataset / dataset 必须是 BiteDataset")
     import torch
 
+    was_training = model.training
     model.eval()
     with torch.no_grad():
         pred = model(dataset.tokens, dataset.mask).argmax(-1)
+    model.train(was_training)
     return float((pred[0::2] == pred[1::2]).double().mean())
 
 
@@ -3412,7 +4190,8 @@ def extrapolation_table(pes: Sequence[str] = ("sinusoidal", "learned", "rope", "
                 try:
                     by_length[L] = evaluate(res.model, ds)
                 except PositionLimitError as exc:
-                    by_length[L], error = None, str(exc)
+                    by_length[L] = None
+                    error = error or str(exc)  # the first length that failed
         rows.append(dict(label=label, pe=p, max_len=res.config["max_len"],
                          in_distribution=res.test_accuracy, by_length=by_length, error=error))
     return rows

@@ -236,6 +236,7 @@ def test_extrapolation_table_structure():
     assert labels == ["none", "learned (max_len=6)", "learned (max_len=8)", "rope"]
     short = rows[1]
     assert short["by_length"] == {7: None, 8: None} and "max_len=6" in short["error"]
+    assert "length 7 " in short["error"], "the error names the first length that failed"
     for r in rows[2:]:
         assert r["error"] is None and set(r["by_length"]) == {7, 8}
         assert all(0.0 <= v <= 1.0 for v in r["by_length"].values())
