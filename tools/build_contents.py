@@ -76,6 +76,8 @@ def with_navigation(path, prev, nxt) -> str:
 def readme_block(items) -> str:
     rows = ["| # | 笔记本 (notebook) | 内容 |", "|---|---|---|"]
     for path, (title, summary) in items:
+        # the summaries' links are relative to notebooks/; the README sits one level up
+        summary = re.sub(r"\]\((?![a-z]+:|/)([^)]+)\)", r"](notebooks/\1)", summary)
         rows.append(f"| {path.name[:2]} | [{title}](notebooks/{path.name}) | {summary} |")
     return "\n".join([README_START, *rows, README_END])
 
