@@ -2714,44 +2714,14 @@ INTERVIEW_QUIZ = [
 
 # === section 05: notebook 05 additions ===
 # ---------------------------------------------------------------------------
-# Compute (notebook 05): memoised training runs, row similarity, accuracy by length,
+# Compute (notebook 05): row similarity, accuracy by length,
 # parameter counts, small tables
 # ---------------------------------------------------------------------------
 #: Colour of each position encoding in the figures of notebook 05.
 PE_COLORS = {"none": "0.45", "sinusoidal": "C0", "learned": "C1", "rope": "C2", "alibi": "C3"}
 
-#: Steps between the table snapshots of a memoised learned run (the ``learned`` slider's step).
-LEARNED_SNAPSHOT_EVERY = 5
-
 #: y range of every loss plot (log axis): from below the final losses up past ln 8.
 LOSS_YLIM = (1e-4, 10.0)
-
-
-@functools.lru_cache(maxsize=32)
-def _trained_run(pe: str, seed: int, steps: int, max_len):
-    every = LEARNED_SNAPSHOT_EVERY if pe == "learned" else None
-    return train_order_model(pe, seed=seed, steps=steps, max_len=max_len, snapshot_every=every)
-
-
-def trained_run(pe: str, *, seed: int = 0, steps: int | None = None, max_len: int | None = None):
-    """Memoised :func:`train_order_model` on the default task (train lengths 4-8).
-
-    The first call with given arguments trains (about a second); later calls return the
-    same :class:`TrainResult`, so every section of a notebook (and the ``learned`` explorer)
-    can ask for a run without carrying notebook state around. A learned run keeps a
-    snapshot of its table every ``LEARNED_SNAPSHOT_EVERY`` steps. ``steps`` defaults to
-    ``DEFAULT_STEPS``; ``max_len`` (rows of the learned table) only matters for
-    ``pe="learned"`` and defaults to the longest training sentence. Treat the result as
-    read-only. Introduced in notebook 05_learned_embeddings.
-    """
-    pe = _check_pe(pe)
-    seed = _check_int("seed", seed, 0)
-    steps = DEFAULT_STEPS if steps is None else _check_int("steps", steps, 1, 10000)
-    if pe != "learned" or max_len is None:
-        max_len = DEFAULT_TRAIN_LENGTHS[1] if pe == "learned" else None
-    else:
-        max_len = _check_int("max_len", max_len, DEFAULT_TRAIN_LENGTHS[1], 4096)
-    return _trained_run(pe, seed, steps, max_len)
 
 
 def position_similarity(table) -> np.ndarray:
@@ -4756,6 +4726,37 @@ def train_order_model(pe: str, *, steps: int = DEFAULT_STEPS, seed: int = 0,
                        seconds=seconds, snapshots=snapshots, config=config)
 
 
+#: Steps between the table snapshots of a memoised learned run (the ``learned`` slider's step).
+LEARNED_SNAPSHOT_EVERY = 5
+
+@functools.lru_cache(maxsize=32)
+def _trained_run(pe: str, seed: int, steps: int, max_len):
+    every = LEARNED_SNAPSHOT_EVERY if pe == "learned" else None
+    return train_order_model(pe, seed=seed, steps=steps, max_len=max_len, snapshot_every=every)
+
+
+def trained_run(pe: str, *, seed: int = 0, steps: int | None = None, max_len: int | None = None):
+    """Memoised :func:`train_order_model` on the default task (train lengths 4-8).
+
+    The first call with given arguments trains (about a second); later calls return the
+    same :class:`TrainResult`, so every section of a notebook (and the ``learned`` explorer)
+    can ask for a run without carrying notebook state around. A learned run keeps a
+    snapshot of its table every ``LEARNED_SNAPSHOT_EVERY`` steps. ``steps`` defaults to
+    ``DEFAULT_STEPS``; ``max_len`` (rows of the learned table) only matters for
+    ``pe="learned"`` and defaults to the longest training sentence. Treat the result as
+    read-only. ``extrapolation_table`` uses it too, so its default runs are shared.
+    Introduced in notebook 05_learned_embeddings.
+    """
+    pe = _check_pe(pe)
+    seed = _check_int("seed", seed, 0)
+    steps = DEFAULT_STEPS if steps is None else _check_int("steps", steps, 1, 10000)
+    if pe != "learned" or max_len is None:
+        max_len = DEFAULT_TRAIN_LENGTHS[1] if pe == "learned" else None
+    else:
+        max_len = _check_int("max_len", max_len, DEFAULT_TRAIN_LENGTHS[1], 4096)
+    return _trained_run(pe, seed, steps, max_len)
+
+
 def extrapolation_table(pes: Sequence[str] = ("sinusoidal", "learned", "rope", "alibi"),
                         train_lengths=DEFAULT_TRAIN_LENGTHS, test_lengths=DEFAULT_TEST_LENGTHS, *,
                         seed: int = 0, n_per_length: int = 512, include_none: bool = True,
@@ -4796,7 +4797,10 @@ def extrapolation_table(pes: Sequence[str] = ("sinusoidal", "learned", "rope", "
         label = p if max_len is None else f"learned (max_len={max_len})"
         if callback is not None:
             callback(label, index)
-        res = train_order_model(p, seed=seed, train_lengths=(lo, hi), max_len=max_len, **train_kwargs)
+        if not train_kwargs and (lo, hi) == tuple(DEFAULT_TRAIN_LENGTHS):
+            res = trained_run(p, seed=seed, max_len=max_len)  # memoised, identical to training anew
+        else:
+            res = train_order_model(p, seed=seed, train_lengths=(lo, hi), max_len=max_len, **train_kwargs)
         by_length, error = {}, None
         with _deterministic_torch(res.config["num_threads"]):
             for L, ds in test_sets.items():
