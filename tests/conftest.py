@@ -1,5 +1,10 @@
-"""Shared test settings: matplotlib never opens a window, hypothesis stays quick."""
+"""Shared test settings and fixtures: matplotlib never opens a window, hypothesis stays quick."""
 import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
 
 os.environ.setdefault("MPLBACKEND", "Agg")
 
@@ -19,3 +24,35 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.section("notebook execution times (nbclient, fresh kernel)")
         for name, seconds in sorted(DURATIONS.items()):
             terminalreporter.write_line(f"{name:45s} {seconds:6.1f} s")
+
+
+_NO_CJK_PROLOGUE = """
+import io, warnings
+warnings.simplefilter("error")
+import posenc_lib as pl
+assert pl.cjk_font() is None
+"""
+_NO_CJK_EPILOGUE = """
+for fig in figs:
+    fig.savefig(io.BytesIO(), format="png")
+    for t in fig.findobj(lambda a: hasattr(a, "get_text")):
+        assert all(ord(c) < 0x2E80 for c in t.get_text()), t.get_text()
+print("ok")
+"""
+
+
+@pytest.fixture
+def without_cjk_font():
+    """Run code that builds a list ``figs`` in a fresh interpreter that sees no CJK font.
+
+    Every figure must draw with no warning at all (no "Glyph missing") and hold no CJK
+    character in any text: the English glosses stand in, never tofu boxes.
+    """
+    def run(figures_code: str) -> None:
+        code = _NO_CJK_PROLOGUE + textwrap.dedent(figures_code) + _NO_CJK_EPILOGUE
+        env = {**os.environ, "POSENC_NO_CJK": "1", "MPLBACKEND": "Agg"}
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.strip() == "ok"
+
+    return run
