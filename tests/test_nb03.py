@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import posenc_lib as pl
+from figure_checks import pixels
 
 
 def pe_row_loops(pos, d_model, base=10000.0):
@@ -142,12 +143,6 @@ def test_check_wavelength_for_the_exercises():
 # ---------------------------------------------------------------------------
 # The plot
 # ---------------------------------------------------------------------------
-def pixels(fig):
-    buf = io.BytesIO()
-    fig.savefig(buf, format="rgba")
-    return np.frombuffer(buf.getvalue(), dtype=np.uint8)
-
-
 def test_plot_binary_vs_sinusoid():
     from matplotlib.figure import Figure
 

@@ -15,6 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import posenc_lib as pl
+from figure_checks import assert_draws_cleanly, pixels
 
 
 # ---------------------------------------------------------------------------
@@ -325,12 +326,6 @@ def test_bad_input_is_refused_clearly(call, exc, words):
 # ---------------------------------------------------------------------------
 # Plots and explorers (the sweep and full-render checks live in test_posenc_lib.py)
 # ---------------------------------------------------------------------------
-def pixels(fig):
-    buf = io.BytesIO()
-    fig.savefig(buf, format="rgba")
-    return np.frombuffer(buf.getvalue(), dtype=np.uint8)
-
-
 @pytest.mark.parametrize("make", [
     lambda: pl.plot_rope(),
     lambda: pl.plot_rope(pos=16, n=20, i=3, base=100.0),
@@ -342,13 +337,7 @@ def pixels(fig):
     lambda: pl.plot_accuracy_by_start({"rope": {0: 1.0, 1: 0.9}, "alibi": {0: 0.6, 1: 1.0}}, 8),
 ])
 def test_plots_return_figures_without_warnings(make):
-    from matplotlib.figure import Figure
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        fig = make()
-        assert isinstance(fig, Figure)
-        assert pixels(fig).std() > 0
+    assert_draws_cleanly(make)
 
 
 @pytest.mark.parametrize("plot", [pl.plot_alibi_attention, pl.plot_extrapolation, pl.plot_accuracy_by_start])
