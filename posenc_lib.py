@@ -1766,13 +1766,9 @@ def plot_binary_vs_sinusoid(ks=(0, 1, 2, 3), n_pos: int = 32, ax=None):
         step = max(1, n_pos // 8)
         ax.set_xticks(np.arange(0, n_pos + 1, step))
         ax.grid(True, axis="x", lw=0.4, alpha=0.5)
-        # An ax made outside figure_style() keeps its old title/label fonts: set the family.
-        import matplotlib
-
-        fam = matplotlib.rcParams["font.family"]
-        ax.set_xlabel(label("位置 pos", "position pos"), fontfamily=fam)
+        ax.set_xlabel(label("位置 pos", "position pos"))  # _new_axes gave a foreign ax the fonts
         ax.set_title(label("二进制计数器的每一位 vs 同周期的正弦波",
-                           "binary counter bits vs sinusoids of the same period"), fontfamily=fam)
+                           "binary counter bits vs sinusoids of the same period"))
         ax.legend(loc="upper right", fontsize=8, ncols=2, framealpha=0.9)
     return fig
 

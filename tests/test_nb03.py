@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import posenc_lib as pl
-from figure_checks import pixels
+from support import pixels
 
 
 def pe_row_loops(pos, d_model, base=10000.0):

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import posenc_lib as pl
-from figure_checks import assert_draws_cleanly, pixels
+from support import assert_draws_cleanly, pixels
 
 
 def cosine(a, b):

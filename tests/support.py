@@ -1,4 +1,4 @@
-"""Figure helpers shared by the test modules."""
+"""Helpers shared by the test modules."""
 import io
 import warnings
 
@@ -21,3 +21,14 @@ def assert_draws_cleanly(make) -> None:
         fig = make()
         assert isinstance(fig, Figure)
         assert pixels(fig).std() > 0
+
+
+def assert_refused_clearly(call, exc, words) -> None:
+    """``call()`` raises ``exc`` with a message naming ``words`` and also written in Chinese."""
+    import pytest
+
+    with pytest.raises(exc) as info:
+        call()
+    msg = str(info.value)
+    assert words in msg
+    assert any("\u4e00" <= ch <= "\u9fff" for ch in msg), "message should also be in Chinese"
