@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import posenc_lib as pl
+from posenc.text import _text_width
 
 
 # ---------------------------------------------------------------------------
@@ -115,7 +116,7 @@ def test_format_matrix_round_trips_and_aligns():
     body = [ln.split() for ln in lines[2:]]
     assert [r[0] for r in body] == ["猫", "狗"]
     np.testing.assert_allclose([[float(v) for v in r[1:]] for r in body], m, atol=5e-5)
-    widths = {pl._text_width(ln) for ln in lines[1:]}
+    widths = {_text_width(ln) for ln in lines[1:]}
     assert len(widths) == 1, "every row (header included) has the same display width"
 
 

@@ -368,9 +368,9 @@ def test_quiz_from_plain_data_and_quiz_widget():
     assert "再想想" in quiz.feedback[0].value and "h" in quiz.feedback[0].value
     quiz.radios[0].value = "2"
     assert "e&lt;b&gt;" in quiz.feedback[0].value  # explanations are escaped
-    box = pl.quiz_widget(qs)
+    box = pl.Quiz(qs).widget
     assert "posenc-quiz" in box._dom_classes
-    assert "posenc-quiz" in pl.quiz_widget()._dom_classes
+    assert "posenc-quiz" in pl.Quiz(pl.INTERVIEW_QUIZ).widget._dom_classes
 
 
 @pytest.mark.parametrize("bad,exc", [

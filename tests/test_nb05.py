@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import posenc_lib as pl
+from posenc.figures.learned import _training_table_html
 from support import assert_draws_cleanly, pixels
 
 
@@ -179,7 +180,7 @@ def test_check_order_blind_accuracy():
 
 def test_training_table_html_lists_every_pe():
     runs = {"sinusoidal": pl.trained_run("sinusoidal")}
-    text = pl.training_table_html(runs, ["none", "sinusoidal"])
+    text = _training_table_html(runs, ["none", "sinusoidal"])
     assert text.count("<tr>") == 3 and "—" in text
     accs = re.findall(r"class='posenc-acc'>([0-9.]+)<", text)
     assert accs == [f"{runs['sinusoidal'].train_accuracy:.3f}", f"{runs['sinusoidal'].test_accuracy:.3f}"]

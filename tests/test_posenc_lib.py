@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import posenc_lib as pl
+from posenc.figures.style import _CJK_FILES
 from support import assert_draws_cleanly, assert_refused_clearly, pixels
 
 
@@ -426,6 +427,6 @@ figs += [f().figure for f in pl.EXPLORERS.values()]
 def test_cjk_font_found_when_installed():
     import os
 
-    if not any(os.path.exists(p) for p in pl._CJK_FILES):
+    if not any(os.path.exists(p) for p in _CJK_FILES):
         pytest.skip("no CJK font on this machine (apt-get install fonts-noto-cjk)")
     assert pl.cjk_font() is not None

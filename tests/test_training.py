@@ -172,7 +172,7 @@ def test_learned_table_too_short_raises_clear_error():
     with pytest.raises(T.PositionLimitError, match="max_len=8"):
         model(long.tokens, long.mask)
     with pytest.raises(IndexError):                 # the raw nn.Embedding error, for contrast
-        model.pos_emb(torch.arange(12))
+        model.pos_emb.embedding(torch.arange(12))
 
 
 # ---------------------------------------------------------------------------
@@ -242,10 +242,9 @@ def test_extrapolation_table_structure():
         assert all(0.0 <= v <= 1.0 for v in r["by_length"].values())
 
 
-def test_accuracy_by_length():
+def test_length_accuracy_has_one_entry_per_length():
     res = T.train_order_model("sinusoidal", **SMALL)
-    ds = T.make_bite_dataset(40, lengths=(5, 7), seed=0)
-    by = T.accuracy_by_length(res.model, ds)
+    by = T.length_accuracy(res.model, (5, 7), n_per_length=40)
     assert set(by) == {5, 6, 7}
 
 

@@ -1,0 +1,125 @@
+"""Self-attention in numpy, and the 猫咬狗 permutation demo built on it.
+
+Introduced in notebook 01_permutation_invariance.
+"""
+from __future__ import annotations
+
+import math
+import zlib
+from dataclasses import dataclass
+
+import numpy as np
+
+from .encoding import sinusoidal_encoding
+from .validate import _check_array, _check_d_model, _check_int, _check_tokens
+
+
+def softmax(scores, axis: int = -1) -> np.ndarray:
+    """Numerically stable softmax along ``axis``.
+
+    Entries of ``-inf`` are a mask: they get weight exactly 0 (causal attention, padding).
+    Every slice along ``axis`` needs at least one finite entry.
+    Introduced in notebook 01_permutation_invariance.
+    """
+    scores = _check_array("scores", scores, masked=True)
+    top = scores.max(axis=axis, keepdims=True)
+    if not np.all(np.isfinite(top)):
+        raise ValueError("every row of scores needs a finite entry (a row of -inf has no softmax) / "
+                         "scores 的每一行至少要有一个有限值")
+    e = np.exp(scores - top)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def self_attention(x, w_q, w_k, w_v):
+    """Plain scaled dot-product self-attention, no mask.
+
+    ``x`` is ``(seq_len, d_in)``; ``w_q``, ``w_k`` are ``(d_in, d_k)``, ``w_v`` is
+    ``(d_in, d_v)``. Returns ``(outputs, weights)`` with
+    ``weights = softmax(Q K^T / sqrt(d_k))`` of shape ``(seq_len, seq_len)`` and
+    ``outputs = weights @ V`` of shape ``(seq_len, d_v)``.
+    Introduced in notebook 01_permutation_invariance.
+    """
+    x = _check_array("x", x, ndim=2)
+    if x.shape[0] < 1:
+        raise ValueError("x must hold at least one token (row) / x 至少要有一个词（一行）")
+    mats = {}
+    for name, w in (("w_q", w_q), ("w_k", w_k), ("w_v", w_v)):
+        w = _check_array(name, w, ndim=2)
+        if w.shape[0] != x.shape[1]:
+            raise ValueError(
+                f"{name} must have {x.shape[1]} rows to match x's width, got shape {w.shape} / "
+                f"{name} 的行数必须等于 x 的列数 {x.shape[1]}，收到的形状是 {w.shape}"
+            )
+        mats[name] = w
+    if mats["w_q"].shape[1] != mats["w_k"].shape[1]:
+        raise ValueError(
+            "w_q and w_k must have the same number of columns (d_k) / w_q 与 w_k 的列数 (d_k) 必须相同"
+        )
+    q, k, v = x @ mats["w_q"], x @ mats["w_k"], x @ mats["w_v"]
+    weights = softmax(q @ k.T / math.sqrt(q.shape[1]), axis=-1)
+    return weights @ v, weights
+
+
+def token_vectors(tokens, d_model: int, seed: int = 0) -> np.ndarray:
+    """A fixed pseudo-random word vector per token (same token -> same vector, any run).
+
+    Each vector is drawn from N(0, 1/d_model) seeded by the token's text and ``seed``,
+    so 猫 has the same vector in 猫咬狗 and in 狗咬猫. Shape ``(len(tokens), d_model)``.
+    Introduced in notebook 01_permutation_invariance.
+    """
+    tokens = _check_tokens(tokens)
+    d_model = _check_int("d_model", d_model, 1)
+    seed = _check_int("seed", seed, 0)
+    rows = []
+    for t in tokens:
+        rng = np.random.default_rng([zlib.crc32(t.encode("utf-8")), seed])
+        rows.append(rng.normal(0.0, 1.0 / math.sqrt(d_model), d_model))
+    return np.array(rows)
+
+
+@dataclass
+class AttentionDemo:
+    """Result of :func:`attention_demo`: everything the permutation figures show."""
+
+    tokens: tuple
+    x: np.ndarray
+    weights: np.ndarray
+    outputs: np.ndarray
+    use_pe: bool
+
+    @property
+    def pooled(self) -> np.ndarray:
+        """The sentence vector: the mean of the per-token outputs."""
+        return self.outputs.mean(axis=0)
+
+    def output_of(self, token: str) -> np.ndarray:
+        """The output row of the first occurrence of ``token``."""
+        return self.outputs[self.tokens.index(token)]
+
+
+def attention_weights_for_demo(d_model: int, seed: int = 0):
+    """The fixed random ``(w_q, w_k, w_v)`` used by :func:`attention_demo`.
+
+    Introduced in notebook 01_permutation_invariance.
+    """
+    d_model = _check_d_model(d_model)
+    rng = np.random.default_rng(_check_int("seed", seed, 0) + 1000)
+    return tuple(rng.normal(0.0, 1.0 / math.sqrt(d_model), (d_model, d_model)) for _ in range(3))
+
+
+def attention_demo(tokens="猫咬狗", d_model: int = 4, use_pe: bool = False, seed: int = 0,
+                   base: float = 10000.0) -> AttentionDemo:
+    """Self-attention on a short sentence, with or without sinusoidal PE added.
+
+    Word vectors come from :func:`token_vectors`, projections from
+    :func:`attention_weights_for_demo`; with ``use_pe`` the PE of positions 0, 1, ...
+    is added to the word vectors first.
+    Introduced in notebook 01_permutation_invariance.
+    """
+    tokens = _check_tokens(tokens)
+    d_model = _check_d_model(d_model)
+    x = token_vectors(tokens, d_model, seed)
+    if use_pe:
+        x = x + sinusoidal_encoding(len(tokens), d_model, base)
+    outputs, weights = self_attention(x, *attention_weights_for_demo(d_model, seed))
+    return AttentionDemo(tokens, x, weights, outputs, bool(use_pe))

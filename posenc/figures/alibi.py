@@ -1,0 +1,213 @@
+"""ALiBi as pictures: the bias matrix of each head, and the attention the bias alone gives.
+
+Introduced in notebook 07_rope_alibi.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .explorer import Explorer, _slider_style
+from .style import _alibi_cmap, _new_axes, figure_style, label, _place_index_ticks
+from ..rope_alibi import alibi_attention, alibi_bias, alibi_causal_bias, alibi_slopes
+from ..validate import _check_int, _is_int
+
+
+ALIBI_VMIN = -6.0   # bias colour scale: -6 and below share the darkest colour (exp(-6) ~ 0.0025)
+
+
+def plot_alibi_bias(seq_len: int = 12, num_heads: int = 8, heads=(1, 4, 8), causal: bool = False,
+                    annotate: bool = True, ax=None):
+    """ALiBi bias matrices for a few heads (1-based), side by side, one colour scale.
+
+    ``causal=True`` draws the paper's decoder form (grey = masked future keys). With
+    ``annotate`` and seq_len <= 12 every cell shows its value. With ``ax``, the panels share
+    its grid cell and the line describing the form goes above them instead of a suptitle.
+    Introduced in notebook 07_rope_alibi.
+    """
+    seq_len = _check_int("seq_len", seq_len, 2, 64)
+    num_heads = _check_int("num_heads", num_heads, 1, 1024)
+    if _is_int(heads):
+        heads = (heads,)
+    heads = [_check_int("heads", h, 1, num_heads) for h in heads]
+    if not heads or len(heads) > 4:
+        raise ValueError("heads must name 1 to 4 heads / heads 要给 1 到 4 个头")
+    bias = alibi_causal_bias(seq_len, num_heads) if causal else alibi_bias(seq_len, num_heads)
+    slopes = alibi_slopes(num_heads)
+    own_figure = ax is None
+    with figure_style():
+        fig, axes = _new_axes(ax, (2.55 * len(heads) + 0.8, 3.0), 1, len(heads))
+        axes = np.atleast_1d(axes)
+        for ax, h in zip(axes, heads):
+            img = ax.imshow(np.ma.masked_invalid(bias[h - 1]), cmap=_alibi_cmap(), vmin=ALIBI_VMIN, vmax=0,
+                            interpolation="nearest")
+            if annotate and seq_len <= 12:
+                for r in range(seq_len):
+                    for c in range(seq_len):
+                        if np.isfinite(bias[h - 1, r, c]):
+                            ax.text(c, r, f"{-abs(r - c)}" if r != c else "0", ha="center", va="center",
+                                    fontsize=6.5, color="white" if bias[h - 1, r, c] < 0.5 * ALIBI_VMIN else "black")
+            step = max(1, seq_len // 6)
+            ax.set_xticks(range(0, seq_len, step))
+            ax.set_yticks(range(0, seq_len, step))
+            ax.set_xlabel(label("key 位置 j", "key position j"))
+            ax.set_title(f"head {h}: m = 2^(-{8 * h / num_heads:g}) = {slopes[h - 1]:.4g}")
+        axes[0].set_ylabel(label("query 位置 i", "query position i"))
+        form = (label("因果形式 −m·(i−j)，j ≤ i（灰 = 被遮住的未来）", "causal −m·(i−j), j ≤ i (grey = masked future)")
+                if causal else label("对称形式 −m·|i−j|", "symmetric −m·|i−j|"))
+        note = (label("；格中数字 = −|i−j|（偏置 = m × 它）", "; cell numbers = −|i−j| (bias = m × number)")
+                if annotate and seq_len <= 12 else "")
+        if own_figure:
+            fig.suptitle(f"ALiBi bias, H = {num_heads}: {form}{note}", fontsize=10)
+        else:
+            axes[0].set_title(f"ALiBi bias, H = {num_heads}: {form}{note}\n{axes[0].get_title()}",
+                              loc="left")
+        fig.colorbar(img, ax=list(axes), shrink=0.85,
+                     label=label(f"偏置（≤ {ALIBI_VMIN:g} 画成最深色）", f"bias (≤ {ALIBI_VMIN:g}: darkest)"))
+    return fig
+
+
+def plot_alibi_attention(seq_len: int = 33, num_heads: int = 8, causal: bool = False, query=None, ax=None):
+    """Attention of one query from the ALiBi bias alone (q.k = 0), one curve per head.
+
+    x = key position minus query position. Steep heads (small h) look only nearby; flat
+    heads spread their weight over the whole sequence.
+    Introduced in notebook 07_rope_alibi.
+    """
+    weights = alibi_attention(seq_len, num_heads, query, causal)
+    query = seq_len // 2 if query is None else query
+    slopes = alibi_slopes(num_heads)
+    rel = np.arange(seq_len) - query
+    with figure_style():
+        import matplotlib
+
+        fig, ax = _new_axes(ax, (6.6, 3.0))
+        cmap = matplotlib.colormaps["viridis"]
+        for h in range(num_heads):
+            keep = np.isfinite(weights[h]) & (weights[h] > 0)
+            color = cmap(h / max(1, num_heads - 1) * 0.9)
+            ax.plot(rel[keep], weights[h, keep], "o-", ms=2.5, lw=1.1, color=color,
+                    label=f"h = {h + 1}: m = {slopes[h]:.3g}")
+        ax.set_xlabel(label("key 位置 − query 位置 (j − i)", "key position − query position (j − i)"))
+        ax.set_ylabel(label("注意力权重", "attention weight"))
+        form = label("因果", "causal") if causal else label("对称", "symmetric")
+        ax.set_title(label(f"只有 ALiBi 偏置（q·k = 0）：query i = {query}，seq_len = {seq_len}，{form}",
+                           f"ALiBi bias alone (q·k = 0): query i = {query}, seq_len = {seq_len}, {form}"))
+        ax.set_ylim(bottom=0)
+        ax.legend(fontsize=7, ncols=2, loc="upper left", frameon=False)
+    return fig
+
+
+class _AlibiView:
+    """The bias matrix of one head (left) and the attention row it gives a query (right)."""
+
+    MAX_LEN = 64
+
+    def __init__(self, ax_heat, ax_bar, cax):
+        from matplotlib.collections import LineCollection
+
+        self.ax_heat, self.ax_bar = ax_heat, ax_bar
+        self.image = ax_heat.imshow(np.zeros((2, 2)), cmap=_alibi_cmap(), vmin=ALIBI_VMIN, vmax=0,
+                                    aspect="auto", interpolation="nearest", extent=(0, 1, 1, 0))
+        ax_heat.set_xlim(0, 1)
+        ax_heat.set_ylim(1, 0)
+        ax_heat.set_xticks([])
+        ax_heat.set_yticks([])
+        ax_heat.set_xlabel(label("key 位置 j", "key position j"), labelpad=12)
+        ax_heat.set_ylabel(label("query 位置 i", "query position i"), labelpad=16)
+        (self.row,) = ax_heat.plot([0, 1, 1, 0, 0], [0, 0, 1, 1, 0], color="C1", lw=1.4)
+        self.xticks = [ax_heat.text(0, 1.0, "", transform=ax_heat.transAxes, ha="center", va="top",
+                                    fontsize=7.5) for _ in range(6)]
+        self.yticks = [ax_heat.text(0, 0, "", transform=ax_heat.transAxes, ha="right", va="center",
+                                    fontsize=7.5) for _ in range(6)]
+        self.title_heat = ax_heat.set_title(" ", fontsize=8.5)
+        ax_heat.get_figure().colorbar(self.image, cax=cax)
+        cax.set_ylabel(label(f"偏置（≤ {ALIBI_VMIN:g} 最深）", f"bias (≤ {ALIBI_VMIN:g} darkest)"), fontsize=7.5)
+        cax.tick_params(labelsize=7)
+        half = self.MAX_LEN // 2
+        self.bars = LineCollection([], colors="C1", linewidths=3.0)
+        ax_bar.add_collection(self.bars)
+        (self.tops,) = ax_bar.plot([], [], "o", color="C1", ms=2.5)
+        ax_bar.axvline(0, color="0.8", lw=0.6, zorder=0.5)
+        ax_bar.set_xlim(-half - 0.5, half - 0.5)
+        ax_bar.set_ylim(0, 0.62)
+        ax_bar.set_xlabel(label("key 位置 − query 位置 (j − i)", "key − query position (j − i)"))
+        ax_bar.set_ylabel(label("注意力权重（q·k = 0）", "attention weight (q·k = 0)"))
+        self.title_bar = ax_bar.set_title(" ", fontsize=8.5)
+
+    def artists(self):
+        # the orange row frame is drawn over the image: it comes after it
+        return [self.image, self.row, *self.xticks, *self.yticks, self.title_heat, self.bars, self.tops,
+                self.title_bar]
+
+    def update(self, num_heads, seq_len, head, causal):
+        bias = alibi_causal_bias(seq_len, num_heads) if causal else alibi_bias(seq_len, num_heads)
+        slope = alibi_slopes(num_heads)[head - 1]
+        self.image.set_data(np.ma.masked_invalid(bias[head - 1]))
+        query = seq_len // 2
+        y0, y1 = query / seq_len, (query + 1) / seq_len
+        self.row.set_data([0.002, 0.998, 0.998, 0.002, 0.002], [y0, y0, y1, y1, y0])
+        _place_index_ticks(self.xticks, seq_len, True)
+        _place_index_ticks(self.yticks, seq_len, False)
+        weights = alibi_attention(seq_len, num_heads, query, causal)[head - 1]
+        rel = np.arange(seq_len) - query
+        keep = weights > 0
+        self.bars.set_segments([[(x, 0.0), (x, y)] for x, y in zip(rel[keep], weights[keep])])
+        self.tops.set_data(rel[keep], weights[keep])
+        mean_dist = float(np.abs(rel) @ weights)
+        form = label("因果", "causal") if causal else label("对称", "symmetric")
+        self.title_heat.set_text(f"head {head}/{num_heads}: m = 2^(-{8 * head / num_heads:.3g}) = {slope:.3g} ({form})")
+        self.title_bar.set_text(label(
+            f"query i = {query}：给自己 {weights[query]:.2f}，平均看 {mean_dist:.1f} 步远",
+            f"query i = {query}: {weights[query]:.2f} on itself, mean distance {mean_dist:.1f}"))
+
+
+class AlibiExplorer(Explorer):
+    """ALiBi: pick the number of heads, the sequence length, one head and the causal form.
+
+    Left: that head's bias ``-m_h |i - j|`` (or the causal ``-m_h (i - j)``, future masked);
+    right: the attention the bias alone gives the middle query. The ``head`` slider's
+    maximum follows ``num_heads``.
+    Introduced in notebook 07_rope_alibi.
+    """
+
+    name = "alibi"
+
+    def __init__(self, num_heads=8, seq_len=24, head=1, causal=False):
+        import ipywidgets as w
+
+        st = _slider_style()
+        num_heads = _check_int("num_heads", num_heads, 1, 16)
+        head = _check_int("head", head, 1, num_heads)
+        controls = {
+            "num_heads": w.IntSlider(num_heads, min=1, max=16, description="num_heads", style=st),
+            "seq_len": w.IntSlider(_check_int("seq_len", seq_len, 4, _AlibiView.MAX_LEN), min=4,
+                                   max=_AlibiView.MAX_LEN, description="seq_len", style=st),
+            "head": w.IntSlider(head, min=1, max=num_heads, description=label("head (第几个头)", "head"), style=st),
+            "causal": w.Checkbox(value=bool(causal), description=label("因果形式 causal", "causal")),
+        }
+        self._syncing = False
+        super().__init__(controls)
+
+    FIGSIZE = (7.6, 3.0)
+
+    def _make_view(self, fig):
+        ax_heat, cax, ax_bar = fig.subplots(1, 3, width_ratios=[1, 0.05, 1.25])
+        self.view = _AlibiView(ax_heat, ax_bar, cax)
+
+    def _on_change(self, change):
+        if not self._syncing:   # the head slider being clamped from _update: already drawn
+            super()._on_change(change)
+
+    def _update(self, num_heads, seq_len, head, causal):
+        head_slider = self.controls["head"]
+        head = min(head, num_heads)
+        if head_slider.max != num_heads or head_slider.value != head:
+            self._syncing = True
+            try:
+                if head_slider.value > num_heads:
+                    head_slider.value = num_heads
+                head_slider.max = num_heads
+            finally:
+                self._syncing = False
+        self.view.update(num_heads, seq_len, head, bool(causal))
+        return False

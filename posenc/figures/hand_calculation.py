@@ -1,0 +1,127 @@
+"""The 猫咬狗 hand calculation as a picture: word vector + PE = input, as arrows in a pair's
+plane, with the table beside the sliders.
+
+Introduced in notebook 02_sinusoidal_hand_calculation.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .explorer import Explorer, _base_slider, _slider_style
+from .style import _new_axes, figure_style, label, token_label
+from ..hand_calculation import HandCalculation, hand_calculation
+
+
+class _HandCalcView:
+    """Arrows in one pair's plane: word vector, + PE, = input, per token."""
+
+    LIM = 2.3
+
+    def __init__(self, ax, pair_name):
+        from matplotlib.patches import Circle
+
+        self.ax = ax
+        ax.set_xlim(-self.LIM, self.LIM)
+        ax.set_ylim(-self.LIM, self.LIM)
+        ax.set_aspect("equal")
+        ax.grid(True, lw=0.4, alpha=0.5)
+        ax.axhline(0, color="0.5", lw=0.6)
+        ax.axvline(0, color="0.5", lw=0.6)
+        ax.add_patch(Circle((0, 0), 1.0, fill=False, ls=":", color="0.6"))
+        self.pair_name = pair_name
+        kw = dict(angles="xy", scale_units="xy", scale=1, width=0.012)
+        z = np.zeros(3)
+        self.word = ax.quiver(z, z, z, z, color="0.55", **kw)
+        self.pe = ax.quiver(z, z, z, z, color=["C0", "C1", "C2"], **kw)
+        self.labels = [ax.text(0, 0, "", fontsize=10, ha="left", va="bottom") for _ in range(3)]
+        self.title = ax.set_title(" ")
+
+    def artists(self):
+        return [self.word, self.pe, *self.labels, self.title]
+
+    def update(self, calc: HandCalculation, i: int, pair_name: str | None = None):
+        cols = [2 * i, 2 * i + 1]
+        w, p, o = calc.word_vectors[:, cols], calc.encodings[:, cols], calc.outputs[:, cols]
+        zero = np.zeros((len(w), 2))
+        self.word.set_offsets(zero)
+        self.word.set_UVC(w[:, 0], w[:, 1])
+        self.pe.set_offsets(w)
+        self.pe.set_UVC(p[:, 0], p[:, 1])
+        for n, (t, tok, pos, xy) in enumerate(zip(self.labels, calc.tokens, calc.positions, o)):
+            # Stagger the labels so they stay readable when the arrows nearly coincide.
+            t.set_position(np.clip(xy, -self.LIM, self.LIM - 0.4) + (0.05, 0.05 - 0.24 * n))
+            t.set_text(f"{token_label(tok)} (pos {pos})")
+        name = pair_name or self.pair_name
+        self.title.set_text(label(f"{name}：第 {2 * i}、{2 * i + 1} 维（i={i}）",
+                                  f"{name}: dims {2 * i}, {2 * i + 1} (i={i})"))
+
+
+def plot_hand_calculation(calc: HandCalculation | None = None, ax=None):
+    """Word vector (grey) + PE (colour) = input, in the plane of pair 0.
+
+    Introduced in notebook 02_sinusoidal_hand_calculation.
+    """
+    calc = hand_calculation() if calc is None else calc
+    if not isinstance(calc, HandCalculation):
+        raise TypeError("calc must be a HandCalculation from hand_calculation() / calc 必须来自 hand_calculation()")
+    if len(calc.tokens) > 3:
+        raise ValueError("plot_hand_calculation draws at most 3 tokens / 最多画 3 个词")
+    with figure_style():
+        fig, ax = _new_axes(ax, (4, 4))
+        view = _HandCalcView(ax, label("第 0 对", "pair 0"))
+        view.update(calc, 0)
+    return fig
+
+
+class HandCalcExplorer(Explorer):
+    """The 猫咬狗 hand calculation with sliders: word vector, start, d_model, base.
+
+    Every token's word vector is ``[word_0, word_1, word_0, word_1, ...]`` (length
+    d_model). The HTML table and the arrows in the planes of the first and last pair
+    update together.
+    Introduced in notebook 02_sinusoidal_hand_calculation.
+    """
+
+    name = "hand_calc"
+
+    def __init__(self, word_0=0.5, word_1=0.5, start=1, d_model=2, base=10000.0):
+        import ipywidgets as w
+
+        st = _slider_style()
+        controls = {
+            "word_0": w.FloatSlider(word_0, min=-1, max=1, step=0.05, description="word_0", style=st),
+            "word_1": w.FloatSlider(word_1, min=-1, max=1, step=0.05, description="word_1", style=st),
+            "start": w.SelectionSlider(options=[0, 1], value=start, description="start", style=st),
+            "d_model": w.SelectionSlider(options=[2, 4, 6, 8], value=d_model, description="d_model", style=st),
+            "base": _base_slider(base),
+        }
+        self.table = w.HTML()
+        super().__init__(controls, extras=[self.table])
+
+    def calculation(self) -> HandCalculation:
+        """The HandCalculation for the current slider values."""
+        v = self.values
+        word = np.resize([v["word_0"], v["word_1"]], v["d_model"])
+        return hand_calculation(word_vectors=word, start=v["start"], d_model=v["d_model"], base=v["base"])
+
+    FIGSIZE = (7.6, 3.7)
+
+    def _make_view(self, fig):
+        ax0, ax1 = fig.subplots(1, 2)
+        self.views = [_HandCalcView(ax0, label("第一对 (快)", "first pair (fast)")),
+                      _HandCalcView(ax1, label("最后一对 (慢)", "last pair (slow)"))]
+
+    def _animated(self):
+        return [a for v in self.views for a in v.artists()]
+
+    def _depends(self):
+        moving = [a for v in self.views for a in (v.word, v.pe, *v.labels)]
+        return {name: moving for name in ("word_0", "word_1", "start", "base")}
+
+    def _update(self, **values):
+        calc = self.calculation()
+        self.views[0].update(calc, 0)
+        only = label("唯一的一对 (d_model = 2)", "the only pair (d_model = 2)")
+        self.views[1].update(calc, calc.d_model // 2 - 1, only if calc.d_model == 2 else None)
+        self.table.value = calc._repr_html_()
+        return False

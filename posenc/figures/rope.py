@@ -1,0 +1,200 @@
+"""RoPE as a picture: q and k rotating in one pair's plane, and the score against the offset.
+
+Introduced in notebook 07_rope_alibi.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..encoding import frequencies
+from .explorer import Explorer, _base_slider, _slider_style
+from .style import _new_axes, figure_style, label
+from ..rope_alibi import rope, rope_rotation
+from ..validate import _check_base, _check_int
+
+
+class _RopeView:
+    """Pair i's plane (q at m, k at n as arrows) and the score against the offset n - m."""
+
+    OFFSET_MAX = 30
+    GRID = 601
+
+    def __init__(self, ax_pair, ax_curve):
+        from matplotlib.lines import Line2D
+        from matplotlib.patches import Circle
+
+        self.ax_pair, self.ax_curve = ax_pair, ax_curve
+        ax_pair.add_patch(Circle((0, 0), 1.0, fill=False, lw=1.0, color="0.6"))
+        ax_pair.axhline(0, color="0.85", lw=0.6, zorder=0)
+        ax_pair.axvline(0, color="0.85", lw=0.6, zorder=0)
+        (self.ghost,) = ax_pair.plot([0, 0], [0, 0], color="C0", lw=1.0, ls=":", alpha=0.8)
+        kw = dict(angles="xy", scale_units="xy", scale=1, width=0.02, headwidth=3.2, headlength=3.8,
+                  headaxislength=3.4)
+        self.arrows = ax_pair.quiver([0, 0], [0, 0], [0, 0], [0, 0], color=["C0", "C1"], zorder=3, **kw)
+        (self.arc,) = ax_pair.plot([], [], color="C2", lw=1.4, zorder=2)
+        self.q_text = ax_pair.text(0, 0, "", color="C0", fontsize=9, ha="center", va="center")
+        self.k_text = ax_pair.text(0, 0, "", color="C1", fontsize=9, ha="center", va="center")
+        ax_pair.set_xlim(-1.3, 1.3)
+        ax_pair.set_ylim(-1.3, 1.3)
+        ax_pair.set_aspect("equal")
+        ax_pair.set_xticks([])
+        ax_pair.set_yticks([])
+        ax_pair.set_xlabel(label("第 2i 维", "dim 2i"), labelpad=2)
+        ax_pair.set_ylabel(label("第 2i+1 维", "dim 2i+1"), labelpad=2)
+        self.title_pair = ax_pair.set_title(" ", fontsize=8.5)
+        self.angle_text = ax_pair.text(0.03, 0.03, " ", transform=ax_pair.transAxes, fontsize=8, color="C2")
+
+        t = np.linspace(-self.OFFSET_MAX, self.OFFSET_MAX, self.GRID)
+        zeros = np.zeros_like(t)
+        (self.pair_curve,) = ax_curve.plot(t, zeros, color="C2", lw=0.8, alpha=0.55)
+        (self.mirror,) = ax_curve.plot(t, zeros, color="C3", lw=1.1, ls=":")
+        (self.total,) = ax_curve.plot(t, zeros, color="C0", lw=1.6)
+        (self.vline,) = ax_curve.plot([0, 0], [-1.1, 1.1], color="0.5", lw=0.8, ls="--")
+        (self.pair_dot,) = ax_curve.plot([0], [0], "o", color="C2", ms=5)
+        (self.total_dot,) = ax_curve.plot([0], [0], "o", color="C0", ms=7, mec="k", mew=0.8)
+        ax_curve.axhline(0, color="0.8", lw=0.6, zorder=0.5)
+        ax_curve.set_xlim(-self.OFFSET_MAX, self.OFFSET_MAX)
+        ax_curve.set_ylim(-1.1, 2.05)   # room for the legend above the curves (it is not redrawn on top)
+        ax_curve.set_yticks([-1, -0.5, 0, 0.5, 1])
+        ax_curve.set_xlabel(label("偏移 n − m (offset)", "offset n − m"))
+        ax_curve.set_ylabel(label("分数 / (|q||k|)", "score / (|q||k|)"))
+        handles = [Line2D([], [], color="C0", lw=1.6, label=label("全部对：cos(q_m, k_n)", "all pairs: cos(q_m, k_n)")),
+                   Line2D([], [], color="C3", lw=1.1, ls=":", label=label("镜像 n−m → m−n", "mirrored: n−m → m−n")),
+                   Line2D([], [], color="C2", lw=0.9, label=label("只看第 i 对", "pair i alone")),
+                   Line2D([], [], color="C0", marker="o", ms=6, mec="k", mew=0.8, ls="none",
+                          label=label("在实际的 (m, n) 上算出的分数", "score computed at the actual (m, n)"))]
+        ax_curve.legend(handles=handles, fontsize=7, loc="upper center", ncols=2, frameon=False,
+                        handlelength=1.6, columnspacing=0.8, borderaxespad=0.2)
+        self.title_curve = ax_curve.set_title(" ", fontsize=8.5)
+
+    def artists(self):
+        return [self.ghost, self.arc, self.arrows, self.q_text, self.k_text, self.title_pair,
+                self.angle_text, self.pair_curve, self.mirror, self.total, self.vline, self.pair_dot, self.total_dot,
+                self.title_curve]
+
+    def pos_artists(self):
+        """What a change of the query position m alone can change."""
+        return [self.arc, self.arrows, self.q_text, self.k_text, self.angle_text, self.vline,
+                self.pair_dot, self.total_dot, self.title_curve]
+
+    def pair_artists(self):
+        """What a change of the pair index i alone can change (the total curve stays)."""
+        return [a for a in self.artists() if a is not self.total and a is not self.mirror]
+
+    def update(self, q, k, pos, n, i, base):
+        d = len(q)
+        w = frequencies(d, base)
+        norm = float(np.linalg.norm(q) * np.linalg.norm(k))   # rotations keep lengths: score / norm = cosine
+        # the curves: q at position 0, k at position t (the relative claim: nothing else is needed)
+        t = self.total.get_xdata()
+        qs, ks = rope(q[None, :], [0.0], base)[0], rope(np.tile(k, (len(t), 1)), t, base)
+        curve = ks @ qs / norm
+        self.total.set_ydata(curve)
+        self.mirror.set_ydata(curve[::-1])
+        qi, ki = q[2 * i:2 * i + 2], k[2 * i:2 * i + 2]
+        ni = float(np.linalg.norm(qi) * np.linalg.norm(ki))
+        phase = math.atan2(qi[0] * ki[1] - qi[1] * ki[0], qi @ ki)   # angle from q_i to k_i
+        self.pair_curve.set_ydata(np.cos(phase + t * w[i]))
+        # the marker: the score actually computed with q at m = pos and k at n
+        qm = rope(q[None, :], [float(pos)], base)[0]
+        kn = rope(k[None, :], [float(n)], base)[0]
+        off = n - pos
+        score = float(qm @ kn) / norm
+        pair_score = float(qm[2 * i:2 * i + 2] @ kn[2 * i:2 * i + 2]) / ni
+        self.vline.set_xdata([off, off])
+        self.total_dot.set_data([off], [score])
+        self.pair_dot.set_data([off], [pair_score])
+        # the plane of pair i: directions only (lengths differ from pair to pair)
+        uq = qm[2 * i:2 * i + 2] / np.linalg.norm(qi)
+        uk = kn[2 * i:2 * i + 2] / np.linalg.norm(ki)
+        u0 = qi / np.linalg.norm(qi)
+        self.ghost.set_data([0, 0.95 * u0[0]], [0, 0.95 * u0[1]])
+        self.arrows.set_UVC([0.95 * uq[0], 0.95 * uk[0]], [0.95 * uq[1], 0.95 * uk[1]])
+        self.q_text.set_position(tuple(1.13 * uq))
+        self.q_text.set_text(f"q_{pos}")
+        self.k_text.set_position(tuple(1.13 * uk))
+        self.k_text.set_text(f"k_{n}")
+        a0 = math.atan2(uq[1], uq[0])
+        turn = (math.atan2(uk[1], uk[0]) - a0 + math.pi) % (2 * math.pi) - math.pi
+        arc = a0 + np.linspace(0.0, turn, 40)
+        self.arc.set_data(0.3 * np.cos(arc), 0.3 * np.sin(arc))
+        self.title_pair.set_text(label(f"第 {i} 对：w_{i} = {w[i]:.3g}\n(d = {d}, base = {base:g})",
+                                       f"pair {i}: w_{i} = {w[i]:.3g}\n(d = {d}, base = {base:g})"))
+        self.angle_text.set_text(f"q→k: {turn:+.2f} rad")
+        self.title_curve.set_text(f"m = {pos}, n = {n}, n − m = {off:+d}: cos(q_m, k_n) = {score:+.3f}")
+
+
+def _rope_demo_vectors(d: int = 16, seed: int = 7, peak: float = 4.0):
+    """The fixed q and k of the RoPE figures (d = 16: 8 pairs).
+
+    q is random; k = rope_rotation(-peak) q + noise, so the score peaks near n - m = +peak
+    ("look 4 tokens ahead") and the curve is visibly not symmetric.
+    """
+    rng = np.random.default_rng(seed)
+    q = rng.normal(size=d)
+    return q, rope_rotation(-peak, d) @ q + 0.6 * rng.normal(size=d)
+
+
+def plot_rope(pos: int = 5, n: int = 20, i: int = 0, base: float = 10000.0, ax=None):
+    """RoPE for one fixed random q, k (d = 16): pair i's plane and the score against n - m.
+
+    Left: pair i of q rotated to position m = ``pos`` (blue; dotted: at position 0) and of
+    k rotated to n (orange). Right: ``rope(q, m).rope(k, n) / (|q||k|)`` for m = 0 and every
+    offset (solid), the same curve mirrored (dotted) and pair i's own cosine (green); the
+    dots are the score computed at the actual (m, n).
+    Introduced in notebook 07_rope_alibi.
+    """
+    q, k = _rope_demo_vectors()
+    pos = _check_int("pos", pos, -10**6, 10**6)
+    n = _check_int("n", n, -10**6, 10**6)
+    i = _check_int("i", i, 0, len(q) // 2 - 1)
+    base = _check_base(base)
+    if abs(n - pos) > _RopeView.OFFSET_MAX:
+        raise ValueError(f"|n - pos| must be <= {_RopeView.OFFSET_MAX}, got {n - pos} / |n − pos| 不能超过 "
+                         f"{_RopeView.OFFSET_MAX}")
+    with figure_style():
+        fig, (ax_pair, ax_curve) = _new_axes(ax, (8, 3.2), 1, 2, width_ratios=[1, 2.1])
+        _RopeView(ax_pair, ax_curve).update(q, k, pos, n, i, base)
+    return fig
+
+
+class RopeExplorer(Explorer):
+    """Move the query position m (``pos``), the pair ``i`` and ``base``: q and k as arrows in
+    pair i's plane, and the score against the offset n - m with the current (m, n) marked.
+
+    k stays at position ``n`` (constructor argument). The curve is computed once with q at
+    position 0; the marker is the score computed at the actual m and n and always lands on it.
+    Introduced in notebook 07_rope_alibi.
+    """
+
+    name = "rope"
+
+    def __init__(self, pos=5, i=0, base=10000.0, n=20):
+        import ipywidgets as w
+
+        self.q, self.k = _rope_demo_vectors()
+        self.n = _check_int("n", n, 0, 40)
+        st = _slider_style()
+        controls = {
+            "pos": w.IntSlider(pos, min=self.n - _RopeView.OFFSET_MAX + 10, max=self.n + _RopeView.OFFSET_MAX - 10,
+                               description=label("pos (q 的位置 m)", "pos (m, position of q)"), style=st),
+            "i": w.IntSlider(i, min=0, max=len(self.q) // 2 - 1, description=label("i (第几对)", "i (pair)"),
+                             style=st),
+            "base": _base_slider(base, max_exponent=5, step=0.25),
+        }
+        super().__init__(controls)
+
+    FIGSIZE = (7.6, 3.0)
+
+    def _make_view(self, fig):
+        ax_pair, ax_curve = fig.subplots(1, 2, width_ratios=[1, 2.1])
+        self.view = _RopeView(ax_pair, ax_curve)
+
+    def _depends(self):
+        return {"pos": self.view.pos_artists(), "i": self.view.pair_artists()}
+
+    def _update(self, pos, i, base):
+        self.view.update(self.q, self.k, pos, self.n, i, base)
+        return False

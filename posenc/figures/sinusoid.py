@@ -1,0 +1,361 @@
+"""The sinusoidal table as pictures: the heatmap, one clock per pair beside the binary
+counter, wavelengths on a log axis, the sin/cos curves, and binary bits vs sinusoids.
+
+Introduced in notebooks 02_sinusoidal_hand_calculation and 03_clock_hands_frequencies.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ..encoding import binary_bits, frequencies, sinusoidal_encoding, wavelengths
+from .explorer import Explorer, _base_slider, _slider_style
+from .style import _new_axes, figure_style, label, _place_index_ticks
+from ..validate import (LAYOUTS, _check_base, _check_d_model, _check_int, _check_layout,
+                        _check_table_size, _is_int)
+
+
+class _PEHeatmapView:
+    """Artists for the PE-table heatmap; ``update`` changes them in place."""
+
+    def __init__(self, ax, cax=None):
+        self.ax = ax
+        self.image = ax.imshow(np.zeros((2, 2)), cmap="RdBu_r", vmin=-1, vmax=1,
+                               aspect="auto", interpolation="nearest", extent=(0, 1, 1, 0))
+        ax.set_xlim(0, 1)
+        ax.set_ylim(1, 0)
+        ax.set_xticks([])
+        ax.set_yticks([])
+        ax.set_xlabel(label("维度 (dimension) →", "dimension →"), labelpad=14)
+        ax.set_ylabel(label("← 位置 pos", "← position pos"), labelpad=22)
+        self.title = ax.set_title(" ")
+        self.xticks = [ax.text(0, 1.0, "", transform=ax.transAxes, ha="center", va="top",
+                               fontsize=8) for _ in range(6)]
+        self.yticks = [ax.text(0, 0, "", transform=ax.transAxes, ha="right", va="center",
+                               fontsize=8) for _ in range(6)]
+        if cax is not None:
+            ax.get_figure().colorbar(self.image, cax=cax)
+
+    def artists(self):
+        return [self.image, self.title, *self.xticks, *self.yticks]
+
+    def update(self, seq_len, d_model, base, layout):
+        pe = sinusoidal_encoding(seq_len, d_model, base, layout=layout)
+        self.image.set_data(pe)
+        _place_index_ticks(self.xticks, d_model, True)
+        _place_index_ticks(self.yticks, seq_len, False)
+        self.title.set_text(f"PE: seq_len={seq_len}, d_model={d_model}, base={base:g}, {layout}")
+
+
+def plot_pe_heatmap(seq_len: int = 50, d_model: int = 64, base: float = 10000.0,
+                    layout: str = "interleaved", ax=None):
+    """Heatmap of the full PE table (rows = positions, columns = dimensions).
+
+    Introduced in notebook 03_clock_hands_frequencies.
+    """
+    seq_len, d_model = _check_int("seq_len", seq_len, 1), _check_d_model(d_model)
+    base, layout = _check_base(base), _check_layout(layout)
+    _check_table_size(seq_len, d_model)
+    with figure_style():
+        fig, ax = _new_axes(ax, (6.5, 3.4))
+        view = _PEHeatmapView(ax)
+        fig.colorbar(view.image, ax=ax, shrink=0.9)
+        view.update(seq_len, d_model, base, layout)
+    return fig
+
+
+class HeatmapExplorer(Explorer):
+    """Sliders for seq_len, d_model, base and layout over the full PE table.
+
+    Introduced in notebook 03_clock_hands_frequencies.
+    """
+
+    name = "heatmap"
+
+    def __init__(self, seq_len=50, d_model=64, base=10000.0, layout="interleaved"):
+        import ipywidgets as w
+
+        st = _slider_style()
+        controls = {
+            "seq_len": w.IntSlider(seq_len, min=2, max=200, description="seq_len", style=st),
+            "d_model": w.IntSlider(d_model, min=2, max=256, step=2, description="d_model", style=st),
+            "base": _base_slider(base),
+            "layout": w.Dropdown(options=list(LAYOUTS), value=layout, description="layout", style=st),
+        }
+        super().__init__(controls)
+
+    FIGSIZE = (7.2, 3.4)
+
+    def _make_view(self, fig):
+        ax = fig.add_subplot(1, 1, 1)
+        self.view = _PEHeatmapView(ax)
+        fig.colorbar(self.view.image, ax=ax, shrink=0.9, label="PE")
+
+    def _depends(self):
+        v = self.view
+        return {"seq_len": [v.image, v.title, *v.yticks], "d_model": [v.image, v.title, *v.xticks],
+                "base": [v.image, v.title], "layout": [v.image, v.title]}
+
+    def _update(self, seq_len, d_model, base, layout):
+        self.view.update(seq_len, d_model, base, layout)
+        return False
+
+
+class _ClockView:
+    """One clock face per (sin, cos) pair plus the binary counter of pos."""
+
+    MAX_PAIRS = 8
+
+    def __init__(self, ax_clock, ax_bits):
+        from matplotlib.patches import Circle, Rectangle
+
+        self.ax, self.axb = ax_clock, ax_bits
+        n = self.MAX_PAIRS
+        self.centers = [(2.5 * i, 0.0) for i in range(n)]
+        self.faces, self.hands, self.tips, self.captions = [], [], [], []
+        for cx, cy in self.centers:
+            face = Circle((cx, cy), 1.0, fill=False, lw=1.2, color="0.4")
+            ax_clock.add_patch(face)
+            for a in range(12):
+                t = 2 * np.pi * a / 12
+                ax_clock.plot([cx + 0.88 * np.sin(t), cx + np.sin(t)],
+                              [cy + 0.88 * np.cos(t), cy + np.cos(t)], color="0.6", lw=0.8)
+            self.faces.append(face)
+            (hand,) = ax_clock.plot([cx, cx], [cy, cy + 0.9], lw=2.5, color="C3",
+                                    solid_capstyle="round")
+            (tip,) = ax_clock.plot([cx], [cy + 0.9], "o", color="C3", ms=4)
+            self.hands.append(hand)
+            self.tips.append(tip)
+            self.captions.append([ax_clock.text(cx, cy - 1.2 - 0.38 * r, "", ha="center", va="top",
+                                                fontsize=7.5) for r in range(3)])
+        for r, name in enumerate(("i", "w_i", label("波长", "λ"))):
+            ax_clock.text(-1.35, -1.2 - 0.38 * r, name, ha="right", va="top", fontsize=7.5, color="0.35")
+        ax_clock.set_xlim(-2.3, 2.5 * (n - 1) + 1.3)
+        ax_clock.set_ylim(-2.35, 1.35)
+        ax_clock.set_aspect("equal")
+        ax_clock.axis("off")
+        ax_clock.set_title(label("每个钟 = 一对 (sin, cos)，指针尖 = (PE[2i], PE[2i+1])",
+                                 "one clock per (sin, cos) pair; tip = (PE[2i], PE[2i+1])"))
+        self.pos_text = ax_clock.text(-1.3, 1.35, " ", ha="left", va="bottom", fontsize=11,
+                                      fontweight="bold")
+        self.bits, self.bit_text = [], []
+        for k in range(n):
+            cx = 2.5 * k
+            rect = Rectangle((cx - 0.45, 0.05), 0.9, 0.9, facecolor="white", edgecolor="0.3")
+            ax_bits.add_patch(rect)
+            self.bits.append(rect)
+            self.bit_text.append(ax_bits.text(cx, 0.5, "0", ha="center", va="center", fontsize=10))
+            ax_bits.text(cx, -0.05, label(f"bit {k}\n每 {2 ** k} 步翻转", f"bit {k}\nflips every {2 ** k}"),
+                         ha="center", va="top", fontsize=7)
+        ax_bits.set_xlim(-2.3, 2.5 * (n - 1) + 1.3)
+        ax_bits.set_ylim(-0.9, 1.0)
+        ax_bits.set_aspect("equal")
+        ax_bits.axis("off")
+        ax_bits.text(-1.3, 1.0, label("二进制计数器 (binary counter)：pos 的低 8 位，bit 0 在最左",
+                                      "binary counter: low 8 bits of pos, bit 0 on the left"),
+                     ha="left", va="bottom", fontsize=9)
+
+    def artists(self):
+        return [*self.faces, *self.hands, *self.tips, *sum(self.captions, []), self.pos_text,
+                *self.bits, *self.bit_text]
+
+    def pos_artists(self):
+        """What a change of pos alone can change."""
+        return [*self.hands, *self.tips, self.pos_text, *self.bits, *self.bit_text]
+
+    def update(self, pos, d_model, base):
+        w = frequencies(d_model, base)
+        n_pairs = len(w)
+        shown = min(n_pairs, self.MAX_PAIRS)
+        # With more pairs than faces, show evenly spaced pairs from the fastest to the slowest.
+        idx = np.unique(np.round(np.linspace(0, n_pairs - 1, shown)).astype(int))
+        for j in range(self.MAX_PAIRS):
+            cx, cy = self.centers[j]
+            on = j < len(idx)
+            self.faces[j].set_alpha(1.0 if on else 0.15)
+            self.hands[j].set_visible(on)
+            self.tips[j].set_visible(on)
+            for t in self.captions[j]:
+                t.set_visible(on)
+            if not on:
+                continue
+            i = idx[j]
+            theta = pos * w[i]
+            x, y = np.sin(theta), np.cos(theta)  # tip = (PE[2i], PE[2i+1])
+            self.hands[j].set_data([cx, cx + 0.9 * x], [cy, cy + 0.9 * y])
+            self.tips[j].set_data([cx + 0.9 * x], [cy + 0.9 * y])
+            for t, text in zip(self.captions[j], (f"{i}", f"{w[i]:.3g}", f"{2 * np.pi / w[i]:.3g}")):
+                t.set_text(text)
+        self.pos_text.set_text(f"pos = {pos}")
+        bits = binary_bits(pos, self.MAX_PAIRS)
+        for rect, txt, b in zip(self.bits, self.bit_text, bits):
+            rect.set_facecolor("C0" if b else "white")
+            txt.set_text(str(int(b)))
+            txt.set_color("white" if b else "0.2")
+
+
+def plot_clock(pos: int = 3, d_model: int = 16, base: float = 10000.0, ax=None):
+    """Clock faces for every pair at position ``pos`` and its binary counter.
+
+    Introduced in notebook 03_clock_hands_frequencies.
+    """
+    pos = _check_int("pos", pos, 0)
+    d_model, base = _check_d_model(d_model), _check_base(base)
+    with figure_style():
+        fig, (ax, axb) = _new_axes(ax, (9, 3.2), 2, 1, height_ratios=[2.2, 1])
+        view = _ClockView(ax, axb)
+        view.update(pos, d_model, base)
+    return fig
+
+
+class ClockExplorer(Explorer):
+    """Clock hands for every pair at ``pos`` (with a Play button) and the binary counter.
+
+    Introduced in notebook 03_clock_hands_frequencies.
+    """
+
+    name = "clock"
+
+    def __init__(self, pos=3, d_model=16, base=10000.0):
+        import ipywidgets as w
+
+        st = _slider_style()
+        controls = {
+            "pos": w.IntSlider(pos, min=0, max=255, description="pos", style=st),
+            "d_model": w.SelectionSlider(options=list(range(2, 17, 2)), value=d_model,
+                                         description="d_model", style=st),
+            "base": _base_slider(base),
+        }
+        self.play = w.Play(value=pos, min=0, max=255, step=1, interval=250, description="play")
+        w.link((self.play, "value"), (controls["pos"], "value"))
+        super().__init__(controls, extras=[self.play])
+
+    FIGSIZE = (9, 3.3)
+
+    def _make_view(self, fig):
+        ax, axb = fig.subplots(2, 1, height_ratios=[2.2, 1])
+        self.view = _ClockView(ax, axb)
+
+    def _depends(self):
+        return {"pos": self.view.pos_artists()}
+
+    def _update(self, pos, d_model, base):
+        self.view.update(pos, d_model, base)
+        return False
+
+
+def plot_wavelengths(d_model: int = 512, bases=(10000.0,), ax=None):
+    """Wavelength of every pair on a log axis, for one or more ``base`` values.
+
+    Introduced in notebook 03_clock_hands_frequencies.
+    """
+    if isinstance(bases, numbers.Real):
+        bases = (bases,)
+    lams = [wavelengths(d_model, b) for b in bases]
+    with figure_style():
+        fig, ax = _new_axes(ax, (6, 3.2))
+        i = np.arange(d_model // 2)
+        for b, lam in zip(bases, lams):
+            ax.plot(i, lam, label=f"base = {b:g}: {lam[0]:.3g} … {lam[-1]:.3g}")
+        ax.set_yscale("log")
+        ax.axhline(2 * np.pi, color="0.6", lw=0.8, ls="--")
+        ax.set_xlabel(label("对的编号 i (pair index)", "pair index i"))
+        ax.set_ylabel(label("波长 2π/w_i（位置数，对数轴）", "wavelength 2π/w_i (log)"))
+        ax.set_title(f"d_model = {d_model}")
+        ax.legend(fontsize=8)
+    return fig
+
+
+def plot_pe_curves(d_model: int = 4, max_pos: int = 10, base: float = 10000.0, pairs=None,
+                   ax=None):
+    """sin (solid) and cos (dashed) of each pair against pos; dots mark whole positions.
+
+    Pair i turns by ``w_i`` radians per position: the first pair swings through its whole
+    range within a few positions, a slow pair hardly leaves (sin, cos) = (0, 1).
+    ``pairs`` picks the pairs to draw (default: all when there are at most 4, else the
+    first, second and last).
+    Introduced in notebook 02_sinusoidal_hand_calculation.
+    """
+    w = frequencies(d_model, base)
+    max_pos = _check_int("max_pos", max_pos, 1, 100000)
+    n_pairs = len(w)
+    if pairs is None:
+        pairs = list(range(n_pairs)) if n_pairs <= 4 else sorted({0, 1, n_pairs - 1})
+    elif _is_int(pairs):
+        pairs = [pairs]
+    pairs = [_check_int("pairs", p, 0, n_pairs - 1) for p in pairs]
+    if not pairs:
+        raise ValueError("pairs must name at least one pair / pairs 至少要有一对")
+    grid = np.linspace(0.0, max_pos, 60 * max_pos + 1 if max_pos <= 50 else 3001)
+    whole = np.arange(max_pos + 1, dtype=float)
+    with figure_style():
+        from matplotlib.lines import Line2D
+
+        fig, ax = _new_axes(ax, (7.2, 3.2))
+        handles = []
+        for j, i in enumerate(pairs):
+            color = f"C{j % 10}"
+            per_step = label(f"每步转 {w[i]:.3g} 弧度", f"{w[i]:.3g} rad per step")
+            for col, fn, ls, marker in ((2 * i, np.sin, "-", "o"), (2 * i + 1, np.cos, "--", "s")):
+                name = "sin" if col % 2 == 0 else "cos"
+                ax.plot(grid, fn(grid * w[i]), ls=ls, lw=1.0, color=color, alpha=0.6)
+                ax.plot(whole, fn(whole * w[i]), marker, ms=4, color=color, ls="none")
+                handles.append(Line2D([], [], color=color, ls=ls, lw=1.0, marker=marker, ms=4,
+                                      label=f"i={i}, {name} ({label(f'第 {col} 维', f'dim {col}')}), "
+                                            f"{per_step}"))
+        ax.axhline(0, color="0.6", lw=0.6)
+        ax.set_xlim(-0.2, max_pos + 0.2)
+        ax.set_ylim(-1.12, 1.12)
+        ax.set_xlabel(label("位置 pos", "position pos"))
+        ax.set_ylabel("PE[pos, dim]")
+        ax.set_title(f"d_model = {d_model}, base = {base:g}")
+        ax.legend(handles=handles, fontsize=7.5, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                  frameon=False)
+    return fig
+
+
+def plot_binary_vs_sinusoid(ks=(0, 1, 2, 3), n_pos: int = 32, ax=None):
+    """Bit k of the binary counter next to the sinusoid with the same period, per k.
+
+    Bit k is a square wave of period ``2**(k+1)`` that exists at integer pos only
+    (drawn as steps with dots); the sinusoid ``-sin(pi * pos / 2**k)`` has the same period,
+    is defined for every real pos and changes sign exactly where bit k flips.
+    Introduced in notebook 03_clock_hands_frequencies.
+    """
+    if _is_int(ks):
+        ks = (ks,)
+    ks = [_check_int("k", k, 0, 20) for k in ks]
+    if not ks:
+        raise ValueError("ks must hold at least one bit index / ks 至少要有一个 bit 编号")
+    n_pos = _check_int("n_pos", n_pos, 2, 4096)
+    pos = np.arange(n_pos + 1)
+    x = np.linspace(0, n_pos, 40 * n_pos + 1)
+    gap = 1.5
+    with figure_style():
+        fig, ax = _new_axes(ax, (8, 0.85 * len(ks) + 1.3))
+        for row, k in enumerate(ks):
+            y0 = -gap * row
+            bits = np.array([binary_bits(int(p), k + 1)[k] for p in pos])
+            ax.axhline(y0, color="0.85", lw=0.6, zorder=0)
+            ax.step(pos, y0 - 0.5 + bits, where="post", color="C0", lw=1.6,
+                    label=label("bit k：方波（只在整数 pos 有值）", "bit k: square wave (integer pos only)")
+                    if row == 0 else None)
+            ax.plot(pos[:-1], y0 - 0.5 + bits[:-1], "o", color="C0", ms=2.5)
+            ax.plot(x, y0 - 0.5 * np.sin(np.pi * x / 2 ** k), color="C3", lw=1.3,
+                    label=label("−sin(π·pos/2^k)：同周期的正弦（任意实数 pos）",
+                                "-sin(pi*pos/2^k): same period (any real pos)") if row == 0 else None)
+        ax.set_yticks([])
+        for row, k in enumerate(ks):  # text artists, not tick labels: fonts fixed at creation
+            ax.text(-0.012, -gap * row, label(f"bit {k}\n周期 {2 ** (k + 1)}", f"bit {k}\nperiod {2 ** (k + 1)}"),
+                    transform=ax.get_yaxis_transform(), ha="right", va="center")
+        ax.set_ylim(-gap * (len(ks) - 1) - 0.8, 1.35)
+        ax.set_xlim(0, n_pos)
+        step = max(1, n_pos // 8)
+        ax.set_xticks(np.arange(0, n_pos + 1, step))
+        ax.grid(True, axis="x", lw=0.4, alpha=0.5)
+        ax.set_xlabel(label("位置 pos", "position pos"))  # _new_axes gave a foreign ax the fonts
+        ax.set_title(label("二进制计数器的每一位 vs 同周期的正弦波",
+                           "binary counter bits vs sinusoids of the same period"))
+        ax.legend(loc="upper right", fontsize=8, ncols=2, framealpha=0.9)
+    return fig

@@ -1,0 +1,222 @@
+"""The self-check quiz: multiple choice with feedback on every pick, and its question bank.
+"""
+from __future__ import annotations
+
+import functools
+import html
+
+from .exercises.verdict import Verdict
+from .validate import _check_int
+
+
+def _check_question(n: int, q) -> dict:
+    where = f"question {n} / 第 {n} 题"
+    if not isinstance(q, dict):
+        raise TypeError(f"{where}: must be a dict / 必须是 dict")
+    missing = [key for key in ("question", "options", "answer", "explanation") if key not in q]
+    if missing:
+        raise ValueError(f"{where}: missing keys {missing} / 缺少键 {missing}")
+    options = q["options"]
+    if (isinstance(options, str) or len(options) < 2
+            or not all(isinstance(o, str) and o.strip() for o in options)
+            or len(set(options)) != len(options)):
+        raise ValueError(f"{where}: options must be at least two different non-empty strings / "
+                         f"options 至少要有两个互不相同的非空字符串")
+    answer = _check_int(f"answer of {where}", q["answer"], 0, len(options) - 1)
+    return {"question": str(q["question"]), "options": tuple(options), "answer": answer,
+            "explanation": str(q["explanation"]), "hint": str(q.get("hint", ""))}
+
+
+class Quiz:
+    """Multiple-choice self-check: one RadioButtons per question, feedback as soon as one is picked.
+
+    ``questions`` is data: a list of dicts with ``question``, ``options`` (strings),
+    ``answer`` (index into options), ``explanation`` and an optional ``hint``. A right pick
+    shows 正确 and the explanation, a wrong one 再想想 and the hint. ``.radios[n].value``
+    can be set from code (that is how the tests answer); ``.widget`` is what to display.
+    Introduced in notebook 06_summary_interview.
+    """
+
+    def __init__(self, questions):
+        import ipywidgets as widgets
+
+        try:
+            questions = list(questions)
+        except TypeError:
+            raise TypeError("questions must be a list of dicts / questions 必须是 dict 的列表") from None
+        if not questions:
+            raise ValueError("questions must not be empty / questions 不能为空")
+        self.questions = [_check_question(n, q) for n, q in enumerate(questions, 1)]
+        self.radios, self.feedback, boxes = [], [], []
+        for n, q in enumerate(self.questions):
+            head = widgets.HTML(f"<b>{n + 1}. {html.escape(q['question'])}</b>")
+            radio = widgets.RadioButtons(options=list(q["options"]), value=None,
+                                         layout=widgets.Layout(width="auto"))
+            fb = widgets.HTML("")
+            radio.observe(functools.partial(self._on_pick, n), names="value")
+            self.radios.append(radio)
+            self.feedback.append(fb)
+            boxes.append(widgets.VBox([head, radio, fb], layout=widgets.Layout(margin="0 0 10px 0")))
+        self.score_html = widgets.HTML()
+        self.widget = widgets.VBox([*boxes, self.score_html])
+        self.widget.add_class("posenc-quiz")
+        self._show_score()
+
+    def verdict(self, n: int) -> Verdict | None:
+        """The Verdict for question ``n`` (0-based), or None while it is unanswered."""
+        q, radio = self.questions[n], self.radios[n]
+        if radio.index is None:
+            return None
+        if radio.index == q["answer"]:
+            return Verdict(True, q["explanation"])
+        return Verdict(False, q["hint"] or "回到对应的笔记本再看一遍。")
+
+    @property
+    def score(self) -> tuple[int, int]:
+        """(right answers, questions)."""
+        return sum(bool(self.verdict(n)) for n in range(len(self.questions))), len(self.questions)
+
+    def _on_pick(self, n: int, change) -> None:
+        v = self.verdict(n)
+        self.feedback[n].value = "" if v is None else v._repr_html_()
+        self._show_score()
+
+    def _show_score(self) -> None:
+        right, total = self.score
+        answered = sum(r.index is not None for r in self.radios)
+        self.score_html.value = (f"<div class='posenc-quiz-score'><b>得分 (score)：{right} / {total}</b>"
+                                 f"（已作答 {answered} 题）</div>")
+
+    def _repr_mimebundle_(self, **kwargs):
+        return self.widget._repr_mimebundle_(**kwargs)
+
+
+#: The interview self-check of notebook 06: 01 to 07, with the usual pitfalls.
+INTERVIEW_QUIZ = [
+    {
+        "question": "不加位置编码、不加掩码时，把「猫咬狗」改成「狗咬猫」，自注意力给「猫」这个词的输出向量会怎样？",
+        "options": [
+            "变了：猫换了位置，注意力权重就变了",
+            "完全不变：猫的输出和原来逐位相同，只是换到了另一行",
+            "变成了原来「狗」的输出",
+            "所有词的输出都变成同一个向量",
+        ],
+        "answer": 1,
+        "explanation": "自注意力对每个词的输出是置换等变 (permutation equivariant) 的：输入行怎么换，输出行就怎么换，"
+                       "猫的输出本身不变（01 里两者只差浮点舍入）。对所有词取平均得到的句向量才是置换不变 (invariant) 的。",
+        "hint": "注意力权重只由词向量决定；不加位置编码时，「猫」的词向量和它看到的词的集合都没变。",
+    },
+    {
+        "question": "下面哪种说法最准确？（无位置编码的自注意力）",
+        "options": [
+            "每个词的输出置换不变，句向量置换等变",
+            "每个词的输出和句向量都置换不变",
+            "每个词的输出置换等变，对词取平均的句向量置换不变",
+            "自注意力对顺序敏感，只是不够敏感",
+        ],
+        "answer": 2,
+        "explanation": "等变：打乱输入，输出跟着同样打乱；不变：打乱输入，结果不变。逐词输出是前者，"
+                       "平均/求和池化后的句向量是后者（01）。面试里说「置换不变」时最好补上这一句。",
+        "hint": "把输入的行换个顺序，逐词输出的行会怎样？再对它们取平均又会怎样？",
+    },
+    {
+        "question": "d_model = 2、位置从 0 开始时，第一个词的位置编码 PE(0) 是？",
+        "options": ["[0.8415, 0.5403]", "[1, 0]", "[0, 1]", "[0, 0]"],
+        "answer": 2,
+        "explanation": "PE(0) = [sin 0, cos 0] = [0, 1]。种子文章把猫放在位置 1，所以它得到 PE(1) = [0.8415, 0.5403]（02）。",
+        "hint": "偶数维放 sin(pos·w)，奇数维放 cos(pos·w)，pos = 0 时角度是 0。",
+    },
+    {
+        "question": "d_model = 512、base = 10000 时，哪一对 (sin, cos)「转得最快」，它的波长是多少个位置？",
+        "options": [
+            "最后一对 i = 255，波长约 10000·2π",
+            "第一对 i = 0，波长 2π",
+            "所有对转得一样快，波长都是 2π",
+            "第一对 i = 0，波长 10000",
+        ],
+        "answer": 1,
+        "explanation": "w_i = base^(−2i/d_model)，i = 0 时 w = 1，波长 2π：像秒针，分辨相邻位置；"
+                       "最后一对 w 最小、转得最慢，波长 2π·10000^(510/512)，略小于 10000·2π（03）。",
+        "hint": "w_i = base^(−2i/d_model) 随 i 增大而变小，波长 = 2π / w_i。",
+    },
+    {
+        "question": "关于 PE(pos+k) 和 PE(pos) 的关系，哪一个是对的？",
+        "options": [
+            "PE(pos+k) = PE(pos) + PE(k)",
+            "PE(pos+k) = PE(pos)·W + PE(k)·W'（W、W' 固定）",
+            "PE(pos+k) = R_k·PE(pos)，R_k 是只依赖 k 的旋转",
+            "两者之间没有固定关系，只能查表",
+        ],
+        "answer": 2,
+        "explanation": "由和角公式，每一对都被转过 k·w_i：PE(pos+k) = R_k·PE(pos)，每个 2×2 块是 "
+                       "[[cos kw, sin kw], [−sin kw, cos kw]]。PE(k) 的各项正是这些系数：它去乘 PE(pos)，"
+                       "不是额外加上一项（04 逐个位置验证过，误差只是舍入）。",
+        "hint": "写出 sin((pos+k)w) 和 cos((pos+k)w) 的和角公式，看 PE(k) 的 sin kw、cos kw 出现在哪里。",
+    },
+    {
+        "question": "PE(p)·PE(p+5) 和 PE(p)·PE(p−5) 哪个大？",
+        "options": [
+            "一样大：点积 = Σ cos(k·w_i)，cos 是偶函数，分不出前后",
+            "PE(p)·PE(p+5) 大，因为后面的词更重要",
+            "PE(p)·PE(p−5) 大，因为前面的词更近",
+            "取决于 p",
+        ],
+        "answer": 0,
+        "explanation": "PE(p)·PE(p+k) = Σ cos(k·w_i)：只依赖 k，与 p 无关，且 +k 与 −k 相同。"
+                       "所以单靠点积，模型分不出一个词在前还是在后（04）；方向信息要靠 W_q、W_k 或 RoPE 这类设计。",
+        "hint": "把每一对的 sin·sin + cos·cos 合并成一个 cos。",
+    },
+    {
+        "question": "PE(p)·PE(p+k) 随着距离 |k| 增大会怎样？",
+        "options": [
+            "严格单调下降：越远越不相似",
+            "不单调：大体下降但有起伏（d_model = 2 时就是 cos k）",
+            "保持不变",
+            "严格单调上升",
+        ],
+        "answer": 1,
+        "explanation": "「近则相似、远则不同」只是大致成立。d_model = 2 时点积是 cos k，k = 6 比 k = 1 还像；"
+                       "d_model = 512 时曲线在几十个位置后就开始小幅回升（04 里算出了第一个回升点）。",
+        "hint": "先看最简单的 d_model = 2：点积就是 cos k。",
+    },
+    {
+        "question": "GPT-2 用可学习位置嵌入 (learned position embedding)，n_positions = 1024。给它第 1025 个 token（位置 1024）会怎样？",
+        "options": [
+            "自动用公式算出位置 1024 的编码",
+            "位置表里没有这一行：直接报索引错误（或者只能截断输入）",
+            "复用位置 0 的编码，结果完全正确",
+            "没影响，位置编码对 GPT-2 可有可无",
+        ],
+        "answer": 1,
+        "explanation": "可学习位置表就是 nn.Embedding(1024, 768) 这样的查找表：只有位置 0..1023 这 1024 行，"
+                       "GPT-2 small 的这张表有 1024 × 768 个参数；BERT-base 的表是 512 行（05）。",
+        "hint": "可学习位置嵌入是一张表，表有多少行？",
+    },
+    {
+        "question": "「正弦编码能算出任意位置的向量，所以模型能很好地泛化到比训练更长的序列」——这句话对吗？",
+        "options": [
+            "对：能算出来就等于能泛化",
+            "不对：能算出任意位置 ≠ 在更长的序列上表现好",
+            "不对：正弦编码也只能算到位置 512",
+            "对，而且可学习编码也一样",
+        ],
+        "answer": 1,
+        "explanation": "公式对任何 pos 都有定义（它不会像查表那样报错），但模型在训练中没见过那些位置组合，"
+                       "外推时效果常常下降。「能算」是编码的性质，「泛化好」是训练后模型的性质（05、07）。",
+        "hint": "区分「编码存在」与「模型用得好」。",
+    },
+    {
+        "question": "RoPE 和 ALiBi 分别怎样引入位置？",
+        "options": [
+            "RoPE：把位置向量加到词向量上；ALiBi：学一张位置表",
+            "RoPE：按位置旋转 q 和 k；ALiBi：分数减去随距离线性增长的惩罚",
+            "两者都只是换了一个 base",
+            "RoPE：旋转 v；ALiBi：把注意力分数乘以距离",
+        ],
+        "answer": 1,
+        "explanation": "RoPE：位置 m 的 q、位置 n 的 k 的每一对各自按 m·w_i、n·w_i 旋转（就是 04 的旋转），"
+                       "旋转后的点积只依赖 n − m，而且分得出前后（07）。"
+                       "ALiBi：不用位置向量，给分数加上 −m_h·|i − j|，每个头一个斜率 m_h（07）。",
+        "hint": "一个作用在 q、k 上，一个作用在注意力分数上。",
+    },
+]

@@ -1,0 +1,146 @@
+"""The small Transformer of the 谁咬谁 (who bites whom) task, as ordinary torch classes.
+
+Imported only when a model is first built (``posenc_lib`` loads it lazily), so that
+``import posenc_lib`` stays torch-free; the classes live at module level, so a trained
+``OrderModel`` round-trips through ``torch.save`` / ``torch.load``.
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import nn
+
+from ..rope_alibi import alibi_slopes
+from ..torch_layers import LearnedPositionalEmbedding, SinusoidalPositionalEncoding, rope_torch
+from ..validate import _check_base, _check_int
+from .data import DEFAULT_D_MODEL, DEFAULT_NUM_HEADS, DEFAULT_NUM_LAYERS, LEARNED_INIT_STD, PAD_ID, _check_pe
+
+#: Rows of the sinusoidal table an OrderModel precomputes (the formula has no limit; the
+#: task's sentences are far shorter).
+SINUSOIDAL_ROWS = 4096
+
+
+def _softmax(scores):
+    """Softmax over the last axis; for rows of length <= 16 this is ~3x faster on CPU than
+    torch.softmax (measured, torch 2.13). Every row has at least one finite entry.
+
+    Introduced in notebook 05_learned_embeddings.
+    """
+    e = torch.exp(scores - scores.detach().amax(-1, keepdim=True))
+    return e / e.sum(-1, keepdim=True)
+
+
+class _Block(nn.Module):
+    """Weights of one layer: self-attention (residual) then a ReLU MLP (residual).
+
+    Introduced in notebook 05_learned_embeddings.
+    """
+
+    def __init__(self, d_model: int):
+        super().__init__()
+        self.qkv = nn.Linear(d_model, 3 * d_model)
+        self.proj = nn.Linear(d_model, d_model)
+        self.mlp = nn.Sequential(nn.Linear(d_model, 2 * d_model), nn.ReLU(), nn.Linear(2 * d_model, d_model))
+
+
+class OrderModel(nn.Module):
+    """Small Transformer encoder for the X 咬 Y task.
+
+    token embedding (+ sinusoidal / learned PE) -> ``num_layers`` x [multi-head self-attention
+    (custom, so RoPE rotates q, k and ALiBi adds -m_h |i-j| to the scores) with residual ->
+    ReLU MLP with residual] -> masked mean pool over real tokens -> LayerNorm -> linear.
+    With ``pe="none"`` every step is per token or symmetric in the tokens, so the logits
+    are invariant to permuting the real tokens. The learned table (``pe="learned"``) has
+    ``max_len`` rows; a longer input raises PositionLimitError. Sinusoidal, RoPE and ALiBi are
+    computed for any length. Introduced in notebook 05_learned_embeddings.
+    """
+
+    def __init__(self, vocab_size: int, num_classes: int, d_model: int = DEFAULT_D_MODEL,
+                 num_heads: int = DEFAULT_NUM_HEADS, pe: str = "none", max_len: int = 16,
+                 base: float = 10000.0, num_layers: int = DEFAULT_NUM_LAYERS):
+        super().__init__()
+        vocab_size = _check_int("vocab_size", vocab_size, 2)
+        num_classes = _check_int("num_classes", num_classes, 2)
+        d_model = _check_int("d_model", d_model, 2)
+        num_heads = _check_int("num_heads", num_heads, 1)
+        num_layers = _check_int("num_layers", num_layers, 1, 4)
+        self.pe = _check_pe(pe)
+        max_len = _check_int("max_len", max_len, 1)
+        if d_model % num_heads:
+            raise ValueError(f"d_model ({d_model}) must be divisible by num_heads ({num_heads}) / "
+                             f"d_model 必须能被 num_heads 整除")
+        head_dim = d_model // num_heads
+        if d_model % 2 or (pe == "rope" and head_dim % 2):
+            raise ValueError(f"d_model and (for rope) d_model/num_heads must be even, got "
+                             f"d_model={d_model}, num_heads={num_heads} / 维度必须是偶数")
+        base = _check_base(base)
+        self.d_model, self.num_heads, self.head_dim = d_model, num_heads, head_dim
+        self.max_len, self.base, self.num_layers = max_len, base, num_layers
+        self.tok_emb = nn.Embedding(vocab_size, d_model)
+        # The additive position modules of notebook 05: ``pos_emb`` is the learned table
+        # (None unless pe="learned"), ``pos_enc`` the fixed sinusoidal one.
+        self.pos_emb = (LearnedPositionalEmbedding(max_len, d_model, init_std=LEARNED_INIT_STD)
+                        if pe == "learned" else None)
+        self.pos_enc = (SinusoidalPositionalEncoding(d_model, SINUSOIDAL_ROWS, base)
+                        if pe == "sinusoidal" else None)
+        if pe == "alibi":
+            self.register_buffer("slopes", torch.tensor(alibi_slopes(num_heads), dtype=torch.float32))
+        self.blocks = nn.ModuleList(_Block(d_model) for _ in range(num_layers))
+        self.norm = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, num_classes)
+
+    def position_table(self, seq_len: int) -> torch.Tensor | None:
+        """Additive position vectors [seq_len, d_model] (None for none / rope / alibi).
+
+        Introduced in notebook 05_learned_embeddings.
+        """
+        module = self.pos_emb if self.pos_emb is not None else self.pos_enc
+        return None if module is None else module.table(seq_len)
+
+    def _attend(self, block, x, mask):
+        bsz, seq, _ = x.shape
+        q, k, v = block.qkv(x).view(bsz, seq, 3, self.num_heads, self.head_dim).permute(2, 0, 3, 1, 4)
+        if self.pe == "rope":
+            pos = torch.arange(seq)
+            q, k = rope_torch(q, pos, self.base), rope_torch(k, pos, self.base)
+        bias = torch.zeros(bsz, 1, 1, seq).masked_fill(~mask[:, None, None, :], float("-inf"))
+        if self.pe == "alibi":
+            pos = torch.arange(seq, dtype=torch.float32)
+            dist = (pos[:, None] - pos[None, :]).abs()                   # |i - j|
+            bias = bias - self.slopes[:, None, None] * dist              # [b, h, seq, seq]
+        weights = _softmax(q @ k.transpose(-1, -2) / math.sqrt(self.head_dim) + bias)
+        out = weights @ v                                                # [b, h, seq, head_dim]
+        out = out.transpose(1, 2).reshape(bsz, seq, self.d_model)
+        return weights, block.proj(out)
+
+    def attention_weights(self, tokens: torch.Tensor, mask: torch.Tensor | None = None) -> list:
+        """Attention weights of every layer, each [batch, heads, seq, seq].
+
+        Introduced in notebook 07_rope_alibi.
+        """
+        return self._run(tokens, mask)[1]
+
+    def _run(self, tokens, mask):
+        if mask is None:
+            mask = tokens != PAD_ID
+        x = self.tok_emb(tokens)
+        table = self.position_table(tokens.shape[1])
+        if table is not None:
+            x = x + table
+        all_weights = []
+        for block in self.blocks:
+            weights, out = self._attend(block, x, mask)
+            all_weights.append(weights)
+            x = x + out
+            x = x + block.mlp(x)
+        m = mask.unsqueeze(-1).to(x.dtype)
+        pooled = (x * m).sum(1) / m.sum(1)
+        return self.head(self.norm(pooled)), all_weights
+
+    def forward(self, tokens: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+        """Logits [batch, num_classes] for token ids [batch, seq] (mask: True on real tokens).
+
+        Introduced in notebook 05_learned_embeddings.
+        """
+        return self._run(tokens, mask)[0]

@@ -1,0 +1,193 @@
+"""Training the 谁咬谁 model: deterministic full-batch Adam, memoised runs, and counts of
+what a learned position table trains.
+
+torch is imported inside the functions (``import posenc_lib`` stays torch-free).
+"""
+from __future__ import annotations
+
+import functools
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from ..validate import _check_int, _check_real
+from .data import (ANIMALS, DEFAULT_D_MODEL, DEFAULT_LR, DEFAULT_N_TEST, DEFAULT_N_TRAIN,
+                   DEFAULT_NUM_HEADS, DEFAULT_NUM_LAYERS, DEFAULT_STEPS, DEFAULT_TRAIN_LENGTHS, VOCAB,
+                   _check_lengths, _check_pe, make_bite_dataset)
+from .evaluation import _deterministic_torch, evaluate
+
+
+@dataclass
+class TrainResult:
+    """Outcome of :func:`train_order_model`.
+
+    ``model`` (eval mode), ``losses`` (one float per step), ``train_accuracy``,
+    ``test_accuracy`` (held-out keys, train lengths), ``seconds`` (wall time of the
+    optimisation loop), ``snapshots`` (list of (step, learned table as numpy array),
+    only for pe="learned" with snapshot_every), ``config`` (the arguments used).
+    Introduced in notebook 05_learned_embeddings.
+    """
+
+    model: object  # an OrderModel
+    losses: list
+    train_accuracy: float
+    test_accuracy: float
+    seconds: float
+    snapshots: list
+    config: dict
+
+
+def train_order_model(pe: str, *, steps: int = DEFAULT_STEPS, seed: int = 0,
+                      d_model: int = DEFAULT_D_MODEL, num_heads: int = DEFAULT_NUM_HEADS,
+                      train_lengths=DEFAULT_TRAIN_LENGTHS, max_len: int | None = None,
+                      lr: float = DEFAULT_LR, n_train: int = DEFAULT_N_TRAIN,
+                      n_test: int = DEFAULT_N_TEST, base: float = 10000.0,
+                      terminator: bool = True, num_threads: int = 1, num_layers: int = DEFAULT_NUM_LAYERS,
+                      snapshot_every: int | None = None,
+                      callback: Callable[[int, float], None] | None = None,
+                      callback_every: int = 10) -> TrainResult:
+    """Train an :class:`OrderModel` on the X 咬 Y task, full batch, Adam, deterministic.
+
+    Train / test sets: ``make_bite_dataset`` with ``split="train"`` / ``"test"`` (disjoint
+    keys) at ``train_lengths``. ``max_len`` (rows of the learned table) defaults to the
+    longest training sentence. The global torch RNG, thread count and determinism flag are
+    restored afterwards. ``callback(step, loss)`` is called every ``callback_every`` steps
+    and after the last step (step counts from 1). With ``pe="learned"`` and
+    ``snapshot_every``, the table is copied at step 0, every ``snapshot_every`` steps and
+    at the end. Introduced in notebook 05_learned_embeddings.
+    """
+    pe = _check_pe(pe)
+    steps = _check_int("steps", steps, 1)
+    seed = _check_int("seed", seed, 0)
+    lo, hi = _check_lengths("train_lengths", train_lengths, 4 if terminator else 3)
+    max_len = hi if max_len is None else _check_int("max_len", max_len, 1)
+    if pe == "learned" and max_len < hi:
+        raise ValueError(f"max_len ({max_len}) must be >= the longest training sentence ({hi}) / "
+                         f"max_len 不能小于最长训练句子长度 {hi}")
+    lr = _check_real("lr", lr, greater_than=0.0)
+    if lr >= 1:
+        raise ValueError(f"lr must be in (0, 1), got {lr:g} / lr 必须在 (0, 1) 之间")
+    num_threads = _check_int("num_threads", num_threads, 1)
+    for name, value in (("n_train", n_train), ("n_test", n_test)):
+        if _check_int(name, value, 2) % 2:
+            raise ValueError(f"{name} must be even (mirror pairs), got {value} / {name} 必须是偶数")
+    callback_every = _check_int("callback_every", callback_every, 1)
+    if snapshot_every is not None:
+        snapshot_every = _check_int("snapshot_every", snapshot_every, 1)
+    if callback is not None and not callable(callback):
+        raise ValueError("callback must be callable(step, loss) / callback 必须是可调用对象")
+    config = dict(pe=pe, steps=steps, seed=seed, d_model=d_model, num_heads=num_heads,
+                  train_lengths=(lo, hi), max_len=max_len, lr=lr, n_train=n_train,
+                  n_test=n_test, base=base, terminator=terminator, num_threads=num_threads,
+                  num_layers=num_layers)
+
+    import torch
+    from torch import nn
+
+    from .model import OrderModel
+
+    train = make_bite_dataset(n_train, (lo, hi), seed, split="train", terminator=terminator)
+    test = make_bite_dataset(n_test, (lo, hi), seed + 1, split="test", terminator=terminator)
+
+    with _deterministic_torch(num_threads), torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        model = OrderModel(len(VOCAB), len(ANIMALS), d_model=d_model, num_heads=num_heads,
+                           pe=pe, max_len=max_len, base=base,
+                           num_layers=num_layers)
+        opt = torch.optim.Adam(model.parameters(), lr=lr)     # no weight decay: unused rows stay put
+        loss_fn = nn.CrossEntropyLoss()
+        snapshots, losses = [], []
+        take_snapshots = pe == "learned" and snapshot_every is not None
+        if take_snapshots:
+            snapshots.append((0, model.pos_emb.weight.detach().numpy().copy()))
+        model.train()
+        t0 = time.perf_counter()
+        for step in range(1, steps + 1):
+            opt.zero_grad(set_to_none=True)
+            loss = loss_fn(model(train.tokens, train.mask), train.labels)
+            loss.backward()
+            opt.step()
+            value = float(loss.detach())
+            losses.append(value)
+            if take_snapshots and (step % snapshot_every == 0 or step == steps):
+                snapshots.append((step, model.pos_emb.weight.detach().numpy().copy()))
+            if callback is not None and (step % callback_every == 0 or step == steps):
+                callback(step, value)
+        seconds = time.perf_counter() - t0
+        model.eval()
+        train_acc, test_acc = evaluate(model, train), evaluate(model, test)
+    return TrainResult(model=model, losses=losses, train_accuracy=train_acc, test_accuracy=test_acc,
+                       seconds=seconds, snapshots=snapshots, config=config)
+
+
+#: Steps between the table snapshots of a memoised learned run (the ``learned`` slider's step).
+LEARNED_SNAPSHOT_EVERY = 5
+
+
+@functools.lru_cache(maxsize=32)
+def _trained_run(pe: str, seed: int, steps: int, max_len):
+    every = LEARNED_SNAPSHOT_EVERY if pe == "learned" else None
+    return train_order_model(pe, seed=seed, steps=steps, max_len=max_len, snapshot_every=every)
+
+
+def trained_run(pe: str, *, seed: int = 0, steps: int | None = None, max_len: int | None = None):
+    """Memoised :func:`train_order_model` on the default task (train lengths 4-8).
+
+    The first call with given arguments trains (about a second); later calls return the
+    same :class:`TrainResult`, so every section of a notebook (and the ``learned`` explorer)
+    can ask for a run without carrying notebook state around. A learned run keeps a
+    snapshot of its table every ``LEARNED_SNAPSHOT_EVERY`` steps. ``steps`` defaults to
+    ``DEFAULT_STEPS``; ``max_len`` (rows of the learned table) only matters for
+    ``pe="learned"`` and defaults to the longest training sentence. Treat the result as
+    read-only. ``extrapolation_table`` uses it too, so its default runs are shared.
+    Introduced in notebook 05_learned_embeddings.
+    """
+    pe = _check_pe(pe)
+    seed = _check_int("seed", seed, 0)
+    steps = DEFAULT_STEPS if steps is None else _check_int("steps", steps, 1, 10000)
+    if pe != "learned" or max_len is None:
+        max_len = DEFAULT_TRAIN_LENGTHS[1] if pe == "learned" else None
+    else:
+        max_len = _check_int("max_len", max_len, DEFAULT_TRAIN_LENGTHS[1], 4096)
+    return _trained_run(pe, seed, steps, max_len)
+
+
+def rows_with_gradient(train_lengths=(4, 8), max_len: int = 16, *, seed: int = 0) -> int:
+    """How many rows of a learned position table get a nonzero gradient from training data.
+
+    Builds an ``OrderModel(pe="learned", max_len=max_len)``, runs one forward and backward
+    pass on a batch of training sentences with ``train_lengths`` and counts the rows of the
+    table whose gradient is not all zero. Rows for positions no training sentence reaches
+    get none: training never moves them.
+    Introduced in notebook 05_learned_embeddings.
+    """
+    lo, hi = _check_lengths("train_lengths", train_lengths, 4)
+    max_len = _check_int("max_len", max_len, hi, 4096)
+    seed = _check_int("seed", seed, 0)
+    import torch
+
+    from .model import OrderModel
+
+    data = make_bite_dataset(DEFAULT_N_TRAIN, (lo, hi), seed, split="train")
+    with _deterministic_torch(1), torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        model = OrderModel(len(VOCAB), len(ANIMALS), pe="learned", max_len=max_len)
+        loss = torch.nn.functional.cross_entropy(model(data.tokens, data.mask), data.labels)
+        loss.backward()
+    grad = model.pos_emb.weight.grad
+    return int((grad.abs().sum(dim=1) > 0).sum())
+
+
+def position_table_parameters(max_len: int, d_model: int) -> int:
+    """Trainable parameters of a learned position table ``nn.Embedding(max_len, d_model)``.
+
+    Counted from a real torch module built on the "meta" device (no memory allocated), so
+    GPT-2's 1024 x 768 table costs nothing to count.
+    Introduced in notebook 05_learned_embeddings.
+    """
+    max_len = _check_int("max_len", max_len, 1, 10**9)
+    d_model = _check_int("d_model", d_model, 1, 10**6)
+    import torch
+
+    table = torch.nn.Embedding(max_len, d_model, device="meta")
+    return int(sum(p.numel() for p in table.parameters() if p.requires_grad))
