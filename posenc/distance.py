@@ -100,10 +100,12 @@ def _projections(d_model, w_q, w_k):
 
 
 def score_matrix(seq_len: int, d_model: int, base: float = 10000.0, w_q=None, w_k=None) -> np.ndarray:
-    """``S[p, q] = (PE(p) W_q) . (PE(q) W_k)`` for p, q in 0 .. seq_len-1.
+    """``S[m, n] = (W_q PE(m)) . (W_k PE(n))`` for query positions m and key positions n in
+    0 .. seq_len-1.
 
     Without ``w_q`` / ``w_k`` this is the plain ``PE @ PE.T`` (symmetric, constant along
-    each diagonal). ``w_q``, ``w_k`` are ``(d_model, d_k)`` matrices.
+    each diagonal). ``w_q``, ``w_k`` are ``(d_model, d_k)`` arrays (code multiplies rows:
+    ``pe @ w_q`` is ``W_q PE`` with ``w_q = W_qᵀ``).
     Introduced in notebook 04_relative_position.
     """
     pe = sinusoidal_encoding(seq_len, d_model, base)
@@ -115,11 +117,11 @@ def score_matrix(seq_len: int, d_model: int, base: float = 10000.0, w_q=None, w_
 
 def offset_scores(d_model: int, base: float = 10000.0, seq_len: int = 64, k_max: int = 64,
                   w_q=None, w_k=None) -> np.ndarray:
-    """Scores by position and offset: ``out[p, k_max + k] = (PE(p) W_q) . (PE(p + k) W_k)``.
+    """Scores by query position and offset: ``out[m, k_max + k] = (W_q PE(m)) . (W_k PE(m + k))``.
 
-    Rows p = 0 .. seq_len-1, columns k = -k_max .. k_max (positions p + k may be negative:
-    the formula is defined for any position). Without ``w_q`` / ``w_k`` every row equals
-    :func:`pe_dot_by_offset`.
+    Rows m = 0 .. seq_len-1, columns k = -k_max .. k_max (key positions m + k may be
+    negative: the formula is defined for any position). Without ``w_q`` / ``w_k`` every row
+    equals :func:`pe_dot_by_offset`.
     Introduced in notebook 04_relative_position.
     """
     seq_len = _check_int("seq_len", seq_len, 1, 4096)
@@ -140,9 +142,10 @@ def offset_structure(scores) -> dict:
     """How much a ``(positions, 2*k_max + 1)`` table from :func:`offset_scores` departs from
     "depends on k only, the same for +k and -k".
 
-    Returns ``p_dependence`` (largest spread over p at one offset), ``asymmetry`` (largest
-    ``|mean(k) - mean(-k)|``), both divided by the table's largest ``|score|``, and
-    ``peak_k`` (the offset where the mean over p is largest).
+    Returns ``position_dependence`` (the largest spread, over the query positions m, of the
+    scores at one offset k: 0 when the score depends on k alone), ``asymmetry`` (largest
+    ``|mean(k) - mean(-k)|``: 0 when +k and -k score the same), both divided by the table's
+    largest ``|score|``, and ``peak_k`` (the offset where the mean over m is largest).
     Introduced in notebook 04_relative_position.
     """
     s = _check_array("scores", scores, ndim=2)
@@ -153,7 +156,7 @@ def offset_structure(scores) -> dict:
     profile = s.mean(axis=0)
     k_max = s.shape[1] // 2
     return {
-        "p_dependence": float((s.max(axis=0) - s.min(axis=0)).max() / scale),
+        "position_dependence": float((s.max(axis=0) - s.min(axis=0)).max() / scale),
         "asymmetry": float(np.abs(profile - profile[::-1]).max() / scale),
         "peak_k": int(np.argmax(profile)) - k_max,
     }
@@ -231,7 +234,7 @@ def position_similarity(table) -> np.ndarray:
 
 
 def similarity_by_offset(similarity) -> np.ndarray:
-    """Mean of ``S[p, p + k]`` over p, for k = 0 .. n-1 (k = 1: neighbouring positions).
+    """Mean of ``S[m, m + k]`` over m, for k = 0 .. n-1 (k = 1: neighbouring positions).
 
     Introduced in notebook 05_learned_embeddings.
     """

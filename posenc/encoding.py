@@ -130,9 +130,9 @@ def rotation_error(k, d_model: int, positions=None, base: float = 10000.0) -> fl
 
 
 def pe_dot_by_offset(k, d_model: int, base: float = 10000.0) -> np.ndarray:
-    """``PE(p) . PE(p + k) = sum_i cos(k * w_i)`` for each offset in ``k``.
+    """``PE(pos) . PE(pos + k) = sum_i cos(k * w_i)`` for each offset in ``k``.
 
-    Independent of p, equal for +k and -k, and not monotone in |k|.
+    Independent of pos, equal for +k and -k, and not monotone in |k|.
     Introduced in notebook 04_relative_position.
     """
     ks = _check_array("k", k)
@@ -141,7 +141,7 @@ def pe_dot_by_offset(k, d_model: int, base: float = 10000.0) -> np.ndarray:
 
 
 def pe_distance_by_offset(k, d_model: int, base: float = 10000.0) -> np.ndarray:
-    """``||PE(p + k) - PE(p)||`` for each offset in ``k`` (the same for every p).
+    """``||PE(pos + k) - PE(pos)||`` for each offset in ``k`` (the same for every pos).
 
     Each pair contributes the chord between its two hand positions,
     ``2 |sin(k w_i / 2)|``, so the distance is ``sqrt(sum_i 4 sin^2(k w_i / 2))``.

@@ -23,18 +23,25 @@ def _check_question(n: int, q) -> dict:
         raise ValueError(f"{where}: options must be at least two different non-empty strings / "
                          f"options 至少要有两个互不相同的非空字符串")
     answer = _check_int(f"answer of {where}", q["answer"], 0, len(options) - 1)
+    wrong = q.get("wrong", {})
+    if not isinstance(wrong, dict) or any(_check_int(f"wrong option of {where}", j, 0, len(options) - 1) == answer
+                                          for j in wrong):
+        raise ValueError(f"{where}: wrong must map wrong option indices to messages / "
+                         f"wrong 必须把错误选项的序号映射到说明")
     return {"question": str(q["question"]), "options": tuple(options), "answer": answer,
-            "explanation": str(q["explanation"]), "hint": str(q.get("hint", ""))}
+            "explanation": str(q["explanation"]), "hint": str(q.get("hint", "")),
+            "wrong": {int(j): str(m) for j, m in wrong.items()}}
 
 
 class Quiz:
     """Multiple-choice self-check: one RadioButtons per question, feedback as soon as one is picked.
 
     ``questions`` is data: a list of dicts with ``question``, ``options`` (strings),
-    ``answer`` (index into options), ``explanation`` and an optional ``hint``. A right pick
-    shows 正确 and the explanation, a wrong one 再想想 and the hint. ``.radios[n].value``
+    ``answer`` (index into options), ``explanation``, an optional ``hint`` and an optional
+    ``wrong`` ({option index: what picking it shows}). A right pick shows 正确 and the
+    explanation, a wrong one 再想想, the option picked and its message (else the hint). ``.radios[n].value``
     can be set from code (that is how the tests answer); ``.widget`` is what to display.
-    Introduced in notebook 06_summary_interview.
+    Introduced in notebook 10_summary_interview.
     """
 
     def __init__(self, questions):
@@ -69,7 +76,8 @@ class Quiz:
             return None
         if radio.index == q["answer"]:
             return Verdict(True, q["explanation"])
-        return Verdict(False, q["hint"] or "回到对应的笔记本再看一遍。")
+        why = q["wrong"].get(radio.index) or q["hint"] or "回到对应的笔记本再看一遍。"
+        return Verdict(False, f"你选的是「{q['options'][radio.index]}」：{why}")
 
     @property
     def score(self) -> tuple[int, int]:

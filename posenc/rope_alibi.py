@@ -8,16 +8,18 @@ import numpy as np
 from .attention import softmax
 from .distance import _projections, _small_matmul
 from .encoding import _block_rotation, encode_positions, frequencies
-from .validate import _check_array, _check_d_model, _check_int, _check_positions, _check_real, _check_table_size
+from .validate import (_check_array, _check_d_model, _check_int, _check_positions, _check_real,
+                       _check_table_size)
 
 
 def rope(x, positions, base: float = 10000.0) -> np.ndarray:
     """Rotary position embedding: rotate each (even, odd) pair of ``x`` by ``pos * w_i``.
 
     ``x`` has shape ``(..., seq_len, d)`` with d even; ``positions`` has length seq_len.
-    ``[x0, x1] -> [x0 cos t - x1 sin t, x0 sin t + x1 cos t]``, ``t = pos * w_i``, so
-    ``rope(q, m) . rope(k, n)`` depends on ``n - m`` only.
-    Introduced in notebook 07_rope_alibi.
+    ``[x0, x1] -> [x0 cos a - x1 sin a, x0 sin a + x1 cos a]``, ``a = pos * w_i`` (each pair
+    turns counter-clockwise in its plane), so ``rope(q, m) . rope(κ, n)`` depends on the
+    offset ``k = n - m`` only.
+    Introduced in notebook 07_rope.
     """
     x = _check_array("x", x)
     if x.ndim < 2:
@@ -29,8 +31,8 @@ def rope(x, positions, base: float = 10000.0) -> np.ndarray:
             f"必须等于 x 的 seq_len"
         )
     w = frequencies(x.shape[-1], base)
-    t = pos[:, None] * w[None, :]
-    c, s = np.cos(t), np.sin(t)
+    angles = pos[:, None] * w[None, :]
+    c, s = np.cos(angles), np.sin(angles)
     x0, x1 = x[..., 0::2], x[..., 1::2]
     out = np.empty_like(x)
     out[..., 0::2] = x0 * c - x1 * s
@@ -43,75 +45,78 @@ def rope_rotation(pos: float, d_model: int, base: float = 10000.0) -> np.ndarray
 
     Block-diagonal, one standard (counter-clockwise) rotation per pair,
     ``[[cos(pos w_i), -sin(pos w_i)], [sin(pos w_i), cos(pos w_i)]]``, so
-    ``rope(x[None], [pos])[0] == rope_rotation(pos, d) @ x``. In notebook 04's notation
-    (blocks written for the (sin, cos) pair order) this is ``relative_rotation(-pos)``.
-    Introduced in notebook 07_rope_alibi.
+    ``rope(x[None], [pos])[0] == rope_rotation(pos, d) @ x``. In notebook 04's notation this
+    is ``R_{-pos}`` (``relative_rotation(-pos)``): R_k turns the clock hands clockwise, RoPE
+    turns each pair counter-clockwise.
+    Introduced in notebook 07_rope.
     """
     pos = _check_real("pos", pos)
     return _block_rotation(pos * frequencies(d_model, base))
 
 
-def _check_vector_pair(q, k):
-    q = _check_array("q", q, ndim=1)
-    k = _check_array("k", k, ndim=1)
-    if q.shape != k.shape:
-        raise ValueError(f"q and k must have the same length, got {len(q)} and {len(k)} / "
-                         f"q 与 k 的长度必须相同")
+def _check_vector_pair(q, key, names=("q", "key")):
+    q = _check_array(names[0], q, ndim=1)
+    key = _check_array(names[1], key, ndim=1)
+    if q.shape != key.shape:
+        raise ValueError(f"{names[0]} and {names[1]} must have the same length, got {len(q)} and "
+                         f"{len(key)} / {names[0]} 与 {names[1]} 的长度必须相同")
     _check_d_model(len(q))
-    return q, k
+    return q, key
 
 
-def rope_pair_coefficients(q, k) -> tuple[np.ndarray, np.ndarray]:
-    """Per pair i: ``a_i = q_2i k_2i + q_2i+1 k_2i+1`` and ``b_i = q_2i+1 k_2i - q_2i k_2i+1``.
+def rope_pair_coefficients(q, key) -> tuple[np.ndarray, np.ndarray]:
+    """Per pair i, with κ = ``key``: ``a_i = q_2i κ_2i + q_2i+1 κ_2i+1`` and
+    ``b_i = q_2i+1 κ_2i - q_2i κ_2i+1``.
 
-    With them ``rope(q, m) . rope(k, m + t) = sum_i a_i cos(t w_i) + b_i sin(t w_i)``:
-    the ``a`` (cos) part is even in the offset t, the ``b`` (sin) part is odd. ``b = 0``
-    (each pair of k parallel to that of q, e.g. q = k) makes the score symmetric in +-t.
-    Introduced in notebook 07_rope_alibi.
+    With them ``rope(q, m) . rope(κ, m + k) = sum_i a_i cos(k w_i) + b_i sin(k w_i)``:
+    the ``a`` (cos) part is even in the offset k, the ``b`` (sin) part is odd. ``b = 0``
+    (each pair of κ parallel to that of q, e.g. q = κ) makes the score symmetric in ±k.
+    Introduced in notebook 07_rope.
     """
-    q, k = _check_vector_pair(q, k)
-    q0, q1, k0, k1 = q[0::2], q[1::2], k[0::2], k[1::2]
+    q, key = _check_vector_pair(q, key)
+    q0, q1, k0, k1 = q[0::2], q[1::2], key[0::2], key[1::2]
     return q0 * k0 + q1 * k1, q1 * k0 - q0 * k1
 
 
-def rope_score_by_offset(q, k, offsets, base: float = 10000.0) -> np.ndarray:
-    """``rope(q, m) . rope(k, m + t)`` for each offset t in ``offsets``, by the closed form.
+def rope_score_by_offset(q, key, offsets, base: float = 10000.0) -> np.ndarray:
+    """``rope(q, m) . rope(κ, m + k)`` for each offset k in ``offsets``, by the closed form.
 
-    ``sum_i a_i cos(t w_i) + b_i sin(t w_i)`` with ``a, b`` from
+    ``sum_i a_i cos(k w_i) + b_i sin(k w_i)`` with ``a, b`` from
     :func:`rope_pair_coefficients`: no position m appears in it at all.
-    Introduced in notebook 07_rope_alibi.
+    Introduced in notebook 07_rope.
     """
-    a, b = rope_pair_coefficients(q, k)
-    t = _check_array("offsets", offsets)
+    a, b = rope_pair_coefficients(q, key)
+    ks = _check_array("offsets", offsets)
     w = frequencies(2 * len(a), base)
-    angles = np.multiply.outer(t, w)
+    angles = np.multiply.outer(ks, w)
     return np.cos(angles) @ a + np.sin(angles) @ b
 
 
 SCORE_KINDS = ("additive", "rope")
 
 
-def content_position_scores(x_q, x_k, w_q=None, w_k=None, *, kind: str = "rope", seq_len: int = 64,
+def content_position_scores(x_q, x_key, w_q=None, w_k=None, *, kind: str = "rope", seq_len: int = 64,
                             k_max: int = 16, start: int = 0, base: float = 10000.0) -> np.ndarray:
     """Attention scores of one query token and one key token, by position and offset.
 
-    ``out[r, k_max + t]`` is the score of the token ``x_q`` at position ``p = start + r``
-    against the token ``x_k`` at position ``p + t`` (t = -k_max .. k_max; positions may be
-    negative, the formulas are defined for any position). Row-vector convention, as in
-    notebook 04: ``q = x W_q``.
+    ``out[r, k_max + k]`` is the score of the token ``x_q`` at query position
+    ``m = start + r`` against the token ``x_key`` at key position ``n = m + k``
+    (k = -k_max .. k_max; positions may be negative, the formulas are defined for any
+    position). In code vectors are rows: ``x @ w_q`` is the course's ``q = W_q x`` with
+    ``w_q = W_qᵀ``.
 
-    * ``kind="additive"``: ``((x_q + PE(p)) W_q) . ((x_k + PE(p + t)) W_k)`` -- the PE is
+    * ``kind="additive"``: ``((x_q + PE(m)) @ w_q) . ((x_key + PE(n)) @ w_k)`` -- the PE is
       added before the projection (sinusoidal, notebook 04).
-    * ``kind="rope"``: ``rope(x_q W_q, p) . rope(x_k W_k, p + t)`` -- the rotation comes
+    * ``kind="rope"``: ``rope(x_q @ w_q, m) . rope(x_key @ w_k, n)`` -- the rotation comes
       after the projection.
 
     ``w_q``, ``w_k`` are ``(d_model, d_k)`` (default: identity). Pass the result to
-    :func:`offset_structure` to measure how much it depends on p.
-    Introduced in notebook 07_rope_alibi.
+    :func:`offset_structure` to measure how much it depends on m.
+    Introduced in notebook 07_rope.
     """
     if kind not in SCORE_KINDS:
         raise ValueError(f"kind must be one of {SCORE_KINDS}, got {kind!r} / kind 只能是 {SCORE_KINDS} 之一")
-    x_q, x_k = _check_vector_pair(x_q, x_k)
+    x_q, x_key = _check_vector_pair(x_q, x_key, names=("x_q", "x_key"))
     d_model = len(x_q)
     seq_len = _check_int("seq_len", seq_len, 1, 4096)
     k_max = _check_int("k_max", k_max, 0, 4096)
@@ -126,32 +131,51 @@ def content_position_scores(x_q, x_k, w_q=None, w_k=None, *, kind: str = "rope",
     k_pos = np.arange(start - k_max, start + seq_len + k_max, dtype=float)
     if kind == "additive":
         q = _small_matmul(x_q[None, :] + encode_positions(q_pos, d_model, base), w_q)
-        keys = _small_matmul(x_k[None, :] + encode_positions(k_pos, d_model, base), w_k)
+        keys = _small_matmul(x_key[None, :] + encode_positions(k_pos, d_model, base), w_k)
     else:
         q = rope(np.tile(x_q @ w_q, (len(q_pos), 1)), q_pos, base)
-        keys = rope(np.tile(x_k @ w_k, (len(k_pos), 1)), k_pos, base)
+        keys = rope(np.tile(x_key @ w_k, (len(k_pos), 1)), k_pos, base)
     g = _small_matmul(q, keys.T)                     # column c is key position start - k_max + c
     idx = np.arange(seq_len)[:, None] + np.arange(2 * k_max + 1)[None, :]
     return np.take_along_axis(g, idx, axis=1)
 
 
-def alibi_slopes(num_heads: int) -> np.ndarray:
-    """ALiBi head slopes ``m_h = 2 ** (-8 h / H)`` for h = 1 .. H.
+def alibi_slope_exponents(num_heads: int) -> np.ndarray:
+    """The exponents e_h with ``s_h = 2 ** -e_h``, h = 1 .. H, by the ALiBi authors' recipe.
 
-    This is the paper's rule for H a power of 2 (8 heads: 1/2 ... 1/256). For other H the
-    reference code interleaves slopes from the two neighbouring powers of 2; here the
-    formula is applied as written for every H.
-    Introduced in notebook 07_rope_alibi.
+    H a power of 2: ``e_h = 8h/H`` (8 heads: 1, 2, ..., 8). Otherwise, with P the largest
+    power of 2 below H: the P slopes of P heads (``8h/P``), then every other slope of 2P heads
+    (``8h'/(2P)`` for h' = 1, 3, 5, ...) until there are H. The authors' reference code
+    (and BLOOM, 112 heads) does this so that every head count keeps the geometric sequence
+    of a power of 2 and its in-between values.
+    Introduced in notebook 08_alibi_extrapolation.
     """
     num_heads = _check_int("num_heads", num_heads, 1, 1024)
-    return 2.0 ** (-8.0 * np.arange(1, num_heads + 1) / num_heads)
+    p = 1 << (num_heads.bit_length() - 1)          # largest power of 2 <= H
+    base = 8.0 * np.arange(1, p + 1) / p
+    extra = 8.0 * np.arange(1, 2 * (num_heads - p), 2) / (2 * p)
+    return np.concatenate([base, extra])
+
+
+def alibi_slopes(num_heads: int) -> np.ndarray:
+    """ALiBi head slopes s_h for h = 1 .. H (the ALiBi paper writes them m; here m is a
+    position): ``2 ** -alibi_slope_exponents(H)``.
+
+    For H a power of 2 this is the paper's ``s_h = 2 ** (-8h/H)`` (8 heads: 1/2 ... 1/256);
+    for other H, the authors' recipe in :func:`alibi_slope_exponents` (12 heads: 1/2 ... 1/256,
+    then 2^-0.5, 2^-1.5, 2^-2.5, 2^-3.5).
+    Introduced in notebook 08_alibi_extrapolation.
+    """
+    return 2.0 ** -alibi_slope_exponents(num_heads)
 
 
 def alibi_bias(seq_len: int, num_heads: int) -> np.ndarray:
-    """ALiBi biases ``-m_h * |i - j|`` of shape ``(num_heads, seq_len, seq_len)``.
+    """ALiBi biases ``-s_h * |n - m|`` (query position m = row, key position n = column),
+    shape ``(num_heads, seq_len, seq_len)``.
 
-    Added to the attention scores before the softmax; no position vectors at all.
-    Introduced in notebook 07_rope_alibi.
+    Added to the attention scores before the softmax; no position vectors at all. The bias
+    depends on the offset k = n - m only, through |k|: it cannot tell left from right.
+    Introduced in notebook 08_alibi_extrapolation.
     """
     seq_len = _check_int("seq_len", seq_len, 1)
     slopes = alibi_slopes(num_heads)
@@ -161,11 +185,11 @@ def alibi_bias(seq_len: int, num_heads: int) -> np.ndarray:
 
 
 def alibi_causal_bias(seq_len: int, num_heads: int) -> np.ndarray:
-    """ALiBi as in the paper's decoder: ``-m_h (i - j)`` for keys j <= i, ``-inf`` for j > i.
+    """ALiBi as in the paper's decoder: ``-s_h (m - n)`` for keys n <= m, ``-inf`` for n > m.
 
     Shape ``(num_heads, seq_len, seq_len)``; the ``-inf`` entries are the causal mask
     (softmax gives them weight 0). On the allowed entries it equals :func:`alibi_bias`.
-    Introduced in notebook 07_rope_alibi.
+    Introduced in notebook 08_alibi_extrapolation.
     """
     bias = alibi_bias(seq_len, num_heads)
     future = np.triu(np.ones((bias.shape[1], bias.shape[1]), dtype=bool), k=1)
@@ -176,11 +200,11 @@ def alibi_attention(seq_len: int, num_heads: int, query: int | None = None,
                     causal: bool = False) -> np.ndarray:
     """Attention weights of one query row from the ALiBi bias alone (all q.k = 0).
 
-    Returns ``(num_heads, seq_len)``: ``softmax_j(-m_h |query - j|)`` (with ``causal``, only
-    keys j <= query). ``query`` defaults to the middle, ``seq_len // 2``. The weights fall
-    off geometrically, by the factor ``exp(-m_h)`` per step: a discrete Laplace
+    Returns ``(num_heads, seq_len)``: ``softmax_n(-s_h |n - query|)`` (with ``causal``, only
+    keys n <= query). ``query`` defaults to the middle, ``seq_len // 2``. The weights fall
+    off geometrically, by the factor ``exp(-s_h)`` per step: a discrete Laplace
     (two-sided geometric) shape.
-    Introduced in notebook 07_rope_alibi.
+    Introduced in notebook 08_alibi_extrapolation.
     """
     seq_len = _check_int("seq_len", seq_len, 1, 4096)
     query = seq_len // 2 if query is None else _check_int("query", query, 0, seq_len - 1)

@@ -85,7 +85,7 @@ class LearnedPositionalEmbedding(nn.Module):
 def rope_torch(x, positions, base: float = 10000.0):
     """Torch version of :func:`rope` (same convention), differentiable.
 
-    Introduced in notebook 07_rope_alibi.
+    Introduced in notebook 07_rope.
     """
     if not isinstance(x, torch.Tensor) or x.dim() < 2:
         raise TypeError("x must be a torch.Tensor of shape (..., seq_len, d) / x 必须是 torch 张量")

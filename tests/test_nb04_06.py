@@ -172,19 +172,19 @@ def test_offset_scores_match_loops_including_negative_positions():
 
 def test_offset_structure_on_a_hand_made_table():
     info = pl.offset_structure([[0.0, 1.0, 3.0], [0.0, 1.0, 3.0]])  # k = -1, 0, 1
-    assert info == {"p_dependence": 0.0, "asymmetry": 1.0, "peak_k": 1}
+    assert info == {"position_dependence": 0.0, "asymmetry": 1.0, "peak_k": 1}
     info = pl.offset_structure([[1.0, 2.0, 1.0], [1.0, 4.0, 1.0]])
-    assert info["p_dependence"] == 0.5 and info["asymmetry"] == 0.0 and info["peak_k"] == 0
+    assert info["position_dependence"] == 0.5 and info["asymmetry"] == 0.0 and info["peak_k"] == 0
     with pytest.raises(ValueError):
         pl.offset_structure(np.ones((2, 4)))
 
 
 def test_plain_scores_are_relative_and_symmetric_random_projection_is_not():
     plain = pl.offset_structure(pl.offset_scores(64))
-    assert plain["p_dependence"] < 1e-12 and plain["asymmetry"] < 1e-12 and plain["peak_k"] == 0
+    assert plain["position_dependence"] < 1e-12 and plain["asymmetry"] < 1e-12 and plain["peak_k"] == 0
     w_q, w_k, _ = pl.attention_weights_for_demo(64)
     proj = pl.offset_structure(pl.offset_scores(64, w_q=w_q, w_k=w_k))
-    assert proj["p_dependence"] > 0.1 and proj["asymmetry"] > 0.05
+    assert proj["position_dependence"] > 0.1 and proj["asymmetry"] > 0.05
 
 
 def test_rotation_like_projection_keeps_relative_but_breaks_symmetry():
@@ -202,7 +202,7 @@ def test_rotation_like_projection_keeps_relative_but_breaks_symmetry():
         ref = sum(a[i] * math.cos(k * w[i]) - b[i] * math.sin(k * w[i]) for i in range(d_model // 2))
         np.testing.assert_allclose(scores[:, j], ref, atol=1e-10)
     info = pl.offset_structure(scores)
-    assert info["p_dependence"] < 1e-10 and info["asymmetry"] > 0.1
+    assert info["position_dependence"] < 1e-10 and info["asymmetry"] > 0.1
 
 
 def test_projection_shapes_are_checked():

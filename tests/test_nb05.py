@@ -166,7 +166,7 @@ def test_check_position_params():
     assert pl.check_position_params(1024, 768, 786432)
     assert pl.check_position_params(1024, 768, 786432.0)
     for wrong, words in ((1024 + 768, "相乘"), (1023 * 768, "1024 行"), (0, "正弦"), (5, "max_len 行"),
-                         (None, "整数"), ("786432", "整数")):
+                         (None, "None"), ("786432", "整数")):
         v = pl.check_position_params(1024, 768, wrong)
         assert not v and words in v.message, (wrong, v.message)
 

@@ -39,10 +39,23 @@ def dot(a, b):
     return sum(x * y for x, y in zip(a, b))
 
 
+def alibi_reference_slopes(n):
+    """The ALiBi authors' get_slopes (ofirpress/attention_with_linear_biases, fairseq
+    transformer.py), rewritten: a power of 2 gets start = ratio = 2^(-8/n); otherwise the
+    closest lower power of 2's slopes, then every other slope of twice that power."""
+    def power_of_2(n):
+        start = 2 ** (-2 ** -(math.log2(n) - 3))
+        return [start * start ** i for i in range(n)]
+    if math.log2(n).is_integer():
+        return power_of_2(n)
+    closest = 2 ** math.floor(math.log2(n))
+    return power_of_2(closest) + alibi_reference_slopes(2 * closest)[0::2][:n - closest]
+
+
 def alibi_loops(seq_len, num_heads, causal=False):
     out = np.zeros((num_heads, seq_len, seq_len))
     for h in range(1, num_heads + 1):
-        m = math.pow(2.0, -8.0 * h / num_heads)
+        m = alibi_reference_slopes(num_heads)[h - 1]
         for i in range(seq_len):
             for j in range(seq_len):
                 out[h - 1, i, j] = -math.inf if causal and j > i else -m * abs(i - j)
@@ -159,9 +172,9 @@ def test_rope_scores_ignore_absolute_position_additive_ones_do_not():
     rope0 = pl.content_position_scores(x_q, x_k, w_q, w_k, kind="rope")
     rope100 = pl.content_position_scores(x_q, x_k, w_q, w_k, kind="rope", start=100)
     np.testing.assert_allclose(rope0, rope100, atol=1e-12)
-    assert pl.offset_structure(rope0)["p_dependence"] < 1e-12
+    assert pl.offset_structure(rope0)["position_dependence"] < 1e-12
     add0 = pl.content_position_scores(x_q, x_k, w_q, w_k, kind="additive")
-    assert pl.offset_structure(add0)["p_dependence"] > 0.1
+    assert pl.offset_structure(add0)["position_dependence"] > 0.1
 
 
 # ---------------------------------------------------------------------------
@@ -171,11 +184,15 @@ def test_alibi_slopes_for_8_heads_are_halvings():
     expected = [1 / 2, 1 / 4, 1 / 8, 1 / 16, 1 / 32, 1 / 64, 1 / 128, 1 / 256]
     np.testing.assert_allclose(pl.alibi_slopes(8), expected, rtol=1e-15)
     np.testing.assert_allclose(pl.alibi_slopes(4), [1 / 4, 1 / 16, 1 / 64, 1 / 256], rtol=1e-15)
-    # geometric: start = ratio = 2^(-8/H), for any H
-    for h in (1, 2, 3, 6, 16):
+    # a power of 2 heads: geometric, start = ratio = 2^(-8/H)
+    for h in (1, 2, 16, 64):
         s = pl.alibi_slopes(h)
         np.testing.assert_allclose(s[0], 2 ** (-8 / h))
         np.testing.assert_allclose(s[1:] / s[:-1], 2 ** (-8 / h))
+    # any other number of heads: the authors' recipe (BLOOM-176B has 112 heads)
+    for h in (3, 5, 6, 7, 12, 112):
+        np.testing.assert_allclose(pl.alibi_slopes(h), alibi_reference_slopes(h), rtol=1e-14)
+    np.testing.assert_allclose(pl.alibi_slopes(12)[8:], 2.0 ** -np.array([0.5, 1.5, 2.5, 3.5]), rtol=1e-14)
 
 
 @pytest.mark.parametrize("seq_len,num_heads", [(1, 1), (5, 2), (7, 8), (12, 3)])

@@ -91,30 +91,64 @@ def _read_answer(answer, kind: str, shape=()):
     raise ValueError(f"unknown answer kind {kind!r}")
 
 
-def check_value(answer, expected, *, tol: float = 5e-4, hint: str = "") -> Verdict:
+def _shown(answer) -> str:
+    """The learner's answer as they typed it, roughly: numbers to 6 significant digits."""
+    def fmt(tagged) -> str:
+        kind, v = tagged
+        if kind == "num":
+            return f"{v:.6g}" if isinstance(v, float) else str(v)
+        if kind == "seq":
+            return "[" + ", ".join(fmt(t) for t in v) + "]"
+        if kind == "str":
+            return repr(v)
+        return str(v)
+
+    return fmt(_normalise(answer))
+
+
+def _wrong(answer, slip: str) -> Verdict:
+    """再想想, naming what the learner entered and the slip it shows."""
+    return Verdict(False, f"你填的是 {_shown(answer)}：{slip}".strip())
+
+
+PLACEHOLDER = "先把 None 换成你的答案，再运行这个单元格。"
+
+
+def _matches(arr, value, tol: float) -> bool:
+    return bool(np.allclose(arr, value, atol=tol, rtol=0))
+
+
+def check_value(answer, expected, *, tol: float = 5e-4, hint: str = "", slips=None) -> Verdict:
     """Compare a reader's number (or list of numbers) with the computed one.
 
-    Correct when every entry is within ``tol`` (default: 4-decimal rounding).
+    Correct when every entry is within ``tol`` (default: 4-decimal rounding; ``tol=0`` for
+    exact answers). ``slips`` maps a message to a wrong value a typical slip gives; an
+    answer matching one gets that message. A wrong answer's message names what was entered.
     Introduced in notebook 02_sinusoidal_hand_calculation.
     """
     expected = np.asarray(expected, dtype=float)
     if answer is None:
-        return Verdict(False, "先把 None 换成你的答案，再运行这个单元格。")
+        return Verdict(False, PLACEHOLDER)
     arr = _read_answer(answer, "array", expected.shape)
     if arr is None:
-        return Verdict(False, f"答案应是形状为 {expected.shape} 的数（或数组）。 {hint}".strip())
-    if np.allclose(arr, expected, atol=tol, rtol=0):
-        return Verdict(True, f"与计算结果一致（误差 ≤ {tol:g}）。")
-    return Verdict(False, hint or "与计算结果不一致，检查每一步。")
+        what = "一个数" if expected.shape == () else f"形状为 {expected.shape} 的一组数"
+        return _wrong(answer, f"答案应是{what}。{hint}")
+    if _matches(arr, expected, tol):
+        return Verdict(True, "与计算结果一致。" if tol == 0 else f"与计算结果一致（允许误差 {tol:.2g}）。")
+    for message, value in (slips or {}).items():
+        if np.shape(value) == expected.shape and _matches(arr, value, tol):
+            return _wrong(answer, message)
+    return _wrong(answer, hint or "与计算结果不一致，检查每一步。")
 
 
-def check_choice(answer, correct, *, hint: str = "", options=None) -> Verdict:
+def check_choice(answer, correct, *, hint: str = "", options=None, hints=None) -> Verdict:
     """Compare a reader's choice (a row index, a word, True/False, a tuple) with the computed one.
 
     Strings are compared without surrounding spaces, whole floats equal ints (``2.0 == 2``),
     lists and tuples element by element; True/False never equal 1/0. ``options`` (optional)
     lists the allowed answers, and an answer outside them gets a message naming them.
-    Never raises on a wrong answer: the placeholder ``None`` just gets the hint.
+    ``hints`` (optional) maps a wrong option to what picking it shows, so the feedback reacts
+    to the option picked; other wrong answers get ``hint``. Never raises on a wrong answer.
     Introduced in notebook 01_permutation_invariance.
     """
     keys = None if options is None else [_read_answer(o, "choice") for o in options]
@@ -122,10 +156,14 @@ def check_choice(answer, correct, *, hint: str = "", options=None) -> Verdict:
         raise ValueError(f"correct = {correct!r} is not among options = {options!r} / "
                          f"correct 必须是 options 之一")
     if answer is None:
-        return Verdict(False, f"把 None 换成你的答案。 {hint}".strip())
-    if keys is not None and _read_answer(answer, "choice") not in keys:
+        return Verdict(False, f"把 None 换成你的答案。{hint}".strip())
+    key = _read_answer(answer, "choice")
+    if keys is not None and key not in keys:
         shown = " / ".join(repr(o) for o in options)
-        return Verdict(False, f"答案应是 {shown} 之一，收到的是 {answer!r}。 {hint}".strip())
-    if _read_answer(answer, "choice") == _read_answer(correct, "choice"):
+        return _wrong(answer, f"答案应是 {shown} 之一。{hint}")
+    if key == _read_answer(correct, "choice"):
         return Verdict(True, f"答案是 {correct!r}。")
-    return Verdict(False, hint or "与计算结果不一致，再推一遍。")
+    for option, message in (hints or {}).items():
+        if key == _read_answer(option, "choice"):
+            return _wrong(answer, message)
+    return _wrong(answer, hint or "与计算结果不一致，再推一遍。")

@@ -1,6 +1,6 @@
 """ALiBi as pictures: the bias matrix of each head, and the attention the bias alone gives.
 
-Introduced in notebook 07_rope_alibi.
+Introduced in notebook 08_alibi_extrapolation.
 """
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 
 from .explorer import Explorer, _slider_style
 from .style import _alibi_cmap, _new_axes, figure_style, label, _place_index_ticks
-from ..rope_alibi import alibi_attention, alibi_bias, alibi_causal_bias, alibi_slopes
+from ..rope_alibi import alibi_attention, alibi_bias, alibi_causal_bias, alibi_slope_exponents, alibi_slopes
 from ..validate import _check_int, _is_int
 
 
@@ -22,7 +22,7 @@ def plot_alibi_bias(seq_len: int = 12, num_heads: int = 8, heads=(1, 4, 8), caus
     ``causal=True`` draws the paper's decoder form (grey = masked future keys). With
     ``annotate`` and seq_len <= 12 every cell shows its value. With ``ax``, the panels share
     its grid cell and the line describing the form goes above them instead of a suptitle.
-    Introduced in notebook 07_rope_alibi.
+    Introduced in notebook 08_alibi_extrapolation.
     """
     seq_len = _check_int("seq_len", seq_len, 2, 64)
     num_heads = _check_int("num_heads", num_heads, 1, 1024)
@@ -32,7 +32,7 @@ def plot_alibi_bias(seq_len: int = 12, num_heads: int = 8, heads=(1, 4, 8), caus
     if not heads or len(heads) > 4:
         raise ValueError("heads must name 1 to 4 heads / heads 要给 1 到 4 个头")
     bias = alibi_causal_bias(seq_len, num_heads) if causal else alibi_bias(seq_len, num_heads)
-    slopes = alibi_slopes(num_heads)
+    slopes, exponents = alibi_slopes(num_heads), alibi_slope_exponents(num_heads)
     own_figure = ax is None
     with figure_style():
         fig, axes = _new_axes(ax, (2.55 * len(heads) + 0.8, 3.0), 1, len(heads))
@@ -49,12 +49,12 @@ def plot_alibi_bias(seq_len: int = 12, num_heads: int = 8, heads=(1, 4, 8), caus
             step = max(1, seq_len // 6)
             ax.set_xticks(range(0, seq_len, step))
             ax.set_yticks(range(0, seq_len, step))
-            ax.set_xlabel(label("key 位置 j", "key position j"))
-            ax.set_title(f"head {h}: m = 2^(-{8 * h / num_heads:g}) = {slopes[h - 1]:.4g}")
-        axes[0].set_ylabel(label("query 位置 i", "query position i"))
-        form = (label("因果形式 −m·(i−j)，j ≤ i（灰 = 被遮住的未来）", "causal −m·(i−j), j ≤ i (grey = masked future)")
-                if causal else label("对称形式 −m·|i−j|", "symmetric −m·|i−j|"))
-        note = (label("；格中数字 = −|i−j|（偏置 = m × 它）", "; cell numbers = −|i−j| (bias = m × number)")
+            ax.set_xlabel(label("key 位置 n", "key position n"))
+            ax.set_title(f"head {h}: s_{h} = 2^(−{exponents[h - 1]:g}) = {slopes[h - 1]:.4g}")
+        axes[0].set_ylabel(label("query 位置 m", "query position m"))
+        form = (label("因果形式 −s_h·(m−n)，n ≤ m（灰 = 被遮住的未来）", "causal −s_h·(m−n), n ≤ m (grey = masked future)")
+                if causal else label("对称形式 −s_h·|n−m|", "symmetric −s_h·|n−m|"))
+        note = (label("；格中数字 = −|n−m|（偏置 = s_h × 它）", "; cell numbers = −|n−m| (bias = s_h × number)")
                 if annotate and seq_len <= 12 else "")
         if own_figure:
             fig.suptitle(f"ALiBi bias, H = {num_heads}: {form}{note}", fontsize=10)
@@ -71,7 +71,7 @@ def plot_alibi_attention(seq_len: int = 33, num_heads: int = 8, causal: bool = F
 
     x = key position minus query position. Steep heads (small h) look only nearby; flat
     heads spread their weight over the whole sequence.
-    Introduced in notebook 07_rope_alibi.
+    Introduced in notebook 08_alibi_extrapolation.
     """
     weights = alibi_attention(seq_len, num_heads, query, causal)
     query = seq_len // 2 if query is None else query
@@ -87,10 +87,10 @@ def plot_alibi_attention(seq_len: int = 33, num_heads: int = 8, causal: bool = F
             color = cmap(h / max(1, num_heads - 1) * 0.9)
             ax.plot(rel[keep], weights[h, keep], "o-", ms=2.5, lw=1.1, color=color,
                     label=f"h = {h + 1}: m = {slopes[h]:.3g}")
-        ax.set_xlabel(label("key 位置 − query 位置 (j − i)", "key position − query position (j − i)"))
+        ax.set_xlabel(label("偏移 k = n − m（key 位置 − query 位置）", "offset k = n − m (key − query position)"))
         ax.set_ylabel(label("注意力权重", "attention weight"))
         form = label("因果", "causal") if causal else label("对称", "symmetric")
-        ax.set_title(label(f"只有 ALiBi 偏置（q·k = 0）：query i = {query}，seq_len = {seq_len}，{form}",
+        ax.set_title(label(f"只有 ALiBi 偏置（q·κ = 0）：query m = {query}，seq_len = {seq_len}，{form}",
                            f"ALiBi bias alone (q·k = 0): query i = {query}, seq_len = {seq_len}, {form}"))
         ax.set_ylim(bottom=0)
         ax.legend(fontsize=7, ncols=2, loc="upper left", frameon=False)
@@ -112,8 +112,8 @@ class _AlibiView:
         ax_heat.set_ylim(1, 0)
         ax_heat.set_xticks([])
         ax_heat.set_yticks([])
-        ax_heat.set_xlabel(label("key 位置 j", "key position j"), labelpad=12)
-        ax_heat.set_ylabel(label("query 位置 i", "query position i"), labelpad=16)
+        ax_heat.set_xlabel(label("key 位置 n", "key position n"), labelpad=12)
+        ax_heat.set_ylabel(label("query 位置 m", "query position m"), labelpad=16)
         (self.row,) = ax_heat.plot([0, 1, 1, 0, 0], [0, 0, 1, 1, 0], color="C1", lw=1.4)
         self.xticks = [ax_heat.text(0, 1.0, "", transform=ax_heat.transAxes, ha="center", va="top",
                                     fontsize=7.5) for _ in range(6)]
@@ -130,8 +130,8 @@ class _AlibiView:
         ax_bar.axvline(0, color="0.8", lw=0.6, zorder=0.5)
         ax_bar.set_xlim(-half - 0.5, half - 0.5)
         ax_bar.set_ylim(0, 0.62)
-        ax_bar.set_xlabel(label("key 位置 − query 位置 (j − i)", "key − query position (j − i)"))
-        ax_bar.set_ylabel(label("注意力权重（q·k = 0）", "attention weight (q·k = 0)"))
+        ax_bar.set_xlabel(label("偏移 k = n − m", "offset k = n − m"))
+        ax_bar.set_ylabel(label("注意力权重（q·κ = 0）", "attention weight (q·κ = 0)"))
         self.title_bar = ax_bar.set_title(" ", fontsize=8.5)
 
     def artists(self):
@@ -155,7 +155,8 @@ class _AlibiView:
         self.tops.set_data(rel[keep], weights[keep])
         mean_dist = float(np.abs(rel) @ weights)
         form = label("因果", "causal") if causal else label("对称", "symmetric")
-        self.title_heat.set_text(f"head {head}/{num_heads}: m = 2^(-{8 * head / num_heads:.3g}) = {slope:.3g} ({form})")
+        exponent = float(alibi_slope_exponents(num_heads)[head - 1])
+        self.title_heat.set_text(f"head {head}/{num_heads}: s_{head} = 2^(−{exponent:.3g}) = {slope:.3g} ({form})")
         self.title_bar.set_text(label(
             f"query i = {query}：给自己 {weights[query]:.2f}，平均看 {mean_dist:.1f} 步远",
             f"query i = {query}: {weights[query]:.2f} on itself, mean distance {mean_dist:.1f}"))
@@ -167,7 +168,7 @@ class AlibiExplorer(Explorer):
     Left: that head's bias ``-m_h |i - j|`` (or the causal ``-m_h (i - j)``, future masked);
     right: the attention the bias alone gives the middle query. The ``head`` slider's
     maximum follows ``num_heads``.
-    Introduced in notebook 07_rope_alibi.
+    Introduced in notebook 08_alibi_extrapolation.
     """
 
     name = "alibi"

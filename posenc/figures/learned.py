@@ -151,11 +151,11 @@ class _LearnedSimilarityView:
         for ax in heatmaps:
             ax.set_xticks(ticks)
             ax.set_yticks(ticks)
-            ax.set_xlabel(label("位置 q", "position q"))
-        ax_learned.set_ylabel(label("位置 p", "position p"))
+            ax.set_xlabel(label("位置 n", "position n"))
+        ax_learned.set_ylabel(label("位置 m", "position m"))
         self.title = ax_learned.set_title(" \n ", fontsize=9)
         ax_learned.get_figure().colorbar(self.image, ax=heatmaps, shrink=0.85, pad=0.02,
-                                         label=label("cos(第 p 行, 第 q 行)", "cos(row p, row q)"))
+                                         label=label("cos(第 m 行, 第 n 行)", "cos(row m, row n)"))
         losses = np.asarray(run.losses)
         ax_loss.plot(np.arange(1, len(losses) + 1), losses, color=PE_COLORS["learned"], lw=1.4)
         ax_loss.axhline(math.log(2), color="0.35", lw=0.8, ls="--", zorder=0.5)

@@ -19,7 +19,7 @@ from .style import _new_axes, figure_style, label
 
 
 def plot_dot_product(d_model: int = 64, base: float = 10000.0, k_max: int = 100, ax=None):
-    """``PE(p) . PE(p + k)`` against the offset k in [-k_max, k_max].
+    """``PE(pos) . PE(pos + k)`` against the offset k in [-k_max, k_max].
 
     Introduced in notebook 04_relative_position.
     """
@@ -31,7 +31,7 @@ def plot_dot_product(d_model: int = 64, base: float = 10000.0, k_max: int = 100,
         ax.plot(ks, dots, lw=1.2)
         ax.axvline(0, color="0.6", lw=0.8)
         ax.set_xlabel(label("偏移 k (offset)", "offset k"))
-        ax.set_ylabel("PE(p)·PE(p+k)")
+        ax.set_ylabel("PE(pos)·PE(pos+k)")
         ax.set_title(f"d_model = {d_model}, base = {base:g}")
     return fig
 
@@ -265,11 +265,11 @@ class _SimilarityView:
         zeros = np.zeros_like(ks, dtype=float)
         (self.band_lo,) = ax_curve.plot(ks, zeros, color="C0", lw=0.7, alpha=0.6, ls="--")
         (self.band_hi,) = ax_curve.plot(ks, zeros, color="C0", lw=0.7, alpha=0.6, ls="--",
-                                        label=label("p 取 0..63 的最小/最大", "min / max over p = 0..63"))
+                                        label=label("m 取 0..63 的最小/最大", "min / max over m = 0..63"))
         (self.mirror,) = ax_curve.plot(ks, zeros, color="C3", lw=1.1, ls=":",
                                        label=label("镜像：把 k 换成 −k", "mirrored: k → −k"))
         (self.mean,) = ax_curve.plot(ks, zeros, color="C0", lw=1.6,
-                                     label=label("对 p 取平均", "mean over p"))
+                                     label=label("对 m 取平均", "mean over m"))
         ax_curve.axvline(0, color="0.6", lw=0.8, zorder=0.5)  # under the (blitted) curves
         ax_curve.axhline(0, color="0.6", lw=0.8, zorder=0.5)
         ax_curve.set_xlim(-self.K_MAX, self.K_MAX)
@@ -287,8 +287,8 @@ class _SimilarityView:
         ticks = [0, 16, 32, 48, 63]
         ax_heat.set_xticks(ticks)
         ax_heat.set_yticks(ticks)
-        ax_heat.set_xlabel(label("key 位置 q", "key position q"))
-        ax_heat.set_ylabel(label("query 位置 p", "query position p"))
+        ax_heat.set_xlabel(label("key 位置 n", "key position n"))
+        ax_heat.set_ylabel(label("query 位置 m", "query position m"))
         self.title_heat = ax_heat.set_title(" ", fontsize=8.5)
 
     def artists(self):
@@ -310,18 +310,18 @@ class _SimilarityView:
         s = score_matrix(self.SEQ_LEN, d_model, base, w_q, w_k)
         self.image.set_data(s / max(float(np.abs(s).max()), 1e-300))
         self.title_curve.set_text(label(
-            f"±k 不对称 {info['asymmetry']:.2f}，随 p 变化 {info['p_dependence']:.2f}，峰在 k = {info['peak_k']}",
-            f"±k asymmetry {info['asymmetry']:.2f}, p-dependence {info['p_dependence']:.2f}, "
+            f"±k 不对称 {info['asymmetry']:.2f}，随位置变化 {info['position_dependence']:.2f}，峰在 k = {info['peak_k']}",
+            f"±k asymmetry {info['asymmetry']:.2f}, position dependence {info['position_dependence']:.2f}, "
             f"peak at k = {info['peak_k']}"))
-        what = (label("随机投影 (W_q PE(p))·(W_k PE(q))", "random projection (W_q PE(p))·(W_k PE(q))")
-                if projection else label("PE(p)·PE(q)（无投影）", "PE(p)·PE(q) (no projection)"))
+        what = (label("随机投影 (W_q PE(m))·(W_k PE(n))", "random projection (W_q PE(m))·(W_k PE(n))")
+                if projection else label("PE(m)·PE(n)（无投影）", "PE(m)·PE(n) (no projection)"))
         self.title_heat.set_text(f"{what}\nd_model = {d_model}, base = {base:g}")
 
 
 def plot_similarity(d_model: int = 64, base: float = 10000.0, projection: bool = False, ax=None):
-    """PE(p)·PE(p+k) against k (mean, min and max over p, and mirrored) and the full matrix.
+    """PE(m)·PE(m+k) against k (mean, min and max over m, and mirrored) and the full matrix.
 
-    With ``projection`` the scores are ``(W_q PE(p))·(W_k PE(q))`` for the fixed random
+    With ``projection`` the scores are ``(W_q PE(m))·(W_k PE(n))`` for the fixed random
     matrices of :func:`attention_weights_for_demo`.
     Introduced in notebook 04_relative_position.
     """

@@ -1,6 +1,6 @@
 """RoPE as a picture: q and k rotating in one pair's plane, and the score against the offset.
 
-Introduced in notebook 07_rope_alibi.
+Introduced in notebook 07_rope.
 """
 from __future__ import annotations
 
@@ -58,10 +58,10 @@ class _RopeView:
         ax_curve.set_xlim(-self.OFFSET_MAX, self.OFFSET_MAX)
         ax_curve.set_ylim(-1.1, 2.05)   # room for the legend above the curves (it is not redrawn on top)
         ax_curve.set_yticks([-1, -0.5, 0, 0.5, 1])
-        ax_curve.set_xlabel(label("偏移 n − m (offset)", "offset n − m"))
-        ax_curve.set_ylabel(label("分数 / (|q||k|)", "score / (|q||k|)"))
-        handles = [Line2D([], [], color="C0", lw=1.6, label=label("全部对：cos(q_m, k_n)", "all pairs: cos(q_m, k_n)")),
-                   Line2D([], [], color="C3", lw=1.1, ls=":", label=label("镜像 n−m → m−n", "mirrored: n−m → m−n")),
+        ax_curve.set_xlabel(label("偏移 k = n − m (offset)", "offset k = n − m"))
+        ax_curve.set_ylabel(label("分数 / (|q||κ|)", "score / (|q||κ|)"))
+        handles = [Line2D([], [], color="C0", lw=1.6, label=label("全部对：cos(q_m, κ_n)", "all pairs: cos(q_m, κ_n)")),
+                   Line2D([], [], color="C3", lw=1.1, ls=":", label=label("镜像 k → −k", "mirrored: k → −k")),
                    Line2D([], [], color="C2", lw=0.9, label=label("只看第 i 对", "pair i alone")),
                    Line2D([], [], color="C0", marker="o", ms=6, mec="k", mew=0.8, ls="none",
                           label=label("在实际的 (m, n) 上算出的分数", "score computed at the actual (m, n)"))]
@@ -115,15 +115,15 @@ class _RopeView:
         self.q_text.set_position(tuple(1.13 * uq))
         self.q_text.set_text(f"q_{pos}")
         self.k_text.set_position(tuple(1.13 * uk))
-        self.k_text.set_text(f"k_{n}")
+        self.k_text.set_text(f"κ_{n}")
         a0 = math.atan2(uq[1], uq[0])
         turn = (math.atan2(uk[1], uk[0]) - a0 + math.pi) % (2 * math.pi) - math.pi
         arc = a0 + np.linspace(0.0, turn, 40)
         self.arc.set_data(0.3 * np.cos(arc), 0.3 * np.sin(arc))
         self.title_pair.set_text(label(f"第 {i} 对：w_{i} = {w[i]:.3g}\n(d = {d}, base = {base:g})",
                                        f"pair {i}: w_{i} = {w[i]:.3g}\n(d = {d}, base = {base:g})"))
-        self.angle_text.set_text(f"q→k: {turn:+.2f} rad")
-        self.title_curve.set_text(f"m = {pos}, n = {n}, n − m = {off:+d}: cos(q_m, k_n) = {score:+.3f}")
+        self.angle_text.set_text(f"q→κ: {turn:+.2f} rad")
+        self.title_curve.set_text(f"m = {pos}, n = {n}, k = n − m = {off:+d}: cos(q_m, κ_n) = {score:+.3f}")
 
 
 def _rope_demo_vectors(d: int = 16, seed: int = 7, peak: float = 4.0):
@@ -144,7 +144,7 @@ def plot_rope(pos: int = 5, n: int = 20, i: int = 0, base: float = 10000.0, ax=N
     k rotated to n (orange). Right: ``rope(q, m).rope(k, n) / (|q||k|)`` for m = 0 and every
     offset (solid), the same curve mirrored (dotted) and pair i's own cosine (green); the
     dots are the score computed at the actual (m, n).
-    Introduced in notebook 07_rope_alibi.
+    Introduced in notebook 07_rope.
     """
     q, k = _rope_demo_vectors()
     pos = _check_int("pos", pos, -10**6, 10**6)
@@ -166,7 +166,7 @@ class RopeExplorer(Explorer):
 
     k stays at position ``n`` (constructor argument). The curve is computed once with q at
     position 0; the marker is the score computed at the actual m and n and always lands on it.
-    Introduced in notebook 07_rope_alibi.
+    Introduced in notebook 07_rope.
     """
 
     name = "rope"

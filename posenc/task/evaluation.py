@@ -71,7 +71,7 @@ def accuracy_by_start(model, dataset: BiteDataset) -> dict:
     """Accuracy per position of the biter (``dataset.starts``): {start: accuracy}.
 
     The biter sits at ``start``; the final 。 is ``length - 1 - start`` positions after it.
-    Introduced in notebook 07_rope_alibi.
+    Introduced in notebook 08_alibi_extrapolation.
     """
     correct = (_predictions(model, dataset) == dataset.labels).numpy()
     starts = dataset.starts.numpy()

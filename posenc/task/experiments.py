@@ -1,6 +1,6 @@
 """Experiments across encodings: train on short sentences, test on longer ones.
 
-Introduced in notebook 07_rope_alibi.
+Introduced in notebook 08_alibi_extrapolation.
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def extrapolation_table(pes: Sequence[str] = ("sinusoidal", "learned", "rope", "
     longer inputs: ``error`` holds the PositionLimitError text) and max_len = longest test sentence
     (rows past the training lengths exist but were never trained). ``include_none`` adds
     the pe="none" reference. ``callback(label, index)`` is called before each model trains.
-    Introduced in notebook 07_rope_alibi.
+    Introduced in notebook 08_alibi_extrapolation.
     """
     pes = tuple(pes)
     for p in pes:
@@ -78,7 +78,7 @@ def format_extrapolation_table(rows, decimals: int = 2) -> str:
 
     One line per model: accuracy on held-out sentences of the training lengths, then one
     column per test length; ``-`` where the model cannot run (its error is listed below).
-    Introduced in notebook 07_rope_alibi.
+    Introduced in notebook 08_alibi_extrapolation.
     """
     rows = _check_rows(rows)
     decimals = _check_int("decimals", decimals, 0, 6)

@@ -117,7 +117,7 @@ class OrderModel(nn.Module):
     def attention_weights(self, tokens: torch.Tensor, mask: torch.Tensor | None = None) -> list:
         """Attention weights of every layer, each [batch, heads, seq, seq].
 
-        Introduced in notebook 07_rope_alibi.
+        Introduced in notebook 07_rope.
         """
         return self._run(tokens, mask)[1]
 
