@@ -77,7 +77,7 @@ from posenc.figures.sinusoid import (ClockExplorer, HeatmapExplorer, plot_binary
 from posenc.figures.style import (CJK_INSTALL_HINT, GLOSS, PE_COLORS, PE_STYLES, cjk_font,
                                   figure_style, label, token_label)
 from posenc.hand_calculation import HandCalculation, hand_calculation
-from posenc.notebook import notebook_setup
+from posenc.notebook import notebook_setup, progress
 from posenc.quiz import INTERVIEW_QUIZ, Quiz
 from posenc.rope_alibi import (SCORE_KINDS, alibi_attention, alibi_bias, alibi_causal_bias,
                                alibi_slopes, content_position_scores, rope, rope_pair_coefficients,
@@ -146,7 +146,7 @@ __all__ = [
     "check_shifted_pe", "check_position_params", "check_order_blind_accuracy", "check_alibi_slope",
     "check_rope_angle", "check_rope_shift", "Quiz", "INTERVIEW_QUIZ",
     # text, setup, style
-    "format_matrix", "markdown_table", "notebook_setup", "GLOSS", "CJK_INSTALL_HINT", "cjk_font",
+    "format_matrix", "markdown_table", "notebook_setup", "progress", "GLOSS", "CJK_INSTALL_HINT", "cjk_font",
     "label", "token_label", "figure_style", "PE_STYLES", "PE_COLORS",
     # figures and explorers
     "plot_pe_heatmap", "plot_clock", "plot_wavelengths", "plot_pe_curves", "plot_binary_vs_sinusoid",
