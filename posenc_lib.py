@@ -12,9 +12,9 @@ room (``posenc/…``)               what it holds                               
 ``attention``                     softmax, self-attention, the 猫咬狗 demo     01
 ``hand_calculation``              word vector + PE, token by token            02
 ``distance``                      scores by offset, fits, row similarity      04, 05
-``rope_alibi``                    RoPE and ALiBi in numpy                     07
-``torch_layers``                  the encodings as torch modules (lazy)       05, 07
-``task/``                         谁咬谁: ``data``, ``model`` (torch, lazy),    05, 07
+``rope_alibi``                    RoPE and ALiBi in numpy                     07, 08
+``torch_layers``                  the encodings as torch modules (lazy)       05, 07, 08
+``task/``                         谁咬谁: ``data``, ``model`` (torch, lazy),    05, 08
                                   ``training``, ``evaluation``, ``experiments``
 ``exercises/``                    ``Verdict`` and every ``check_*``           all
 ``quiz``                          the self-check quiz                         06
@@ -59,7 +59,9 @@ from posenc.exercises.encoding import (check_dot_product, check_flipped_bits, ch
                                        check_pe, check_rotation, check_shifted_pe,
                                        check_split_column, check_wavelength)
 from posenc.exercises.models import check_order_blind_accuracy, check_position_params
-from posenc.exercises.rope_alibi import check_alibi_slope, check_rope_angle, check_rope_shift
+from posenc.exercises.rope_alibi import (check_alibi_bias, check_alibi_slope, check_alibi_start,
+                                         check_rope_angle, check_rope_pe_position, check_rope_score,
+                                         check_rope_shift)
 from posenc.exercises.verdict import Verdict, check_choice, check_value
 from posenc.figures.alibi import ALIBI_VMIN, AlibiExplorer, plot_alibi_attention, plot_alibi_bias
 from posenc.figures.explorer import Explorer
@@ -80,8 +82,8 @@ from posenc.hand_calculation import HandCalculation, hand_calculation
 from posenc.notebook import notebook_setup, progress
 from posenc.quiz import INTERVIEW_QUIZ, Quiz
 from posenc.rope_alibi import (SCORE_KINDS, alibi_attention, alibi_bias, alibi_causal_bias,
-                               alibi_slopes, content_position_scores, rope, rope_pair_coefficients,
-                               rope_rotation, rope_score_by_offset)
+                               alibi_slope_exponents, alibi_slopes, content_position_scores, rope,
+                               rope_pair_coefficients, rope_rotation, rope_score_by_offset)
 from posenc.task.data import (ANIMALS, DEFAULT_D_MODEL, DEFAULT_LR, DEFAULT_N_TEST, DEFAULT_N_TRAIN,
                               DEFAULT_NUM_HEADS, DEFAULT_NUM_LAYERS, DEFAULT_STEPS,
                               DEFAULT_TEST_LENGTHS, DEFAULT_TRAIN_LENGTHS, END, FILLERS,
@@ -128,7 +130,8 @@ __all__ = [
     "word_position_probe", "position_similarity", "similarity_by_offset",
     # RoPE and ALiBi
     "rope", "rope_rotation", "rope_pair_coefficients", "rope_score_by_offset", "SCORE_KINDS",
-    "content_position_scores", "alibi_slopes", "alibi_bias", "alibi_causal_bias", "alibi_attention",
+    "content_position_scores", "alibi_slopes", "alibi_slope_exponents", "alibi_bias", "alibi_causal_bias",
+    "alibi_attention",
     # torch (lazy)
     "SinusoidalPositionalEncoding", "LearnedPositionalEmbedding", "rope_torch", "OrderModel",
     "PositionLimitError",
@@ -144,7 +147,8 @@ __all__ = [
     "Verdict", "check_value", "check_choice", "check_pe", "check_wavelength", "check_flipped_bits",
     "check_nearest_repeat", "check_split_column", "check_dot_product", "check_rotation",
     "check_shifted_pe", "check_position_params", "check_order_blind_accuracy", "check_alibi_slope",
-    "check_rope_angle", "check_rope_shift", "Quiz", "INTERVIEW_QUIZ",
+    "check_alibi_bias", "check_alibi_start", "check_rope_angle", "check_rope_score",
+    "check_rope_pe_position", "check_rope_shift", "Quiz", "INTERVIEW_QUIZ",
     # text, setup, style
     "format_matrix", "markdown_table", "notebook_setup", "progress", "GLOSS", "CJK_INSTALL_HINT", "cjk_font",
     "label", "token_label", "figure_style", "PE_STYLES", "PE_COLORS",

@@ -260,7 +260,7 @@ ROWS = [
 def test_format_extrapolation_table():
     text = pl.format_extrapolation_table(ROWS)
     lines = text.splitlines()
-    assert lines[0].split() == ["model", "train", "lengths", "9", "10"]
+    assert lines[0].split() == ["位置编码", "训练长度内", "9", "10"]
     assert lines[2].split() == ["rope", "1.00", "1.00", "1.00"]
     assert lines[3].split() == ["learned", "(max_len=8)", "1.00", "-", "-"]
     assert "sequence length 9 exceeds max_len=8" in text

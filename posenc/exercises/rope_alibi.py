@@ -1,4 +1,8 @@
-"""``check_*`` for RoPE and ALiBi: rotation angles, shifts, head slopes.
+"""``check_*`` for RoPE (notebook 07) and ALiBi and extrapolation (notebook 08): rotation
+angles, a RoPE score by hand, RoPE's direction, shifts, head slopes, a bias entry and the
+biter positions whose distance to the final 。 training covered.
+
+Every wrong answer is answered by naming what the learner entered and the slip it shows.
 """
 from __future__ import annotations
 
@@ -11,16 +15,37 @@ from ..validate import _check_base, _check_d_model, _check_int, _check_real
 from .verdict import PLACEHOLDER, Verdict, _read_answer, _wrong, check_choice
 
 
+def _first_slip(got: float, right: float, slips: dict, close) -> str | None:
+    """The message of the first slip whose value ``got`` matches (and which is not the right value)."""
+    for message, value in slips.items():
+        if close(got, value) and not close(right, value):
+            return message
+    return None
+
+
+def _is_infinite(answer) -> bool:
+    try:
+        return math.isinf(float(answer))
+    except (TypeError, ValueError):
+        return False
+
+
+# ---------------------------------------------------------------------------
+# ALiBi
+# ---------------------------------------------------------------------------
 def check_alibi_slope(h: int, num_heads: int, answer) -> Verdict:
     """Check the ALiBi slope s_h of head h (1-based) among H heads (:func:`alibi_slopes`).
 
-    Recognises counting heads from 0, forgetting the 8, a negative slope and, when H is
-    not a power of 2, applying ``2^(-8h/H)`` instead of the authors' recipe.
+    Recognises counting heads from 0 (the slope of head h - 1 or h + 1), forgetting the 8,
+    a negative slope and, when H is not a power of 2, applying ``2^(-8h/H)`` instead of the
+    authors' recipe, continuing the first P slopes' sequence, or taking consecutive instead
+    of every other slope of the 2P-head sequence.
     Introduced in notebook 08_alibi_extrapolation.
     """
     num_heads = _check_int("num_heads", num_heads, 1, 1024)
     h = _check_int("h", h, 1, num_heads)
-    right = float(alibi_slopes(num_heads)[h - 1])
+    slopes = alibi_slopes(num_heads)
+    right = float(slopes[h - 1])
     exponent = float(alibi_slope_exponents(num_heads)[h - 1])
     if answer is None:
         return Verdict(False, PLACEHOLDER)
@@ -28,35 +53,145 @@ def check_alibi_slope(h: int, num_heads: int, answer) -> Verdict:
     if arr is None:
         return _wrong(answer, "答案应是一个数，例如 0.25 或 2 ** -2。")
     got = float(arr)
-    if abs(got - right) <= 1e-3 * right:
+    close = lambda a, b: abs(a - b) <= 1e-3 * abs(b)
+    if close(got, right):
         return Verdict(True, f"s_{h} = 2^(−{exponent:g}) = {right:.6g}。")
-    power_of_2 = num_heads & (num_heads - 1) == 0
+    p = 1 << (num_heads.bit_length() - 1)          # largest power of 2 <= H
+    power_of_2 = p == num_heads
     slips = {}
     if h > 1:
-        slips[f"这是第 {h - 1} 个头的斜率：头从 1 开始数，第 {h} 个头是 2^(−{exponent:g})。"] = \
-            float(alibi_slopes(num_heads)[h - 2])
+        e = float(alibi_slope_exponents(num_heads)[h - 2])
+        slips[f"这是第 {h - 1} 个头的斜率 2^(−{e:g})，像是把头从 0 开始数了；公式里的 h 从 1 开始数，"
+              f"第 {h} 个头是 2^(−{exponent:g}) = {right:.6g}。"] = float(slopes[h - 2])
     else:
-        slips["这是 2^0：头从 1 开始数，第 1 个头的斜率已经是 2^(−8/H) 这一档。"] = 1.0
+        slips[f"这是 2^0 = 1，像是把头从 0 开始数了；h 从 1 开始数，第 1 个头已经是 2^(−{exponent:g})。"] = 1.0
+    if h < num_heads:
+        e = float(alibi_slope_exponents(num_heads)[h])
+        slips[f"这是第 {h + 1} 个头的斜率 2^(−{e:g})，多数了一个头；h 从 1 开始数，"
+              f"第 {h} 个头是 2^(−{exponent:g}) = {right:.6g}。"] = float(slopes[h])
     if not power_of_2:
-        p = 1 << (num_heads.bit_length() - 1)
-        slips[f"这是直接套 2^(−8h/H) 的结果；H = {num_heads} 不是 2 的幂，作者的做法是先取 {p} 个头的 {p} 个斜率，"
-              f"再从 {2 * p} 个头的斜率里隔一个取一个补足。"] = 2.0 ** (-8.0 * h / num_heads)
+        slips[f"这是直接套 2^(−8h/H) = 2^(−8·{h}/{num_heads}) 的结果。H = {num_heads} 不是 2 的幂，"
+              f"作者的做法是：先取 {p} 个头的那 {p} 个斜率 2^(−8h/{p})，再从 {2 * p} 个头的斜率里"
+              f"隔一个取一个（第 1、3、5… 个）补足 {num_heads} 个。"] = 2.0 ** (-8.0 * h / num_heads)
+        if h > p:
+            j = h - p                               # the j-th head added
+            slips[f"这是把 {p} 个头的等比数列 2^(−8h/{p}) 接着往下延伸到 h = {h}；补上的头不接在末尾，"
+                  f"而是取 {2 * p} 个头那组里的第 1、3、5… 个斜率，夹在前 {p} 个之间。"] = 2.0 ** (-8.0 * h / p)
+            slips[f"这是 {2 * p} 个头那组的第 {j} 个斜率；要隔一个取一个（第 1、3、5… 个），"
+                  f"第 {j} 个补上的头取那组的第 {2 * j - 1} 个：2^(−{exponent:g})。"] = 2.0 ** (-8.0 * j / (2 * p))
+            slips[f"这是 {2 * p} 个头那组的第 {h} 个斜率；补上的第 {j} 个头取那组的第 {2 * j - 1} 个"
+                  f"（隔一个取一个），指数是 8·{2 * j - 1}/{2 * p} = {exponent:g}。"] = 2.0 ** (-8.0 * h / (2 * p))
     slips[f"指数里少了 8：这是 2^(−{exponent / 8:g})。"] = 2.0 ** (-exponent / 8)
     slips["斜率 s_h 是正数；加到分数上的偏置是 −s_h·|k|，负号在偏置里。"] = -right
-    for message, value in slips.items():
-        if abs(got - value) <= 1e-3 * abs(value) and abs(value - right) > 1e-3 * right:
-            return _wrong(answer, message)
-    rule = ("s_h = 2^(−8h/H)" if power_of_2 else
-            "H 不是 2 的幂：前几个头用最近的 2 的幂的斜率，其余从两倍头数的斜率里隔一个取一个")
-    return _wrong(answer, f"{rule}；第 {h} 个头的指数是 −{exponent:g}。")
+    message = _first_slip(got, right, slips, close)
+    if message:
+        return _wrong(answer, message)
+    rule = (f"s_h = 2^(−8h/H)，H = {num_heads}" if power_of_2 else
+            f"H = {num_heads} 不是 2 的幂：前 {p} 个头用 2^(−8h/{p})，其余从 {2 * p} 个头的斜率里隔一个取一个")
+    return _wrong(answer, f"和第 {h} 个头的斜率对不上。{rule}；第 {h} 个头的指数是 −{exponent:g}。")
 
 
+def check_alibi_bias(h: int, num_heads: int, m: int, n: int, answer, causal: bool = True) -> Verdict:
+    """Check one ALiBi bias entry: head h (1-based) of H, query position m, key position n.
+
+    Causal form (the paper's decoder): ``-s_h (m - n)`` for n <= m and ``-inf`` (masked) for
+    n > m; symmetric form: ``-s_h |n - m|``. Recognises a positive sign, the slope of the
+    neighbouring head, a forgotten slope, a forgotten distance and masking a past key.
+    Introduced in notebook 08_alibi_extrapolation.
+    """
+    num_heads = _check_int("num_heads", num_heads, 1, 1024)
+    h = _check_int("h", h, 1, num_heads)
+    m = _check_int("m", m, 0, 10**6)
+    n = _check_int("n", n, 0, 10**6)
+    slopes = alibi_slopes(num_heads)
+    s = float(slopes[h - 1])
+    dist = abs(n - m)
+    masked = bool(causal) and n > m
+    right = -math.inf if masked else -s * dist
+    form = f"−s_{h}·(m − n)" if causal else f"−s_{h}·|n − m|"
+    if answer is None:
+        return Verdict(False, PLACEHOLDER)
+    if _is_infinite(answer) and not isinstance(answer, str):
+        if masked and float(answer) < 0:
+            return Verdict(True, f"n = {n} > m = {m}：key 在 query 的未来，被因果遮挡，偏置是 −inf（softmax 后权重为 0）。")
+        if float(answer) < 0:
+            return _wrong(answer, f"−inf 只给被遮住的未来 key（n > m）；这里 n = {n} ≤ m = {m}，key 在过去或就是自己，"
+                                  f"偏置是有限的数 {form}。")
+        return _wrong(answer, "偏置不会是 +inf：ALiBi 只扣分（≤ 0），被遮住的位置是 −inf。")
+    arr = _read_answer(answer, "array", ())
+    if arr is None:
+        return _wrong(answer, "答案应是一个数，例如 -0.5。")
+    got = float(arr)
+    if masked:
+        return _wrong(answer, f"n = {n} > m = {m}：key 在 query 的未来。因果形式把未来遮住，偏置是 −inf（写 float('-inf')）。")
+    close = lambda a, b: abs(a - b) <= 5e-4
+    if close(got, right):
+        return Verdict(True, f"{form} = −{s:g} × {dist} = {right:g}。")
+    slips = {f"符号反了：ALiBi 是扣分，偏置 = −s_{h}·{dist} = {right:g}，离得越远分数越低。": s * dist}
+    if h > 1:
+        slips[f"这是用第 {h - 1} 个头的斜率 {slopes[h - 2]:g} 算的（像是把头从 0 开始数了）；"
+              f"第 {h} 个头的斜率是 {s:g}。"] = -float(slopes[h - 2]) * dist
+    if h < num_heads:
+        slips[f"这是用第 {h + 1} 个头的斜率 {slopes[h]:g} 算的；h 从 1 开始数，第 {h} 个头的斜率是 {s:g}。"] = \
+            -float(slopes[h]) * dist
+    slips[f"只算了距离 {dist}，忘了乘斜率 s_{h} = {s:g}。"] = -float(dist)
+    slips[f"这是 −s_{h} 本身：忘了乘距离 {dist}（query 在 {m}、key 在 {n}）。"] = -s
+    slips[f"这是 −s_{h}·{m + n}：距离是两个位置之差 |n − m| = {dist}，不是和。"] = -s * (m + n)
+    message = _first_slip(got, right, slips, close)
+    if message:
+        return _wrong(answer, message)
+    return _wrong(answer, f"偏置 = {form}：第 {h} 个头（H = {num_heads}）的斜率 s_{h} = {s:g}，距离 {dist}。")
+
+
+def check_alibi_start(seq_len: int, answer, train_lengths=(4, 8)) -> Verdict:
+    """The smallest biter position ``start`` in a sentence of ``seq_len`` tokens whose distance
+    to the final 。 (``seq_len - 1 - start``) occurred in training sentences of ``train_lengths``.
+
+    In training the biter is at most ``hi - 1`` tokens before the 。 (start 0 in the longest
+    sentence), so the answer is ``seq_len - 1 - (hi - 1) = seq_len - hi``. Recognises putting
+    the 。 at position seq_len, answering the distance, the training's largest start
+    (absolute position), and the test sentence's largest start.
+    Introduced in notebook 08_alibi_extrapolation.
+    """
+    from ..task.data import _check_lengths
+
+    lo, hi = _check_lengths("train_lengths", train_lengths, 4)
+    seq_len = _check_int("seq_len", seq_len, hi + 1, 32)
+    max_dist = hi - 1                       # start 0 in a sentence of hi tokens
+    right = seq_len - 1 - max_dist
+    if answer is None:
+        return Verdict(False, PLACEHOLDER)
+    got = _read_answer(answer, "int")
+    if got is None:
+        return _wrong(answer, "答案应是一个整数（位置从 0 开始数）。")
+    if got == right:
+        return Verdict(True, f"start = {right} … {seq_len - 4}：到「。」（位置 {seq_len - 1}）的距离 "
+                             f"{max_dist} … 3，训练里都出现过（训练时最远是 {max_dist}）。")
+    slips = {
+        right + 1: f"「。」在最后一个位置 {seq_len - 1}（位置从 0 数），不是 {seq_len}；"
+                   f"距离 = {seq_len - 1} − start。",
+        max_dist: f"{max_dist} 是训练时咬人者到「。」的最大距离；题目问的是长度 {seq_len} 的句子里，"
+                  f"距离不超过 {max_dist} 的最小 start。",
+        hi - 4: f"{hi - 4} 是训练时咬人者最靠后的绝对位置：那是正弦编码的「尺子」。ALiBi 模型看的是到「。」的距离。",
+        seq_len - 4: f"{seq_len - 4} 是长度 {seq_len} 里咬人者最靠后的位置（最大的 start）；题目问最小的那个。",
+    }
+    if got in slips:
+        return _wrong(answer, slips[got])
+    if got == 16 - hi and seq_len != 16:
+        return _wrong(answer, f"这是长度 16 的答案；这里句长是 {seq_len}，「。」在位置 {seq_len - 1}。")
+    return _wrong(answer, f"到「。」的距离 = {seq_len - 1} − start，训练中最大是 {max_dist}；"
+                          f"解 {seq_len - 1} − start ≤ {max_dist}。")
+
+
+# ---------------------------------------------------------------------------
+# RoPE
+# ---------------------------------------------------------------------------
 def check_rope_angle(i: int, pos, d_model: int, answer, base: float = 10000.0) -> Verdict:
     """Check the angle (radians) by which RoPE turns pair ``i`` of a vector at position ``pos``.
 
     The angle is ``pos * w_i`` with ``w_i = base ** (-2i / d_model)``; the same angle plus a
-    whole number of turns (2*pi) counts as right. Recognises degrees, dividing by w_i
-    and using i instead of 2i in the exponent.
+    whole number of turns (2*pi) counts as right. Recognises degrees, dividing by w_i,
+    using i instead of 2i in the exponent, and using the dimension 2i as the pair index.
     Introduced in notebook 07_rope.
     """
     d_model = _check_d_model(d_model)
@@ -79,12 +214,92 @@ def check_rope_angle(i: int, pos, d_model: int, answer, base: float = 10000.0) -
         "这是角度制 (degrees)；RoPE 的角度用弧度。": math.degrees(right),
         "这是 pos ÷ w_i；角度是 pos × w_i。": pos / w,
         "指数是 −2i/d_model（第 i 对对应第 2i、2i+1 维），这是用 −i/d_model 算的。": pos * base ** (-i / d_model),
+        f"这是把维度下标 2i = {2 * i} 当成了对的下标 i：第 i 对的频率是 base^(−2i/d_model) = "
+        f"base^(−{2 * i}/{d_model})。": pos * base ** (-4.0 * i / d_model),
     }
-    for message, value in slips.items():
-        if abs(got - value) <= max(5e-4, 1e-4 * abs(value)) and abs(value - right) > 5e-4:
-            return _wrong(answer, message)
+    close = lambda a, b: abs(a - b) <= max(5e-4, 1e-4 * abs(b))
+    message = _first_slip(got, right, slips, close)
+    if message:
+        return _wrong(answer, message)
     return _wrong(answer, f"和正弦位置编码同一组频率：w_i = base^(−2i/d_model)，这里 2i/d_model = {2 * i}/{d_model}；"
                           f"角度 = pos × w_i。")
+
+
+def check_rope_score(answer, q=(1.0, 0.0), key=(0.0, 1.0), m: int = 3, n: int = 4,
+                     base: float = 10000.0) -> Verdict:
+    """Check ``rope(q, m) . rope(κ, n)`` computed by hand (4 decimals; κ = ``key``).
+
+    The right value is ``qᵀ 𝓡_(n-m) κ``. Recognises the opposite direction (the offset m - n,
+    as with notebook 04's R_k on both), rotating by m + n (q and κ turned opposite ways),
+    forgetting the rotation, rotating only κ or only q, and degrees.
+    Introduced in notebook 07_rope.
+    """
+    q = np.asarray(q, dtype=float)
+    key = np.asarray(key, dtype=float)
+    if q.ndim != 1 or q.shape != key.shape:
+        raise ValueError("q and key must be vectors of the same length / q 与 key 必须是等长向量")
+    _check_d_model(len(q))
+    m = _check_int("m", m, -10**6, 10**6)
+    n = _check_int("n", n, -10**6, 10**6)
+    score = lambda a, b: float(rope(q[None], [a], base)[0] @ rope(key[None], [b], base)[0])
+    right = score(m, n)
+    if answer is None:
+        return Verdict(False, PLACEHOLDER)
+    arr = _read_answer(answer, "array", ())
+    if arr is None:
+        return _wrong(answer, "答案应是一个数（保留 4 位小数）。")
+    got = float(arr)
+    close = lambda a, b: abs(a - b) <= 5e-4
+    k = n - m
+    if close(got, right):
+        return Verdict(True, f"rope(q, {m})·rope(κ, {n}) = qᵀ𝓡_{k}κ = {right:.4f}：只有偏移 k = n − m = {k} 进来了。")
+    slips = {
+        f"这是偏移 m − n = {-k} 的分数：转的方向反了。RoPE 把每一对逆时针转 pos·w_i，"
+        f"分数 = qᵀ𝓡_(n−m)κ，k = n − m = {k}。": score(n, m),
+        f"这是按 m + n = {m + n} 转出来的分数：q 和 κ 转的方向不一致（一个逆时针、一个顺时针），"
+        f"分数就依赖 m + n。两个都按 RoPE 逆时针转，只剩 n − m。": score(0, m + n),
+        "这是没有旋转时的 q·κ：RoPE 要先把 q 转到位置 m、κ 转到位置 n。": float(q @ key),
+        f"这是只把 κ 转到位置 n = {n}、q 留在原处的结果；q 也要转到位置 m = {m}。": score(0, n),
+        f"这是只把 q 转到位置 m = {m}、κ 留在原处的结果；κ 也要转到位置 n = {n}。": score(m, 0),
+        "角度按度 (degrees) 算了；RoPE 的角度 pos·w_i 是弧度。":
+            float(rope(q[None], [0.0], base)[0] @ rope(key[None], [math.radians(k)], base)[0]),
+    }
+    message = _first_slip(got, right, slips, close)
+    if message:
+        return _wrong(answer, message)
+    return _wrong(answer, f"先把 q 逆时针转 m·w_i、κ 逆时针转 n·w_i，再做点积；等价于 qᵀ𝓡_(n−m)κ，"
+                          f"这里 n − m = {k}。")
+
+
+def check_rope_pe_position(answer, p: int = 20, pos: int = 6) -> Verdict:
+    """``rope(PE(p), pos)`` is the sinusoidal encoding of which position? (``p - pos``)
+
+    RoPE turns each pair counter-clockwise by pos·w_i, notebook 04's R_pos turns the clock
+    hands clockwise: ``rope(x, pos) = R_(-pos) x``, so ``rope(PE(p), pos) = PE(p - pos)``.
+    Recognises ``p + pos`` (04's direction), ``pos - p`` and answering ``p`` or ``pos``.
+    Introduced in notebook 07_rope.
+    """
+    p = _check_int("p", p, -10**6, 10**6)
+    pos = _check_int("pos", pos, -10**6, 10**6)
+    right = p - pos
+    if answer is None:
+        return Verdict(False, PLACEHOLDER)
+    got = _read_answer(answer, "int")
+    if got is None:
+        return _wrong(answer, "答案应是一个整数：位置的编号。")
+    if got == right:
+        return Verdict(True, f"rope(PE({p}), {pos}) = R_(−{pos})·PE({p}) = PE({right})：RoPE 把钟面上的指针"
+                             f"逆时针拨回 {pos} 步。")
+    slips = {
+        p + pos: f"PE({p + pos}) 是第 04 篇的 R_{pos}·PE({p})：R_k 在钟面上顺时针转，把位置往后挪。"
+                 f"RoPE 在同一个平面里逆时针转：rope(x, pos) = R_(−pos)·x。",
+        pos - p: f"减反了：PE({p}) 逆时针转 {pos} 步，是从位置 {p} 往回数 {pos} 步，得 {p} − {pos}，不是 {pos} − {p}。",
+        p: f"旋转会移动指针：每一对转过 {pos}·w_i，正好是从位置 {p} 挪 {pos} 步的角度。",
+        pos: f"{pos} 是旋转用的位置；问的是 PE({p}) 转完之后变成了哪个位置的编码。",
+    }
+    if got in slips:
+        return _wrong(answer, slips[got])
+    return _wrong(answer, f"每一对转过 {pos}·w_i，正好是「挪 {pos} 步」的角度；想想 RoPE 的逆时针在钟面上是往前还是往后。")
 
 
 def check_rope_shift(answer, shift: int = 7, m: int = 3, n: int = 10, d_model: int = 16,
@@ -102,9 +317,10 @@ def check_rope_shift(answer, shift: int = 7, m: int = 3, n: int = 10, d_model: i
     after = float(rope(q[None], [m + shift])[0] @ rope(key[None], [n + shift])[0])
     changes = abs(after - before) > 1e-9 * max(1.0, abs(before))
     hint = "R(mθ)ᵀR(nθ) = R((n − m)θ)：分数里只剩 n − m。两个位置一起挪，n − m 变了吗？"
-    hints = {True: f"两个位置一起挪 {shift}，偏移 k = n − m 还是 {n - m}；RoPE 的分数只认 k。" + hint}
+    hints = {True: f"两个位置一起挪 {shift}，偏移 k = n − m 还是 {n - m}；RoPE 的分数只认 k（和内容 q、κ）。"
+                   f"这里算出来：挪动前 {before:+.6f}，挪动后 {after:+.6f}。"}
     verdict = check_choice(answer, changes, options=(True, False), hint=hint, hints=hints)
     if verdict:
-        return Verdict(True, f"不变：挪动前 {before:+.6f}，挪动 {shift} 后 {after:+.6f}（差 {abs(after - before):.0e}），"
+        return Verdict(True, f"不变：挪动前 {before:+.6f}，挪动 {shift} 后 {after:+.6f}（差 {abs(after - before):.1e}），"
                              f"因为 k = n − m 没变。")
     return verdict

@@ -56,21 +56,21 @@ def plot_alibi_bias(seq_len: int = 12, num_heads: int = 8, heads=(1, 4, 8), caus
                 if causal else label("对称形式 −s_h·|n−m|", "symmetric −s_h·|n−m|"))
         note = (label("；格中数字 = −|n−m|（偏置 = s_h × 它）", "; cell numbers = −|n−m| (bias = s_h × number)")
                 if annotate and seq_len <= 12 else "")
+        head = label(f"ALiBi 偏置，H = {num_heads}：", f"ALiBi bias, H = {num_heads}: ")
         if own_figure:
-            fig.suptitle(f"ALiBi bias, H = {num_heads}: {form}{note}", fontsize=10)
+            fig.suptitle(f"{head}{form}{note}", fontsize=10)
         else:
-            axes[0].set_title(f"ALiBi bias, H = {num_heads}: {form}{note}\n{axes[0].get_title()}",
-                              loc="left")
+            axes[0].set_title(f"{head}{form}{note}\n{axes[0].get_title()}", loc="left")
         fig.colorbar(img, ax=list(axes), shrink=0.85,
                      label=label(f"偏置（≤ {ALIBI_VMIN:g} 画成最深色）", f"bias (≤ {ALIBI_VMIN:g}: darkest)"))
     return fig
 
 
 def plot_alibi_attention(seq_len: int = 33, num_heads: int = 8, causal: bool = False, query=None, ax=None):
-    """Attention of one query from the ALiBi bias alone (q.k = 0), one curve per head.
+    """Attention of one query from the ALiBi bias alone (q.κ = 0), one curve per head.
 
-    x = key position minus query position. Steep heads (small h) look only nearby; flat
-    heads spread their weight over the whole sequence.
+    x = the offset k = n - m (key position minus query position). Steep heads (small h) look
+    only nearby; flat heads spread their weight over the whole sequence.
     Introduced in notebook 08_alibi_extrapolation.
     """
     weights = alibi_attention(seq_len, num_heads, query, causal)
@@ -86,12 +86,12 @@ def plot_alibi_attention(seq_len: int = 33, num_heads: int = 8, causal: bool = F
             keep = np.isfinite(weights[h]) & (weights[h] > 0)
             color = cmap(h / max(1, num_heads - 1) * 0.9)
             ax.plot(rel[keep], weights[h, keep], "o-", ms=2.5, lw=1.1, color=color,
-                    label=f"h = {h + 1}: m = {slopes[h]:.3g}")
+                    label=f"h = {h + 1}: s_{h + 1} = {slopes[h]:.3g}")
         ax.set_xlabel(label("偏移 k = n − m（key 位置 − query 位置）", "offset k = n − m (key − query position)"))
         ax.set_ylabel(label("注意力权重", "attention weight"))
         form = label("因果", "causal") if causal else label("对称", "symmetric")
         ax.set_title(label(f"只有 ALiBi 偏置（q·κ = 0）：query m = {query}，seq_len = {seq_len}，{form}",
-                           f"ALiBi bias alone (q·k = 0): query i = {query}, seq_len = {seq_len}, {form}"))
+                           f"ALiBi bias alone (q·κ = 0): query m = {query}, seq_len = {seq_len}, {form}"))
         ax.set_ylim(bottom=0)
         ax.legend(fontsize=7, ncols=2, loc="upper left", frameon=False)
     return fig
@@ -158,14 +158,14 @@ class _AlibiView:
         exponent = float(alibi_slope_exponents(num_heads)[head - 1])
         self.title_heat.set_text(f"head {head}/{num_heads}: s_{head} = 2^(−{exponent:.3g}) = {slope:.3g} ({form})")
         self.title_bar.set_text(label(
-            f"query i = {query}：给自己 {weights[query]:.2f}，平均看 {mean_dist:.1f} 步远",
-            f"query i = {query}: {weights[query]:.2f} on itself, mean distance {mean_dist:.1f}"))
+            f"query m = {query}：给自己 {weights[query]:.2f}，平均看 {mean_dist:.1f} 步远",
+            f"query m = {query}: {weights[query]:.2f} on itself, mean distance {mean_dist:.1f}"))
 
 
 class AlibiExplorer(Explorer):
     """ALiBi: pick the number of heads, the sequence length, one head and the causal form.
 
-    Left: that head's bias ``-m_h |i - j|`` (or the causal ``-m_h (i - j)``, future masked);
+    Left: that head's bias ``-s_h |n - m|`` (or the causal ``-s_h (m - n)``, future masked);
     right: the attention the bias alone gives the middle query. The ``head`` slider's
     maximum follows ``num_heads``.
     Introduced in notebook 08_alibi_extrapolation.

@@ -1,4 +1,5 @@
-"""RoPE as a picture: q and k rotating in one pair's plane, and the score against the offset.
+"""RoPE as a picture: q and the key vector κ rotating in one pair's plane, and the score
+against the offset k = n - m.
 
 Introduced in notebook 07_rope.
 """
@@ -16,7 +17,7 @@ from ..validate import _check_base, _check_int
 
 
 class _RopeView:
-    """Pair i's plane (q at m, k at n as arrows) and the score against the offset n - m."""
+    """Pair i's plane (q at m, κ at n as arrows) and the score against the offset k = n - m."""
 
     OFFSET_MAX = 30
     GRID = 601
@@ -46,11 +47,11 @@ class _RopeView:
         self.title_pair = ax_pair.set_title(" ", fontsize=8.5)
         self.angle_text = ax_pair.text(0.03, 0.03, " ", transform=ax_pair.transAxes, fontsize=8, color="C2")
 
-        t = np.linspace(-self.OFFSET_MAX, self.OFFSET_MAX, self.GRID)
-        zeros = np.zeros_like(t)
-        (self.pair_curve,) = ax_curve.plot(t, zeros, color="C2", lw=0.8, alpha=0.55)
-        (self.mirror,) = ax_curve.plot(t, zeros, color="C3", lw=1.1, ls=":")
-        (self.total,) = ax_curve.plot(t, zeros, color="C0", lw=1.6)
+        offsets = np.linspace(-self.OFFSET_MAX, self.OFFSET_MAX, self.GRID)
+        zeros = np.zeros_like(offsets)
+        (self.pair_curve,) = ax_curve.plot(offsets, zeros, color="C2", lw=0.8, alpha=0.55)
+        (self.mirror,) = ax_curve.plot(offsets, zeros, color="C3", lw=1.1, ls=":")
+        (self.total,) = ax_curve.plot(offsets, zeros, color="C0", lw=1.6)
         (self.vline,) = ax_curve.plot([0, 0], [-1.1, 1.1], color="0.5", lw=0.8, ls="--")
         (self.pair_dot,) = ax_curve.plot([0], [0], "o", color="C2", ms=5)
         (self.total_dot,) = ax_curve.plot([0], [0], "o", color="C0", ms=7, mec="k", mew=0.8)
@@ -83,23 +84,23 @@ class _RopeView:
         """What a change of the pair index i alone can change (the total curve stays)."""
         return [a for a in self.artists() if a is not self.total and a is not self.mirror]
 
-    def update(self, q, k, pos, n, i, base):
+    def update(self, q, key, pos, n, i, base):
         d = len(q)
         w = frequencies(d, base)
-        norm = float(np.linalg.norm(q) * np.linalg.norm(k))   # rotations keep lengths: score / norm = cosine
-        # the curves: q at position 0, k at position t (the relative claim: nothing else is needed)
-        t = self.total.get_xdata()
-        qs, ks = rope(q[None, :], [0.0], base)[0], rope(np.tile(k, (len(t), 1)), t, base)
+        norm = float(np.linalg.norm(q) * np.linalg.norm(key))   # rotations keep lengths: score / norm = cosine
+        # the curves: q at position 0, κ at position k (the relative claim: nothing else is needed)
+        offsets = self.total.get_xdata()
+        qs, ks = rope(q[None, :], [0.0], base)[0], rope(np.tile(key, (len(offsets), 1)), offsets, base)
         curve = ks @ qs / norm
         self.total.set_ydata(curve)
         self.mirror.set_ydata(curve[::-1])
-        qi, ki = q[2 * i:2 * i + 2], k[2 * i:2 * i + 2]
+        qi, ki = q[2 * i:2 * i + 2], key[2 * i:2 * i + 2]
         ni = float(np.linalg.norm(qi) * np.linalg.norm(ki))
-        phase = math.atan2(qi[0] * ki[1] - qi[1] * ki[0], qi @ ki)   # angle from q_i to k_i
-        self.pair_curve.set_ydata(np.cos(phase + t * w[i]))
-        # the marker: the score actually computed with q at m = pos and k at n
+        phase = math.atan2(qi[0] * ki[1] - qi[1] * ki[0], qi @ ki)   # angle from q_i to κ_i
+        self.pair_curve.set_ydata(np.cos(phase + offsets * w[i]))
+        # the marker: the score actually computed with q at m = pos and κ at n
         qm = rope(q[None, :], [float(pos)], base)[0]
-        kn = rope(k[None, :], [float(n)], base)[0]
+        kn = rope(key[None, :], [float(n)], base)[0]
         off = n - pos
         score = float(qm @ kn) / norm
         pair_score = float(qm[2 * i:2 * i + 2] @ kn[2 * i:2 * i + 2]) / ni
@@ -127,9 +128,9 @@ class _RopeView:
 
 
 def _rope_demo_vectors(d: int = 16, seed: int = 7, peak: float = 4.0):
-    """The fixed q and k of the RoPE figures (d = 16: 8 pairs).
+    """The fixed q and key vector κ of the RoPE figures (d = 16: 8 pairs).
 
-    q is random; k = rope_rotation(-peak) q + noise, so the score peaks near n - m = +peak
+    q is random; κ = rope_rotation(-peak) q + noise, so the score peaks near k = n - m = +peak
     ("look 4 tokens ahead") and the curve is visibly not symmetric.
     """
     rng = np.random.default_rng(seed)
@@ -138,15 +139,15 @@ def _rope_demo_vectors(d: int = 16, seed: int = 7, peak: float = 4.0):
 
 
 def plot_rope(pos: int = 5, n: int = 20, i: int = 0, base: float = 10000.0, ax=None):
-    """RoPE for one fixed random q, k (d = 16): pair i's plane and the score against n - m.
+    """RoPE for one fixed random q, κ (d = 16): pair i's plane and the score against k = n - m.
 
     Left: pair i of q rotated to position m = ``pos`` (blue; dotted: at position 0) and of
-    k rotated to n (orange). Right: ``rope(q, m).rope(k, n) / (|q||k|)`` for m = 0 and every
-    offset (solid), the same curve mirrored (dotted) and pair i's own cosine (green); the
+    κ rotated to n (orange). Right: ``rope(q, m).rope(κ, n) / (|q||κ|)`` for m = 0 and every
+    offset k (solid), the same curve mirrored (dotted) and pair i's own cosine (green); the
     dots are the score computed at the actual (m, n).
     Introduced in notebook 07_rope.
     """
-    q, k = _rope_demo_vectors()
+    q, key = _rope_demo_vectors()
     pos = _check_int("pos", pos, -10**6, 10**6)
     n = _check_int("n", n, -10**6, 10**6)
     i = _check_int("i", i, 0, len(q) // 2 - 1)
@@ -156,15 +157,15 @@ def plot_rope(pos: int = 5, n: int = 20, i: int = 0, base: float = 10000.0, ax=N
                          f"{_RopeView.OFFSET_MAX}")
     with figure_style():
         fig, (ax_pair, ax_curve) = _new_axes(ax, (8, 3.2), 1, 2, width_ratios=[1, 2.1])
-        _RopeView(ax_pair, ax_curve).update(q, k, pos, n, i, base)
+        _RopeView(ax_pair, ax_curve).update(q, key, pos, n, i, base)
     return fig
 
 
 class RopeExplorer(Explorer):
-    """Move the query position m (``pos``), the pair ``i`` and ``base``: q and k as arrows in
-    pair i's plane, and the score against the offset n - m with the current (m, n) marked.
+    """Move the query position m (``pos``), the pair ``i`` and ``base``: q and κ as arrows in
+    pair i's plane, and the score against the offset k = n - m with the current (m, n) marked.
 
-    k stays at position ``n`` (constructor argument). The curve is computed once with q at
+    κ stays at position ``n`` (constructor argument). The curve is computed once with q at
     position 0; the marker is the score computed at the actual m and n and always lands on it.
     Introduced in notebook 07_rope.
     """
@@ -174,7 +175,7 @@ class RopeExplorer(Explorer):
     def __init__(self, pos=5, i=0, base=10000.0, n=20):
         import ipywidgets as w
 
-        self.q, self.k = _rope_demo_vectors()
+        self.q, self.key = _rope_demo_vectors()
         self.n = _check_int("n", n, 0, 40)
         st = _slider_style()
         controls = {
@@ -196,5 +197,5 @@ class RopeExplorer(Explorer):
         return {"pos": self.view.pos_artists(), "i": self.view.pair_artists()}
 
     def _update(self, pos, i, base):
-        self.view.update(self.q, self.k, pos, self.n, i, base)
+        self.view.update(self.q, self.key, pos, self.n, i, base)
         return False

@@ -74,16 +74,17 @@ def _check_rows(rows) -> list:
 
 
 def format_extrapolation_table(rows, decimals: int = 2) -> str:
-    """The rows of :func:`extrapolation_table` as an aligned text table.
+    """The rows of :func:`extrapolation_table` as an aligned text table, labelled in Chinese.
 
-    One line per model: accuracy on held-out sentences of the training lengths, then one
-    column per test length; ``-`` where the model cannot run (its error is listed below).
+    One line per model (column 「位置编码」): accuracy on held-out sentences of the training
+    lengths (column 「训练长度内」), then one column per test length (number of tokens);
+    ``-`` where the model cannot run, with the reason (the Chinese half of the error) below.
     Introduced in notebook 08_alibi_extrapolation.
     """
     rows = _check_rows(rows)
     decimals = _check_int("decimals", decimals, 0, 6)
     lengths = sorted({L for r in rows for L in r["by_length"]})
-    head = ["model", "train lengths"] + [str(L) for L in lengths]
+    head = ["位置编码", "训练长度内"] + [str(L) for L in lengths]
     body = []
     for r in rows:
         cells = [r["label"], f"{r['in_distribution']:.{decimals}f}"]
@@ -91,7 +92,13 @@ def format_extrapolation_table(rows, decimals: int = 2) -> str:
                   for L in lengths]
         body.append(cells)
     lines = _aligned_table(head, body, right=range(1, len(head)))
-    notes = [f"- {r['label']}: {r['error']}" for r in rows if r.get("error")]
+    notes = [f"- {r['label']}：{_chinese_part(r['error'])}" for r in rows if r.get("error")]
     if notes:
-        lines += ["", "'-' = the model cannot run at that length:"] + notes
+        lines += ["", "「-」= 这个模型在该长度上无法运行："] + notes
     return "\n".join(lines)
+
+
+def _chinese_part(message: str) -> str:
+    """The Chinese half of a bilingual ``"English / 中文"`` error message (all of it otherwise)."""
+    text = str(message)
+    return text.split(" / ", 1)[1].strip() if " / " in text else text
