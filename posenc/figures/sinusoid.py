@@ -16,6 +16,10 @@ from ..validate import (LAYOUTS, _check_base, _check_d_model, _check_int, _check
                         _check_table_size, _is_int)
 
 
+#: How the heatmap titles name the two column layouts.
+_LAYOUT_NAMES = {"interleaved": "交错 (interleaved)", "split": "前后分半 (split)"}
+
+
 class _PEHeatmapView:
     """Artists for the PE-table heatmap; ``update`` changes them in place."""
 
@@ -45,7 +49,8 @@ class _PEHeatmapView:
         self.image.set_data(pe)
         _place_index_ticks(self.xticks, d_model, True)
         _place_index_ticks(self.yticks, seq_len, False)
-        self.title.set_text(f"PE: seq_len={seq_len}, d_model={d_model}, base={base:g}, {layout}")
+        self.title.set_text(label(f"PE：seq_len={seq_len}，d_model={d_model}，base={base:g}，{_LAYOUT_NAMES[layout]}",
+                                  f"PE: seq_len={seq_len}, d_model={d_model}, base={base:g}, {layout}"))
 
 
 def plot_pe_heatmap(seq_len: int = 50, d_model: int = 64, base: float = 10000.0,
