@@ -38,33 +38,37 @@ class HandCalculation:
                                      self.encodings, self.outputs)
         ]
 
+    #: Column headers, the same in the printed and the HTML table.
+    HEAD = ("词 (token)", "位置 pos", "词向量 (word vector)", "位置编码 PE(pos)", "输入 = 词向量 + PE")
+
+    def caption(self) -> str:
+        """``d_model = 2，base = 10000``: the settings the table was computed with."""
+        return f"d_model = {self.d_model}，base = {self.base:g}"
+
     def __str__(self) -> str:
-        head = ("token", "pos", "word vector", "PE(pos)", "word vector + PE")
-        return "\n".join(_aligned_table(head, self.rows()))
+        return "\n".join([self.caption(), *_aligned_table(self.HEAD, self.rows())])
 
     def __repr__(self) -> str:
-        return f"HandCalculation(d_model={self.d_model}, base={self.base:g})\n{self}"
+        return str(self)
 
     def _repr_html_(self) -> str:
-        head = ("词 (token)", "位置 pos", "词向量 (word vector)", "位置编码 PE(pos)",
-                "输入 = 词向量 + PE")
+        head = self.HEAD
         cells = "".join(f"<th>{html.escape(h)}</th>" for h in head)
         body = "".join(
             "<tr>" + "".join(f"<td style='text-align:left;font-family:monospace'>"
                              f"{html.escape(str(c))}</td>" for c in r) + "</tr>"
             for r in self.rows()
         )
-        caption = f"d_model = {self.d_model}, base = {self.base:g}"
-        return (f"<table class='posenc-hand-calc'><caption>{html.escape(caption)}</caption>"
+        return (f"<table class='posenc-hand-calc'><caption>{html.escape(self.caption())}</caption>"
                 f"<thead><tr>{cells}</tr></thead><tbody>{body}</tbody></table>")
 
 
 def hand_calculation(tokens=("猫", "咬", "狗"), word_vectors=None, start: int = 1,
                      d_model: int = 2, base: float = 10000.0) -> HandCalculation:
-    """Reproduce (and vary) seed 001's table: word vector + PE for each token.
+    """The common 猫咬狗 hand calculation (and variations): word vector + PE for each token.
 
     With no arguments: 猫, 咬, 狗 at positions 1, 2, 3, d_model = 2, every word vector
-    [0.5, 0.5]. ``word_vectors`` may be one vector (shared by every token) or one row
+    [0.5, 0.5], as a common tutorial writes it. ``word_vectors`` may be one vector (shared by every token) or one row
     per token, each of length ``d_model``.
     Introduced in notebook 02_sinusoidal_hand_calculation.
     """

@@ -15,130 +15,288 @@ from ..validate import _check_array, _check_d_model, _check_int
 from .verdict import PLACEHOLDER, Verdict, _read_answer, _wrong, check_value
 
 
-def check_pe(pos: int, answer, d_model: int = 2, base: float = 10000.0) -> Verdict:
-    """Check a hand-calculated PE(pos) vector (4 decimals are enough).
+#: Tolerance of a 4-decimal answer: rounded (error <= 5e-5) or truncated (< 1e-4) to 4 decimals.
+PE_TOL = 1e-4 + 1e-9
 
-    Recognises the classic slips: degrees instead of radians, sin and cos swapped,
-    dividing by the frequency instead of multiplying.
+
+def _pe_row(sin_angles, cos_angles) -> np.ndarray:
+    """An interleaved row from the angles of its sin columns and of its cos columns."""
+    row = np.empty(2 * len(sin_angles))
+    row[0::2], row[1::2] = np.sin(sin_angles), np.cos(cos_angles)
+    return row
+
+
+def _pe_slips(pos, d_model: int, base: float) -> dict:
+    """Message -> the PE(pos) a typical slip gives (the right row itself excluded later)."""
+    w = frequencies(d_model, base)
+    i = np.arange(len(w))
+    angle = pos * w
+    wrong_exponent = pos * base ** (-i / d_model)
+    return {
+        "这是角度制 (degrees) 的结果；公式里的角度用弧度制 (radians)：sin(1) 指 1 弧度，不是 1°。":
+            encode_positions([math.radians(pos)], d_model, base)[0],
+        "sin 与 cos 放反了：偶数维 2i 放 sin，奇数维 2i+1 放 cos。": _pe_row(np.pi / 2 - angle, np.pi / 2 - angle),
+        "角度应是 pos × w_i（w_i = base^(−2i/d_model)），这是 pos ÷ w_i 的结果。": _pe_row(pos / w, pos / w),
+        "指数用了 i/d_model：第 i 对的指数是 2i/d_model（第 i 对占第 2i、2i+1 两维）。":
+            _pe_row(wrong_exponent, wrong_exponent),
+        "cos 维用了它自己的维号 2i+1 做指数：同一对的 sin 和 cos 共用一个角度 pos × base^(−2i/d_model)。":
+            _pe_row(angle, pos * base ** (-(2 * i + 1) / d_model)),
+        "cos 维用了下一对的指数 2(i+1)/d_model：同一对的 sin 和 cos 共用一个角度。":
+            _pe_row(angle, pos * base ** (-2 * (i + 1) / d_model)),
+        "每一对都用了 w_0 = 1：第 i 对的角频率是 w_i = base^(−2i/d_model)，越往后越小。":
+            _pe_row(np.full(len(w), float(pos)), np.full(len(w), float(pos))),
+    }
+
+
+def _sign_slip(arr, right, pos, w):
+    """The message for an answer whose magnitudes are right and some signs are not, else None."""
+    if not (np.allclose(np.abs(arr), np.abs(right), atol=PE_TOL, rtol=0)
+            and np.any(np.sign(arr) != np.sign(right))):
+        return None
+    bad = [int(c) for c in np.flatnonzero((np.sign(arr) != np.sign(right)) & (np.abs(right) > PE_TOL))]
+    if not bad:
+        return None
+    pair = bad[0] // 2
+    angle = pos * w[pair]
+    turned = angle % (2 * math.pi)
+    quadrant = int(turned // (math.pi / 2)) + 1
+    s, c = ("正" if math.sin(angle) > 0 else "负"), ("正" if math.cos(angle) > 0 else "负")
+    left = f"（除去整圈后是 {turned:.4f} 弧度）" if angle >= 2 * math.pi else ""
+    return (f"每个数的大小都对，第 {', '.join(map(str, bad))} 维的符号不对：第 {pair} 对的角度是 "
+            f"{pos:g} × {w[pair]:g} = {angle:.4f} 弧度{left}，落在第 {quadrant} 象限，那里 sin 为{s}、cos 为{c}。")
+
+
+def check_pe(pos, answer, d_model: int = 2, base: float = 10000.0, word=None) -> Verdict:
+    """Check a hand-calculated PE(pos), or with ``word`` the model input word + PE(pos).
+
+    Compared at 4 decimals: an answer within 1e-4 of the exact value (rounded or truncated
+    to 4 decimals) is right, and the verdict shows the 4-decimal values. Recognises the
+    classic slips and names them: degrees instead of radians, sin and cos swapped, pos ÷ w_i,
+    the exponent i/d_model, a cos column with the exponent (2i+1)/d_model or 2(i+1)/d_model,
+    every pair with w_0 = 1, right magnitudes with wrong signs; with ``word`` also PE(pos)
+    alone (the word vector not added) and PE(pos ± 1) (a position counted off by one).
     Introduced in notebook 02_sinusoidal_hand_calculation.
     """
     pos = _check_int("pos", pos, 0)
-    right = encode_positions([pos], d_model, base)[0]
-    arr = _read_answer(answer, "array", right.shape)
+    d_model = _check_d_model(d_model)
+    pe = encode_positions([pos], d_model, base)[0]
+    if word is not None:
+        word = _check_array("word", word, ndim=1)
+        if len(word) != d_model:
+            raise ValueError(f"word must have d_model = {d_model} entries, got {len(word)} / "
+                             f"word 的长度必须等于 d_model = {d_model}")
+    shift = np.zeros(d_model) if word is None else word
+    right = shift + pe
+    what = f"PE({pos})" if word is None else f"词向量 + PE({pos})"
     if answer is None:
         return Verdict(False, PLACEHOLDER)
+    arr = _read_answer(answer, "array", right.shape)
     if arr is None:
-        return _wrong(answer, f"PE({pos}) 应该是长度为 {d_model} 的列表，例如 [sin, cos, ...]。")
-    if np.allclose(arr, right, atol=5e-4):
-        return Verdict(True, f"PE({pos}) = {_format_vector(right)}。")
-    w = frequencies(d_model, base)
-    wrong_angles = pos / w
-    divided = np.empty_like(right)
-    divided[0::2], divided[1::2] = np.sin(wrong_angles), np.cos(wrong_angles)
-    slips = {
-        "这是角度制 (degrees) 的结果；numpy 的 sin/cos 用弧度制 (radians)：sin(1) 指 1 弧度。":
-            encode_positions([math.radians(pos)], d_model, base)[0],
-        "sin 与 cos 放反了：偶数列 2i 放 sin，奇数列 2i+1 放 cos。":
-            np.roll(right.reshape(-1, 2), 1, axis=1).ravel(),
-        "角度应是 pos × w_i（w_i = base^(−2i/d_model)），这是 pos ÷ w_i 的结果。": divided,
-    }
+        return _wrong(answer, f"{what} 应该是 {d_model} 个数的列表，例如 [{', '.join(['…'] * min(d_model, 2))}"
+                              f"{', …' if d_model > 2 else ''}]。")
+    if np.allclose(arr, right, atol=PE_TOL, rtol=0):
+        if word is None:
+            return Verdict(True, f"PE({pos}) = {_format_vector(pe)}（4 位小数）。")
+        return Verdict(True, f"{_format_vector(word)} + PE({pos}) = {_format_vector(word)} + "
+                             f"{_format_vector(pe)} = {_format_vector(right)}（4 位小数）。")
+    slips = {message: shift + value for message, value in _pe_slips(pos, d_model, base).items()}
+    if word is not None:
+        slips[f"这是 PE({pos}) 本身：还要把词向量 {_format_vector(word)} 逐元素加上去。"] = pe
+        for other in (pos - 1, pos + 1):
+            if other >= 0:
+                slips[f"这是词向量 + PE({other})：位置是 {pos}（从 0 数），差了一位。"] = \
+                    word + encode_positions([other], d_model, base)[0]
     for message, value in slips.items():
-        if np.allclose(arr, value, atol=5e-4):
+        if not np.allclose(value, right, atol=PE_TOL, rtol=0) and np.allclose(arr, value, atol=PE_TOL, rtol=0):
             return _wrong(answer, message)
-    bad = int(np.argmax(np.abs(arr - right) > 5e-4))
-    return _wrong(answer, f"第 {bad} 维（第 {bad // 2} 对的 {'sin' if bad % 2 == 0 else 'cos'}）不对："
-                          f"角度 = pos × w_{bad // 2}，偶数维用 sin、奇数维用 cos。")
+    w = frequencies(d_model, base)
+    sign = _sign_slip(arr - shift, pe, pos, w)
+    if sign:
+        return _wrong(answer, sign)
+    bad = int(np.argmax(np.abs(arr - right) > PE_TOL))
+    pair, kind = bad // 2, ("sin" if bad % 2 == 0 else "cos")
+    plus = "" if word is None else f"，再加上词向量的第 {bad} 个数"
+    return _wrong(answer, f"第 {bad} 维（第 {pair} 对的 {kind}）和计算结果不符（按 4 位小数比较）：这一维是 "
+                          f"{kind}(pos × w_{pair})，w_{pair} = {base:g}^(−{2 * pair}/{d_model}) = {w[pair]:.6g}"
+                          f"{plus}。")
 
 
-def check_wavelength(i: int, d_model: int, answer, base: float = 10000.0) -> Verdict:
-    """Check the wavelength (positions per full turn) of pair ``i``.
+def check_wavelength(i: int, d_model: int, answer, base: float = 10000.0, decimals: int = 1) -> Verdict:
+    """Check the wavelength 2π / w_i (positions per full turn) of pair ``i``, to ``decimals``.
 
-    Recognises the textbook answer ``base · 2π`` (right only in the limit of large
-    d_model), a forgotten 2π, and the exponent ``i/d_model`` instead of ``2i/d_model``.
+    Names the slip behind a wrong answer: the textbook «longest wavelength = base·2π» (right
+    only in the limit of large d_model), a forgotten 2π, π instead of 2π, w_i itself or the
+    turns per step w_i / 2π instead of the wavelength, the exponent i/d_model instead of
+    2i/d_model, a neighbouring pair's wavelength, and an answer that is close but computed
+    with π too coarse.
     Introduced in notebook 03_clock_hands_frequencies.
     """
     d_model = _check_d_model(d_model)
     i = _check_int("i", i, 0, d_model // 2 - 1)
-    right = wavelengths(d_model, base)[i]
+    decimals = _check_int("decimals", decimals, 0, 6)
+    lams = wavelengths(d_model, base)
+    right = float(lams[i])
+    w = float(frequencies(d_model, base)[i])
     exponent = f"{2 * i}/{d_model}"
+    formula = f"2π·{base:g}^({exponent})"
+    if answer is None:
+        return Verdict(False, PLACEHOLDER)
+    got = _read_answer(answer, "array")
+    if got is None:
+        return _wrong(answer, f"答案应是一个数：第 {i} 对转一整圈要多少个位置。")
+    got = float(got)
+    tol = 0.5 * 10.0 ** -decimals + 1e-9
+    if abs(got - right) <= tol:
+        note = ""
+        if i == d_model // 2 - 1 and i > 0:
+            note = (f"这是最慢的一对，只有常说的「{base:g}·2π」的 1/{2 * math.pi * base / right:.4g}："
+                    f"指数最大只到 {exponent}，到不了 1。")
+        return Verdict(True, f"第 {i} 对的波长 = 2π / w_{i} = {formula} = {right:.{decimals}f} 个位置。{note}")
     slips = {
-        f"这是常见教程写的「最长波长 = {base:g}·2π」。它要 2i/d_model = 1，可 i 最大只到 d_model/2 − 1："
-        f"这里指数是 {exponent}，波长 = 2π·{base:g}^({exponent})。": 2 * math.pi * base,
-        "少了 2π：w_i 是每步转过的弧度，转一整圈要 2π / w_i 步。": base ** (2 * i / d_model),
-        "指数是 2i/d_model（第 i 对占第 2i、2i+1 两列），这是用 i/d_model 算的。":
+        f"这是常见教程写的「最长波长 = {base:g}·2π」。那要 2i/d_model = 1，可 i 最大只到 d_model/2 − 1："
+        f"这里指数是 {exponent}，波长 = {formula}。": 2 * math.pi * base,
+        "少了 2π：w_i 是每步转过的弧度，转一整圈要 2π / w_i 步。": 1 / w,
+        "只用了 π：转一整圈是 2π 弧度，所以波长是 2π / w_i。": math.pi / w,
+        f"这是 w_{i} 本身（每步转过的弧度）；波长是转一整圈要的步数 2π / w_{i}。": w,
+        f"这是每步转过的圈数 w_{i}/2π；波长是它的倒数 2π / w_{i}。": w / (2 * math.pi),
+        f"指数用了 i/d_model：第 i 对占第 2i、2i+1 两列，指数是 2i/d_model = {exponent}。":
             2 * math.pi * base ** (i / d_model),
     }
-    slips = {m: v for m, v in slips.items() if abs(v - right) > max(5e-4, 1e-3 * right)}
-    return check_value(answer, right, tol=max(5e-4, 1e-3 * right), slips=slips,
-                       hint=f"波长 = 2π / w_i，w_i = base^(−2i/d_model)；这里 2i/d_model = {exponent}。")
+    for j in (i - 1, i + 1):
+        if 0 <= j < len(lams):
+            slips[f"这是第 {j} 对的波长：i 从 0 数，第 {i} 对是第 {2 * i}、{2 * i + 1} 列。"] = float(lams[j])
+    for message, value in slips.items():
+        close = max(2e-3 * abs(value), min(tol, 0.01 * abs(value)))  # relative: slips span 1e-5 .. 1e5
+        if abs(value - right) > max(tol, 2e-3 * right) and abs(got - value) <= close:
+            return _wrong(answer, message)
+    if decimals > 0 and got == round(right) and abs(got - right) > tol:
+        return _wrong(answer, f"只保留到了整数：要保留 {decimals} 位小数。")
+    if abs(got - right) <= 2e-3 * right:
+        return _wrong(answer, f"很接近，但差了 {abs(got - right):.2g}：多半是 π 取得太粗（3.14）或中间步骤提前四舍五入了；"
+                              f"用 math.pi 算 2π / w_{i}，保留 {decimals} 位小数。")
+    return _wrong(answer, f"波长 = 2π / w_i，w_i = {base:g}^(−2i/d_model)；这里 2i/d_model = {exponent}。")
 
 
 def check_flipped_bits(pos: int, answer) -> Verdict:
     """Check which bits flip when the counter steps from ``pos - 1`` to ``pos``.
 
-    ``answer`` is a list (or set) of bit indices, bit 0 being the lowest.
+    ``answer`` is a list (or set) of bit indices, bit 0 being the lowest. Names the slips:
+    only the bit that turns on (the carry forgotten), the bits that are 1 in ``pos`` or in
+    ``pos - 1``, bits counted from 1 or from the left.
     Introduced in notebook 03_clock_hands_frequencies.
     """
     pos = _check_int("pos", pos, 1, 2**62 - 1)
     right = [int(b) for b in flipped_bits(pos)]
-    got = _read_answer(answer, "ints")
     n = pos.bit_length()
     change = f"{pos - 1:0{n}b} → {pos:0{n}b}"
+    ones = lambda v: {k for k in range(n) if (v >> k) & 1}
     if answer is None:
         return Verdict(False, PLACEHOLDER)
+    got = _read_answer(answer, "ints")
     if got is None:
         return _wrong(answer, "答案应是 bit 编号的列表，例如 [0, 2]（bit 0 是最低位）。")
     if got == set(right):
         return Verdict(True, f"{pos - 1} → {pos}：{change}，翻转的是 bit {right}。")
-    if got == {right[-1]} and len(right) > 1:
-        return _wrong(answer, f"bit {right[-1]} 确实从 0 变成 1，但进位 (carry) 同时把更低的位从 1 变回 0："
-                              f"把所有变化的位都列出来。")
+    top = right[-1]
+    slips = [
+        ({top}, f"bit {top} 确实从 0 变成 1，但进位 (carry) 同时把更低的位从 1 变回 0：把所有变化的位都列出来。"),
+        (set(right) - {top}, f"漏了 bit {top}：进位最后把它从 0 变成了 1。"),
+        (ones(pos), f"这是 {pos} = {pos:0{n}b} 里为 1 的位，不是翻转的位：逐位比较 {change}。"),
+        (ones(pos - 1), f"这是 {pos - 1} = {pos - 1:0{n}b} 里为 1 的位，不是翻转的位：逐位比较 {change}。"),
+        ({b + 1 for b in right}, "编号整体多了 1：bit 从 0 数，bit 0 是最低位（最右边一位）。"),
+        ({n - 1 - b for b in right}, f"你是从左边数的：bit 0 是最右边的一位（最低位）。{change}"),
+    ]
+    for value, message in slips:
+        if value and value != set(right) and got == value:
+            return _wrong(answer, message)
     return _wrong(answer, f"把 {pos - 1} 和 {pos} 写成二进制，逐位比较；bit 0 是最右边的一位。")
+
+
+def _leftover_angles(k: int, d_model: int, base: float) -> np.ndarray:
+    """For each hand: how far (radians, 0 .. π) k steps leave it from a whole number of turns."""
+    turned = np.mod(k * frequencies(d_model, base), 2 * np.pi)
+    return np.minimum(turned, 2 * np.pi - turned)
+
+
+def _fmt_distance(d: float) -> str:
+    return f"{d:.3f}" if d >= 1e-3 else f"{d:.2e}"
+
+
+def _fmt_angle(a: float) -> str:
+    return f"{a:.3f}" if a >= 1e-3 else f"{a:.1e}"
 
 
 def check_nearest_repeat(answer, d_model: int = 2, max_offset: int = 1000,
                          base: float = 10000.0) -> Verdict:
     """Check the offset k in 1 .. max_offset at which PE(k) comes closest to PE(0).
 
+    A wrong answer gets its own distance and how far each hand is from a whole turn after
+    that many steps; named slips: the one-hand answer when there are several hands, a hand
+    turned half way (opposite), the slowest hand's wavelength alone.
     Introduced in notebook 03_clock_hands_frequencies.
     """
+    d_model = _check_d_model(d_model)
     k, dist = nearest_repeat(d_model, max_offset, base)
-    got = _read_answer(answer, "int")
     if answer is None:
         return Verdict(False, PLACEHOLDER)
+    got = _read_answer(answer, "int")
     if got is None or not 1 <= got <= max_offset:
-        return _wrong(answer, f"答案应是 1 到 {max_offset} 之间的一个整数位置。")
+        return _wrong(answer, f"答案应是 1 到 {max_offset} 之间的一个整数（偏移 k）。")
+
+    def hands(kk):
+        left = _leftover_angles(kk, d_model, base)
+        if d_model == 2:
+            return f"指针离整圈差 {_fmt_angle(left[0])}"
+        return "各指针离整圈：" + "、".join(f"第 {i} 根差 {_fmt_angle(a)}" for i, a in enumerate(left))
+
     if got == k:
-        return Verdict(True, f"PE({k}) 与 PE(0) 的距离只有 {dist:.2e}：几乎转回原处，但不是 0。")
+        return Verdict(True, f"k = {k}：PE({k}) 与 PE(0) 的距离 {_fmt_distance(dist)}，是 1 … {max_offset} 里最小的"
+                             f"（{hands(k)} 弧度）。几乎转回原处，但不是 0。")
     mine = float(pe_distance_by_offset([got], d_model, base)[0])
-    if d_model == 2 and 2 * got == k:
-        return _wrong(answer, f"位置 {got} 让唯一的指针差不多转到正对面（距离 {mine:.3f}，接近最大值），"
-                              f"要找的是转回原处。")
-    per_pair = ("只有一根指针，距离就是弦长 2·|sin(k/2)|" if d_model == 2 else
-                "第 i 根指针贡献弦长 2·|sin(k·w_i/2)|，总距离是各弦长平方和的平方根")
-    return _wrong(answer, f"PE({got}) 与 PE(0) 的距离是 {mine:.3f}。距离只取决于偏移 k：{per_pair}；"
-                          f"对 k = 1..{max_offset} 逐个算，取最小的那个。")
+    left = _leftover_angles(got, d_model, base)
+    where = f"k = {got} 时 PE({got}) 与 PE(0) 的距离是 {_fmt_distance(mine)}（{hands(got)} 弧度）。"
+    if d_model > 2 and got == nearest_repeat(2, max_offset, base)[0]:
+        return _wrong(answer, f"这是只有第 0 根指针时的答案。{where}"
+                              f"其余指针也得同时接近整圈：距离² 是各指针弦长 2·sin(差角/2) 的平方和。")
+    if left[0] > 2.5:
+        return _wrong(answer, f"{where}第 0 根指针差不多转到了正对面（差角接近 π，弦长接近最大值 2），要找的是转回原处。")
+    slowest = wavelengths(d_model, base)[-1]
+    if d_model > 2 and abs(got - slowest) < 1:
+        return _wrong(answer, f"{got} 是最慢指针的波长：它转回了原处，可快指针没有。{where}")
+    per_pair = ("只有一根指针，距离就是弦长 2·|sin(差角/2)|" if d_model == 2 else
+                "每根指针贡献弦长 2·|sin(差角/2)|，总距离是各弦长平方和的平方根")
+    return _wrong(answer, f"{where}{per_pair}；找各指针同时最接近整圈的 k。")
 
 
 def check_split_column(j: int, d_model: int, answer) -> Verdict:
-    """Check which interleaved column the split layout puts at column ``j``.
+    """Check which interleaved column the split layout (前后分半) puts at column ``j``.
 
+    Names the slips: the direction reversed (the split column of interleaved column j),
+    the same column number in both layouts, the pair index i instead of a column.
     Introduced in notebook 03_clock_hands_frequencies.
     """
     d_model = _check_d_model(d_model)
     j = _check_int("j", j, 0, d_model - 1)
-    right = int(split_permutation(d_model)[j])
-    got = _read_answer(answer, "int")
+    perm = split_permutation(d_model)
+    right = int(perm[j])
+    kind = "sin" if right % 2 == 0 else "cos"
     if answer is None:
         return Verdict(False, PLACEHOLDER)
+    got = _read_answer(answer, "int")
+    if got is None or not 0 <= got < d_model:
+        return _wrong(answer, f"答案应是交错表里的一个列号：0 到 {d_model - 1} 之间的整数。")
     if got == right:
-        kind = "sin" if right % 2 == 0 else "cos"
         return Verdict(True, f"前后分半 (split) 的第 {j} 列 = 交错 (interleaved) 的第 {right} 列"
                              f"（第 {right // 2} 对的 {kind}）。")
-    inverse = int(np.argsort(split_permutation(d_model))[j])
-    if got == inverse:
-        return _wrong(answer, f"方向反了：交错表的第 {j} 列在前后分半表里是第 {inverse} 列；"
-                              f"问的是前后分半表的第 {j} 列来自交错表的哪一列。")
+    inverse = int(np.argsort(perm)[j])
+    slips = [
+        (inverse, f"方向反了：{got} 是交错表的第 {j} 列在前后分半表里的列号；问的是前后分半表的第 {j} 列来自交错表的哪一列。"),
+        (j, f"两种布局的第 {j} 列不是同一列：前后分半表先放完所有 sin，再放所有 cos。"),
+        (right // 2, f"{got} 是对的编号 i；要的是交错表里的列号：第 i 对的 sin 在第 2i 列，cos 在第 2i+1 列。"),
+    ]
+    for value, message in slips:
+        if value != right and got == value:
+            return _wrong(answer, message)
     return _wrong(answer, f"前后分半表的前 {d_model // 2} 列依次是所有 sin 列（交错表的 0, 2, 4, …），"
                           f"后 {d_model // 2} 列依次是所有 cos 列（1, 3, 5, …）。")
 

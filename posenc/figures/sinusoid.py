@@ -16,6 +16,10 @@ from ..validate import (LAYOUTS, _check_base, _check_d_model, _check_int, _check
                         _check_table_size, _is_int)
 
 
+#: How the heatmap titles name the two column layouts.
+_LAYOUT_NAMES = {"interleaved": "交错 (interleaved)", "split": "前后分半 (split)"}
+
+
 class _PEHeatmapView:
     """Artists for the PE-table heatmap; ``update`` changes them in place."""
 
@@ -45,7 +49,8 @@ class _PEHeatmapView:
         self.image.set_data(pe)
         _place_index_ticks(self.xticks, d_model, True)
         _place_index_ticks(self.yticks, seq_len, False)
-        self.title.set_text(f"PE: seq_len={seq_len}, d_model={d_model}, base={base:g}, {layout}")
+        self.title.set_text(label(f"PE：seq_len={seq_len}，d_model={d_model}，base={base:g}，{_LAYOUT_NAMES[layout]}",
+                                  f"PE: seq_len={seq_len}, d_model={d_model}, base={base:g}, {layout}"))
 
 
 def plot_pe_heatmap(seq_len: int = 50, d_model: int = 64, base: float = 10000.0,
@@ -318,9 +323,10 @@ def plot_pe_curves(d_model: int = 4, max_pos: int = 10, base: float = 10000.0, p
 def plot_binary_vs_sinusoid(ks=(0, 1, 2, 3), n_pos: int = 32, ax=None):
     """Bit k of the binary counter next to the sinusoid with the same period, per k.
 
-    Bit k is a square wave of period ``2**(k+1)`` that exists at integer pos only
-    (drawn as steps with dots); the sinusoid ``-sin(pi * pos / 2**k)`` has the same period,
-    is defined for every real pos and changes sign exactly where bit k flips.
+    Bit b is a square wave of period ``2**(b+1)`` that exists at integer pos only
+    (drawn as steps with dots); the sinusoid ``-sin(pi * pos / 2**b)`` has the same period,
+    is defined for every real pos and changes sign exactly where bit b flips. (The figure
+    writes b for the bit index: k means the position offset everywhere in the course.)
     Introduced in notebook 03_clock_hands_frequencies.
     """
     if _is_int(ks):
@@ -339,12 +345,12 @@ def plot_binary_vs_sinusoid(ks=(0, 1, 2, 3), n_pos: int = 32, ax=None):
             bits = np.array([binary_bits(int(p), k + 1)[k] for p in pos])
             ax.axhline(y0, color="0.85", lw=0.6, zorder=0)
             ax.step(pos, y0 - 0.5 + bits, where="post", color="C0", lw=1.6,
-                    label=label("bit k：方波（只在整数 pos 有值）", "bit k: square wave (integer pos only)")
+                    label=label("bit b：方波（只在整数 pos 有值）", "bit b: square wave (integer pos only)")
                     if row == 0 else None)
             ax.plot(pos[:-1], y0 - 0.5 + bits[:-1], "o", color="C0", ms=2.5)
             ax.plot(x, y0 - 0.5 * np.sin(np.pi * x / 2 ** k), color="C3", lw=1.3,
-                    label=label("−sin(π·pos/2^k)：同周期的正弦（任意实数 pos）",
-                                "-sin(pi*pos/2^k): same period (any real pos)") if row == 0 else None)
+                    label=label("−sin(π·pos/2^b)：同周期的正弦（任意实数 pos）",
+                                "-sin(pi*pos/2^b): same period (any real pos)") if row == 0 else None)
         ax.set_yticks([])
         for row, k in enumerate(ks):  # text artists, not tick labels: fonts fixed at creation
             ax.text(-0.012, -gap * row, label(f"bit {k}\n周期 {2 ** (k + 1)}", f"bit {k}\nperiod {2 ** (k + 1)}"),
