@@ -56,9 +56,11 @@ from posenc.encoding import (binary_bits, encode_positions, flipped_bits, freque
                              relative_rotation, rotation_error, sinusoidal_encoding,
                              split_permutation, wavelengths)
 from posenc.exercises.encoding import (check_dot_product, check_flipped_bits, check_nearest_repeat,
-                                       check_pe, check_rotation, check_shifted_pe,
+                                       check_pe, check_rotation, check_rotation_product,
+                                       check_scaled_rotation_scores, check_shifted_pe,
                                        check_split_column, check_wavelength)
-from posenc.exercises.models import check_order_blind_accuracy, check_position_params
+from posenc.exercises.models import (check_order_blind_accuracy, check_position_params,
+                                     check_rows_with_gradient, check_segments)
 from posenc.exercises.rope_alibi import (check_alibi_bias, check_alibi_slope, check_alibi_start,
                                          check_rope_angle, check_rope_pe_position, check_rope_score,
                                          check_rope_shift)
@@ -146,8 +148,9 @@ __all__ = [
     # exercises and quiz
     "Verdict", "check_value", "check_choice", "check_pe", "check_wavelength", "check_flipped_bits",
     "check_nearest_repeat", "check_split_column", "check_dot_product", "check_rotation",
-    "check_shifted_pe", "check_position_params", "check_order_blind_accuracy", "check_alibi_slope",
-    "check_alibi_bias", "check_alibi_start", "check_rope_angle", "check_rope_score",
+    "check_shifted_pe", "check_rotation_product", "check_scaled_rotation_scores",
+    "check_position_params", "check_order_blind_accuracy", "check_segments", "check_rows_with_gradient",
+    "check_alibi_slope", "check_alibi_bias", "check_alibi_start", "check_rope_angle", "check_rope_score",
     "check_rope_pe_position", "check_rope_shift", "Quiz", "INTERVIEW_QUIZ",
     # text, setup, style
     "format_matrix", "markdown_table", "notebook_setup", "progress", "GLOSS", "CJK_INSTALL_HINT", "cjk_font",

@@ -11,8 +11,8 @@ from ..encoding import (encode_positions, flipped_bits, frequencies, nearest_rep
                         pe_distance_by_offset, pe_dot_by_offset, relative_rotation, split_permutation,
                         wavelengths)
 from ..text import _format_vector
-from ..validate import _check_array, _check_d_model, _check_int
-from .verdict import PLACEHOLDER, Verdict, _read_answer, _wrong, check_value
+from ..validate import _check_array, _check_d_model, _check_int, _check_real
+from .verdict import PLACEHOLDER, Verdict, _read_answer, _wrong
 
 
 #: Tolerance of a 4-decimal answer: rounded (error <= 5e-5) or truncated (< 1e-4) to 4 decimals.
@@ -301,37 +301,187 @@ def check_split_column(j: int, d_model: int, answer) -> Verdict:
                           f"后 {d_model // 2} 列依次是所有 cos 列（1, 3, 5, …）。")
 
 
-def check_dot_product(k: int, d_model: int, answer, base: float = 10000.0) -> Verdict:
-    """Check ``PE(pos) . PE(pos + k)`` (the same for every pos).
+#: A 4-decimal answer is right when it is within one unit of the 4th decimal (so both
+#: rounding and truncating pass, and so does a chain of rounded 4-decimal steps).
+FOUR_DECIMALS = 1e-4 + 1e-9
 
+
+def _close4(arr, value) -> bool:
+    return bool(np.allclose(arr, value, atol=FOUR_DECIMALS, rtol=0))
+
+
+def _first_slip(arr, right, slips):
+    """The message of the first slip whose value matches ``arr`` (and differs from ``right``)."""
+    for message, value in slips:
+        value = np.asarray(value, dtype=float)
+        if value.shape == np.shape(right) and not _close4(value, right) and _close4(arr, value):
+            return message
+    return None
+
+
+def _matrix4(m) -> str:
+    """``[[0.5403, 0.8415], [-0.8415, 0.5403]]``: a small matrix at 4 decimals."""
+    return "[" + ", ".join(_format_vector(row) for row in np.asarray(m)) + "]"
+
+
+def check_dot_product(k, d_model: int, answer, base: float = 10000.0) -> Verdict:
+    """Check ``PE(m) . PE(m + k)`` (the same for every query position m), to 4 decimals.
+
+    Recognises the typical slips: only pair 0 summed, sin instead of cos, degrees instead
+    of radians, the exponent ``i/d_model`` instead of ``2i/d_model``, and ``d_model/2``
+    (the value at k = 0 only).
     Introduced in notebook 04_relative_position.
     """
+    d_model = _check_d_model(d_model)
+    k = _check_real("k", k)
+    w = frequencies(d_model, base)
     right = float(pe_dot_by_offset([k], d_model, base)[0])
-    slips = {"只算了第 0 对：每一对都贡献一项 cos(k·w_i)，要把 d_model/2 对都加起来。":
-             math.cos(k * frequencies(d_model, base)[0])} if d_model > 2 else {}
-    return check_value(answer, right, slips=slips,
-                       hint="每一对贡献 sin·sin + cos·cos = cos(k·w_i)，把各对加起来。")
+    if answer is None:
+        return Verdict(False, PLACEHOLDER)
+    arr = _read_answer(answer, "array", ())
+    if arr is None:
+        return _wrong(answer, "答案应是一个数：点积 PE(m)·PE(m+k) 是一个标量。")
+    if _close4(arr, right):
+        return Verdict(True, f"PE(m)·PE(m{k:+g}) = Σ cos({k:g}·w_i) = {right:.4f}，与 m 无关。")
+    pairs = d_model // 2
+    w_text = "，".join(f"w_{i} = {wi:.4g}" for i, wi in enumerate(w[:4])) + ("，…" if pairs > 4 else "")
+    slips = [
+        (f"只算了第 0 对 cos({k:g}·w_0)。一共 {pairs} 对，每一对都贡献一项 cos(k·w_i)，"
+         f"慢的那几对也要加上（{w_text}）。", math.cos(k * w[0])),
+        ("把 cos 换成了 sin：每一对贡献 sin·sin + cos·cos = cos(k·w_i)，不是 sin(k·w_i)。",
+         float(np.sum(np.sin(k * w)))),
+        ("这是角度制 (degrees) 的结果：k·w_i 是弧度，cos(1) 指 1 弧度。",
+         float(np.sum(np.cos(np.radians(k * w))))),
+        (f"频率的指数是 2i/d_model（第 i 对占第 2i、2i+1 两列），这是用 i/d_model 算的。"
+         f"正确的是 {w_text}。", float(np.sum(np.cos(k * base ** (-np.arange(pairs) / d_model))))),
+        (f"{pairs} = d_model/2 是 k = 0 时的点积（每一对都是 cos 0 = 1）；k = {k:g} 时每一对只贡献 "
+         f"cos(k·w_i)。", float(pairs)),
+    ]
+    slip = _first_slip(arr, right, slips)
+    if slip:
+        return _wrong(answer, slip)
+    return _wrong(answer, f"每一对贡献 sin·sin + cos·cos = cos(k·w_i)，把 {pairs} 对加起来"
+                          f"（{w_text}），保留 4 位小数。")
+
+
+def _rotation_blocks(angles, swap: bool = False) -> np.ndarray:
+    """Block-diagonal [[cos, sin], [-sin, cos]] per angle (``swap``: sin and cos swapped)."""
+    out = np.zeros((2 * len(angles), 2 * len(angles)))
+    for i, a in enumerate(angles):
+        c, s = math.cos(a), math.sin(a)
+        if swap:
+            c, s = s, c
+        out[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[c, s], [-s, c]]
+    return out
 
 
 def check_rotation(k, d_model: int, answer, base: float = 10000.0) -> Verdict:
-    """Check a hand-written ``R_k`` (``d_model x d_model``, nested lists are fine).
+    """Check a hand-written ``R_k`` (``d_model x d_model``, nested lists are fine), to 4 decimals.
 
-    Recognises the transposed matrix (that is ``R_{-k}``: it maps PE(pos) to PE(pos - k)).
+    Recognises the transposed matrix (that is ``R_{-k}``: it maps PE(pos) to PE(pos - k)),
+    degrees instead of radians, and sin and cos swapped inside the blocks.
     Introduced in notebook 04_relative_position.
     """
+    d_model = _check_d_model(d_model)
     right = relative_rotation(k, d_model, base)
-    arr = _read_answer(answer, "array", right.shape)
     if answer is None:
         return Verdict(False, PLACEHOLDER)
+    arr = _read_answer(answer, "array", right.shape)
     if arr is None:
-        return _wrong(answer, f"R_k 应是 {d_model}×{d_model} 的矩阵，例如 [[a, b], [c, d]]。")
-    if np.allclose(arr, right, atol=5e-4):
-        return Verdict(True, "每个 2×2 块都是 [[cos(k·w_i), sin(k·w_i)], [−sin(k·w_i), cos(k·w_i)]]。")
-    if np.allclose(arr, right.T, atol=5e-4):
-        return _wrong(answer, "方向反了：这是 R_k 的转置 = R_{−k}，它把 PE(pos) 变成 PE(pos−k)。"
-                              "对照 sin(a+b) = sin a·cos b + cos a·sin b：新 sin 行里 cos(pos·w) 的系数是 +sin(k·w)。")
+        return _wrong(answer, f"R_k 应是 {d_model}×{d_model} 的矩阵，写成嵌套列表，例如 [[a, b], [c, d]]。")
+    shown = f"R_{k:g} = {_matrix4(right)}：" if d_model == 2 else ""
+    if _close4(arr, right):
+        return Verdict(True, f"{shown}每个 2×2 块都是 [[cos(k·w_i), sin(k·w_i)], [−sin(k·w_i), cos(k·w_i)]]。")
+    angles = k * frequencies(d_model, base)
+    slips = [
+        ("方向反了：这是 R_k 的转置 = R_{−k}，它把 PE(pos) 变成 PE(pos−k)。对照 sin(a+b) = "
+         "sin a·cos b + cos a·sin b：新 sin 行里 cos(pos·w) 的系数是 +sin(k·w)，所以右上角是 +sin。", right.T),
+        ("这是角度制 (degrees) 的结果：k·w_i 是弧度。", _rotation_blocks(np.radians(angles))),
+        ("块里的 sin 和 cos 放反了：对角线上是 cos(k·w_i)（k = 0 时 R_0 必须是单位矩阵），"
+         "对角线外是 ±sin(k·w_i)。", _rotation_blocks(angles, swap=True)),
+    ]
+    slip = _first_slip(arr, right, slips)
+    if slip:
+        return _wrong(answer, slip)
     return _wrong(answer, "从和角公式逐项对照：第一行给出 sin((pos+k)w)，第二行给出 cos((pos+k)w)，"
                           "每个块是 [[cos(k·w_i), sin(k·w_i)], [−sin(k·w_i), cos(k·w_i)]]。")
+
+
+def check_rotation_product(a: int, b: int, answer) -> Verdict:
+    """Check the offset k with ``R_a^T · R_b = R_k`` (the answer is ``b - a``).
+
+    Recognises the wrong direction (``a - b``), a transpose taken for R_a itself (``a + b``),
+    R_b taken backwards (``-(a + b)``) and multiplied offsets (``±a·b``).
+    Introduced in notebook 04_relative_position.
+    """
+    a, b = _check_int("a", a, -10**6, 10**6), _check_int("b", b, -10**6, 10**6)
+    right = b - a
+    if answer is None:
+        return Verdict(False, PLACEHOLDER)
+    got = _read_answer(answer, "int")
+    if got is None:
+        return _wrong(answer, "答案应是一个整数偏移 k（可以是负数）。")
+    if got == right:
+        shift = f"{right:+d}".replace("-", "−")
+        return Verdict(True, f"R_{a}ᵀ = R_{{−{a}}}（往回走 {a} 步），再乘 R_{b}（往前走 {b} 步）："
+                             f"R_{{−{a}}}·R_{b} = R_{{{shift.lstrip('+')}}}，它把 PE(pos) 变成 PE(pos{shift})。")
+    slips = [
+        (a - b, f"方向反了：R_{a}ᵀ 往回走 {a} 步，R_{b} 往前走 {b} 步，合起来是 {b} − {a}，不是 {a} − {b}。"),
+        (a + b, f"把 R_{a}ᵀ 当成了 R_{a}：转置是往回转，R_kᵀ = R_{{−k}}。"),
+        (-(a + b), f"R_{b} 是往前走 {b} 步（偏移 +{b}），只有 R_{a}ᵀ 是往回走。"),
+        (a * b, "旋转合在一起是角度相加，不是相乘：R_x·R_y = R_{x+y}。"),
+        (-a * b, "旋转合在一起是角度相加，不是相乘：R_x·R_y = R_{x+y}，R_kᵀ = R_{−k}。"),
+    ]
+    for value, message in slips:
+        if value != right and got == value:
+            return _wrong(answer, message)
+    return _wrong(answer, "用两条规则：R_kᵀ = R_{−k}，R_x·R_y = R_{x+y}。")
+
+
+def _scaled_rotation_scores(a: float, b: float, k: float = 1.0) -> np.ndarray:
+    """``[S(+k), S(-k)]`` for d_model = 2, where ``S(k) = PE(m)^T M PE(m + k)`` with the
+    scale-and-rotate block ``M = [[a, b], [-b, a]]`` (the same for every m; computed at m = 0).
+
+    Introduced in notebook 04_relative_position.
+    """
+    a, b, k = _check_real("a", a), _check_real("b", b), _check_real("k", k)
+    m_block = np.array([[a, b], [-b, a]])
+    pe = encode_positions([0.0, k, -k], 2)
+    return np.array([pe[0] @ m_block @ pe[1], pe[0] @ m_block @ pe[2]])
+
+
+def check_scaled_rotation_scores(a: float, b: float, answer, k: float = 1.0) -> Verdict:
+    """Check ``[S(+k), S(-k)]`` (d_model = 2, ``M = [[a, b], [-b, a]]``), to 4 decimals.
+
+    Recognises the two scores swapped (offset taken as m - n, or M transposed), the plain
+    dot product (b forgotten: the same for +k and -k) and degrees instead of radians.
+    Introduced in notebook 04_relative_position.
+    """
+    right = _scaled_rotation_scores(a, b, k)
+    if answer is None:
+        return Verdict(False, PLACEHOLDER)
+    arr = _read_answer(answer, "array", (2,))
+    if arr is None:
+        return _wrong(answer, "答案应是两个数 [S(k = +1), S(k = −1)]。")
+    if _close4(arr, right):
+        return Verdict(True, f"[S(+{k:g}), S(−{k:g})] = {_format_vector(right)}：a·cos k ∓ b·sin k，"
+                             f"只依赖 k，而且 +k 与 −k 不同，分得出前后。")
+    ck = math.cos(k)
+    kd = math.radians(k)
+    slips = [
+        ("两个数的顺序反了（或者把 k 当成了 m − n、把 M 转置了）：k = n − m 是 key 的位置减 query 的位置，"
+         "第一个数是 key 在 query 后面一位（k = +1）。", right[::-1]),
+        ("这是只有缩放 a 的部分 a·cos k（也就是 a 倍的点积 PE(m)·PE(n)）：两个数一样，分不出前后。"
+         "旋转部分 b 还贡献 −b·sin k，对 ±k 符号相反。", [a * ck, a * ck]),
+        ("这是不带 M 的点积 PE(m)·PE(n) = cos k：对 ±k 一样。分数要夹上 M：PE(m)ᵀ M PE(n)。", [ck, ck]),
+        ("这是角度制 (degrees) 的结果：w_0 = 1 弧度/位置。",
+         [a * math.cos(kd) - b * math.sin(kd), a * math.cos(kd) + b * math.sin(kd)]),
+    ]
+    slip = _first_slip(arr, right, slips)
+    if slip:
+        return _wrong(answer, slip)
+    return _wrong(answer, "d_model = 2 时只有一对，w_0 = 1：S(k) = a·cos k − b·sin k（第 5 节的公式）。"
+                          "取 m = 0，分别算 n = +1 和 n = −1。")
 
 
 def check_shifted_pe(pe, k, answer, base: float = 10000.0, pos: int | None = None) -> Verdict:

@@ -33,20 +33,23 @@ def _training_table_html(runs: dict, pes=None) -> str:
     """
     pes = list(runs) if pes is None else list(pes)
     head = ("位置编码 (pe)", "训练集准确率 (train)", "留出集准确率 (held-out)", "最后的损失 (loss)", "用时 (s)")
-    cells = "".join(f"<th>{html.escape(h)}</th>" for h in head)
+    # Inline padding: widget HTML gets no table styling, and bare cells run together.
+    pad = "style='padding: 2px 14px 2px 0; text-align: left; white-space: nowrap'"
+    num = "style='padding: 2px 14px 2px 0; text-align: right; white-space: nowrap'"
+    cells = "".join(f"<th {pad}>{html.escape(h)}</th>" for h in head)
     body = []
     for pe in pes:
         r = runs.get(pe)
         if r is None:
-            row = [html.escape(pe), "—", "—", "—", "—"]
-            body.append("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>")
+            row = [f"<td {pad}>{html.escape(pe)}</td>"] + [f"<td {num}>—</td>"] * 4
+            body.append("<tr>" + "".join(row) + "</tr>")
             continue
         body.append(
-            f"<tr><td>{html.escape(pe)}</td><td class='posenc-acc'>{r.train_accuracy:.3f}</td>"
-            f"<td class='posenc-acc'>{r.test_accuracy:.3f}</td><td>{r.losses[-1]:.4f}</td>"
-            f"<td>{r.seconds:.1f}</td></tr>")
-    return (f"<table class='posenc-training-table'><thead><tr>{cells}</tr></thead>"
-            f"<tbody>{''.join(body)}</tbody></table>")
+            f"<tr><td {pad}>{html.escape(pe)}</td><td {num} class='posenc-acc'>{r.train_accuracy:.3f}</td>"
+            f"<td {num} class='posenc-acc'>{r.test_accuracy:.3f}</td><td {num}>{r.losses[-1]:.4f}</td>"
+            f"<td {num}>{r.seconds:.1f}</td></tr>")
+    return (f"<table class='posenc-training-table' style='border-collapse: collapse'>"
+            f"<thead><tr>{cells}</tr></thead><tbody>{''.join(body)}</tbody></table>")
 
 
 class _LossView:
@@ -61,12 +64,15 @@ class _LossView:
         self.lines = {}
         for pe in pes:
             (self.lines[pe],) = ax.plot([], [], color=PE_COLORS.get(pe, "k"), lw=1.6, label=pe)
-        for value, zh, en in ((math.log(len(ANIMALS)), f"ln {len(ANIMALS)}：{len(ANIMALS)} 只动物里瞎猜",
-                               f"ln {len(ANIMALS)}: guess among {len(ANIMALS)} animals"),
-                              (math.log(2), "ln 2：两只动物里猜一只", "ln 2: guess one of the two")):
+        # ln 8 is captioned above its line; ln 2 below it, because an order-blind model's
+        # curve (none) ends just above ln 2 and would run through a caption there.
+        for value, zh, en, above in ((math.log(len(ANIMALS)), f"ln {len(ANIMALS)}：{len(ANIMALS)} 只动物里瞎猜",
+                                      f"ln {len(ANIMALS)}: guess among {len(ANIMALS)} animals", True),
+                                     (math.log(2), "ln 2：两只动物里猜一只", "ln 2: guess one of the two", False)):
             ax.axhline(value, color="0.35", lw=0.8, ls="--", zorder=0.5)
-            ax.text(0.99, value * 1.12, label(f"{zh} ({value:.3f})", f"{en} ({value:.3f})"),
-                    transform=ax.get_yaxis_transform(), ha="right", va="bottom", fontsize=7.5, color="0.3")
+            ax.text(0.99, value * (1.12 if above else 1 / 1.12), label(f"{zh} ({value:.3f})", f"{en} ({value:.3f})"),
+                    transform=ax.get_yaxis_transform(), ha="right", va="bottom" if above else "top",
+                    fontsize=7.5, color="0.3")
         ax.set_yscale("log")
         ax.set_ylim(*LOSS_YLIM)
         ax.set_xlim(0, steps)
@@ -154,8 +160,10 @@ class _LearnedSimilarityView:
             ax.set_xlabel(label("位置 n", "position n"))
         ax_learned.set_ylabel(label("位置 m", "position m"))
         self.title = ax_learned.set_title(" \n ", fontsize=9)
-        ax_learned.get_figure().colorbar(self.image, ax=heatmaps, shrink=0.85, pad=0.02,
-                                         label=label("cos(第 m 行, 第 n 行)", "cos(row m, row n)"))
+        # The colour scale is titled above the bar, not labelled beside it: a side label sat
+        # against the loss panel's y axis and read as that panel's label.
+        bar = ax_learned.get_figure().colorbar(self.image, ax=heatmaps, shrink=0.85, pad=0.02)
+        bar.ax.set_title("cos", fontsize=8)
         losses = np.asarray(run.losses)
         ax_loss.plot(np.arange(1, len(losses) + 1), losses, color=PE_COLORS["learned"], lw=1.4)
         ax_loss.axhline(math.log(2), color="0.35", lw=0.8, ls="--", zorder=0.5)
@@ -165,6 +173,7 @@ class _LearnedSimilarityView:
         ax_loss.set_ylim(*LOSS_YLIM)
         ax_loss.set_xlim(-0.03 * len(losses), 1.03 * len(losses))
         ax_loss.set_xlabel(label("训练步 (step)", "training step"))
+        ax_loss.set_ylabel(label("交叉熵损失（对数轴）", "cross-entropy loss (log)"))
         ax_loss.set_title(label("learned 模型的训练损失\n竖线 = 当前快照", "loss of the learned model\nline = this snapshot"), fontsize=9)
         self.marker = ax_loss.axvline(0, color="k", lw=1.2)
 

@@ -347,7 +347,9 @@ class SimilarityExplorer(Explorer):
         controls = {
             "d_model": w.IntSlider(d_model, min=2, max=256, step=2, description="d_model", style=st),
             "base": _base_slider(base),
-            "projection": w.Checkbox(value=projection,
+            # indent=False and an auto width: the label is shown whole, not cut to the
+            # checkbox's default 300 px with an 80 px indent in front.
+            "projection": w.Checkbox(value=projection, indent=False, layout=w.Layout(width="auto"),
                                      description=label("随机投影 W_q, W_k (projection)", "random W_q, W_k (projection)")),
         }
         super().__init__(controls)
