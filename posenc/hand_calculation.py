@@ -52,15 +52,18 @@ class HandCalculation:
         return str(self)
 
     def _repr_html_(self) -> str:
-        head = self.HEAD
-        cells = "".join(f"<th>{html.escape(h)}</th>" for h in head)
+        # Padded cells that never wrap (a long vector stays on one line); the wrapper scrolls
+        # sideways when d_model makes the table wider than the notebook.
+        pad = "padding:2px 12px;white-space:nowrap;text-align:left"
+        cells = "".join(f"<th style='{pad}'>{html.escape(h)}</th>" for h in self.HEAD)
         body = "".join(
-            "<tr>" + "".join(f"<td style='text-align:left;font-family:monospace'>"
-                             f"{html.escape(str(c))}</td>" for c in r) + "</tr>"
+            "<tr>" + "".join(f"<td style='{pad};font-family:monospace'>{html.escape(str(c))}</td>"
+                             for c in r) + "</tr>"
             for r in self.rows()
         )
-        return (f"<table class='posenc-hand-calc'><caption>{html.escape(self.caption())}</caption>"
-                f"<thead><tr>{cells}</tr></thead><tbody>{body}</tbody></table>")
+        return (f"<div style='overflow-x:auto'><table class='posenc-hand-calc' style='border-collapse:collapse'>"
+                f"<caption>{html.escape(self.caption())}</caption>"
+                f"<thead><tr>{cells}</tr></thead><tbody>{body}</tbody></table></div>")
 
 
 def hand_calculation(tokens=("猫", "咬", "狗"), word_vectors=None, start: int = 1,

@@ -33,7 +33,11 @@ class _HandCalcView:
         z = np.zeros(3)
         self.word = ax.quiver(z, z, z, z, color="0.55", **kw)
         self.pe = ax.quiver(z, z, z, z, color=["C0", "C1", "C2"], **kw)
-        self.labels = [ax.text(0, 0, "", fontsize=10, ha="left", va="bottom") for _ in range(3)]
+        # One key line per token, in its arrow's colour, in the upper-left corner: labels at the
+        # arrow tips ran past the frame whenever a tip came near an edge.
+        box = dict(boxstyle="round,pad=0.15", facecolor="white", edgecolor="none", alpha=0.85)
+        self.labels = [ax.text(0.03, 0.97 - 0.085 * n, "", transform=ax.transAxes, fontsize=9.5,
+                               ha="left", va="top", color=f"C{n}", bbox=box) for n in range(3)]
         self.title = ax.set_title(" ")
 
     def artists(self):
@@ -47,10 +51,8 @@ class _HandCalcView:
         self.word.set_UVC(w[:, 0], w[:, 1])
         self.pe.set_offsets(w)
         self.pe.set_UVC(p[:, 0], p[:, 1])
-        for n, (t, tok, pos, xy) in enumerate(zip(self.labels, calc.tokens, calc.positions, o)):
-            # Stagger the labels so they stay readable when the arrows nearly coincide.
-            t.set_position(np.clip(xy, -self.LIM, self.LIM - 0.4) + (0.05, 0.05 - 0.24 * n))
-            t.set_text(f"{token_label(tok)} (pos {pos})")
+        for t, tok, pos, xy in zip(self.labels, calc.tokens, calc.positions, o):
+            t.set_text(f"→ {token_label(tok)} (pos {pos}){label('：', ': ')}[{xy[0]:.2f}, {xy[1]:.2f}]")
         name = pair_name or self.pair_name
         self.title.set_text(label(f"{name}：第 {2 * i}、{2 * i + 1} 维（i={i}）",
                                   f"{name}: dims {2 * i}, {2 * i + 1} (i={i})"))

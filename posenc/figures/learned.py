@@ -329,6 +329,26 @@ class _LossMonitor(Explorer):
         self.view.set_losses(pe, losses)
 
 
+def _click_sent_time() -> float | None:
+    """When the browser sent the widget message being handled (seconds since the epoch, on
+    the browser's clock), or None outside a kernel."""
+    try:
+        from ipykernel.kernelbase import Kernel
+
+        if not Kernel.initialized():
+            return None
+        date = Kernel.instance().get_parent("shell").get("header", {}).get("date")
+    except Exception:   # another kernel, or no parent message
+        return None
+    if date is None:
+        return None
+    if isinstance(date, str):
+        from datetime import datetime
+
+        date = datetime.fromisoformat(date.replace("Z", "+00:00"))
+    return date.timestamp()
+
+
 class TrainingPanel:
     """Train several encodings with one button: progress bar, live loss curve, results table.
 
@@ -364,6 +384,7 @@ class TrainingPanel:
         self.monitor = _LossMonitor(pes, steps)
         self.image = self.monitor.image
         self.runs: dict = {}
+        self._finished = self._offset = None   # see _on_click
         self.button.on_click(self._on_click)
         row = w.HBox([self.controls["seed"], self.controls["steps"], self.button],
                      layout=w.Layout(flex_flow="row wrap", align_items="center"))
@@ -374,6 +395,21 @@ class TrainingPanel:
         self.status.value = f"<span class='posenc-training-status'>{html.escape(text)}</span>"
 
     def _on_click(self, _button) -> None:
+        """Train, unless the click was made while a run was going on.
+
+        The kernel is busy while it trains, so clicks made meanwhile wait in its queue and
+        would start a second full run the moment the first one ends. Each click message
+        carries the time the browser sent it; a click sent before the last run finished is
+        ignored. The browser's clock may differ from the kernel's: the offset is measured on
+        the click that started the run (answered at once, so its delay is small).
+        """
+        sent = _click_sent_time()
+        if self._finished is not None and sent is not None and self._offset is not None \
+                and sent + self._offset < self._finished:
+            self._set_status("训练进行时多点的一下，已忽略 (ignored a click made while training)")
+            return
+        if sent is not None:
+            self._offset = time.time() - sent
         self.train()
 
     def train(self) -> dict:
@@ -408,6 +444,7 @@ class TrainingPanel:
                              f"{time.perf_counter() - start:.1f} s")
         finally:
             self.button.disabled = False
+            self._finished = time.time()
         return self.runs
 
     def _repr_mimebundle_(self, **kwargs):

@@ -240,7 +240,7 @@ class RelativeExplorer(Explorer):
         self.base = _check_base(base)
         super().__init__(controls)
 
-    FIGSIZE = (7.6, 2.75)
+    FIGSIZE = (7.6, 2.4)
 
     def _make_view(self, fig):
         ax_r, ax_c = fig.subplots(1, 2, width_ratios=[1, 4.2])

@@ -135,7 +135,7 @@ class _ClockView:
             self.captions.append([ax_clock.text(cx, cy - 1.2 - 0.38 * r, "", ha="center", va="top",
                                                 fontsize=7.5) for r in range(3)])
         for r, name in enumerate(("i", "w_i", label("波长", "λ"))):
-            ax_clock.text(-1.35, -1.2 - 0.38 * r, name, ha="right", va="top", fontsize=7.5, color="0.35")
+            ax_clock.text(-1.35, -1.2 - 0.38 * r, name, ha="right", va="top", fontsize=8, color="0.1")
         ax_clock.set_xlim(-2.3, 2.5 * (n - 1) + 1.3)
         ax_clock.set_ylim(-2.35, 1.35)
         ax_clock.set_aspect("equal")
