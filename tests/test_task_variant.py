@@ -258,3 +258,23 @@ def test_attention_maps_are_the_model_weights():
         np.testing.assert_allclose(maps[layer], want[layer][0].numpy(), atol=0)
     np.testing.assert_allclose(maps.sum(-1), 1.0, atol=1e-5)
     assert_refused_clearly(lambda: pl.sentence_tokens("猫咬X"), ValueError, "vocabulary")
+
+
+def test_accuracy_by_distance_groups_rows_by_biter_to_verb():
+    model = pl.trained_run("rope", task="anywhere", train_lengths=(8, 16)).model
+    ds = pl.make_bite_dataset(256, (20, 20), seed=3, split="test", task="anywhere")
+    got = pl.accuracy_by_distance(model, ds)
+    with torch.no_grad():
+        right = (model(ds.tokens, ds.mask).argmax(-1) == ds.labels).numpy()
+    gaps = (ds.verbs - ds.starts).numpy()
+    assert set(got) == set(gaps.tolist())
+    for k, acc in got.items():
+        assert acc == right[gaps == k].mean()
+    adjacent = pl.accuracy_by_distance(model, pl.make_bite_dataset(64, (8, 8), seed=0))
+    assert list(adjacent) == [1]
+
+
+def test_context_table_reports_progress_for_every_step():
+    calls = []
+    pl.context_extension_table(factors=(2, 4), n_per_length=32, callback=lambda label, i: calls.append(i))
+    assert calls == list(range(1 + 4 * 2))

@@ -114,7 +114,7 @@ CONTEXT_TRAIN_LENGTHS = (8, 16)
 def context_extension_table(methods: Sequence[str] = ROPE_SCALING_METHODS, factors: Sequence[int] = (2, 4),
                             train_lengths=CONTEXT_TRAIN_LENGTHS, *, task: str = "anywhere", seed: int = 0,
                             n_per_length: int = 512, finetune_steps: int = 0, finetune_lr: float = 1e-3,
-                            callback: Callable[[str, int], None] | None = None, **train_kwargs) -> list:
+                            finetune_n_train: int = 128, callback: Callable[[str, int], None] | None = None, **train_kwargs) -> list:
     """Train RoPE on short sentences once, then test at ``factor`` x the longest one with each scaling.
 
     One RoPE model is trained (:func:`trained_run`, memoised) on ``task`` at ``train_lengths``
@@ -122,12 +122,14 @@ def context_extension_table(methods: Sequence[str] = ROPE_SCALING_METHODS, facto
     retraining, at the training length L and at the target length s·L, with
     ``set_rope_scaling(method, s, original_max_len=L)``. With ``finetune_steps > 0`` each
     (method, s) instead gets a copy fine-tuned for that many steps on sentences of L+1 .. s·L
-    tokens with the scaling on (:func:`finetune_order_model`), then tested the same way.
+    tokens with the scaling on (:func:`finetune_order_model`, ``finetune_lr``, ``finetune_n_train``
+    sentences), then tested the same way.
 
     Returns one row per method: ``{"method", "label", "finetune_steps", "train_lengths", "in_distribution",
     "by_factor": {s: {"train_len": accuracy at L, "target": accuracy at s·L}},
     "attention_factor": {s: ...}, "seconds": {s: fine-tuning seconds}}``.
-    ``callback(label, index)`` is called before each model is trained or fine-tuned.
+    ``callback(label, index)`` is called before the model is trained (index 0) and before each
+    (method, s) is tested or fine-tuned (index 1 .. len(methods)·len(factors)).
     Introduced in notebook 09_context_extension.
     """
     methods = tuple(_check_method(m) for m in methods)
@@ -149,13 +151,13 @@ def context_extension_table(methods: Sequence[str] = ROPE_SCALING_METHODS, facto
                    attention_factor={}, seconds={})
         for s in factors:
             row["attention_factor"][s] = rope_frequencies(head_dim, run.model.base, method, s, hi)[1]
+            if callback is not None:
+                callback(f"{method}, s = {s}", index)
+            index += 1
             if finetune_steps:
-                if callback is not None:
-                    callback(f"{method}, s = {s}", index)
-                index += 1
                 tuned = finetune_order_model(run, lengths=(min(hi + 1, s * hi), s * hi), steps=finetune_steps,
                                              lr=finetune_lr, seed=seed, task=task, method=method, factor=s,
-                                             original_max_len=hi)
+                                             original_max_len=hi, n_train=finetune_n_train)
                 model, row["seconds"][s] = tuned.model, tuned.seconds
                 accs, _ = _accuracies_at_lengths(model, sorted({hi, s * hi}), seed=seed,
                                                  n_per_length=n_per_length, task=task)
