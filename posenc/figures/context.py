@@ -173,8 +173,8 @@ class RopeScalingExplorer(Explorer):
         st = _slider_style()
         options = [(label(*METHOD_NAMES[m]), m) for m in ROPE_SCALING_METHODS]
         controls = {
-            "method": w.ToggleButtons(options=options, value=_check_method(method),
-                                      description=label("方法", "method"), style={"button_width": "auto"}),
+            "method": w.Dropdown(options=options, value=_check_method(method),
+                                 description=label("方法", "method"), style=st),
             "factor": w.SelectionSlider(options=FACTORS, value=factor, description=label("s（倍数 factor）", "factor s"),
                                         style=st),
             "original_max_len": w.SelectionSlider(options=ORIGINAL_LENGTHS, value=original_max_len,
