@@ -13,11 +13,14 @@ room (``posenc/…``)               what it holds                               
 ``hand_calculation``              word vector + PE, token by token            02
 ``distance``                      scores by offset, fits, row similarity      04, 05
 ``rope_alibi``                    RoPE and ALiBi in numpy                     07, 08
+``context``                       RoPE past its training length: PI,          09
+                                  NTK-aware, YaRN frequencies, per-pair angles
 ``torch_layers``                  the encodings as torch modules (lazy)       05, 07, 08
-``task/``                         谁咬谁: ``data``, ``model`` (torch, lazy),    05, 08
-                                  ``training``, ``evaluation``, ``experiments``
+``task/``                         谁咬谁: ``data``, ``model`` (torch, lazy),    05, 08, 09
+                                  ``training``, ``evaluation``, ``experiments``;
+                                  two variants: ``task="adjacent"`` / ``"anywhere"``
 ``exercises/``                    ``Verdict`` and every ``check_*``           all
-``quiz``                          the self-check quiz                         06
+``quiz``                          the self-check quiz                         10
 ``text``                          aligned text and markdown tables            01, 05
 ``notebook``                      the setup cell                              all
 ``figures/style``                 CJK fonts, the course's look, axes          all
@@ -46,6 +49,9 @@ from __future__ import annotations
 import importlib
 
 from posenc import __version__
+from posenc.context import (ROPE_SCALING_METHODS, YARN_BETA_FAST, YARN_BETA_SLOW, AngleCoverage,
+                            rope_angle_coverage, rope_frequencies, rope_scaled_score, rotations_per_context,
+                            yarn_attention_factor, yarn_correction_range, yarn_ramp)
 from posenc.attention import (AttentionDemo, attention_demo, attention_weights_for_demo,
                               self_attention, softmax, token_vectors)
 from posenc.distance import (LinearFit, linear_fit, offset_scores, offset_structure,
@@ -59,12 +65,15 @@ from posenc.exercises.encoding import (check_dot_product, check_flipped_bits, ch
                                        check_pe, check_rotation, check_rotation_product,
                                        check_scaled_rotation_scores, check_shifted_pe,
                                        check_split_column, check_wavelength)
+from posenc.exercises.context import (check_ntk_base, check_rotations, check_unseen_pairs,
+                                      check_yarn_attention_factor)
 from posenc.exercises.models import (check_order_blind_accuracy, check_position_params,
                                      check_rows_with_gradient, check_segments)
 from posenc.exercises.rope_alibi import (check_alibi_bias, check_alibi_slope, check_alibi_start,
                                          check_rope_angle, check_rope_pe_position, check_rope_score,
                                          check_rope_shift)
 from posenc.exercises.verdict import Verdict, check_choice, check_value
+from posenc.figures.context import RopeScalingExplorer, plot_rope_scaling
 from posenc.figures.alibi import ALIBI_VMIN, AlibiExplorer, plot_alibi_attention, plot_alibi_bias
 from posenc.figures.explorer import Explorer
 from posenc.figures.extrapolation import plot_accuracy_by_start, plot_extrapolation
@@ -76,6 +85,7 @@ from posenc.figures.relative import (RelativeExplorer, SimilarityExplorer, plot_
                                      plot_dot_product, plot_relative_rotation, plot_shift_regression,
                                      plot_similarity)
 from posenc.figures.rope import RopeExplorer, plot_rope
+from posenc.figures.trained_attention import plot_trained_attention
 from posenc.figures.sinusoid import (ClockExplorer, HeatmapExplorer, plot_binary_vs_sinusoid,
                                      plot_clock, plot_pe_curves, plot_pe_heatmap, plot_wavelengths)
 from posenc.figures.style import (CJK_INSTALL_HINT, GLOSS, PE_COLORS, PE_STYLES, cjk_font,
@@ -89,13 +99,15 @@ from posenc.rope_alibi import (SCORE_KINDS, alibi_attention, alibi_bias, alibi_c
 from posenc.task.data import (ANIMALS, DEFAULT_D_MODEL, DEFAULT_LR, DEFAULT_N_TEST, DEFAULT_N_TRAIN,
                               DEFAULT_NUM_HEADS, DEFAULT_NUM_LAYERS, DEFAULT_STEPS,
                               DEFAULT_TEST_LENGTHS, DEFAULT_TRAIN_LENGTHS, END, FILLERS,
-                              LEARNED_INIT_STD, PAD, PAD_ID, PE_KINDS, TOKEN_TO_ID, VERB, VOCAB,
-                              BiteDataset, make_bite_dataset)
-from posenc.task.evaluation import (accuracy_by_start, evaluate, length_accuracy, mirror_agreement,
-                                    order_blind_bound)
-from posenc.task.experiments import extrapolation_table, format_extrapolation_table
-from posenc.task.training import (LEARNED_SNAPSHOT_EVERY, TrainResult, position_table_parameters,
-                                  rows_with_gradient, train_order_model, trained_run)
+                              LEARNED_INIT_STD, MAX_LENGTH, PAD, PAD_ID, PE_KINDS, TASKS, TOKEN_TO_ID, VERB,
+                              VOCAB, BiteDataset, make_bite_dataset)
+from posenc.task.evaluation import (accuracy_by_distance, accuracy_by_start, attention_maps, evaluate,
+                                    length_accuracy, mirror_agreement, order_blind_bound, sentence_tokens)
+from posenc.task.experiments import (CONTEXT_TRAIN_LENGTHS, METHOD_LABELS, context_extension_table,
+                                     extrapolation_table, format_context_table, format_extrapolation_table)
+from posenc.task.training import (LEARNED_SNAPSHOT_EVERY, TrainResult, finetune_order_model,
+                                  position_table_parameters, rows_with_gradient, train_order_model,
+                                  trained_run)
 from posenc.text import format_matrix, markdown_table
 from posenc.validate import LAYOUTS, MAX_TABLE_ELEMENTS, PositionLimitError
 
@@ -110,6 +122,7 @@ EXPLORERS = {
     "learned": LearnedTableExplorer,
     "rope": RopeExplorer,
     "alibi": AlibiExplorer,
+    "rope_scaling": RopeScalingExplorer,
 }
 
 #: Names that need torch, and the module each lives in (imported on first use).
@@ -134,6 +147,10 @@ __all__ = [
     "rope", "rope_rotation", "rope_pair_coefficients", "rope_score_by_offset", "SCORE_KINDS",
     "content_position_scores", "alibi_slopes", "alibi_slope_exponents", "alibi_bias", "alibi_causal_bias",
     "alibi_attention",
+    # context extension (PI, NTK-aware, YaRN)
+    "ROPE_SCALING_METHODS", "YARN_BETA_FAST", "YARN_BETA_SLOW", "rope_frequencies", "rotations_per_context",
+    "yarn_correction_range", "yarn_ramp", "yarn_attention_factor", "AngleCoverage", "rope_angle_coverage",
+    "rope_scaled_score",
     # torch (lazy)
     "SinusoidalPositionalEncoding", "LearnedPositionalEmbedding", "rope_torch", "OrderModel",
     "PositionLimitError",
@@ -144,14 +161,17 @@ __all__ = [
     "LEARNED_INIT_STD", "LEARNED_SNAPSHOT_EVERY", "BiteDataset", "make_bite_dataset", "TrainResult",
     "train_order_model", "trained_run", "rows_with_gradient", "position_table_parameters",
     "evaluate", "mirror_agreement", "accuracy_by_start", "length_accuracy", "order_blind_bound",
-    "extrapolation_table", "format_extrapolation_table",
+    "extrapolation_table", "format_extrapolation_table", "TASKS", "MAX_LENGTH", "accuracy_by_distance",
+    "finetune_order_model", "context_extension_table", "format_context_table", "METHOD_LABELS",
+    "CONTEXT_TRAIN_LENGTHS", "attention_maps", "sentence_tokens",
     # exercises and quiz
     "Verdict", "check_value", "check_choice", "check_pe", "check_wavelength", "check_flipped_bits",
     "check_nearest_repeat", "check_split_column", "check_dot_product", "check_rotation",
     "check_shifted_pe", "check_rotation_product", "check_scaled_rotation_scores",
     "check_position_params", "check_order_blind_accuracy", "check_segments", "check_rows_with_gradient",
     "check_alibi_slope", "check_alibi_bias", "check_alibi_start", "check_rope_angle", "check_rope_score",
-    "check_rope_pe_position", "check_rope_shift", "Quiz", "INTERVIEW_QUIZ",
+    "check_rope_pe_position", "check_rope_shift", "check_rotations", "check_ntk_base",
+    "check_yarn_attention_factor", "check_unseen_pairs", "Quiz", "INTERVIEW_QUIZ",
     # text, setup, style
     "format_matrix", "markdown_table", "notebook_setup", "progress", "GLOSS", "CJK_INSTALL_HINT", "cjk_font",
     "label", "token_label", "figure_style", "PE_STYLES", "PE_COLORS",
@@ -164,6 +184,7 @@ __all__ = [
     "LOSS_YLIM", "PERMUTATION_SENTENCES", "Explorer", "HeatmapExplorer", "ClockExplorer",
     "PermutationExplorer", "HandCalcExplorer", "RelativeExplorer", "SimilarityExplorer",
     "LearnedTableExplorer", "TrainingPanel", "RopeExplorer", "AlibiExplorer", "EXPLORERS",
+    "plot_rope_scaling", "RopeScalingExplorer", "plot_trained_attention",
     "__version__",
 ]
 

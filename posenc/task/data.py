@@ -1,7 +1,11 @@
 """The 谁咬谁 (who bites whom) toy task: vocabulary, defaults and the dataset generator.
 
 A sentence is ``[fillers] A 咬 B [fillers] 。``: two different animals with 咬 between
-them, fillers (嗯, 啊) elsewhere, 。 last. The label is the biter A. Datasets come in
+them, fillers (嗯, 啊) elsewhere, 。 last. The label is the biter A. That is the default
+task, ``task="adjacent"``: the two animals always sit two tokens apart. In the variant
+``task="anywhere"`` the biter, 咬 and the bitten sit at any three positions in that order,
+with fillers between them (``[f] A [f] 咬 [f] B [f] 。``), so the distance the answer
+depends on grows with the sentence. Datasets come in
 mirror pairs (A咬B / B咬A with the same fillers: the same multiset of tokens), so a
 permutation-invariant model scores at most exactly 1/2. The final 。 anchors the
 sentence: ALiBi's bias -m|i-j| is symmetric, so without an anchor a bidirectional ALiBi
@@ -49,8 +53,12 @@ DEFAULT_NUM_LAYERS = 2
 DEFAULT_N_TRAIN = 256   # 512 gives the same accuracies (measured, seeds 0-2) at twice the time
 DEFAULT_N_TEST = 1000
 LEARNED_INIT_STD = 0.02   # like BERT; GPT-2 uses 0.01. Rows start near 0, so the heatmap shows what was learned
-#: Longest sentence (tokens) the task builds.
-MAX_LENGTH = 32
+#: Longest sentence (tokens) the task builds (64: the context-extension tests of notebook 09
+#: train up to 16 tokens and test at 2x and 4x that).
+MAX_LENGTH = 64
+#: The two variants of the task: the animals next to 咬 ("adjacent", notebooks 05, 07, 08), or
+#: anywhere before and after it ("anywhere", notebook 09).
+TASKS = ("adjacent", "anywhere")
 
 
 def _check_lengths(name: str, lengths, min_length: int) -> tuple[int, int]:
@@ -61,6 +69,12 @@ def _check_lengths(name: str, lengths, min_length: int) -> tuple[int, int]:
     lo = _check_int(f"{name}[0]", lengths[0], min_length, MAX_LENGTH)
     hi = _check_int(f"{name}[1]", lengths[1], lo, MAX_LENGTH)
     return lo, hi
+
+
+def _check_task(task) -> str:
+    if task not in TASKS:
+        raise ValueError(f"task must be one of {TASKS}, got {task!r} / task 只能是 {TASKS} 之一")
+    return task
 
 
 def _check_pe(pe) -> str:
@@ -76,7 +90,9 @@ class BiteDataset:
     Attributes: ``tokens`` LongTensor [n, width] (PAD id 0 after the sentence),
     ``mask`` BoolTensor [n, width] (True on real tokens), ``labels`` LongTensor [n]
     (biter as an index into ANIMALS), ``lengths`` LongTensor [n], ``starts`` LongTensor [n]
-    (position of the biter), ``sentences`` list of Chinese strings for display.
+    (position of the biter), ``sentences`` list of Chinese strings for display,
+    ``verbs`` and ``bitten`` LongTensors [n] (positions of 咬 and of the bitten animal;
+    ``starts + 1`` and ``starts + 2`` in the adjacent task), ``task`` the variant.
     Rows 2k and 2k+1 are mirrors (A and B swapped, same fillers).
     Introduced in notebook 05_learned_embeddings.
     """
@@ -87,6 +103,9 @@ class BiteDataset:
     lengths: torch.Tensor
     starts: torch.Tensor
     sentences: list = field(repr=False)
+    verbs: torch.Tensor | None = field(default=None, repr=False)
+    bitten: torch.Tensor | None = field(default=None, repr=False)
+    task: str = "adjacent"
 
     def __len__(self) -> int:
         return int(self.labels.shape[0])
@@ -125,8 +144,43 @@ def _key_is_test(a, b, length, start, filler_code, terminator: bool) -> np.ndarr
     return (h >> np.uint64(11)).astype(np.float64) / float(1 << 53) < _HOLDOUT_FRACTION
 
 
+def _anywhere_key_is_test(a, b, length, pos_a, pos_v, pos_b, fill, terminator: bool) -> np.ndarray:
+    """Fixed (seed-independent) test-split membership of an unordered key of the "anywhere" task.
+
+    The key (the unordered animal pair, the length, the three positions and every filler)
+    is folded into one splitmix64 hash, so sentences of any length up to MAX_LENGTH get a
+    well-mixed, collision-free-in-practice assignment; a sentence and its mirror share it.
+    Introduced in notebook 09_context_extension.
+    """
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    h = _mix64(np.uint64(0xA0761D6478BD642F) + np.uint64(2 + int(terminator)) + (lo * 8 + hi).astype(np.uint64))
+    for part in (length, pos_a, pos_v, pos_b):
+        h = _mix64(h ^ np.asarray(part).astype(np.uint64))
+    with np.errstate(over="ignore"):
+        for col in range(fill.shape[1]):
+            h = _mix64(h + fill[:, col].astype(np.uint64) + np.uint64(0x9E3779B97F4A7C15))
+    return (h >> np.uint64(11)).astype(np.float64) / float(1 << 53) < _HOLDOUT_FRACTION
+
+
+def _draw_positions(rng, task: str, body: np.ndarray, hi: int):
+    """Positions (biter, 咬, bitten) for m sentences with ``body`` tokens before the final 。.
+
+    "adjacent": start uniform in 0 .. body-3, then start+1, start+2 (the draw notebooks 05
+    and 07 have always used). "anywhere": three distinct positions uniform among all
+    ``C(body, 3)`` choices, in increasing order.
+    """
+    m = len(body)
+    if task == "adjacent":
+        start = np.floor(rng.random(m) * (body - 2)).astype(np.int64)   # 0 .. body-3
+        return start, start + 1, start + 2
+    keys = rng.random((m, hi))
+    keys[np.arange(hi)[None, :] >= body[:, None]] = np.inf             # only positions < body
+    pos = np.sort(np.argsort(keys, axis=1)[:, :3], axis=1).astype(np.int64)
+    return pos[:, 0], pos[:, 1], pos[:, 2]
+
+
 def make_bite_dataset(n: int, lengths=DEFAULT_TRAIN_LENGTHS, seed: int = 0, animals=None, *,
-                      split: str = "all", terminator: bool = True) -> BiteDataset:
+                      split: str = "all", terminator: bool = True, task: str = "adjacent") -> BiteDataset:
     """Generate ``n`` sentences ``[fillers] A 咬 B [fillers] 。`` deterministically from ``seed``.
 
     ``n`` must be even: sentences come in mirror pairs (rows 2k, 2k+1 = A咬B / B咬A with the
@@ -136,7 +190,10 @@ def make_bite_dataset(n: int, lengths=DEFAULT_TRAIN_LENGTHS, seed: int = 0, anim
     of ANIMALS); labels are always indices into ANIMALS. ``split`` = "train" / "test" keeps
     only keys of that fixed hash split (so train and test never share a sentence or its
     mirror); "all" keeps every key. ``terminator=False`` drops the final 。 (anchor-free
-    variant, see the module docstring). Introduced in notebook 05_learned_embeddings.
+    variant, see the module docstring). ``task="anywhere"`` puts the biter, 咬 and the
+    bitten at three positions drawn uniformly (in that order) with fillers between them:
+    ``[f] A [f] 咬 [f] B [f] 。`` (introduced in notebook 09_context_extension).
+    Introduced in notebook 05_learned_embeddings.
     """
     n = _check_int("n", n, 2)
     if n % 2:
@@ -145,6 +202,7 @@ def make_bite_dataset(n: int, lengths=DEFAULT_TRAIN_LENGTHS, seed: int = 0, anim
     if not isinstance(terminator, bool):
         raise ValueError(f"terminator must be True or False, got {terminator!r} / "
                          f"terminator 只能是 True 或 False")
+    task = _check_task(task)
     lo, hi = _check_lengths("lengths", lengths, 4 if terminator else 3)
     seed = _check_int("seed", seed, 0)
     if split not in _SPLITS:
@@ -164,13 +222,13 @@ def make_bite_dataset(n: int, lengths=DEFAULT_TRAIN_LENGTHS, seed: int = 0, anim
     end_extra = 1 if terminator else 0
     width = hi
     max_fill = hi - 3 - end_extra
-    chosen = {k: [] for k in ("a", "b", "length", "start", "fill", "flip")}
+    chosen = {k: [] for k in ("a", "b", "length", "pa", "pv", "pb", "fill", "flip")}
     total = 0
     for _ in range(1000):
         m = max(64, 2 * (n_pairs - total) + 16)
         length = rng.integers(lo, hi + 1, size=m)
         body = length - end_extra                     # tokens before the final 。
-        start = np.floor(rng.random(m) * (body - 2)).astype(np.int64)   # 0 .. body-3
+        pa, pv, pb = _draw_positions(rng, task, body, hi)
         ia = rng.integers(0, len(animals), size=m)
         ib = rng.integers(0, len(animals) - 1, size=m)
         ib = ib + (ib >= ia)
@@ -178,15 +236,18 @@ def make_bite_dataset(n: int, lengths=DEFAULT_TRAIN_LENGTHS, seed: int = 0, anim
         fill = rng.integers(0, len(FILLERS), size=(m, max(max_fill, 1)))
         n_fill = body - 3
         fill = np.where(np.arange(fill.shape[1])[None, :] < n_fill[:, None], fill, 0)
-        filler_code = (fill * (len(FILLERS) ** np.arange(fill.shape[1]))[None, :]).sum(1)
         flip = rng.random(m) < 0.5                    # which orientation comes first
         if split == "all":
             keep = np.ones(m, dtype=bool)
+        elif task == "adjacent":
+            filler_code = (fill * (len(FILLERS) ** np.arange(fill.shape[1]))[None, :]).sum(1)
+            is_test = _key_is_test(a, b, length, pa, filler_code, terminator)
+            keep = is_test if split == "test" else ~is_test
         else:
-            is_test = _key_is_test(a, b, length, start, filler_code, terminator)
+            is_test = _anywhere_key_is_test(a, b, length, pa, pv, pb, fill, terminator)
             keep = is_test if split == "test" else ~is_test
         idx = np.flatnonzero(keep)[: n_pairs - total]
-        for k, v in (("a", a), ("b", b), ("length", length), ("start", start),
+        for k, v in (("a", a), ("b", b), ("length", length), ("pa", pa), ("pv", pv), ("pb", pb),
                      ("fill", fill), ("flip", flip)):
             chosen[k].append(v[idx])
         total += len(idx)
@@ -201,16 +262,18 @@ def make_bite_dataset(n: int, lengths=DEFAULT_TRAIN_LENGTHS, seed: int = 0, anim
     tokens = np.full((n, width), PAD_ID, dtype=np.int64)
     labels = np.empty(n, dtype=np.int64)
     starts = np.empty(n, dtype=np.int64)
+    verbs = np.empty(n, dtype=np.int64)
+    bitten = np.empty(n, dtype=np.int64)
     lens = np.empty(n, dtype=np.int64)
     for p in range(n_pairs):
-        length, start = int(c["length"][p]), int(c["start"][p])
+        length, pa, pv, pb = (int(c[k][p]) for k in ("length", "pa", "pv", "pb"))
         body = length - end_extra
         row = []
         fill_iter = iter(c["fill"][p])
         for pos in range(body):
-            if pos == start + 1:
+            if pos == pv:
                 row.append(TOKEN_TO_ID[VERB])
-            elif pos in (start, start + 2):
+            elif pos in (pa, pb):
                 row.append(-1)                        # animal slot, filled below
             else:
                 row.append(int(_FILLER_IDS[next(fill_iter)]))
@@ -218,17 +281,19 @@ def make_bite_dataset(n: int, lengths=DEFAULT_TRAIN_LENGTHS, seed: int = 0, anim
             row.append(TOKEN_TO_ID[END])
         a, b = int(c["a"][p]), int(c["b"][p])
         orders = ((a, b), (b, a)) if not c["flip"][p] else ((b, a), (a, b))
-        for r, (biter, bitten) in enumerate(orders):
+        for r, (biter, victim) in enumerate(orders):
             i = 2 * p + r
             full = list(row)
-            full[start] = int(_ANIMAL_IDS[biter])
-            full[start + 2] = int(_ANIMAL_IDS[bitten])
+            full[pa] = int(_ANIMAL_IDS[biter])
+            full[pb] = int(_ANIMAL_IDS[victim])
             tokens[i, :length] = full
-            labels[i], starts[i], lens[i] = biter, start, length
+            labels[i], starts[i], lens[i] = biter, pa, length
+            verbs[i], bitten[i] = pv, pb
     import torch
 
     sentences = ["".join(VOCAB[t] for t in row if t != PAD_ID) for row in tokens]
     tokens_t = torch.from_numpy(tokens)
     return BiteDataset(tokens=tokens_t, mask=tokens_t != PAD_ID,
                        labels=torch.from_numpy(labels), lengths=torch.from_numpy(lens),
-                       starts=torch.from_numpy(starts), sentences=sentences)
+                       starts=torch.from_numpy(starts), sentences=sentences,
+                       verbs=torch.from_numpy(verbs), bitten=torch.from_numpy(bitten), task=task)

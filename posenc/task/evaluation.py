@@ -10,7 +10,7 @@ import contextlib
 import numpy as np
 
 from ..validate import PositionLimitError, _check_int
-from .data import ANIMALS, BiteDataset, _check_lengths, make_bite_dataset
+from .data import ANIMALS, BiteDataset, _check_lengths, _check_task, make_bite_dataset
 
 
 @contextlib.contextmanager
@@ -78,22 +78,34 @@ def accuracy_by_start(model, dataset: BiteDataset) -> dict:
     return {int(s): float(correct[starts == s].mean()) for s in np.unique(starts)}
 
 
-def _length_test_set(length: int, *, seed: int = 0, n: int = 512, terminator: bool = True) -> BiteDataset:
+def accuracy_by_distance(model, dataset: BiteDataset) -> dict:
+    """Accuracy per distance from the biter to 咬 (``dataset.verbs - dataset.starts``): {distance: accuracy}.
+
+    Always 1 in the adjacent task; in the "anywhere" task it grows with the sentence.
+    Introduced in notebook 09_context_extension.
+    """
+    correct = (_predictions(model, dataset) == dataset.labels).numpy()
+    dist = (dataset.verbs - dataset.starts).numpy()
+    return {int(k): float(correct[dist == k].mean()) for k in np.unique(dist)}
+
+
+def _length_test_set(length: int, *, seed: int = 0, n: int = 512, terminator: bool = True,
+                     task: str = "adjacent") -> BiteDataset:
     """The held-out sentences of exactly ``length`` tokens that every length test uses.
 
-    ``make_bite_dataset(n, (length, length), seed + 1000 + length, split="test")``: the same
-    set for :func:`length_accuracy` and :func:`extrapolation_table`.
+    ``make_bite_dataset(n, (length, length), seed + 1000 + length, split="test", task=task)``:
+    the same set for :func:`length_accuracy` and :func:`extrapolation_table`.
     Introduced in notebook 05_learned_embeddings.
     """
     n = _check_int("n_per_length", n, 2)
     if n % 2:
         raise ValueError("n_per_length must be even (mirror pairs) / n_per_length 必须是偶数")
     return make_bite_dataset(n, (length, length), seed + 1000 + length, split="test",
-                             terminator=terminator)
+                             terminator=terminator, task=task)
 
 
 def _accuracies_at_lengths(model, lengths, *, seed: int = 0, n_per_length: int = 512,
-                          terminator: bool = True) -> tuple[dict, str | None]:
+                          terminator: bool = True, task: str = "adjacent") -> tuple[dict, str | None]:
     """``({length: accuracy or None}, first error text or None)`` over ``lengths``.
 
     None marks a length the model cannot read (its PositionLimitError); the text of the
@@ -102,7 +114,7 @@ def _accuracies_at_lengths(model, lengths, *, seed: int = 0, n_per_length: int =
     out, error = {}, None
     with _deterministic_torch(1):
         for length in lengths:
-            ds = _length_test_set(length, seed=seed, n=n_per_length, terminator=terminator)
+            ds = _length_test_set(length, seed=seed, n=n_per_length, terminator=terminator, task=task)
             try:
                 out[length] = evaluate(model, ds)
             except PositionLimitError as exc:
@@ -111,18 +123,22 @@ def _accuracies_at_lengths(model, lengths, *, seed: int = 0, n_per_length: int =
     return out, error
 
 
-def length_accuracy(model, lengths=(4, 16), *, seed: int = 0, n_per_length: int = 512) -> dict:
+def length_accuracy(model, lengths=(4, 16), *, seed: int = 0, n_per_length: int = 512,
+                    task: str = "adjacent") -> dict:
     """Held-out accuracy at every sentence length lo .. hi: ``{length: accuracy or None}``.
 
     Each length gets its own test set of sentences of exactly that length
     (:func:`_length_test_set`, shared with :func:`extrapolation_table`). None marks a length
     the model cannot read: a learned table without a row for its last positions raises
-    :class:`PositionLimitError` there.
+    :class:`PositionLimitError` there. ``task`` picks the variant of the test sentences
+    (introduced in notebook 09_context_extension).
     Introduced in notebook 05_learned_embeddings.
     """
     lo, hi = _check_lengths("lengths", lengths, 4)
     seed = _check_int("seed", seed, 0)
-    return _accuracies_at_lengths(model, range(lo, hi + 1), seed=seed, n_per_length=n_per_length)[0]
+    task = _check_task(task)
+    return _accuracies_at_lengths(model, range(lo, hi + 1), seed=seed, n_per_length=n_per_length,
+                                  task=task)[0]
 
 
 def order_blind_bound(seed: int = 0, n: int = 1000) -> float:
@@ -138,3 +154,46 @@ def order_blind_bound(seed: int = 0, n: int = 1000) -> float:
     guesses = np.arange(len(ANIMALS))
     hits = (labels[:, :, None] == guesses[None, None, :]).sum(axis=1)   # (pairs, guesses)
     return float(hits.max(axis=1).mean() / 2)
+
+
+def sentence_tokens(sentence) -> list:
+    """The token ids of a sentence written as a string of task tokens, e.g. "嗯猫咬狗啊。".
+
+    Every character must be a token of the task's vocabulary (VOCAB, without the padding).
+    Introduced in notebook 05_learned_embeddings.
+    """
+    from .data import PAD, TOKEN_TO_ID, VOCAB
+
+    if not isinstance(sentence, str) or not sentence:
+        raise ValueError(f"sentence must be a non-empty string of task tokens, got {sentence!r} / "
+                         f"sentence 必须是由任务词表里的字组成的非空字符串")
+    bad = sorted({c for c in sentence if c not in TOKEN_TO_ID or c == PAD})
+    if bad:
+        allowed = "".join(t for t in VOCAB if t != PAD)
+        raise ValueError(f"sentence has tokens outside the vocabulary {bad}; allowed: {allowed} / "
+                         f"句子里有词表之外的字 {bad}；只能用 {allowed}")
+    return [TOKEN_TO_ID[c] for c in sentence]
+
+
+def attention_maps(model, sentence) -> np.ndarray:
+    """Attention weights of a trained model on one sentence: array [layers, heads, seq, seq].
+
+    ``weights[l, h, m, n]`` is how much the token at query position m attends to the token at
+    key position n in head h of layer l (each row sums to 1). ``model`` is an OrderModel or a
+    :class:`TrainResult`; ``sentence`` a string of task tokens (:func:`sentence_tokens`).
+    Introduced in notebook 05_learned_embeddings.
+    """
+    import torch
+
+    model = getattr(model, "model", model)
+    if not hasattr(model, "attention_weights"):
+        raise ValueError("model must be an OrderModel or a TrainResult / model 必须是 OrderModel 或 TrainResult")
+    ids = torch.tensor([sentence_tokens(sentence)])
+    was_training = model.training
+    model.eval()
+    try:
+        with torch.no_grad():
+            weights = model.attention_weights(ids)
+    finally:
+        model.train(was_training)
+    return np.stack([w[0].numpy().astype(float) for w in weights])

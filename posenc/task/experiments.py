@@ -6,18 +6,21 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
+from ..context import ROPE_SCALING_METHODS, _check_method, rope_frequencies
 from ..text import _aligned_table
 from ..validate import _check_int
-from .data import DEFAULT_TEST_LENGTHS, DEFAULT_TRAIN_LENGTHS, _check_lengths, _check_pe
+from .data import (DEFAULT_TEST_LENGTHS, DEFAULT_TRAIN_LENGTHS, MAX_LENGTH, _check_lengths, _check_pe,
+                   _check_task)
 from .evaluation import _accuracies_at_lengths
-from .training import train_order_model, trained_run
+from .training import finetune_order_model, train_order_model, trained_run
 
 
 def extrapolation_table(pes: Sequence[str] = ("sinusoidal", "learned", "rope", "alibi"),
                         train_lengths=DEFAULT_TRAIN_LENGTHS, test_lengths=DEFAULT_TEST_LENGTHS, *,
                         seed: int = 0, n_per_length: int = 512, include_none: bool = True,
                         learned_max_lens: Sequence[int] | None = None,
-                        callback: Callable[[str, int], None] | None = None, **train_kwargs) -> list:
+                        callback: Callable[[str, int], None] | None = None, task: str = "adjacent",
+                        **train_kwargs) -> list:
     """Train on ``train_lengths``, test at each length in ``test_lengths``.
 
     Returns a list of row dicts ``{"label", "pe", "max_len", "in_distribution", "by_length",
@@ -26,9 +29,12 @@ def extrapolation_table(pes: Sequence[str] = ("sinusoidal", "learned", "rope", "
     longer inputs: ``error`` holds the PositionLimitError text) and max_len = longest test sentence
     (rows past the training lengths exist but were never trained). ``include_none`` adds
     the pe="none" reference. ``callback(label, index)`` is called before each model trains.
+    ``task`` picks the variant of the sentences, for training and testing ("adjacent" or
+    "anywhere", see :func:`make_bite_dataset`; introduced in notebook 09_context_extension).
     Introduced in notebook 08_alibi_extrapolation.
     """
     pes = tuple(pes)
+    task = _check_task(task)
     for p in pes:
         _check_pe(p)
     terminator = train_kwargs.get("terminator", True)
@@ -49,12 +55,13 @@ def extrapolation_table(pes: Sequence[str] = ("sinusoidal", "learned", "rope", "
         if callback is not None:
             callback(label, index)
         if not train_kwargs and (lo, hi) == tuple(DEFAULT_TRAIN_LENGTHS):
-            res = trained_run(p, seed=seed, max_len=max_len)  # memoised, identical to training anew
+            res = trained_run(p, seed=seed, max_len=max_len, task=task)  # memoised, identical to training anew
         else:
-            res = train_order_model(p, seed=seed, train_lengths=(lo, hi), max_len=max_len, **train_kwargs)
+            res = train_order_model(p, seed=seed, train_lengths=(lo, hi), max_len=max_len, task=task,
+                                    **train_kwargs)
         by_length, error = _accuracies_at_lengths(res.model, range(tlo, thi + 1), seed=seed,
-                                                 n_per_length=n_per_length, terminator=terminator)
-        rows.append(dict(label=label, pe=p, max_len=res.config["max_len"],
+                                                 n_per_length=n_per_length, terminator=terminator, task=task)
+        rows.append(dict(label=label, pe=p, max_len=res.config["max_len"], task=task,
                          in_distribution=res.test_accuracy, by_length=by_length, error=error))
     return rows
 
@@ -102,3 +109,100 @@ def _chinese_part(message: str) -> str:
     """The Chinese half of a bilingual ``"English / 中文"`` error message (all of it otherwise)."""
     text = str(message)
     return text.split(" / ", 1)[1].strip() if " / " in text else text
+
+
+#: How the context-extension table names each method.
+METHOD_LABELS = {"none": "不缩放 (none)", "pi": "PI", "ntk": "NTK-aware", "yarn": "YaRN"}
+#: Training lengths of the context-extension experiment (notebook 09): the anywhere task,
+#: sentences of 8 to 16 tokens, so 2x and 4x are 32 and 64 (MAX_LENGTH).
+CONTEXT_TRAIN_LENGTHS = (8, 16)
+
+
+def context_extension_table(methods: Sequence[str] = ROPE_SCALING_METHODS, factors: Sequence[int] = (2, 4),
+                            train_lengths=CONTEXT_TRAIN_LENGTHS, *, task: str = "anywhere", seed: int = 0,
+                            n_per_length: int = 512, finetune_steps: int = 0, finetune_lr: float = 1e-3,
+                            finetune_n_train: int = 128, callback: Callable[[str, int], None] | None = None, **train_kwargs) -> list:
+    """Train RoPE on short sentences once, then test at ``factor`` x the longest one with each scaling.
+
+    One RoPE model is trained (:func:`trained_run`, memoised) on ``task`` at ``train_lengths``
+    = (lo, L). For every method and every factor s the same weights are tested, without
+    retraining, at the training length L and at the target length s·L, with
+    ``set_rope_scaling(method, s, original_max_len=L)``. With ``finetune_steps > 0`` each
+    (method, s) instead gets a copy fine-tuned for that many steps on sentences of L+1 .. s·L
+    tokens with the scaling on (:func:`finetune_order_model`, ``finetune_lr``, ``finetune_n_train``
+    sentences), then tested the same way.
+
+    Returns one row per method: ``{"method", "label", "finetune_steps", "train_lengths", "in_distribution",
+    "by_factor": {s: {"train_len": accuracy at L, "target": accuracy at s·L}},
+    "attention_factor": {s: ...}, "seconds": {s: fine-tuning seconds}}``.
+    ``callback(label, index)`` is called before the model is trained (index 0) and before each
+    (method, s) is tested or fine-tuned (index 1 .. len(methods)·len(factors)).
+    Introduced in notebook 09_context_extension.
+    """
+    methods = tuple(_check_method(m) for m in methods)
+    task = _check_task(task)
+    lo, hi = _check_lengths("train_lengths", train_lengths, 4)
+    seed = _check_int("seed", seed, 0)
+    finetune_steps = _check_int("finetune_steps", finetune_steps, 0, 10000)
+    factors = tuple(_check_int("factor", f, 1, MAX_LENGTH // hi) for f in factors)
+    if not methods or not factors:
+        raise ValueError("methods and factors must not be empty / methods 和 factors 不能为空")
+    if callback is not None:
+        callback("rope", 0)
+    run = trained_run("rope", seed=seed, task=task, train_lengths=(lo, hi), **train_kwargs)
+    head_dim = run.model.head_dim
+    rows, index = [], 1
+    for method in methods:
+        row = dict(method=method, label=METHOD_LABELS[method], finetune_steps=finetune_steps,
+                   train_lengths=(lo, hi), in_distribution=run.test_accuracy, by_factor={},
+                   attention_factor={}, seconds={})
+        for s in factors:
+            row["attention_factor"][s] = rope_frequencies(head_dim, run.model.base, method, s, hi)[1]
+            if callback is not None:
+                callback(f"{method}, s = {s}", index)
+            index += 1
+            if finetune_steps:
+                tuned = finetune_order_model(run, lengths=(min(hi + 1, s * hi), s * hi), steps=finetune_steps,
+                                             lr=finetune_lr, seed=seed, task=task, method=method, factor=s,
+                                             original_max_len=hi, n_train=finetune_n_train)
+                model, row["seconds"][s] = tuned.model, tuned.seconds
+                accs, _ = _accuracies_at_lengths(model, sorted({hi, s * hi}), seed=seed,
+                                                 n_per_length=n_per_length, task=task)
+            else:
+                model = run.model
+                with model.rope_scaling(method, s, hi):
+                    accs, _ = _accuracies_at_lengths(model, sorted({hi, s * hi}), seed=seed,
+                                                     n_per_length=n_per_length, task=task)
+            row["by_factor"][s] = {"train_len": accs[hi], "target": accs[s * hi]}
+        rows.append(row)
+    return rows
+
+
+def format_context_table(rows, decimals: int = 2) -> str:
+    """The rows of :func:`context_extension_table` as an aligned text table (Chinese headers).
+
+    One line per method; for each factor s, the accuracy at the training length L and at s·L.
+    Introduced in notebook 09_context_extension.
+    """
+    try:
+        rows = list(rows)
+    except TypeError:
+        raise TypeError("rows must be the list returned by context_extension_table / rows 必须是 "
+                        "context_extension_table 返回的列表") from None
+    if not rows or not all(isinstance(r, dict) and {"label", "by_factor"} <= set(r) for r in rows):
+        raise ValueError("rows must be the non-empty list returned by context_extension_table / rows 必须是 "
+                         "context_extension_table 返回的非空列表")
+    decimals = _check_int("decimals", decimals, 0, 6)
+    factors = sorted({s for r in rows for s in r["by_factor"]})
+    hi = rows[0].get("train_lengths", (None, None))[1]
+    head = ["方法"]
+    for s in factors:
+        head += [f"s={s}：长度 {hi}", f"s={s}：长度 {s * hi}"] if hi else [f"s={s}：训练长度", f"s={s}：{s} 倍长度"]
+    body = []
+    for r in rows:
+        cells = [r["label"]]
+        for s in factors:
+            got = r["by_factor"].get(s)
+            cells += ["-", "-"] if got is None else [f"{got['train_len']:.{decimals}f}", f"{got['target']:.{decimals}f}"]
+        body.append(cells)
+    return "\n".join(_aligned_table(head, body, right=range(1, len(head))))

@@ -6,11 +6,13 @@ Imported only when a model is first built (``posenc_lib`` loads it lazily), so t
 """
 from __future__ import annotations
 
+import contextlib
 import math
 
 import torch
 from torch import nn
 
+from ..context import rope_frequencies
 from ..rope_alibi import alibi_slopes
 from ..torch_layers import LearnedPositionalEmbedding, SinusoidalPositionalEncoding, rope_torch
 from ..validate import _check_base, _check_int
@@ -53,13 +55,21 @@ class OrderModel(nn.Module):
     With ``pe="none"`` every step is per token or symmetric in the tokens, so the logits
     are invariant to permuting the real tokens. The learned table (``pe="learned"``) has
     ``max_len`` rows; a longer input raises PositionLimitError. Sinusoidal, RoPE and ALiBi are
-    computed for any length. Introduced in notebook 05_learned_embeddings.
+    computed for any length.
+
+    ``causal=True`` adds a causal mask: the token at position m attends to keys n <= m only
+    (a decoder's attention; then even ``pe="none"`` is no longer order-blind, notebook 09).
+    A RoPE model's frequencies can be rescaled after training, without retraining:
+    :meth:`set_rope_scaling` / :meth:`rope_scaling` (PI, NTK-aware, YaRN; notebook 09).
+    Introduced in notebook 05_learned_embeddings.
     """
 
     def __init__(self, vocab_size: int, num_classes: int, d_model: int = DEFAULT_D_MODEL,
                  num_heads: int = DEFAULT_NUM_HEADS, pe: str = "none", max_len: int = 16,
-                 base: float = 10000.0, num_layers: int = DEFAULT_NUM_LAYERS):
+                 base: float = 10000.0, num_layers: int = DEFAULT_NUM_LAYERS, causal: bool = False):
         super().__init__()
+        if not isinstance(causal, bool):
+            raise ValueError(f"causal must be True or False, got {causal!r} / causal 只能是 True 或 False")
         vocab_size = _check_int("vocab_size", vocab_size, 2)
         num_classes = _check_int("num_classes", num_classes, 2)
         d_model = _check_int("d_model", d_model, 2)
@@ -77,6 +87,10 @@ class OrderModel(nn.Module):
         base = _check_base(base)
         self.d_model, self.num_heads, self.head_dim = d_model, num_heads, head_dim
         self.max_len, self.base, self.num_layers = max_len, base, num_layers
+        self.causal = causal
+        # RoPE scaling applied at evaluation time (None: plain RoPE through rope_torch)
+        self.rope_scaling_config = None
+        self._rope_inv_freq, self._rope_attention_factor = None, 1.0
         self.tok_emb = nn.Embedding(vocab_size, d_model)
         # The additive position modules of notebook 05: ``pos_emb`` is the learned table
         # (None unless pe="learned"), ``pos_enc`` the fixed sinusoidal one.
@@ -98,13 +112,62 @@ class OrderModel(nn.Module):
         module = self.pos_emb if self.pos_emb is not None else self.pos_enc
         return None if module is None else module.table(seq_len)
 
+    def set_rope_scaling(self, method: str = "none", factor: float = 1.0, original_max_len: int | None = None,
+                         beta_fast: float = 32.0, beta_slow: float = 1.0) -> None:
+        """Rescale this RoPE model's frequencies from now on (no retraining): PI, NTK-aware or YaRN.
+
+        The frequencies come from :func:`rope_frequencies` (``d_model`` = the head dimension,
+        ``base`` = the model's); with YaRN the rotated q and κ are multiplied by its attention
+        factor, so the logits grow by its square, as in the reference code.
+        ``method="none"`` restores plain RoPE. Introduced in notebook 09_context_extension.
+        """
+        if self.pe != "rope":
+            raise ValueError(f"RoPE scaling needs pe='rope', this model has pe={self.pe!r} / "
+                             f"只有 pe='rope' 的模型才能缩放 RoPE")
+        inv_freq, att = rope_frequencies(self.head_dim, self.base, method, factor, original_max_len,
+                                         beta_fast, beta_slow)
+        if method == "none":
+            self.rope_scaling_config = None
+            self._rope_inv_freq, self._rope_attention_factor = None, 1.0
+            return
+        self.rope_scaling_config = dict(method=method, factor=float(factor), original_max_len=original_max_len,
+                                        beta_fast=float(beta_fast), beta_slow=float(beta_slow))
+        self._rope_inv_freq = torch.tensor(inv_freq, dtype=torch.float64)
+        self._rope_attention_factor = float(att)
+
+    @contextlib.contextmanager
+    def rope_scaling(self, method: str = "none", factor: float = 1.0, original_max_len: int | None = None,
+                     beta_fast: float = 32.0, beta_slow: float = 1.0):
+        """``with model.rope_scaling("yarn", 4, 16): ...``: :meth:`set_rope_scaling` for the
+        block, then the previous setting again. Introduced in notebook 09_context_extension.
+        """
+        previous = self.rope_scaling_config
+        self.set_rope_scaling(method, factor, original_max_len, beta_fast, beta_slow)
+        try:
+            yield self
+        finally:
+            self.set_rope_scaling(**(previous or {}))
+
+    def _rotate(self, x, seq):
+        """RoPE on [batch, heads, seq, head_dim], with the scaled frequencies when set."""
+        pos = torch.arange(seq)
+        if self._rope_inv_freq is None:
+            return rope_torch(x, pos, self.base)
+        t = pos.to(torch.float64)[:, None] * self._rope_inv_freq[None, :]   # angles in float64
+        c = (torch.cos(t) * self._rope_attention_factor).to(x.dtype)
+        s = (torch.sin(t) * self._rope_attention_factor).to(x.dtype)
+        x0, x1 = x[..., 0::2], x[..., 1::2]
+        return torch.stack([x0 * c - x1 * s, x0 * s + x1 * c], dim=-1).flatten(-2)
+
     def _attend(self, block, x, mask):
         bsz, seq, _ = x.shape
         q, k, v = block.qkv(x).view(bsz, seq, 3, self.num_heads, self.head_dim).permute(2, 0, 3, 1, 4)
         if self.pe == "rope":
-            pos = torch.arange(seq)
-            q, k = rope_torch(q, pos, self.base), rope_torch(k, pos, self.base)
+            q, k = self._rotate(q, seq), self._rotate(k, seq)
         bias = torch.zeros(bsz, 1, 1, seq).masked_fill(~mask[:, None, None, :], float("-inf"))
+        if self.causal:
+            future = torch.ones(seq, seq, dtype=torch.bool).triu(1)             # key n > query m
+            bias = bias.masked_fill(future, float("-inf"))                       # [b, 1, seq, seq]
         if self.pe == "alibi":
             pos = torch.arange(seq, dtype=torch.float32)
             dist = (pos[:, None] - pos[None, :]).abs()                   # |i - j|

@@ -13,7 +13,7 @@ from typing import Callable
 from ..validate import _check_int, _check_real
 from .data import (ANIMALS, DEFAULT_D_MODEL, DEFAULT_LR, DEFAULT_N_TEST, DEFAULT_N_TRAIN,
                    DEFAULT_NUM_HEADS, DEFAULT_NUM_LAYERS, DEFAULT_STEPS, DEFAULT_TRAIN_LENGTHS, VOCAB,
-                   _check_lengths, _check_pe, make_bite_dataset)
+                   _check_lengths, _check_pe, _check_task, make_bite_dataset)
 from .evaluation import _deterministic_torch, evaluate
 
 
@@ -45,7 +45,7 @@ def train_order_model(pe: str, *, steps: int = DEFAULT_STEPS, seed: int = 0,
                       terminator: bool = True, num_threads: int = 1, num_layers: int = DEFAULT_NUM_LAYERS,
                       snapshot_every: int | None = None,
                       callback: Callable[[int, float], None] | None = None,
-                      callback_every: int = 10) -> TrainResult:
+                      callback_every: int = 10, task: str = "adjacent", causal: bool = False) -> TrainResult:
     """Train an :class:`OrderModel` on the X 咬 Y task, full batch, Adam, deterministic.
 
     Train / test sets: ``make_bite_dataset`` with ``split="train"`` / ``"test"`` (disjoint
@@ -54,9 +54,15 @@ def train_order_model(pe: str, *, steps: int = DEFAULT_STEPS, seed: int = 0,
     restored afterwards. ``callback(step, loss)`` is called every ``callback_every`` steps
     and after the last step (step counts from 1). With ``pe="learned"`` and
     ``snapshot_every``, the table is copied at step 0, every ``snapshot_every`` steps and
-    at the end. Introduced in notebook 05_learned_embeddings.
+    at the end. ``task`` picks the variant of the sentences ("adjacent" or "anywhere", see
+    :func:`make_bite_dataset`) and ``causal=True`` gives the model a causal mask (both
+    introduced in notebook 09_context_extension).
+    Introduced in notebook 05_learned_embeddings.
     """
     pe = _check_pe(pe)
+    task = _check_task(task)
+    if not isinstance(causal, bool):
+        raise ValueError(f"causal must be True or False, got {causal!r} / causal 只能是 True 或 False")
     steps = _check_int("steps", steps, 1)
     seed = _check_int("seed", seed, 0)
     lo, hi = _check_lengths("train_lengths", train_lengths, 4 if terminator else 3)
@@ -79,21 +85,21 @@ def train_order_model(pe: str, *, steps: int = DEFAULT_STEPS, seed: int = 0,
     config = dict(pe=pe, steps=steps, seed=seed, d_model=d_model, num_heads=num_heads,
                   train_lengths=(lo, hi), max_len=max_len, lr=lr, n_train=n_train,
                   n_test=n_test, base=base, terminator=terminator, num_threads=num_threads,
-                  num_layers=num_layers)
+                  num_layers=num_layers, task=task, causal=causal)
 
     import torch
     from torch import nn
 
     from .model import OrderModel
 
-    train = make_bite_dataset(n_train, (lo, hi), seed, split="train", terminator=terminator)
-    test = make_bite_dataset(n_test, (lo, hi), seed + 1, split="test", terminator=terminator)
+    train = make_bite_dataset(n_train, (lo, hi), seed, split="train", terminator=terminator, task=task)
+    test = make_bite_dataset(n_test, (lo, hi), seed + 1, split="test", terminator=terminator, task=task)
 
     with _deterministic_torch(num_threads), torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
         model = OrderModel(len(VOCAB), len(ANIMALS), d_model=d_model, num_heads=num_heads,
                            pe=pe, max_len=max_len, base=base,
-                           num_layers=num_layers)
+                           num_layers=num_layers, causal=causal)
         opt = torch.optim.Adam(model.parameters(), lr=lr)     # no weight decay: unused rows stay put
         loss_fn = nn.CrossEntropyLoss()
         snapshots, losses = [], []
@@ -124,13 +130,26 @@ def train_order_model(pe: str, *, steps: int = DEFAULT_STEPS, seed: int = 0,
 LEARNED_SNAPSHOT_EVERY = 5
 
 
-@functools.lru_cache(maxsize=32)
-def _trained_run(pe: str, seed: int, steps: int, max_len):
+@functools.lru_cache(maxsize=64)
+def _trained_run(pe: str, seed: int, steps: int, max_len, task: str = "adjacent", train_lengths=None,
+                 causal: bool = False, extra: tuple = ()):
     every = LEARNED_SNAPSHOT_EVERY if pe == "learned" else None
-    return train_order_model(pe, seed=seed, steps=steps, max_len=max_len, snapshot_every=every)
+    kwargs = dict(extra)
+    if task != "adjacent":
+        kwargs["task"] = task
+    if train_lengths is not None:
+        kwargs["train_lengths"] = train_lengths
+    if causal:
+        kwargs["causal"] = True
+    return train_order_model(pe, seed=seed, steps=steps, max_len=max_len, snapshot_every=every, **kwargs)
 
 
-def trained_run(pe: str, *, seed: int = 0, steps: int | None = None, max_len: int | None = None):
+#: Keyword arguments of train_order_model that trained_run passes through (and memoises on).
+_RUN_OPTIONS = ("d_model", "num_heads", "num_layers", "base", "lr", "n_train")
+
+
+def trained_run(pe: str, *, seed: int = 0, steps: int | None = None, max_len: int | None = None,
+                task: str = "adjacent", train_lengths=None, causal: bool = False, **options):
     """Memoised :func:`train_order_model` on the default task (train lengths 4-8).
 
     The first call with given arguments trains (about a second); later calls return the
@@ -140,16 +159,37 @@ def trained_run(pe: str, *, seed: int = 0, steps: int | None = None, max_len: in
     ``DEFAULT_STEPS``; ``max_len`` (rows of the learned table) only matters for
     ``pe="learned"`` and defaults to the longest training sentence. Treat the result as
     read-only. ``extrapolation_table`` uses it too, so its default runs are shared.
+
+    ``task``, ``train_lengths`` (default ``DEFAULT_TRAIN_LENGTHS``), ``causal`` and the
+    ``options`` ``d_model``, ``num_heads``, ``num_layers``, ``base``, ``lr``, ``n_train`` are
+    passed on to :func:`train_order_model` and are part of the memo key (introduced in
+    notebook 09_context_extension).
     Introduced in notebook 05_learned_embeddings.
     """
     pe = _check_pe(pe)
     seed = _check_int("seed", seed, 0)
+    task = _check_task(task)
     steps = DEFAULT_STEPS if steps is None else _check_int("steps", steps, 1, 10000)
+    unknown = sorted(set(options) - set(_RUN_OPTIONS))
+    if unknown:
+        raise TypeError(f"trained_run got unexpected options {unknown}; allowed: {_RUN_OPTIONS} / "
+                        f"trained_run 不认识这些参数：{unknown}")
+    if not isinstance(causal, bool):
+        raise ValueError(f"causal must be True or False, got {causal!r} / causal 只能是 True 或 False")
+    lengths = None
+    if train_lengths is not None:
+        lengths = _check_lengths("train_lengths", train_lengths, 4)
+        if lengths == tuple(DEFAULT_TRAIN_LENGTHS):
+            lengths = None
+    hi = DEFAULT_TRAIN_LENGTHS[1] if lengths is None else lengths[1]
     if pe != "learned" or max_len is None:
-        max_len = DEFAULT_TRAIN_LENGTHS[1] if pe == "learned" else None
+        max_len = hi if pe == "learned" else None
     else:
-        max_len = _check_int("max_len", max_len, DEFAULT_TRAIN_LENGTHS[1], 4096)
-    return _trained_run(pe, seed, steps, max_len)
+        max_len = _check_int("max_len", max_len, hi, 4096)
+    extra = tuple(sorted(options.items()))
+    if task == "adjacent" and lengths is None and not causal and not extra:
+        return _trained_run(pe, seed, steps, max_len)      # the runs notebooks 05 and 07 share
+    return _trained_run(pe, seed, steps, max_len, task, lengths, causal, extra)
 
 
 def rows_with_gradient(train_lengths=(4, 8), max_len: int = 16, *, seed: int = 0) -> int:
@@ -191,3 +231,59 @@ def position_table_parameters(max_len: int, d_model: int) -> int:
 
     table = torch.nn.Embedding(max_len, d_model, device="meta")
     return int(sum(p.numel() for p in table.parameters() if p.requires_grad))
+
+
+def finetune_order_model(run, *, lengths, steps: int = 20, lr: float = 1e-3, seed: int = 0,
+                         task: str = "adjacent", method: str = "none", factor: float = 1.0,
+                         original_max_len: int | None = None, n_train: int = DEFAULT_N_TRAIN,
+                         n_test: int = DEFAULT_N_TEST, num_threads: int = 1) -> TrainResult:
+    """A few more training steps for a trained model, on sentences of ``lengths``, with RoPE scaling on.
+
+    ``run`` is a :class:`TrainResult` (or an ``OrderModel``); it is not changed: a copy is
+    trained. With ``method`` other than "none" the copy first gets
+    ``set_rope_scaling(method, factor, original_max_len)`` and keeps it: position
+    interpolation's recipe is "rescale, then fine-tune briefly at the new length". Full-batch
+    Adam (``lr``), deterministic; the training sentences are
+    ``make_bite_dataset(n_train, lengths, seed + 500, split="train", task=task)``, the
+    held-out ones ``split="test"`` with ``seed + 501``.
+    Introduced in notebook 09_context_extension.
+    """
+    import copy
+
+    import torch
+    from torch import nn
+
+    model = getattr(run, "model", run)
+    if not hasattr(model, "set_rope_scaling"):
+        raise ValueError("run must be a TrainResult or an OrderModel / run 必须是 TrainResult 或 OrderModel")
+    steps = _check_int("steps", steps, 0, 10000)
+    lr = _check_real("lr", lr, greater_than=0.0)
+    seed = _check_int("seed", seed, 0)
+    task = _check_task(task)
+    lo, hi = _check_lengths("lengths", lengths, 4)
+    num_threads = _check_int("num_threads", num_threads, 1)
+    train = make_bite_dataset(n_train, (lo, hi), seed + 500, split="train", task=task)
+    test = make_bite_dataset(n_test, (lo, hi), seed + 501, split="test", task=task)
+    model = copy.deepcopy(model)
+    if method != "none":
+        model.set_rope_scaling(method, factor, original_max_len)
+    config = dict(finetune_of=getattr(run, "config", None), lengths=(lo, hi), steps=steps, lr=lr, seed=seed,
+                  task=task, method=method, factor=factor, original_max_len=original_max_len)
+    with _deterministic_torch(num_threads), torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        opt = torch.optim.Adam(model.parameters(), lr=lr)
+        loss_fn = nn.CrossEntropyLoss()
+        losses = []
+        model.train()
+        t0 = time.perf_counter()
+        for _ in range(steps):
+            opt.zero_grad(set_to_none=True)
+            loss = loss_fn(model(train.tokens, train.mask), train.labels)
+            loss.backward()
+            opt.step()
+            losses.append(float(loss.detach()))
+        seconds = time.perf_counter() - t0
+        model.eval()
+        train_acc, test_acc = evaluate(model, train), evaluate(model, test)
+    return TrainResult(model=model, losses=losses, train_accuracy=train_acc, test_accuracy=test_acc,
+                       seconds=seconds, snapshots=[], config=config)

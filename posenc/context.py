@@ -1,0 +1,230 @@
+"""Stretching RoPE past its training length: position interpolation (PI), NTK-aware base
+scaling and YaRN, as the frequencies ``w'_i`` they give each pair, and the per-pair
+diagnostics that show why plain RoPE fails there.
+
+The definitions are those of the ``rope_scaling`` types open model configs accept (Hugging
+Face transformers, ``modeling_rope_utils``): ``"linear"`` (here ``"pi"``), NTK-aware base
+scaling (the static form of ``"dynamic"``; here ``"ntk"``) and ``"yarn"``.
+Introduced in notebook 09_context_extension.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .encoding import frequencies
+from .validate import _check_base, _check_d_model, _check_int, _check_real
+
+#: The scaling methods :func:`rope_frequencies` knows.
+ROPE_SCALING_METHODS = ("none", "pi", "ntk", "yarn")
+#: YaRN's defaults (the paper's and Hugging Face's): pairs that turn more than 32 times in the
+#: original context are left alone, pairs that turn less than once are interpolated.
+YARN_BETA_FAST = 32.0
+YARN_BETA_SLOW = 1.0
+
+
+def _check_method(method) -> str:
+    if method not in ROPE_SCALING_METHODS:
+        raise ValueError(f"method must be one of {ROPE_SCALING_METHODS}, got {method!r} / "
+                         f"method 只能是 {ROPE_SCALING_METHODS} 之一")
+    return method
+
+
+def _check_factor(factor) -> float:
+    factor = _check_real("factor", factor)
+    if factor < 1.0:
+        raise ValueError(f"factor must be >= 1 (it stretches the context), got {factor:g} / "
+                         f"factor 必须 >= 1（把上下文拉长的倍数），收到的是 {factor:g}")
+    return factor
+
+
+def _check_betas(beta_fast, beta_slow) -> tuple[float, float]:
+    beta_fast = _check_real("beta_fast", beta_fast, greater_than=0.0)
+    beta_slow = _check_real("beta_slow", beta_slow, greater_than=0.0)
+    if beta_slow >= beta_fast:
+        raise ValueError(f"beta_slow ({beta_slow:g}) must be smaller than beta_fast ({beta_fast:g}) / "
+                         f"beta_slow 必须小于 beta_fast")
+    return beta_fast, beta_slow
+
+
+def rotations_per_context(d_model: int, length, base: float = 10000.0) -> np.ndarray:
+    """How many full turns each pair makes over ``length`` positions: ``r_i = length · w_i / 2π``.
+
+    Equal to ``length / wavelength_i``. A pair with ``r_i < 1`` never completes a turn inside
+    a context of that length. YaRN's ramp is defined on this number (for the original
+    context), not on the pair index i.
+    Introduced in notebook 09_context_extension.
+    """
+    d_model = _check_d_model(d_model)
+    length = _check_real("length", length, greater_than=0.0)
+    return length * frequencies(d_model, _check_base(base)) / (2 * math.pi)
+
+
+def yarn_correction_range(d_model: int, original_max_len: int, base: float = 10000.0,
+                          beta_fast: float = YARN_BETA_FAST,
+                          beta_slow: float = YARN_BETA_SLOW) -> tuple[int, int]:
+    """The pair indices ``(low, high)`` between which YaRN's ramp runs.
+
+    The pair that turns exactly ``r`` times in ``original_max_len`` positions sits at the
+    (fractional) index ``d·ln(L / (2π r)) / (2 ln base)``. ``low`` is that index for
+    ``r = beta_fast`` rounded down, ``high`` the one for ``r = beta_slow`` rounded up, and
+    both are clipped to ``[0, d_model - 1]``: the rounding and the clipping are those of
+    Hugging Face's ``find_correction_range`` (its default ``truncate=True``).
+    Introduced in notebook 09_context_extension.
+    """
+    d_model = _check_d_model(d_model)
+    length = _check_int("original_max_len", original_max_len, 1)
+    base = _check_base(base)
+    beta_fast, beta_slow = _check_betas(beta_fast, beta_slow)
+
+    def index_of(turns: float) -> float:
+        return d_model * math.log(length / (turns * 2 * math.pi)) / (2 * math.log(base))
+
+    low = max(math.floor(index_of(beta_fast)), 0)
+    high = min(math.ceil(index_of(beta_slow)), d_model - 1)
+    return low, high
+
+
+def yarn_ramp(d_model: int, original_max_len: int, base: float = 10000.0,
+              beta_fast: float = YARN_BETA_FAST, beta_slow: float = YARN_BETA_SLOW) -> np.ndarray:
+    """YaRN's blend per pair: 0 = keep the original frequency, 1 = interpolate (divide by s).
+
+    ``clip((i - low) / (high - low), 0, 1)`` with ``(low, high)`` from
+    :func:`yarn_correction_range` (when they coincide, ``high`` is nudged by 0.001 as in the
+    reference code). Pairs turning more than ``beta_fast`` times in the original context get
+    0, pairs turning fewer than ``beta_slow`` times get 1.
+    Introduced in notebook 09_context_extension.
+    """
+    low, high = yarn_correction_range(d_model, original_max_len, base, beta_fast, beta_slow)
+    if low == high:
+        high = high + 0.001
+    i = np.arange(d_model // 2, dtype=float)
+    return np.clip((i - low) / (high - low), 0.0, 1.0)
+
+
+def yarn_attention_factor(factor) -> float:
+    """YaRN's attention factor ``0.1·ln(s) + 1`` (1 when s <= 1).
+
+    It multiplies the cos and sin tables, so both the rotated q and κ grow by it and the
+    attention logits by its square: that square is the paper's ``1/t`` (softmax temperature).
+    Introduced in notebook 09_context_extension.
+    """
+    factor = _check_real("factor", factor, greater_than=0.0)
+    return 1.0 if factor <= 1.0 else 0.1 * math.log(factor) + 1.0
+
+
+def rope_frequencies(d_model: int, base: float = 10000.0, method: str = "none", factor: float = 1.0,
+                     original_max_len: int | None = None, beta_fast: float = YARN_BETA_FAST,
+                     beta_slow: float = YARN_BETA_SLOW) -> tuple[np.ndarray, float]:
+    """RoPE's per-pair frequencies ``w'_i`` after context-extension scaling, and the attention factor.
+
+    Returns ``(inv_freq, attention_factor)``, ``inv_freq`` of length d_model/2 (pair i turns by
+    ``pos · inv_freq[i]``), ``s = factor``:
+
+    * ``"none"``: ``w_i = base^(-2i/d)`` unchanged (``factor`` is ignored); attention factor 1.
+    * ``"pi"`` (position interpolation; Hugging Face ``"linear"``): ``w_i / s`` for every pair,
+      the same as dividing every position by s.
+    * ``"ntk"`` (NTK-aware): a larger base ``base' = base · s^(d/(d-2))``; the fastest pair
+      (i = 0) keeps its frequency, the slowest (i = d/2 - 1) is divided by exactly s.
+      Needs d_model >= 4.
+    * ``"yarn"``: per pair, a blend ``w_i · (1 - γ_i) + (w_i / s) · γ_i`` with γ from
+      :func:`yarn_ramp` (defined on the pair's turns in ``original_max_len`` positions, the
+      context the model was trained on; required), and attention factor ``0.1·ln(s) + 1``.
+
+    The attention factor multiplies cos and sin (so q and κ), as in the reference code.
+    Introduced in notebook 09_context_extension.
+    """
+    d_model = _check_d_model(d_model)
+    base = _check_base(base)
+    method = _check_method(method)
+    factor = _check_factor(factor)
+    beta_fast, beta_slow = _check_betas(beta_fast, beta_slow)
+    if original_max_len is not None:
+        original_max_len = _check_int("original_max_len", original_max_len, 1)
+    w = frequencies(d_model, base)
+    if method == "none":
+        return w, 1.0
+    if method == "pi":
+        return w / factor, 1.0
+    if method == "ntk":
+        if d_model < 4:
+            raise ValueError("NTK-aware scaling needs d_model >= 4 (the exponent is d/(d-2)) / "
+                             "NTK-aware 缩放要求 d_model >= 4（指数是 d/(d−2)）")
+        return frequencies(d_model, base * factor ** (d_model / (d_model - 2))), 1.0
+    if original_max_len is None:
+        raise ValueError("method='yarn' needs original_max_len (the training context length) / "
+                         "method='yarn' 需要 original_max_len（训练时的上下文长度）")
+    gamma = yarn_ramp(d_model, original_max_len, base, beta_fast, beta_slow)
+    return w * (1.0 - gamma) + (w / factor) * gamma, yarn_attention_factor(factor)
+
+
+@dataclass
+class AngleCoverage:
+    """Per pair i, the largest rotation ``|k|·w_i`` RoPE produces in training and at the target.
+
+    Arrays of length d_model/2: ``wavelength`` (original, 2π/w_i), ``rotations`` (turns in the
+    training length, :func:`rotations_per_context`), ``train_angle`` = (L - 1)·w_i (the largest
+    offset in training is L - 1), ``target_angle`` = (L' - 1)·w'_i with the scaled frequencies,
+    ``slowdown`` = w_i / w'_i (1 = untouched, s = fully interpolated), ``full_turn`` (True where
+    training already covered every angle, ``train_angle >= 2π``), ``unseen`` (True where the
+    target turns the pair more than a whole position step past anything in training,
+    ``target_angle > L·w_i``, and training did not cover a full turn: PI with L' = s·L stays
+    inside, its largest angle (sL - 1)·w_i / s is below L·w_i). ``attention_factor`` as in
+    :func:`rope_frequencies`. Introduced in notebook 09_context_extension.
+    """
+
+    wavelength: np.ndarray
+    rotations: np.ndarray
+    train_angle: np.ndarray
+    target_angle: np.ndarray
+    slowdown: np.ndarray
+    full_turn: np.ndarray
+    unseen: np.ndarray
+    attention_factor: float
+
+
+def rope_angle_coverage(d_model: int, train_len: int, target_len: int, base: float = 10000.0,
+                        method: str = "none", factor: float = 1.0, beta_fast: float = YARN_BETA_FAST,
+                        beta_slow: float = YARN_BETA_SLOW) -> AngleCoverage:
+    """Which angles each pair saw in training (length ``train_len``) and which it meets at ``target_len``.
+
+    Training uses the original frequencies; the target uses :func:`rope_frequencies` with
+    ``method``, ``factor`` and ``original_max_len = train_len``. A pair whose wavelength
+    exceeds the training length never completes a turn in training; past that length plain
+    RoPE turns it further than it ever turned, and those angles are ``unseen``.
+    Introduced in notebook 09_context_extension.
+    """
+    d_model = _check_d_model(d_model)
+    train_len = _check_int("train_len", train_len, 2)
+    target_len = _check_int("target_len", target_len, 2)
+    base = _check_base(base)
+    w = frequencies(d_model, base)
+    scaled, att = rope_frequencies(d_model, base, method, factor, train_len, beta_fast, beta_slow)
+    train_angle = (train_len - 1) * w
+    target_angle = (target_len - 1) * scaled
+    full_turn = train_angle >= 2 * math.pi
+    unseen = ~full_turn & (target_angle > train_len * w * (1 + 1e-12))
+    return AngleCoverage(wavelength=2 * math.pi / w, rotations=train_len * w / (2 * math.pi),
+                         train_angle=train_angle, target_angle=target_angle, slowdown=w / scaled,
+                         full_turn=full_turn, unseen=unseen, attention_factor=att)
+
+
+def rope_scaled_score(d_model: int, offsets, base: float = 10000.0, method: str = "none",
+                      factor: float = 1.0, original_max_len: int | None = None,
+                      beta_fast: float = YARN_BETA_FAST, beta_slow: float = YARN_BETA_SLOW,
+                      with_attention_factor: bool = False) -> np.ndarray:
+    """The score of a query with a key equal to it, against the offset k, after scaling.
+
+    With q = κ and every pair of the same length (normalised to 1 per pair), the RoPE score is
+    ``mean_i cos(k·w'_i)`` (notebook 04's curve for ``w' = w``). ``with_attention_factor``
+    multiplies it by ``attention_factor²`` (YaRN scales both q and κ by the factor).
+    Introduced in notebook 09_context_extension.
+    """
+    scaled, att = rope_frequencies(d_model, base, method, factor, original_max_len, beta_fast, beta_slow)
+    ks = np.asarray(offsets, dtype=float)
+    if not np.all(np.isfinite(ks)):
+        raise ValueError("offsets contains NaN or inf / offsets 含有 NaN 或 inf")
+    curve = np.cos(np.multiply.outer(ks, scaled)).mean(axis=-1)
+    return att ** 2 * curve if with_attention_factor else curve

@@ -1,0 +1,155 @@
+"""``check_*`` for stretching RoPE's context: turns per context, NTK-aware base, YaRN's
+attention factor, which pairs meet angles training never produced.
+
+Introduced in notebook 09_context_extension.
+"""
+from __future__ import annotations
+
+import math
+
+from ..context import rope_angle_coverage
+from ..validate import _check_base, _check_d_model, _check_int, _check_real
+from .verdict import PLACEHOLDER, Verdict, _read_answer, _wrong
+
+
+def _number(answer):
+    """The answer as one float, or None when it is not one number."""
+    arr = _read_answer(answer, "array", ())
+    return None if arr is None else float(arr)
+
+
+def _close(got: float, value: float, rel: float = 1e-3) -> bool:
+    return abs(got - value) <= rel * max(abs(value), 1e-12)
+
+
+def _first_slip(got: float, right: float, slips: dict, rel: float = 1e-3):
+    """The message of the first slip value ``got`` matches (and that differs from the right one)."""
+    for message, value in slips.items():
+        if _close(got, value, rel) and not _close(value, right, rel):
+            return message
+    return None
+
+
+def check_rotations(i: int, d_model: int, length: int, answer, base: float = 10000.0) -> Verdict:
+    """Check how many full turns pair ``i`` makes over ``length`` positions: ``r_i = L·w_i / 2π``.
+
+    Correct within 0.1 %. Recognises the angle in radians (forgot the 2π), the wavelength
+    divided by L (inverted), and ``i`` instead of ``2i`` in the exponent.
+    Introduced in notebook 09_context_extension.
+    """
+    d_model = _check_d_model(d_model)
+    i = _check_int("i", i, 0, d_model // 2 - 1)
+    length = _check_int("length", length, 1)
+    base = _check_base(base)
+    w = base ** (-2.0 * i / d_model)
+    right = length * w / (2 * math.pi)
+    if answer is None:
+        return Verdict(False, PLACEHOLDER)
+    got = _number(answer)
+    if got is None:
+        return _wrong(answer, "答案应是一个数（圈数，可以是小数）。")
+    if _close(got, right):
+        never = "不到一圈：训练中它从没转满一圈，更长的输入会带来没见过的角度。" if right < 1 else \
+            "超过一圈：训练中它已经见过所有角度。"
+        return Verdict(True, f"r_{i} = L·w_{i}/2π = {length} × {w:.6g} / 2π = {right:.4g} 圈，{never}")
+    slips = {
+        f"这是转过的弧度 L·w_{i}，还要除以一圈的 2π。": length * w,
+        f"这是波长除以 L（2π/w_{i} ÷ L），正好倒过来了：圈数 = L ÷ 波长。": (2 * math.pi / w) / length,
+        "指数是 −2i/d_model，这是用 −i/d_model 算的。": length * base ** (-i / d_model) / (2 * math.pi),
+    }
+    message = _first_slip(got, right, slips)
+    return _wrong(answer, message or f"w_{i} = base^(−2i/d) = {base:g}^(−{2 * i}/{d_model})，圈数 = L·w_{i} / 2π。")
+
+
+def check_ntk_base(d_model: int, factor, answer, base: float = 10000.0) -> Verdict:
+    """Check the base NTK-aware scaling uses for a factor s: ``base · s^(d/(d-2))``.
+
+    Correct within 0.1 %. Recognises ``base·s`` (no exponent), the exponent upside down
+    ``(d-2)/d``, and the base raised instead of multiplied.
+    Introduced in notebook 09_context_extension.
+    """
+    d_model = _check_d_model(d_model)
+    if d_model < 4:
+        raise ValueError("d_model must be >= 4 / d_model 必须 >= 4")
+    factor = _check_real("factor", factor, greater_than=1.0)
+    base = _check_base(base)
+    expo = d_model / (d_model - 2)
+    right = base * factor ** expo
+    if answer is None:
+        return Verdict(False, PLACEHOLDER)
+    got = _number(answer)
+    if got is None:
+        return _wrong(answer, "答案应是一个数（新的 base）。")
+    if _close(got, right):
+        return Verdict(True, f"base' = {base:g} × {factor:g}^({d_model}/{d_model - 2}) = {right:.6g}："
+                             f"最慢的一对正好慢 {factor:g} 倍，最快的一对不变。")
+    slips = {
+        f"这是 base × s，少了指数 d/(d−2)：那样最慢的一对只慢 s^((d−2)/d) 倍，不到 {factor:g} 倍。": base * factor,
+        "指数倒过来了：是 d/(d−2)（略大于 1），不是 (d−2)/d。": base * factor ** (1 / expo),
+        "这是 base 的 s 次方；NTK-aware 是把 base 乘以 s^(d/(d−2))。": base ** factor,
+    }
+    message = _first_slip(got, right, slips)
+    return _wrong(answer, message or f"base' = base · s^(d/(d−2))，这里 d/(d−2) = {d_model}/{d_model - 2}。")
+
+
+def check_yarn_attention_factor(factor, answer) -> Verdict:
+    """Check YaRN's attention factor for a scale factor s: ``0.1·ln(s) + 1``.
+
+    4-decimal answers are right. Recognises log10 and log2 instead of the natural log, the
+    square (what the logits are multiplied by) and forgetting the +1.
+    Introduced in notebook 09_context_extension.
+    """
+    factor = _check_real("factor", factor, greater_than=1.0)
+    right = 0.1 * math.log(factor) + 1.0
+    if answer is None:
+        return Verdict(False, PLACEHOLDER)
+    got = _number(answer)
+    if got is None:
+        return _wrong(answer, "答案应是一个数，例如 1.1。")
+    if abs(got - right) <= 5e-5:
+        return Verdict(True, f"0.1·ln({factor:g}) + 1 = {right:.4f}；q 和 κ 都乘它，logits 乘它的平方 {right ** 2:.4f}。")
+    slips = {
+        "这里用了以 10 为底的对数；公式里是自然对数 ln。": 0.1 * math.log10(factor) + 1.0,
+        "这里用了以 2 为底的对数；公式里是自然对数 ln。": 0.1 * math.log2(factor) + 1.0,
+        "这是它的平方，也就是 logits 被放大的倍数；注意力因子本身乘在 cos、sin 上（q 和 κ 各乘一次）。": right ** 2,
+        "少了 + 1：没有缩放（s = 1）时因子应当是 1。": 0.1 * math.log(factor),
+    }
+    for message, value in slips.items():   # slips computed from rounded numbers: a looser match
+        if abs(got - value) <= 5e-4 and abs(value - right) > 5e-4:
+            return _wrong(answer, message)
+    return _wrong(answer, "注意力因子 = 0.1·ln(s) + 1（自然对数）。")
+
+
+def check_unseen_pairs(d_model: int, train_len: int, target_len: int, answer, base: float = 10000.0) -> Verdict:
+    """Check how many pairs plain RoPE turns past anything they turned in training.
+
+    The right count is ``rope_angle_coverage(...).unseen.sum()``: pairs that never complete a
+    turn in ``train_len`` positions and turn further at ``target_len``. Recognises counting
+    every pair, counting only the pairs that pass a full turn at the target, and the pairs
+    that already completed a turn in training.
+    Introduced in notebook 09_context_extension.
+    """
+    d_model = _check_d_model(d_model)
+    train_len = _check_int("train_len", train_len, 2)
+    target_len = _check_int("target_len", target_len, train_len + 1)
+    cov = rope_angle_coverage(d_model, train_len, target_len, base)
+    right = int(cov.unseen.sum())
+    if answer is None:
+        return Verdict(False, PLACEHOLDER)
+    got = _read_answer(answer, "int")
+    if got is None:
+        return _wrong(answer, "答案应是一个整数（有几对）。")
+    if got == right:
+        return Verdict(True, f"{right} 对：它们的波长超过训练长度（训练中最大转角 (L−1)·w_i < 2π），"
+                             f"到了长度 {target_len} 会转到训练中没到过的角度。")
+    pairs = d_model // 2
+    slips = {
+        f"这是全部 {pairs} 对；训练中已经转满一圈的快的对见过所有角度，不会出问题。": pairs,
+        f"这是训练中已经转满一圈的对数（{int(cov.full_turn.sum())}）：它们恰恰没问题。": int(cov.full_turn.sum()),
+        "这只数了到目标长度才转满一圈的对；转不满一圈、但比训练时转得更远的对，也在遇到没见过的角度。":
+            int((cov.unseen & (cov.target_angle >= 2 * math.pi)).sum()),
+    }
+    for message, value in slips.items():
+        if got == value and value != right:
+            return _wrong(answer, message)
+    return _wrong(answer, "对每一对比较训练中的最大转角 (L−1)·w_i 和 2π：不到一圈的对，在更长的输入上会转得比训练时更远。")

@@ -1,0 +1,195 @@
+"""Stretching RoPE's context as a picture: what PI, NTK-aware scaling and YaRN do to each
+pair's frequency, which angles each pair saw in training and meets at the target length,
+and the score against the offset before and after scaling.
+
+Introduced in notebook 09_context_extension.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..context import (ROPE_SCALING_METHODS, YARN_BETA_FAST, YARN_BETA_SLOW, _check_factor, _check_method,
+                       rope_angle_coverage, rope_scaled_score)
+from ..validate import _check_base, _check_d_model, _check_int
+from .explorer import Explorer, _slider_style
+from .style import _new_axes, figure_style, label
+
+#: How figures name the scaling methods.
+METHOD_NAMES = {"none": ("不缩放", "none"), "pi": ("PI（位置插值）", "PI (interpolation)"),
+                "ntk": ("NTK-aware", "NTK-aware"), "yarn": ("YaRN", "YaRN")}
+#: The values the explorer's sliders offer.
+FACTORS = (1, 2, 4, 8, 16, 32)
+ORIGINAL_LENGTHS = (16, 64, 256, 1024, 2048, 4096, 8192)
+TARGET_LENGTHS = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768)
+HEAD_DIMS = (8, 16, 32, 64, 128)
+
+
+def _method_name(method: str) -> str:
+    return label(*METHOD_NAMES[method])
+
+
+class _ScalingView:
+    """Three panels: slowdown per pair, largest angle per pair (training vs target), score vs offset."""
+
+    R_LIM = (1e-4, 1e4)        # turns per original context, every setting of the explorer fits
+    GRID = 801
+
+    def __init__(self, ax_slow, ax_turn, ax_score):
+        self.ax_slow, self.ax_turn, self.ax_score = ax_slow, ax_turn, ax_score
+        lo, hi = self.R_LIM
+        # panel 1: w_i / w'_i against the pair's turns in the original context
+        for ax in (ax_slow, ax_turn):
+            ax.set_xscale("log")
+            ax.set_xlim(lo, hi)
+            ax.axvline(YARN_BETA_SLOW, color="0.75", lw=0.8, ls=":")
+            ax.axvline(YARN_BETA_FAST, color="0.75", lw=0.8, ls=":")
+        ax_slow.set_yscale("log", base=2)
+        ax_slow.set_ylim(0.8, 45)
+        ax_slow.set_yticks([1, 2, 4, 8, 16, 32], labels=["1", "2", "4", "8", "16", "32"])
+        ax_slow.text(YARN_BETA_SLOW, 38, " β_slow", fontsize=7, color="0.5", va="top")
+        ax_slow.text(YARN_BETA_FAST, 38, " β_fast", fontsize=7, color="0.5", va="top")
+        (self.s_line,) = ax_slow.plot([lo, hi], [1, 1], color="C3", lw=0.9, ls="--")
+        (self.slow,) = ax_slow.plot([], [], "o-", color="C0", ms=3.5, lw=1.0)
+        ax_slow.set_xlabel(label("第 i 对在训练长度 L 内转的圈数 r_i = L·w_i / 2π",
+                                 "turns of pair i in the training length, r_i = L·w_i / 2π"), fontsize=8)
+        ax_slow.set_ylabel(label("变慢的倍数 w_i / w'_i", "slowdown w_i / w'_i"), fontsize=8)
+        self.title_slow = ax_slow.set_title(" ", fontsize=8.5)
+        # panel 2: largest angle per pair, in turns, training vs target
+        ax_turn.set_yscale("log")
+        ax_turn.set_ylim(1e-4, 1e4)
+        ax_turn.axhline(1.0, color="0.4", lw=0.9, ls="--")
+        ax_turn.text(hi, 1.0, label("一整圈 ", "one turn "), ha="right", va="bottom", fontsize=7, color="0.35")
+        (self.train_pts,) = ax_turn.plot([], [], "o", color="C0", ms=3.5, label=label("训练中", "in training"))
+        (self.target_pts,) = ax_turn.plot([], [], "^", color="C1", ms=4, mfc="none",
+                                          label=label("目标长度下", "at the target length"))
+        (self.unseen_pts,) = ax_turn.plot([], [], "^", color="C3", ms=4.5,
+                                          label=label("没见过的角度", "angles never seen"))
+        ax_turn.legend(fontsize=7, loc="upper left", frameon=False, handletextpad=0.3)
+        ax_turn.set_xlabel(label("r_i（同左图）", "r_i (as on the left)"), fontsize=8)
+        ax_turn.set_ylabel(label("最大转角 |k|·w_i / 2π（圈）", "largest angle |k|·w_i / 2π (turns)"), fontsize=8)
+        self.title_turn = ax_turn.set_title(" ", fontsize=8.5)
+        # panel 3: score against the offset, as a fraction of the target length
+        x = np.linspace(0.0, 1.0, 2)
+        from matplotlib.patches import Polygon
+
+        self.band = ax_score.add_patch(Polygon([(0, 0), (0, 0), (1, 0), (1, 0)], closed=True, color="C0",
+                                               alpha=0.12, lw=0, transform=ax_score.get_yaxis_transform()))
+        (self.plain,) = ax_score.plot(x, np.zeros_like(x), color="0.55", lw=0.8,
+                                      label=label("原始 RoPE", "plain RoPE"))
+        (self.scaled,) = ax_score.plot(x, np.zeros_like(x), color="C1", lw=1.2,
+                                       label=label("缩放后", "scaled"))
+        (self.train_end,) = ax_score.plot([0, 0], [-0.7, 2.0], color="C0", lw=0.9, ls="--")
+        ax_score.set_xlim(0, 1)
+        ax_score.set_ylim(-0.7, 2.0)
+        ax_score.set_xlabel(label("偏移 k / 目标长度 L'", "offset k / target length L'"), fontsize=8)
+        ax_score.set_ylabel(label("q = κ 时的分数（每对平均）", "score for q = κ (mean over pairs)"), fontsize=8)
+        ax_score.legend(fontsize=7, loc="upper right", frameon=False)
+        self.title_score = ax_score.set_title(" ", fontsize=8.5)
+
+    def artists(self):
+        return [self.s_line, self.slow, self.title_slow, self.train_pts, self.target_pts, self.unseen_pts,
+                self.title_turn, self.band, self.plain, self.scaled, self.train_end, self.title_score]
+
+    def update(self, method, factor, original_max_len, target_len, d_model, base):
+        cov = rope_angle_coverage(d_model, original_max_len, target_len, base, method, factor)
+        r = cov.rotations
+        s = factor if method != "none" else 1.0
+        self.s_line.set_ydata([s, s])
+        self.slow.set_data(r, cov.slowdown)
+        turns_train = cov.train_angle / (2 * math.pi)
+        turns_target = cov.target_angle / (2 * math.pi)
+        self.train_pts.set_data(r, turns_train)
+        self.target_pts.set_data(r, turns_target)
+        self.unseen_pts.set_data(r[cov.unseen], turns_target[cov.unseen])
+        name = _method_name(method)
+        self.title_slow.set_text(label(f"{name}，s = {factor:g}：每对变慢的倍数",
+                                       f"{name}, s = {factor:g}: slowdown per pair"))
+        self.title_turn.set_text(label(f"L = {original_max_len} → L' = {target_len}：{int(cov.unseen.sum())} 对出现没见过的角度",
+                                       f"L = {original_max_len} → L' = {target_len}: {int(cov.unseen.sum())} pairs meet new angles"))
+        # score against the offset: plain and scaled, on integer offsets 0 .. L'
+        ks = np.unique(np.round(np.linspace(0.0, 1.0, self.GRID) * target_len))
+        plain = rope_scaled_score(d_model, ks, base)
+        scaled = rope_scaled_score(d_model, ks, base, method, factor, original_max_len)
+        self.plain.set_data(ks / target_len, plain)
+        self.scaled.set_data(ks / target_len, scaled)
+        seen = rope_scaled_score(d_model, np.arange(original_max_len), base)
+        lo, hi = float(seen.min()), float(seen.max())
+        self.band.set_xy([(0, lo), (0, hi), (1, hi), (1, lo)])
+        end = min(1.0, (original_max_len - 1) / target_len)
+        self.train_end.set_xdata([end, end])
+        outside = float(np.mean((scaled < lo - 1e-9) | (scaled > hi + 1e-9)))
+        self.title_score.set_text(label(
+            f"d = {d_model}：缩放后 {outside:.0%} 的偏移分数超出训练时的范围（蓝带）\n"
+            f"注意力因子 {cov.attention_factor:.3f}（logits 再乘它的平方）",
+            f"d = {d_model}: {outside:.0%} of offsets score outside the training band\n"
+            f"attention factor {cov.attention_factor:.3f} (logits times its square)"))
+        return cov
+
+
+def plot_rope_scaling(method: str = "none", factor: float = 4.0, original_max_len: int = 4096,
+                      target_len: int = 16384, d_model: int = 128, base: float = 10000.0, ax=None):
+    """What a RoPE scaling method does per pair, and what it changes at the target length.
+
+    Left: each pair's slowdown ``w_i / w'_i`` against its turns in the training length
+    (``r_i``, log axis; dotted: YaRN's β_slow = 1 and β_fast = 32). Middle: each pair's largest
+    angle (in turns) in training and at ``target_len`` with the scaled frequencies; red:
+    angles training never produced. Right: the score of q = κ against the offset over the
+    whole target length, plain (grey) and scaled (orange); the blue band is the range of
+    scores seen in training, the dashed line the training length.
+    Introduced in notebook 09_context_extension.
+    """
+    method = _check_method(method)
+    factor = _check_factor(factor)
+    original_max_len = _check_int("original_max_len", original_max_len, 2, 10**6)
+    target_len = _check_int("target_len", target_len, 2, 10**6)
+    d_model = _check_d_model(d_model)
+    if d_model > 256:
+        raise ValueError(f"d_model must be <= 256 here, got {d_model} / 这里 d_model 不能超过 256")
+    base = _check_base(base)
+    with figure_style():
+        fig, axes = _new_axes(ax, (11.5, 3.4), 1, 3, width_ratios=[1, 1, 1.25])
+        _ScalingView(*axes).update(method, factor, original_max_len, target_len, d_model, base)
+    return fig
+
+
+class RopeScalingExplorer(Explorer):
+    """Pick a scaling method, the factor s, the training length L, the target length L' and
+    the head dimension d: what each pair's frequency becomes, which angles are new at L',
+    and the score against the offset before and after scaling.
+
+    Introduced in notebook 09_context_extension.
+    """
+
+    name = "rope_scaling"
+    FIGSIZE = (11.5, 3.4)
+
+    def __init__(self, method="none", factor=4, original_max_len=4096, target_len=16384, d_model=128,
+                 base=10000.0):
+        import ipywidgets as w
+
+        self.base = _check_base(base)
+        st = _slider_style()
+        options = [(label(*METHOD_NAMES[m]), m) for m in ROPE_SCALING_METHODS]
+        controls = {
+            "method": w.Dropdown(options=options, value=_check_method(method),
+                                 description=label("方法", "method"), style=st),
+            "factor": w.SelectionSlider(options=FACTORS, value=factor, description=label("s（倍数 factor）", "factor s"),
+                                        style=st),
+            "original_max_len": w.SelectionSlider(options=ORIGINAL_LENGTHS, value=original_max_len,
+                                                  description=label("L（训练长度）", "L (training length)"), style=st),
+            "target_len": w.SelectionSlider(options=TARGET_LENGTHS, value=target_len,
+                                            description=label("L'（目标长度）", "L' (target length)"), style=st),
+            "d_model": w.SelectionSlider(options=HEAD_DIMS, value=d_model,
+                                         description=label("d（每个头的维度）", "d (head dimension)"), style=st),
+        }
+        super().__init__(controls)
+
+    def _make_view(self, fig):
+        axes = fig.subplots(1, 3, width_ratios=[1, 1, 1.25])
+        self.view = _ScalingView(*axes)
+
+    def _update(self, method, factor, original_max_len, target_len, d_model):
+        self.coverage = self.view.update(method, factor, original_max_len, target_len, d_model, self.base)
+        return False

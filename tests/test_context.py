@@ -1,0 +1,248 @@
+"""posenc.context: RoPE frequencies under PI, NTK-aware scaling and YaRN, and the per-pair diagnostics.
+
+The references below are written independently, as plain loops with the math module, after
+Hugging Face transformers' ``src/transformers/modeling_rope_utils.py``:
+
+* ``_compute_linear_scaling_rope_parameters``: ``inv_freq /= factor``, attention factor 1;
+* ``_compute_dynamic_ntk_parameters`` at its static point (and the static NTK-aware rule it
+  reduces to): ``base * factor ** (dim / (dim - 2))``;
+* ``_compute_yarn_parameters`` (default ``truncate=True``): ``find_correction_dim(r) =
+  dim * ln(L / (r * 2π)) / (2 ln base)``, ``low = max(floor(dim(beta_fast)), 0)``,
+  ``high = min(ceil(dim(beta_slow)), dim - 1)``, ``ramp_j = clamp((j - low) / (high - low), 0, 1)``
+  (``high += 0.001`` when equal), ``inv_freq = interp * ramp + extrap * (1 - ramp)``,
+  attention factor ``0.1 ln(factor) + 1`` (1 when factor <= 1).
+"""
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import posenc_lib as pl
+from support import assert_refused_clearly
+
+
+def ref_default(dim, base):
+    return [1.0 / base ** (j / dim) for j in range(0, dim, 2)]
+
+
+def ref_linear(dim, base, factor):
+    return [f / factor for f in ref_default(dim, base)], 1.0
+
+
+def ref_ntk(dim, base, factor):
+    new_base = base * factor ** (dim / (dim - 2))
+    return ref_default(dim, new_base), 1.0
+
+
+def ref_dynamic_ntk(dim, base, factor, seq_len, max_pos):
+    """HF "dynamic": the base grows with the current length seq_len (>= max_pos)."""
+    new_base = base * ((factor * seq_len / max_pos) - (factor - 1)) ** (dim / (dim - 2))
+    return ref_default(dim, new_base)
+
+
+def ref_yarn(dim, base, factor, max_pos, beta_fast=32.0, beta_slow=1.0):
+    def correction_dim(rot):
+        return dim * math.log(max_pos / (rot * 2 * math.pi)) / (2 * math.log(base))
+
+    low = max(math.floor(correction_dim(beta_fast)), 0)
+    high = min(math.ceil(correction_dim(beta_slow)), dim - 1)
+    if low == high:
+        high += 0.001
+    out = []
+    for j in range(dim // 2):
+        pos_freq = base ** (2 * j / dim)
+        extrap, interp = 1.0 / pos_freq, 1.0 / (factor * pos_freq)
+        ramp = min(max((j - low) / (high - low), 0.0), 1.0)
+        extrap_factor = 1.0 - ramp
+        out.append(interp * (1 - extrap_factor) + extrap * extrap_factor)
+    att = 1.0 if factor <= 1 else 0.1 * math.log(factor) + 1.0
+    return out, att
+
+
+dims = st.sampled_from([4, 8, 16, 32, 64, 128])
+bases = st.sampled_from([100.0, 10000.0, 500000.0, 1e6])
+factors = st.sampled_from([1.0, 1.5, 2.0, 4.0, 8.0, 16.0, 32.0])
+lengths = st.sampled_from([16, 64, 512, 2048, 4096, 8192])
+
+
+@given(dims, bases, factors)
+def test_pi_matches_reference_and_divides_every_angle_by_s(d, base, s):
+    got, att = pl.rope_frequencies(d, base, "pi", s)
+    want, want_att = ref_linear(d, base, s)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    assert att == want_att == 1.0
+    # identity: every pair's angle at position pos equals the unscaled angle at pos / s
+    plain, _ = pl.rope_frequencies(d, base)
+    for pos in (1, 7, 1000):
+        np.testing.assert_allclose(pos * got, (pos / s) * plain, rtol=1e-12)
+
+
+@given(dims, bases, factors)
+def test_ntk_matches_reference(d, base, s):
+    got, att = pl.rope_frequencies(d, base, "ntk", s)
+    want, _ = ref_ntk(d, base, s)
+    np.testing.assert_allclose(got, want, rtol=1e-10)
+    assert att == 1.0
+
+
+@given(dims, bases, factors, lengths)
+def test_ntk_is_dynamic_ntk_at_the_length_where_its_factor_is_s(d, base, s, max_pos):
+    """HF's dynamic rule at seq_len with factor·seq_len/L − (factor − 1) = s is the static rule."""
+    # choose the dynamic config: factor f = s, seq_len = L * (2s - 1) / s  =>  f*seq/L - (f-1) = s
+    seq_len = max_pos * (2 * s - 1) / s
+    want = ref_dynamic_ntk(d, base, s, seq_len, max_pos)
+    got, _ = pl.rope_frequencies(d, base, "ntk", s)
+    np.testing.assert_allclose(got, want, rtol=1e-9)
+
+
+@given(dims, bases, factors)
+def test_ntk_keeps_the_fastest_pair_and_slows_the_slowest_by_exactly_s(d, base, s):
+    plain, _ = pl.rope_frequencies(d, base)
+    got, _ = pl.rope_frequencies(d, base, "ntk", s)
+    assert got[0] == plain[0] == 1.0
+    assert math.isclose(plain[-1] / got[-1], s, rel_tol=1e-10)
+    slowdown = plain / got
+    assert np.all(np.diff(slowdown) >= -1e-12) and np.all((slowdown >= 1 - 1e-12) & (slowdown <= s + 1e-9))
+
+
+@given(dims, bases, factors, lengths)
+def test_yarn_matches_reference(d, base, s, max_pos):
+    got, att = pl.rope_frequencies(d, base, "yarn", s, original_max_len=max_pos)
+    want, want_att = ref_yarn(d, base, s, max_pos)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    assert math.isclose(att, want_att, rel_tol=1e-15)
+
+
+@given(dims, bases, factors, lengths, st.sampled_from([(32.0, 1.0), (16.0, 2.0), (0.2, 0.1), (64.0, 0.5)]))
+def test_yarn_pairs_by_turns_per_original_context(d, base, s, max_pos, betas):
+    """Pairs turning more than beta_fast times in L are untouched, fewer than beta_slow: divided by s."""
+    beta_fast, beta_slow = betas
+    got, _ = pl.rope_frequencies(d, base, "yarn", s, max_pos, beta_fast=beta_fast, beta_slow=beta_slow)
+    want, _ = ref_yarn(d, base, s, max_pos, beta_fast, beta_slow)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    for j, w in enumerate(ref_default(d, base)):
+        turns = max_pos * w / (2 * math.pi)
+        if turns > beta_fast:
+            assert got[j] == pytest.approx(w, rel=1e-12), (j, turns)
+        if turns < beta_slow:
+            assert got[j] == pytest.approx(w / s, rel=1e-12), (j, turns)
+
+
+def test_yarn_correction_range_rounds_outward_as_the_reference():
+    # d = 128, base 10000, L = 4096 (a Llama-2 head): dim(32) = 20.94 -> 20, dim(1) = 45.03 -> 46
+    d, base, L = 128, 10000.0, 4096
+    exact = [d * math.log(L / (r * 2 * math.pi)) / (2 * math.log(base)) for r in (32.0, 1.0)]
+    assert 20 < exact[0] < 21 and 45 < exact[1] < 46
+    assert pl.yarn_correction_range(d, L, base) == (20, 46)
+    # the toy model of notebook 09: d = 8, L = 16 -> (0, 1): pair 0 kept, pairs 1-3 interpolated
+    assert pl.yarn_correction_range(8, 16) == (0, 1)
+    np.testing.assert_array_equal(pl.yarn_ramp(8, 16), [0, 1, 1, 1])
+    # clipping at the top is to dim - 1 (not dim/2 - 1), as in the reference
+    assert pl.yarn_correction_range(8, 10**6, 100.0)[1] == 7
+
+
+def test_attention_factor():
+    for s in (1.0, 2.0, 4.0, 16.0, 32.0):
+        want = 1.0 if s <= 1 else 0.1 * math.log(s) + 1.0
+        assert pl.yarn_attention_factor(s) == pytest.approx(want, rel=1e-15)
+    assert round(pl.yarn_attention_factor(4), 4) == 1.1386
+    assert round(pl.yarn_attention_factor(16), 4) == 1.2773
+
+
+@given(dims, bases, lengths)
+def test_factor_one_changes_nothing(d, base, L):
+    plain, _ = pl.rope_frequencies(d, base)
+    np.testing.assert_allclose(plain, ref_default(d, base), rtol=1e-12)
+    np.testing.assert_allclose(plain, pl.frequencies(d, base), rtol=0)
+    for method in pl.ROPE_SCALING_METHODS:
+        got, att = pl.rope_frequencies(d, base, method, 1.0, L)
+        np.testing.assert_allclose(got, plain, rtol=1e-12)
+        assert att == 1.0
+
+
+def test_none_ignores_the_factor():
+    got, att = pl.rope_frequencies(16, 10000.0, "none", 8.0)
+    np.testing.assert_array_equal(got, pl.frequencies(16))
+    assert att == 1.0
+
+
+@given(dims, bases, lengths)
+def test_rotations_per_context_is_length_over_wavelength(d, base, L):
+    want = [L / (2 * math.pi / w) for w in ref_default(d, base)]
+    np.testing.assert_allclose(pl.rotations_per_context(d, L, base), want, rtol=1e-12)
+
+
+def test_angle_coverage_by_loops():
+    d, L, target = 16, 64, 256
+    cov = pl.rope_angle_coverage(d, L, target)
+    for j, w in enumerate(ref_default(d, 10000.0)):
+        train_max = (L - 1) * w
+        assert cov.train_angle[j] == pytest.approx(train_max, rel=1e-12)
+        assert cov.target_angle[j] == pytest.approx((target - 1) * w, rel=1e-12)
+        assert cov.full_turn[j] == (train_max >= 2 * math.pi)
+        # wavelength longer than the training length <=> never a full turn in training (here)
+        assert cov.full_turn[j] == (2 * math.pi / w <= L - 1)
+        assert cov.unseen[j] == (not cov.full_turn[j])
+    # wavelengths 2π·10^(i/2) = 6.3, 19.9, 62.8, 198.7, ...: the first three fit in 63 offsets
+    assert cov.unseen.sum() == 5 and cov.attention_factor == 1.0
+
+
+def test_coverage_of_the_toy_model_and_a_llama_head():
+    toy = pl.rope_angle_coverage(8, 16, 64)            # d = 8 per head, trained on 16 tokens
+    assert toy.full_turn.tolist() == [True, False, False, False]
+    assert toy.unseen.tolist() == [False, True, True, True]
+    head = pl.rope_angle_coverage(128, 4096, 16384)
+    # pairs with (L - 1) w_i < 2π are i > 64 ln(4095 / 2π) / ln(10000) = 45.0...: 46 .. 63
+    first = 64 * math.log(4095 / (2 * math.pi)) / math.log(10000)
+    assert np.flatnonzero(head.unseen).tolist() == list(range(math.floor(first) + 1, 64))
+
+
+@given(dims, lengths, st.sampled_from([2, 4, 8]))
+def test_pi_at_s_times_the_length_meets_no_new_angle(d, L, s):
+    cov = pl.rope_angle_coverage(d, L, s * L, method="pi", factor=s)
+    assert not cov.unseen.any()
+    np.testing.assert_allclose(cov.slowdown, s, rtol=1e-12)
+    plain = pl.rope_angle_coverage(d, L, s * L)
+    assert plain.unseen.sum() == (~plain.full_turn).sum()
+
+
+def test_yarn_coverage_keeps_fast_pairs_and_interpolates_slow_ones():
+    cov = pl.rope_angle_coverage(128, 4096, 16384, method="yarn", factor=4)
+    r = cov.rotations
+    assert np.all(cov.slowdown[r > 32] == pytest.approx(1.0))
+    assert np.all(cov.slowdown[r < 1] == pytest.approx(4.0))
+    assert not cov.unseen.any()
+    assert cov.attention_factor == pytest.approx(0.1 * math.log(4) + 1)
+
+
+def test_scaled_score_is_the_mean_cosine():
+    ks = np.arange(0, 50)
+    for method, s in (("none", 1.0), ("pi", 4.0), ("ntk", 4.0), ("yarn", 4.0)):
+        w, att = pl.rope_frequencies(8, 10000.0, method, s, 16)
+        want = [sum(math.cos(k * wi) for wi in w) / 4 for k in ks]
+        np.testing.assert_allclose(pl.rope_scaled_score(8, ks, method=method, factor=s, original_max_len=16),
+                                   want, atol=1e-12)
+        np.testing.assert_allclose(pl.rope_scaled_score(8, ks, method=method, factor=s, original_max_len=16,
+                                                        with_attention_factor=True),
+                                   np.array(want) * att ** 2, atol=1e-12)
+    # plain RoPE's curve is 04's sum of cosines, divided by the number of pairs
+    np.testing.assert_allclose(pl.rope_scaled_score(16, ks), pl.pe_dot_by_offset(ks, 16) / 8, atol=1e-12)
+
+
+@pytest.mark.parametrize("call,exc,words", [
+    (lambda: pl.rope_frequencies(8, method="linear"), ValueError, "method"),
+    (lambda: pl.rope_frequencies(8, method="pi", factor=0.5), ValueError, "factor"),
+    (lambda: pl.rope_frequencies(8, method="yarn", factor=2), ValueError, "original_max_len"),
+    (lambda: pl.rope_frequencies(2, method="ntk", factor=2), ValueError, "d_model"),
+    (lambda: pl.rope_frequencies(7), ValueError, "d_model"),
+    (lambda: pl.rope_frequencies(8, base=1.0), ValueError, "base"),
+    (lambda: pl.rope_frequencies(8, method="yarn", factor=2, original_max_len=16, beta_fast=1, beta_slow=2),
+     ValueError, "beta_slow"),
+    (lambda: pl.rope_angle_coverage(8, 1, 16), ValueError, "train_len"),
+    (lambda: pl.yarn_correction_range(8, 0), ValueError, "original_max_len"),
+    (lambda: pl.rope_scaled_score(8, [0, float("nan")]), ValueError, "offsets"),
+])
+def test_bad_input_is_refused_clearly(call, exc, words):
+    assert_refused_clearly(call, exc, words)

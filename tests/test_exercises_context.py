@@ -1,0 +1,60 @@
+"""posenc.exercises.context: every check accepts the right answer (computed independently here)
+and names what was entered and the slip it shows."""
+import math
+
+import posenc_lib as pl
+
+
+def wrong_names(verdict, entered, words):
+    assert not verdict.ok
+    assert f"你填的是 {entered}" in verdict.message, verdict.message
+    assert words in verdict.message, verdict.message
+
+
+def test_check_rotations():
+    w = 10000 ** (-80 / 128)
+    right = 4096 * w / (2 * math.pi)
+    assert pl.check_rotations(40, 128, 4096, right)
+    assert pl.check_rotations(40, 128, 4096, round(right, 3))
+    assert "超过一圈" in pl.check_rotations(40, 128, 4096, right).message
+    assert "不到一圈" in pl.check_rotations(60, 128, 4096, 4096 * 10000 ** (-120 / 128) / (2 * math.pi)).message
+    wrong_names(pl.check_rotations(40, 128, 4096, round(4096 * w, 2)), f"{round(4096 * w, 2):g}", "2π")
+    wrong_names(pl.check_rotations(40, 128, 4096, round(2 * math.pi / w / 4096, 4)),
+                f"{round(2 * math.pi / w / 4096, 4):g}", "倒过来")
+    wrong_names(pl.check_rotations(40, 128, 4096, 4096 * 10000 ** (-40 / 128) / (2 * math.pi)),
+                "", "−i/d_model")
+    wrong_names(pl.check_rotations(40, 128, 4096, 7), "7", "L·w_40 / 2π")
+    assert not pl.check_rotations(40, 128, 4096, None)
+    wrong_names(pl.check_rotations(40, 128, 4096, "two"), "'two'", "一个数")
+
+
+def test_check_ntk_base():
+    right = 10000 * 4 ** (128 / 126)
+    assert pl.check_ntk_base(128, 4, right) and pl.check_ntk_base(128, 4, round(right))
+    wrong_names(pl.check_ntk_base(128, 4, 40000), "40000", "少了指数")
+    wrong_names(pl.check_ntk_base(128, 4, 10000 * 4 ** (126 / 128)), "", "倒过来")
+    wrong_names(pl.check_ntk_base(128, 4, 1e16), "10000000000000000", "s 次方")
+    wrong_names(pl.check_ntk_base(128, 4, 123), "123", "d/(d−2)")
+
+
+def test_check_yarn_attention_factor():
+    right = 0.1 * math.log(4) + 1
+    assert pl.check_yarn_attention_factor(4, round(right, 4))
+    assert not pl.check_yarn_attention_factor(4, round(right, 4) + 0.001)
+    wrong_names(pl.check_yarn_attention_factor(4, round(0.1 * math.log10(4) + 1, 4)), "", "以 10 为底")
+    wrong_names(pl.check_yarn_attention_factor(4, round(0.1 * math.log2(4) + 1, 4)), "1.2", "以 2 为底")
+    wrong_names(pl.check_yarn_attention_factor(4, round(round(right, 4) ** 2, 4)), "", "平方")
+    wrong_names(pl.check_yarn_attention_factor(4, round(0.1 * math.log(4), 4)), "", "+ 1")
+
+
+def test_check_unseen_pairs():
+    # never a full turn in 4096 positions: (L - 1) w_i < 2π  <=>  i > 64 ln(4095/2π) / ln(10000)
+    first = math.floor(64 * math.log(4095 / (2 * math.pi)) / math.log(10000)) + 1
+    right = 64 - first
+    assert right == 18
+    assert pl.check_unseen_pairs(128, 4096, 16384, right)
+    wrong_names(pl.check_unseen_pairs(128, 4096, 16384, 64), "64", "全部 64 对")
+    wrong_names(pl.check_unseen_pairs(128, 4096, 16384, 64 - right), str(64 - right), "转满一圈的对数")
+    reach = sum(1 for i in range(first, 64) if 16383 * 10000 ** (-i / 64) >= 2 * math.pi)
+    wrong_names(pl.check_unseen_pairs(128, 4096, 16384, reach), str(reach), "才转满一圈")
+    wrong_names(pl.check_unseen_pairs(128, 4096, 16384, 2.5), "2.5", "整数")

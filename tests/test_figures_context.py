@@ -1,0 +1,92 @@
+"""posenc.figures.context: plot_rope_scaling and the rope_scaling explorer (the generic explorer
+tests in test_posenc_lib.py also run over it: every control moves the figure, widget = render)."""
+import io
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import posenc_lib as pl
+from support import assert_draws_cleanly, assert_refused_clearly, pixels
+
+
+@pytest.mark.parametrize("kwargs", [
+    {}, dict(method="pi"), dict(method="ntk", factor=8), dict(method="yarn", factor=32),
+    dict(method="yarn", factor=4, original_max_len=16, target_len=64, d_model=8),
+    dict(method="none", original_max_len=8192, target_len=16, d_model=8),
+])
+def test_plot_rope_scaling_draws_cleanly(kwargs):
+    assert_draws_cleanly(lambda: pl.plot_rope_scaling(**kwargs))
+
+
+def test_plot_into_given_axes():
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(11, 3.5))
+    ax = fig.subplots()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert pl.plot_rope_scaling(ax=ax) is fig
+        fig.savefig(io.BytesIO(), format="png")
+    assert len(fig.axes) == 3
+
+
+def test_explorer_draws_what_the_compute_functions_say():
+    ex = pl.EXPLORERS["rope_scaling"]()
+    ex.controls["d_model"].value = 8
+    ex.controls["original_max_len"].value = 16
+    ex.controls["target_len"].value = 64
+    view = ex.view
+    w = [10000 ** (-2 * i / 8) for i in range(4)]
+    # plain RoPE: pairs 1..3 never complete a turn in 16 positions and turn further at 64
+    assert np.flatnonzero(ex.coverage.unseen).tolist() == [1, 2, 3]
+    x, y = view.unseen_pts.get_data()
+    np.testing.assert_allclose(y, [63 * w[i] / (2 * math.pi) for i in (1, 2, 3)])
+    np.testing.assert_allclose(x, [16 * w[i] / (2 * math.pi) for i in (1, 2, 3)])
+    assert "3" in view.title_turn.get_text()
+    for method, want in (("pi", [4, 4, 4, 4]), ("ntk", [4 ** (i / 3) for i in range(4)]), ("yarn", [1, 4, 4, 4])):
+        ex.controls["method"].value = method
+        np.testing.assert_allclose(view.slow.get_data()[1], want, rtol=1e-12)
+        # new angles: no full turn in training (15 w_i < 2π) and turned past 16 w_i at 64
+        new = [i for i in range(4) if 15 * w[i] < 2 * math.pi and 63 * w[i] / want[i] > 16 * w[i]]
+        assert len(view.unseen_pts.get_data()[0]) == len(new)
+        assert new == ([1, 2] if method == "ntk" else [])
+    ex.controls["factor"].value = 1
+    np.testing.assert_allclose(view.slow.get_data()[1], 1.0)
+    # the score curve is the mean cosine at integer offsets 0 .. L'
+    xs, ys = view.plain.get_data()
+    ks = np.round(np.asarray(xs) * 64)
+    np.testing.assert_allclose(ys, [sum(math.cos(k * wi) for wi in w) / 4 for k in ks], atol=1e-12)
+
+
+def test_yarn_title_shows_the_attention_factor():
+    ex = pl.EXPLORERS["rope_scaling"](method="yarn", factor=16)
+    assert f"{0.1 * math.log(16) + 1:.3f}" in ex.view.title_score.get_text()
+
+
+def test_every_method_gives_other_pixels():
+    ex = pl.EXPLORERS["rope_scaling"]()
+    seen = []
+    for method in pl.ROPE_SCALING_METHODS:
+        ex.controls["method"].value = method
+        seen.append(pixels(ex.figure))
+    for a in range(len(seen)):
+        for b in range(a + 1, len(seen)):
+            assert not np.array_equal(seen[a], seen[b])
+
+
+@pytest.mark.parametrize("call,exc,words", [
+    (lambda: pl.plot_rope_scaling(method="rope"), ValueError, "method"),
+    (lambda: pl.plot_rope_scaling(factor=0.5), ValueError, "factor"),
+    (lambda: pl.plot_rope_scaling(d_model=9), ValueError, "d_model"),
+    (lambda: pl.plot_rope_scaling(target_len=1), ValueError, "target_len"),
+])
+def test_bad_input_is_refused_clearly(call, exc, words):
+    assert_refused_clearly(call, exc, words)
+
+
+def test_no_cjk_font_fallback(without_cjk_font):
+    without_cjk_font('''
+figs = [pl.plot_rope_scaling(), pl.plot_rope_scaling("yarn", 4, 16, 64, 8), pl.EXPLORERS["rope_scaling"]().figure]
+''')
