@@ -12,6 +12,8 @@ room (``posenc/…``)               what it holds                               
 ``attention``                     softmax, self-attention, the 猫咬狗 demo     01
 ``hand_calculation``              word vector + PE, token by token            02
 ``distance``                      scores by offset, fits, row similarity      04, 05
+``relative_family``               Shaw et al., the four-term score (absolute  06
+                                  PE and Transformer-XL), T5's buckets
 ``rope_alibi``                    RoPE and ALiBi in numpy                     07
 ``torch_layers``                  the encodings as torch modules (lazy)       05, 07
 ``task/``                         谁咬谁: ``data``, ``model`` (torch, lazy),    05, 07
@@ -59,6 +61,8 @@ from posenc.exercises.encoding import (check_dot_product, check_flipped_bits, ch
                                        check_pe, check_rotation, check_shifted_pe,
                                        check_split_column, check_wavelength)
 from posenc.exercises.models import check_order_blind_accuracy, check_position_params
+from posenc.exercises.relative_family import (check_moving_terms, check_shaw_row, check_t5_bucket,
+                                              check_t5_buckets_used, moving_terms)
 from posenc.exercises.rope_alibi import check_alibi_slope, check_rope_angle, check_rope_shift
 from posenc.exercises.verdict import Verdict, check_choice, check_value
 from posenc.figures.alibi import ALIBI_VMIN, AlibiExplorer, plot_alibi_attention, plot_alibi_bias
@@ -71,6 +75,8 @@ from posenc.figures.permutation import PERMUTATION_SENTENCES, PermutationExplore
 from posenc.figures.relative import (RelativeExplorer, SimilarityExplorer, plot_cosine_histograms,
                                      plot_dot_product, plot_relative_rotation, plot_shift_regression,
                                      plot_similarity)
+from posenc.figures.relative_family import (ScoreTermsExplorer, T5BucketExplorer, plot_score_terms,
+                                            plot_shaw_index, plot_t5_buckets)
 from posenc.figures.rope import RopeExplorer, plot_rope
 from posenc.figures.sinusoid import (ClockExplorer, HeatmapExplorer, plot_binary_vs_sinusoid,
                                      plot_clock, plot_pe_curves, plot_pe_heatmap, plot_wavelengths)
@@ -79,6 +85,11 @@ from posenc.figures.style import (CJK_INSTALL_HINT, GLOSS, PE_COLORS, PE_STYLES,
 from posenc.hand_calculation import HandCalculation, hand_calculation
 from posenc.notebook import notebook_setup
 from posenc.quiz import INTERVIEW_QUIZ, Quiz
+from posenc.relative_family import (TERM_LABELS, ScoreTerms, absolute_score_terms,
+                                    shaw_relative_attention, shaw_relative_index, shaw_relative_logits,
+                                    t5_bucket_ranges, t5_demo_bias_table, t5_position_bias,
+                                    t5_relative_bucket, transformer_xl_demo_parameters,
+                                    transformer_xl_score_terms)
 from posenc.rope_alibi import (SCORE_KINDS, alibi_attention, alibi_bias, alibi_causal_bias,
                                alibi_slopes, content_position_scores, rope, rope_pair_coefficients,
                                rope_rotation, rope_score_by_offset)
@@ -104,6 +115,8 @@ EXPLORERS = {
     "relative": RelativeExplorer,
     "similarity": SimilarityExplorer,
     "learned": LearnedTableExplorer,
+    "t5_buckets": T5BucketExplorer,
+    "score_terms": ScoreTermsExplorer,
     "rope": RopeExplorer,
     "alibi": AlibiExplorer,
 }
@@ -126,6 +139,10 @@ __all__ = [
     "attention_demo", "HandCalculation", "hand_calculation", "LinearFit", "linear_fit",
     "score_matrix", "offset_scores", "offset_structure", "random_word_vectors", "word_pe_cosines",
     "word_position_probe", "position_similarity", "similarity_by_offset",
+    # the relative-position family: Shaw et al., Transformer-XL, T5
+    "shaw_relative_index", "shaw_relative_logits", "shaw_relative_attention", "ScoreTerms", "TERM_LABELS",
+    "absolute_score_terms", "transformer_xl_score_terms", "transformer_xl_demo_parameters",
+    "t5_relative_bucket", "t5_bucket_ranges", "t5_position_bias", "t5_demo_bias_table",
     # RoPE and ALiBi
     "rope", "rope_rotation", "rope_pair_coefficients", "rope_score_by_offset", "SCORE_KINDS",
     "content_position_scores", "alibi_slopes", "alibi_bias", "alibi_causal_bias", "alibi_attention",
@@ -144,7 +161,8 @@ __all__ = [
     "Verdict", "check_value", "check_choice", "check_pe", "check_wavelength", "check_flipped_bits",
     "check_nearest_repeat", "check_split_column", "check_dot_product", "check_rotation",
     "check_shifted_pe", "check_position_params", "check_order_blind_accuracy", "check_alibi_slope",
-    "check_rope_angle", "check_rope_shift", "Quiz", "INTERVIEW_QUIZ",
+    "check_rope_angle", "check_rope_shift", "check_t5_bucket", "check_t5_buckets_used", "check_shaw_row",
+    "check_moving_terms", "moving_terms", "Quiz", "INTERVIEW_QUIZ",
     # text, setup, style
     "format_matrix", "markdown_table", "notebook_setup", "GLOSS", "CJK_INSTALL_HINT", "cjk_font",
     "label", "token_label", "figure_style", "PE_STYLES", "PE_COLORS",
@@ -153,10 +171,12 @@ __all__ = [
     "plot_hand_calculation", "plot_attention", "plot_dot_product", "plot_shift_regression",
     "plot_cosine_histograms", "plot_relative_rotation", "plot_similarity", "plot_loss_curves",
     "plot_learned_similarity", "plot_length_accuracy", "plot_rope", "plot_alibi_bias",
-    "plot_alibi_attention", "plot_extrapolation", "plot_accuracy_by_start", "ALIBI_VMIN",
+    "plot_alibi_attention", "plot_extrapolation", "plot_accuracy_by_start", "plot_t5_buckets",
+    "plot_score_terms", "plot_shaw_index", "ALIBI_VMIN",
     "LOSS_YLIM", "PERMUTATION_SENTENCES", "Explorer", "HeatmapExplorer", "ClockExplorer",
     "PermutationExplorer", "HandCalcExplorer", "RelativeExplorer", "SimilarityExplorer",
-    "LearnedTableExplorer", "TrainingPanel", "RopeExplorer", "AlibiExplorer", "EXPLORERS",
+    "LearnedTableExplorer", "TrainingPanel", "T5BucketExplorer", "ScoreTermsExplorer", "RopeExplorer",
+    "AlibiExplorer", "EXPLORERS",
     "__version__",
 ]
 
