@@ -19,7 +19,7 @@ room (``posenc/…``)               what it holds                               
 ``task/``                         谁咬谁: ``data``, ``model`` (torch, lazy),    05, 07
                                   ``training``, ``evaluation``, ``experiments``
 ``exercises/``                    ``Verdict`` and every ``check_*``           all
-``quiz``                          the self-check quiz                         06
+``quiz``                          the self-check quiz                         10
 ``text``                          aligned text and markdown tables            01, 05
 ``notebook``                      the setup cell                              all
 ``figures/style``                 CJK fonts, the course's look, axes          all

@@ -32,7 +32,7 @@ def test_t5_explorer_draws_the_reference_buckets_in_both_modes():
 
 def test_t5_explorer_text_states_the_computed_numbers():
     ex = pl.EXPLORERS["t5_buckets"]()
-    text = ex.view.info.get_text()
+    text = ex.view.info_text()
     # the last bucket of the earlier side starts at the smallest distance that reaches bucket 15
     last_start = min(n for n in range(1, 200) if t5_bucket_reference(-n) == 15)
     assert last_start == 91
@@ -41,7 +41,7 @@ def test_t5_explorer_text_states_the_computed_numbers():
         assert "桶 16 没有偏移用到" in text
     ex.controls["bidirectional"].value = False
     causal_start = min(n for n in range(1, 300) if t5_bucket_reference(-n, False) == 31)
-    assert f"|k| ≥ {causal_start}" in ex.view.info.get_text()
+    assert f"|k| ≥ {causal_start}" in ex.view.info_text()
 
 
 def test_score_terms_explorer_right_panel_never_moves_with_m():

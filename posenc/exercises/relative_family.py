@@ -101,7 +101,7 @@ def check_t5_buckets_used(answer, side: str = "after", bidirectional: bool = Tru
         return Verdict(True, f"{where}用到桶 {first} … {last}，共 {right} 个（{_mode(bidirectional)}，"
                              f"num_buckets = {num_buckets}）。")
     exact = sum(1 for _, lo, hi in on_side if lo == hi and abs(lo) < max_exact)
-    slips = {num_buckets: f"{num_buckets} 是全部的桶；问的是{where}这一侧。",
+    slips = {num_buckets: f"{num_buckets} 是全部的桶；问的是 {where}这一侧。",
              exact: f"{exact} 只是一个偏移一个桶的那些（|k| < {max_exact}）；再远还有按对数分的桶。",
              len(ranges): f"{len(ranges)} 是两侧一共用到的桶。"}
     if bidirectional and side == "after":
@@ -112,7 +112,7 @@ def check_t5_buckets_used(answer, side: str = "after", bidirectional: bool = Tru
     slips.pop(right, None)
     if got in slips:
         return _wrong(answer, slips[got])
-    return _wrong(answer, f"先找{where}的最小、最大桶编号，再看中间有没有空着的桶。")
+    return _wrong(answer, f"先找 {where}的最小、最大桶编号，再看中间有没有空着的桶。")
 
 
 def check_shaw_row(m: int, n: int, max_relative: int, answer) -> Verdict:

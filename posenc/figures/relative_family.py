@@ -67,8 +67,11 @@ class _T5View:
         self.bias_future, = ax_bias.plot([], [], color="C4", lw=1.5, drawstyle="steps-mid")
         self.exact_lines = [ax.plot([], [], color="C2", lw=0.9, ls="--")[0] for ax in (ax_bucket, ax_bias)]
         self.far_lines = [ax.plot([], [], color="C3", lw=0.9, ls="--")[0] for ax in (ax_bucket, ax_bias)]
-        self.info = ax_bucket.text(0.01, 0.97, " ", transform=ax_bucket.transAxes, ha="left", va="top",
-                                   fontsize=7.5, linespacing=1.35)
+        # one text per line: a line whose numbers did not change is replayed from the glyph cache
+        self.info = [ax_bucket.annotate(" ", xy=(0.01, 0.97), xycoords="axes fraction", xytext=(0, -10.5 * j),
+                                        textcoords="offset points", ha="left", va="top", fontsize=7.5,
+                                        bbox=dict(facecolor="white", edgecolor="none", alpha=0.85, pad=1.6))
+                     for j in range(3)]
         self.title = ax_bucket.set_title(" ", fontsize=9)
         self.title_bias = ax_bias.set_title(" ", fontsize=8.5)
         handles = [Line2D([], [], color="C2", lw=0.9, ls="--", label=label("±max_exact：精确桶到此为止",
@@ -76,9 +79,13 @@ class _T5View:
                    Line2D([], [], color="C3", lw=0.9, ls="--", label=label("±max_distance", "±max_distance"))]
         ax_bucket.legend(handles=handles, loc="lower right", fontsize=7, frameon=False)
 
+    def info_text(self) -> str:
+        """The three lines of explanation, as one string."""
+        return "\n".join(t.get_text() for t in self.info)
+
     def artists(self):
         return [self.bucket_past, self.bucket_future, self.bias_past, self.bias_future, *self.exact_lines,
-                *self.far_lines, self.info, self.title, self.title_bias]
+                *self.far_lines, *self.info, self.title, self.title_bias]
 
     def update(self, num_buckets, max_distance, bidirectional):
         ks, past = self.ks, self.past
@@ -114,7 +121,8 @@ class _T5View:
                                f"k > 0 starts at bucket {s['half']}, which no offset reaches"))
         else:
             lines.append(label("k ≥ 0 全在桶 0（k > 0 本来就被掩码遮住）", "k ≥ 0 all in bucket 0 (k > 0 is masked)"))
-        self.info.set_text("\n".join(lines))
+        for text, line in zip(self.info, lines):
+            text.set_text(line)
         self.title_bias.set_text(label("一个头加到分数上的偏置 bias[bucket(k)]（示意表，不是训练出来的）",
                                        "the bias one head adds, bias[bucket(k)] (illustrative table, not trained)"))
 
@@ -294,7 +302,8 @@ class ScoreTermsExplorer(Explorer):
                                      max=_TermsView.M_MAX, description=label("m (query 位置)", "m (query position)"),
                                      style=st)}
         names = {"a": label("(a) 内容–内容", "(a) content-content"), "b": label("(b) 内容–位置", "(b) content-position"),
-                 "c": label("(c)", "(c)"), "d": label("(d)", "(d)")}
+                 "c": label("(c) 位置–内容 | u", "(c) position-content | u"),
+                 "d": label("(d) 位置–位置 | v", "(d) position-position | v")}
         for x, value in zip(TERMS, (a, b, c, d)):
             controls[x] = w.Checkbox(value=bool(value), description=names[x], indent=False,
                                      layout=w.Layout(width="auto"))
