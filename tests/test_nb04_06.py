@@ -323,7 +323,7 @@ def test_similarity_explorer_titles_follow_the_projection():
 # The quiz
 # ---------------------------------------------------------------------------
 def test_interview_quiz_bank_is_well_formed():
-    assert 8 <= len(pl.INTERVIEW_QUIZ) <= 16   # 10 for 01-07, + 3 for 09 (context extension)
+    assert 8 <= len(pl.INTERVIEW_QUIZ) <= 24   # 01-05, 06 (relative family), 07-09
     answers = {q["answer"] for q in pl.INTERVIEW_QUIZ}
     assert len(answers) >= 3, "the right option should not always sit in the same place"
     text = " ".join(q["question"] + " ".join(q["options"]) + q["explanation"] for q in pl.INTERVIEW_QUIZ)

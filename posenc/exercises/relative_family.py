@@ -1,0 +1,226 @@
+"""``check_*`` for the relative-position family: T5 buckets, Shaw et al.'s table rows, and which
+terms of the four-term score move with a position.
+"""
+from __future__ import annotations
+
+import math
+
+from ..distance import random_word_vectors
+from ..relative_family import (TERM_LABELS, _t5_sizes, absolute_score_terms, shaw_relative_index,
+                               t5_bucket_ranges, t5_relative_bucket, transformer_xl_demo_parameters,
+                               transformer_xl_score_terms)
+from ..validate import _check_int
+from .verdict import PLACEHOLDER, Verdict, _read_answer, _wrong
+
+
+def _mode(bidirectional: bool) -> str:
+    return "双向" if bidirectional else "因果"
+
+
+def check_t5_bucket(k: int, answer, bidirectional: bool = True, num_buckets: int = 32,
+                    max_distance: int = 128) -> Verdict:
+    """Check T5's bucket of the offset ``k = n - m`` (:func:`t5_relative_bucket`).
+
+    Recognises the direction flipped (the bucket of -k), the offset used as a bucket past
+    max_exact, rounding instead of truncating, all buckets used for one direction in
+    bidirectional mode, and the other mode's bucket.
+    Introduced in notebook 06_relative_family.
+    """
+    k = _check_int("k", k, -10**9, 10**9)
+    bidirectional, half, max_exact, max_distance = _t5_sizes(bidirectional, num_buckets, max_distance)
+    right = t5_relative_bucket(k, bidirectional, num_buckets, max_distance)
+    if answer is None:
+        return Verdict(False, PLACEHOLDER)
+    got = _read_answer(answer, "int")
+    if got is None:
+        return _wrong(answer, "答案应是一个整数：桶的编号（从 0 开始）。")
+    after = bidirectional and k > 0
+    n = abs(k) if bidirectional else max(-k, 0)
+    shift = f"k > 0，先加 {half}；" if after else ""
+    if n < max_exact:
+        how = f"{shift}n = {n} < max_exact = {max_exact}，一个偏移一个桶：桶 = {'%d + ' % half if after else ''}{n}"
+    elif n >= max_distance:
+        how = f"{shift}n = {n} ≥ max_distance = {max_distance}：这个方向的最后一个桶"
+    else:
+        x = math.log(n / max_exact) / math.log(max_distance / max_exact) * (half - max_exact)
+        how = (f"{shift}n = {n} ≥ max_exact = {max_exact}：{max_exact} + ⌊log({n}/{max_exact}) / "
+               f"log({max_distance}/{max_exact}) × {half - max_exact}⌋ = {max_exact} + ⌊{x:.3f}⌋")
+    if got == right:
+        return Verdict(True, f"k = {k}（{_mode(bidirectional)}）落在桶 {right}：{how}"
+                             f"{' = ' + str(right) if n < max_distance else f'，即桶 {right}'}。")
+    slips = {}
+    if bidirectional and k != 0:
+        slips[t5_relative_bucket(-k, True, num_buckets, max_distance)] = (
+            f"这是 k = {-k} 的桶，方向反了：k = n − m（key 位置 − query 位置），k > 0 的 key 在 query 之后，"
+            f"用后一半的桶（编号加 {half}）；k < 0 用前一半。")
+    if n >= max_exact:
+        for value in ({n, n + half} if after else {n}):
+            slips.setdefault(value, f"|k| = {n} 已经不小于 max_exact = {max_exact}：只有更近的偏移一个偏移一个桶，"
+                                    f"再远就按对数分桶，几个偏移共用一个桶。")
+        if n < max_distance:
+            x = math.log(n / max_exact) / math.log(max_distance / max_exact) * (half - max_exact)
+            for value in (round(x), math.ceil(x)):
+                wrong = (half if after else 0) + min(max_exact + value, half - 1)
+                slips.setdefault(wrong, "参考实现把对数那一项截断取整（向 0 取整，.to(torch.long)），"
+                                        "不是四舍五入或向上取整。")
+    if bidirectional:
+        alone = t5_relative_bucket(-n, False, num_buckets, max_distance) + (half if after else 0)
+        slips.setdefault(alone, f"双向时每个方向只有 num_buckets // 2 = {half} 个桶，max_exact = {max_exact}；"
+                                f"这是把全部 {num_buckets} 个桶给一个方向算出来的。")
+    other = t5_relative_bucket(k, not bidirectional, num_buckets, max_distance)
+    slips.setdefault(other, f"这是{_mode(not bidirectional)}模式的桶；题目问的是{_mode(bidirectional)}模式。")
+    slips.pop(right, None)
+    if got in slips:
+        return _wrong(answer, slips[got])
+    return _wrong(answer, f"按参考实现一步步来：{how}（先算完再截断取整）。")
+
+
+def check_t5_buckets_used(answer, side: str = "after", bidirectional: bool = True, num_buckets: int = 32,
+                          max_distance: int = 128) -> Verdict:
+    """How many buckets do the offsets on one side actually reach?
+
+    ``side="after"``: keys after the query (k > 0); ``"before"``: k <= 0 (earlier keys and
+    the query itself). Counted from :func:`t5_bucket_ranges`. Recognises counting the
+    bucket no offset reaches, counting all the buckets, and counting only the exact ones.
+    Introduced in notebook 06_relative_family.
+    """
+    if side not in ("after", "before"):
+        raise ValueError(f"side must be 'after' or 'before', got {side!r} / side 只能是 'after' 或 'before'")
+    bidirectional, half, max_exact, max_distance = _t5_sizes(bidirectional, num_buckets, max_distance)
+    ranges = t5_bucket_ranges(bidirectional, num_buckets, max_distance)
+    on_side = [(b, lo, hi) for b, lo, hi in ranges if (hi > 0 if side == "after" else lo <= 0)]
+    right = len(on_side)
+    where = "k > 0（key 在 query 之后）" if side == "after" else "k ≤ 0（key 在 query 之前或就是它）"
+    if answer is None:
+        return Verdict(False, PLACEHOLDER)
+    got = _read_answer(answer, "int")
+    if got is None:
+        return _wrong(answer, "答案应是一个整数：桶的个数。")
+    first, last = on_side[0][0], on_side[-1][0]
+    if got == right:
+        return Verdict(True, f"{where}用到桶 {first} … {last}，共 {right} 个（{_mode(bidirectional)}，"
+                             f"num_buckets = {num_buckets}）。")
+    exact = sum(1 for _, lo, hi in on_side if lo == hi and abs(lo) < max_exact)
+    slips = {num_buckets: f"{num_buckets} 是全部的桶；问的是 {where}这一侧。",
+             exact: f"{exact} 只是一个偏移一个桶的那些（|k| < {max_exact}）；再远还有按对数分的桶。",
+             len(ranges): f"{len(ranges)} 是两侧一共用到的桶。"}
+    if bidirectional and side == "after":
+        slips[half] = (f"k > 0 的桶编号从 {half} 起算，可桶 {half} 要 k > 0 且 |k| = 0，没有偏移能落进去："
+                       f"实际从桶 {half + 1} 开始。")
+    if not bidirectional and side == "after":
+        slips[0] = "k > 0 虽然被掩码遮住，参考实现仍把它们都放进桶 0：用到 1 个桶。"
+    slips.pop(right, None)
+    if got in slips:
+        return _wrong(answer, slips[got])
+    return _wrong(answer, f"先找 {where}的最小、最大桶编号，再看中间有没有空着的桶。")
+
+
+def check_shaw_row(m: int, n: int, max_relative: int, answer) -> Verdict:
+    """Which row of Shaw et al.'s ``(2*max_relative + 1, d)`` table does query m use for key n?
+
+    The row is ``clip(n - m, ±max_relative) + max_relative`` (:func:`shaw_relative_index`).
+    Recognises m - n instead of n - m, a missing clip, the offset given instead of the row
+    (no ``+ max_relative``) and |n - m|.
+    Introduced in notebook 06_relative_family.
+    """
+    m = _check_int("m", m, 0, 100000)
+    n = _check_int("n", n, 0, 100000)
+    max_relative = _check_int("max_relative", max_relative, 0, 100000)
+    size = max(m, n) + 1
+    right = int(shaw_relative_index(size, size, max_relative)[m, n])
+    k = n - m
+    clipped = max(-max_relative, min(max_relative, k))
+    if answer is None:
+        return Verdict(False, PLACEHOLDER)
+    got = _read_answer(answer, "int")
+    if got is None:
+        return _wrong(answer, f"答案应是一个整数：行号 0 … {2 * max_relative}。")
+    if got == right:
+        extra = f"，裁剪到 {clipped}" if clipped != k else ""
+        return Verdict(True, f"k = n − m = {n} − {m} = {k}{extra}；行号 = {clipped} + {max_relative} = {right}。")
+    slips = {}          # earlier entries win when two slips give the same number
+    slips.setdefault(max(-max_relative, min(max_relative, -k)) + max_relative,
+                     f"这是 m − n 的行：Shaw 等人用 key 位置减 query 位置，k = n − m = {k}。")
+    slips.setdefault(k + max_relative, f"k = {k} 要先裁剪到 [−{max_relative}, {max_relative}]，"
+                                       f"表里只有 {2 * max_relative + 1} 行。")
+    slips.setdefault(clipped, f"{clipped} 是裁剪后的偏移本身；行号还要加 {max_relative}"
+                              f"（第 0 行是 k = −{max_relative}）。")
+    slips.setdefault(abs(clipped), "偏移有正负：key 在 query 之前和之后用的是不同的行（不取绝对值）。")
+    slips.pop(right, None)
+    if got in slips:
+        return _wrong(answer, slips[got])
+    return _wrong(answer, f"行号 = clip(n − m, −{max_relative}, {max_relative}) + {max_relative}。")
+
+
+_POSITIONS_IN = {   # what each term contains, by scheme
+    "absolute": {"a": (), "b": ("n",), "c": ("m",), "d": ("m", "n")},
+    "transformer_xl": {"a": (), "b": ("m − n",), "c": (), "d": ("m − n",)},
+}
+
+
+def _letters(answer):
+    """A set of term letters from "bd", "b, d", ["b", "d"], {"b"}, "" ...; None if unreadable."""
+    if isinstance(answer, str):
+        letters = [c for c in answer.lower() if c.isalpha()]
+    elif isinstance(answer, (list, tuple, set, frozenset)):
+        if not all(isinstance(x, str) for x in answer):
+            return None
+        letters = [c for x in answer for c in x.lower() if c.isalpha()]
+    else:
+        return None
+    return set(letters) if set(letters) <= set("abcd") else None
+
+
+def moving_terms(scheme: str = "absolute", vary: str = "m") -> set:
+    """The terms (letters) that change when the query position m moves with the offset k fixed
+    (``vary="m"``), or when k moves with m fixed (``vary="k"``), measured on the demo words
+    and parameters of the figures.
+    Introduced in notebook 06_relative_family.
+    """
+    if scheme not in TERM_LABELS:
+        raise ValueError(f"scheme must be one of {tuple(TERM_LABELS)}, got {scheme!r} / scheme 只能是 "
+                         f"{tuple(TERM_LABELS)} 之一")
+    if vary not in ("m", "k"):
+        raise ValueError(f"vary must be 'm' or 'k', got {vary!r} / vary 只能是 'm' 或 'k'")
+    x_q, x_key = random_word_vectors(2, 16)[:, None, :]
+    p = transformer_xl_demo_parameters(16)
+    pairs = [(30, 33), (47, 50)] if vary == "m" else [(30, 33), (30, 41)]   # (m, n)
+    values = []
+    for m, n in pairs:
+        if scheme == "absolute":
+            t = absolute_score_terms(x_q, x_key, p["w_q"], p["w_k_content"], [m], [n])
+        else:
+            t = transformer_xl_score_terms(x_q, x_key, p["w_q"], p["w_k_content"], p["w_k_position"],
+                                           p["u"], p["v"], [m], [n])
+        values.append({x: float(t[x][0, 0]) for x in "abcd"})
+    return {x for x in "abcd" if abs(values[0][x] - values[1][x]) > 1e-9}
+
+
+def check_moving_terms(answer, scheme: str = "absolute", vary: str = "m") -> Verdict:
+    """Which of the four terms (a)-(d) change when ``vary`` moves (``"m"``: the query position,
+    the offset k kept; ``"k"``: the offset, m kept)?
+
+    ``answer`` is letters, e.g. ``"bcd"`` or ``["b", "d"]`` (``""`` for none). The right set is
+    measured (:func:`moving_terms`); the feedback names each letter picked or missed wrongly.
+    Introduced in notebook 06_relative_family.
+    """
+    right = moving_terms(scheme, vary)
+    if answer is None:
+        return Verdict(False, PLACEHOLDER)
+    got = _letters(answer)
+    if got is None:
+        return _wrong(answer, "答案应是 a、b、c、d 中的字母，例如 \"bd\"（一项都不变就填 \"\"）。")
+    moved = "m 挪动、k 不变（n = m + k 跟着挪）" if vary == "m" else "k 变、m 不变"
+    names = TERM_LABELS[scheme]
+    shown = "".join(sorted(right)) or "（一项也没有）"
+
+    def contains(x):
+        pos = _POSITIONS_IN[scheme][x]
+        return "只含内容、不含位置" if not pos else "含 " + "、".join(pos)
+
+    if got == right:
+        return Verdict(True, f"{moved}时变的是 {shown}：" + "；".join(
+            f"({x}) {names[x]} {contains(x)}" for x in "abcd") + "。")
+    reasons = [f"({x}) {names[x]} {contains(x)}，{moved}时它不变" for x in sorted(got - right)]
+    reasons += [f"漏了 ({x}) {names[x]}：它{contains(x)}，{moved}时会变" for x in sorted(right - got)]
+    return _wrong(answer, "；".join(reasons) + "。")

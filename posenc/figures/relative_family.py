@@ -1,0 +1,353 @@
+"""The relative-position family as pictures: T5's buckets and the bias row they give a head,
+the four terms of the attention score (absolute PE vs Transformer-XL) against the offset, and
+which row of Shaw et al.'s table each (query, key) pair uses.
+
+Introduced in notebook 06_relative_family.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..distance import random_word_vectors
+from ..relative_family import (TERM_LABELS, TERM_LABELS_EN, _t5_sizes, absolute_score_terms,
+                               shaw_relative_index, t5_bucket_ranges, t5_demo_bias_table,
+                               t5_relative_bucket, transformer_xl_demo_parameters,
+                               transformer_xl_score_terms)
+from ..validate import _check_int
+from .explorer import Explorer, _slider_style
+from .style import _new_axes, figure_style, label
+
+TERMS = ("a", "b", "c", "d")
+_TERM_COLORS = {"a": "C0", "b": "C1", "c": "C2", "d": "C3"}
+
+
+# ---------------------------------------------------------------------------
+# T5 buckets
+# ---------------------------------------------------------------------------
+def _t5_summary(bidirectional, num_buckets, max_distance) -> dict:
+    """Numbers the T5 figure writes: buckets per direction, exact range, start of the last bucket."""
+    _, half, max_exact, _ = _t5_sizes(bidirectional, num_buckets, max_distance)
+    ranges = t5_bucket_ranges(bidirectional, num_buckets, max_distance)
+    used = {b for b, _, _ in ranges}
+    last_start = next(-hi for b, lo, hi in ranges if lo == -math.inf)    # the earlier side's last bucket
+    return {"half": half, "max_exact": max_exact, "last_start": int(last_start),
+            "unused": sorted(set(range(num_buckets)) - used)}
+
+
+class _T5View:
+    """Bucket of every offset k (top) and the bias row of one head (bottom), on a symlog axis."""
+
+    K_MAX = 1000
+    LINTHRESH = 10
+    NB_MAX = 64
+
+    def __init__(self, ax_bucket, ax_bias):
+        from matplotlib.lines import Line2D
+
+        self.ks = np.arange(-self.K_MAX, self.K_MAX + 1)
+        self.past = self.ks <= 0
+        self.ax_bucket, self.ax_bias = ax_bucket, ax_bias
+        for ax in (ax_bucket, ax_bias):
+            ax.set_xscale("symlog", linthresh=self.LINTHRESH, linscale=1.0)
+            ax.set_xlim(-self.K_MAX, self.K_MAX)
+            ax.axvline(0, color="0.8", lw=0.6, zorder=0.5)
+        ax_bucket.set_ylim(-2, self.NB_MAX + 2)
+        ax_bucket.set_yticks([0, 16, 32, 48, 64])
+        ax_bucket.set_ylabel(label("桶 (bucket)", "bucket"))
+        ax_bucket.tick_params(labelbottom=False)
+        ax_bias.set_ylim(-7.8, 1.4)
+        ax_bias.set_ylabel(label("偏置（示意）", "bias (illustrative)"))
+        ax_bias.set_xlabel(label("偏移 k = n − m（对称对数刻度：|k| ≤ 10 线性，之外每格 10 倍）",
+                                 "offset k = n − m (symlog: linear for |k| ≤ 10, then ×10 per tick)"))
+        self.bucket_past, = ax_bucket.plot([], [], color="C0", lw=1.5, drawstyle="steps-mid")
+        self.bucket_future, = ax_bucket.plot([], [], color="C0", lw=1.5, drawstyle="steps-mid")
+        self.bias_past, = ax_bias.plot([], [], color="C4", lw=1.5, drawstyle="steps-mid")
+        self.bias_future, = ax_bias.plot([], [], color="C4", lw=1.5, drawstyle="steps-mid")
+        self.exact_lines = [ax.plot([], [], color="C2", lw=0.9, ls="--")[0] for ax in (ax_bucket, ax_bias)]
+        self.far_lines = [ax.plot([], [], color="C3", lw=0.9, ls="--")[0] for ax in (ax_bucket, ax_bias)]
+        # one text per line: a line whose numbers did not change is replayed from the glyph cache
+        self.info = [ax_bucket.annotate(" ", xy=(0.01, 0.97), xycoords="axes fraction", xytext=(0, -10.5 * j),
+                                        textcoords="offset points", ha="left", va="top", fontsize=7.5,
+                                        bbox=dict(facecolor="white", edgecolor="none", alpha=0.85, pad=1.6))
+                     for j in range(3)]
+        self.title = ax_bucket.set_title(" ", fontsize=9)
+        self.title_bias = ax_bias.set_title(" ", fontsize=8.5)
+        handles = [Line2D([], [], color="C2", lw=0.9, ls="--", label=label("±max_exact：精确桶到此为止",
+                                                                            "±max_exact: exact buckets end")),
+                   Line2D([], [], color="C3", lw=0.9, ls="--", label=label("±max_distance", "±max_distance"))]
+        ax_bucket.legend(handles=handles, loc="lower right", fontsize=7, frameon=False)
+
+    def info_text(self) -> str:
+        """The three lines of explanation, as one string."""
+        return "\n".join(t.get_text() for t in self.info)
+
+    def artists(self):
+        return [self.bucket_past, self.bucket_future, self.bias_past, self.bias_future, *self.exact_lines,
+                *self.far_lines, *self.info, self.title, self.title_bias]
+
+    def update(self, num_buckets, max_distance, bidirectional):
+        ks, past = self.ks, self.past
+        buckets = t5_relative_bucket(ks, bidirectional, num_buckets, max_distance)
+        bias = t5_demo_bias_table(bidirectional, num_buckets, max_distance)[buckets]
+        s = _t5_summary(bidirectional, num_buckets, max_distance)
+        future = ks >= 0
+        self.bucket_past.set_data(ks[past], buckets[past])
+        self.bucket_future.set_data(ks[future], buckets[future])
+        self.bias_past.set_data(ks[past], bias[past])
+        self.bias_future.set_data(ks[future], bias[future])
+        for line in (self.bucket_future, self.bias_future):   # causal: k > 0 is masked anyway
+            line.set_color("C0" if line is self.bucket_future else "C4")
+            line.set_linestyle("-" if bidirectional else ":")
+            line.set_alpha(1.0 if bidirectional else 0.45)
+        sides = (-1, 1) if bidirectional else (-1,)
+        for lines, at in ((self.exact_lines, s["max_exact"]), (self.far_lines, max_distance)):
+            xs, ys = [], []
+            for sign in sides:
+                xs += [sign * at, sign * at, np.nan]
+                ys += [-1e3, 1e3, np.nan]
+            for line in lines:
+                line.set_data(xs, ys)
+        mode = label("双向 (bidirectional)", "bidirectional") if bidirectional else label("因果 (causal)", "causal")
+        self.title.set_text(f"T5: {mode}, num_buckets = {num_buckets}, max_distance = {max_distance}")
+        per = (label(f"每个方向 {s['half']} 个桶", f"{s['half']} buckets per direction") if bidirectional
+               else label(f"{s['half']} 个桶全给过去 (k ≤ 0)", f"all {s['half']} buckets for the past (k ≤ 0)"))
+        lines = [per + label(f"；|k| < {s['max_exact']}：一个偏移一个桶", f"; |k| < {s['max_exact']}: one bucket each"),
+                 label(f"|k| ≥ {s['last_start']}：全在最后一个桶（含 ≥ {max_distance} 的一切）",
+                       f"|k| ≥ {s['last_start']}: all in the last bucket (so is everything ≥ {max_distance})")]
+        if bidirectional:
+            lines.append(label(f"k > 0 从桶 {s['half']} 起算，但桶 {s['half']} 没有偏移用到",
+                               f"k > 0 starts at bucket {s['half']}, which no offset reaches"))
+        else:
+            lines.append(label("k ≥ 0 全在桶 0（k > 0 本来就被掩码遮住）", "k ≥ 0 all in bucket 0 (k > 0 is masked)"))
+        for text, line in zip(self.info, lines):
+            text.set_text(line)
+        self.title_bias.set_text(label("一个头加到分数上的偏置 bias[bucket(k)]（示意表，不是训练出来的）",
+                                       "the bias one head adds, bias[bucket(k)] (illustrative table, not trained)"))
+
+
+def plot_t5_buckets(num_buckets: int = 32, max_distance: int = 128, bidirectional: bool = True, ax=None):
+    """T5's bucket of every offset k in ±1000 (top) and the bias row a head adds (bottom).
+
+    The bias table is :func:`t5_demo_bias_table`, an illustrative one (not trained). The axis
+    is symlog: linear for |k| <= 10, logarithmic beyond, so T5's log-spaced buckets look even.
+    Introduced in notebook 06_relative_family.
+    """
+    _t5_sizes(bidirectional, num_buckets, max_distance)
+    _check_int("num_buckets", num_buckets, 2, _T5View.NB_MAX)
+    with figure_style():
+        fig, (ax_bucket, ax_bias) = _new_axes(ax, (7.6, 4.2), 2, 1, height_ratios=[1.25, 1])
+        _T5View(ax_bucket, ax_bias).update(num_buckets, max_distance, bool(bidirectional))
+    return fig
+
+
+class T5BucketExplorer(Explorer):
+    """T5's relative buckets: move ``num_buckets`` and ``max_distance``, switch ``bidirectional``.
+
+    Top: the bucket of every offset k = n - m in ±1000; bottom: the bias a head with an
+    illustrative (not trained) bias table would add.
+    Introduced in notebook 06_relative_family.
+    """
+
+    name = "t5_buckets"
+
+    def __init__(self, num_buckets=32, max_distance=128, bidirectional=True):
+        import ipywidgets as w
+
+        st = _slider_style()
+        controls = {
+            "num_buckets": w.IntSlider(_check_int("num_buckets", num_buckets, 4, _T5View.NB_MAX), min=4,
+                                       max=_T5View.NB_MAX, step=4, description="num_buckets", style=st),
+            "max_distance": w.IntSlider(_check_int("max_distance", max_distance, 40, 512), min=40, max=512,
+                                        description="max_distance", style=st),
+            "bidirectional": w.Checkbox(value=bool(bidirectional),
+                                        description=label("双向 bidirectional", "bidirectional")),
+        }
+        super().__init__(controls)
+
+    FIGSIZE = (7.6, 4.0)
+
+    def _make_view(self, fig):
+        ax_bucket, ax_bias = fig.subplots(2, 1, height_ratios=[1.25, 1], sharex=True)
+        self.view = _T5View(ax_bucket, ax_bias)
+
+    def _update(self, num_buckets, max_distance, bidirectional):
+        self.view.update(num_buckets, max_distance, bool(bidirectional))
+        return False
+
+
+# ---------------------------------------------------------------------------
+# The four terms, absolute PE vs Transformer-XL
+# ---------------------------------------------------------------------------
+class _TermsView:
+    """Each term of the score of one query word at m and one key word at m + k, against k:
+    absolute PE (left) and Transformer-XL (right)."""
+
+    K_MAX = 24
+    M_MIN, M_MAX = 24, 224
+    D_MODEL = 64
+
+    def __init__(self, ax_abs, ax_xl):
+        from matplotlib.lines import Line2D
+
+        self.ks = np.arange(-self.K_MAX, self.K_MAX + 1)
+        self.x_q, self.x_key = random_word_vectors(2, self.D_MODEL)[:, None, :]
+        self.params = transformer_xl_demo_parameters(self.D_MODEL)
+        self.axes = {"absolute": ax_abs, "transformer_xl": ax_xl}
+        self.reference = {scheme: self.terms(scheme, self.M_MIN) for scheme in self.axes}
+        # one y-range for both panels: enough for the sum of any subset of terms at any m
+        subsets = [[x for j, x in enumerate(TERMS) if mask >> j & 1] for mask in range(1, 16)]
+        reach = max(float(np.abs(sum(t[x] for x in subset)).max())
+                    for t in [self.terms("absolute", m) for m in range(self.M_MIN, self.M_MAX + 1, 4)]
+                    + [self.reference["transformer_xl"]] for subset in subsets)
+        lim = 1.1 * reach
+        self.lines, self.totals, self.titles = {}, {}, {}
+        for scheme, ax in self.axes.items():
+            self.lines[scheme] = {x: ax.plot(self.ks, np.zeros(len(self.ks)), color=_TERM_COLORS[x], lw=1.2)[0]
+                                  for x in TERMS}
+            self.totals[scheme], = ax.plot(self.ks, np.zeros(len(self.ks)), color="k", lw=2.0)
+            ax.axhline(0, color="0.8", lw=0.6, zorder=0.5)
+            ax.axvline(0, color="0.8", lw=0.6, zorder=0.5)
+            ax.set_xlim(-self.K_MAX, self.K_MAX)
+            ax.set_ylim(-lim, lim)
+            ax.set_xlabel(label("偏移 k = n − m", "offset k = n − m"))
+            self.titles[scheme] = ax.set_title(" ", fontsize=8.5)
+            handles = [Line2D([], [], color=_TERM_COLORS[x], lw=1.2,
+                              label=f"({x}) " + label(TERM_LABELS[scheme][x], TERM_LABELS_EN[scheme][x]))
+                       for x in TERMS]
+            handles.append(Line2D([], [], color="k", lw=2.0, label=label("勾选的项之和", "sum of the ticked terms")))
+            ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=2, fontsize=6.8,
+                      frameon=False, handlelength=1.4, columnspacing=0.8)
+        ax_abs.set_ylabel(label("分数的各项", "score terms"))
+
+    def terms(self, scheme: str, m: int) -> dict:
+        keys = np.repeat(self.x_key, len(self.ks), axis=0)
+        n = m + self.ks
+        p = self.params
+        if scheme == "absolute":
+            t = absolute_score_terms(self.x_q, keys, p["w_q"], p["w_k_content"], [m], n)
+        else:
+            t = transformer_xl_score_terms(self.x_q, keys, p["w_q"], p["w_k_content"], p["w_k_position"],
+                                           p["u"], p["v"], [m], n)
+        return {x: t[x][0] for x in TERMS}
+
+    def artists(self):
+        out = []
+        for scheme in self.axes:
+            out += [*self.lines[scheme].values(), self.totals[scheme], self.titles[scheme]]
+        return out
+
+    def update(self, m, shown):
+        for scheme in self.axes:
+            t = self.terms(scheme, m)
+            total = np.zeros(len(self.ks))
+            for x in TERMS:
+                line = self.lines[scheme][x]
+                line.set_ydata(t[x])
+                line.set_alpha(1.0 if shown[x] else 0.25)
+                line.set_linestyle("-" if shown[x] else ":")
+                if shown[x]:
+                    total = total + t[x]
+            self.totals[scheme].set_ydata(total)
+            change = max(float(np.abs(t[x] - self.reference[scheme][x]).max()) for x in TERMS)
+            what = label("绝对位置编码 (x + PE)", "absolute PE (x + PE)") if scheme == "absolute" else "Transformer-XL"
+            self.titles[scheme].set_text(label(
+                f"{what}，query 在 m = {m}\n各项与 m = {self.M_MIN} 时相比最多变了 {change:.2f}",
+                f"{what}, query at m = {m}\nlargest change of a term since m = {self.M_MIN}: {change:.2f}"))
+
+
+def _check_terms(terms) -> dict:
+    if isinstance(terms, str):
+        terms = tuple(terms)
+    picked = set(terms)
+    if not picked <= set(TERMS):
+        raise ValueError(f"terms must be letters among 'abcd', got {terms!r} / terms 只能由 a、b、c、d 组成")
+    return {x: x in picked for x in TERMS}
+
+
+def plot_score_terms(m: int = 50, terms="abcd", ax=None):
+    """The four terms of one query word (at m) against one key word at m + k, k in ±24.
+
+    Left: sinusoidal PE added to the input (:func:`absolute_score_terms`); right:
+    Transformer-XL (:func:`transformer_xl_score_terms`), same W_q and content W_k, untrained
+    parameters from :func:`transformer_xl_demo_parameters`. ``terms`` (e.g. ``"bd"``) picks the
+    terms in the black sum; the others are drawn dotted. The titles give the largest change of
+    any term since m = 24: the right panel never changes with m.
+    Introduced in notebook 06_relative_family.
+    """
+    m = _check_int("m", m, _TermsView.M_MIN, _TermsView.M_MAX)
+    shown = _check_terms(terms)
+    with figure_style():
+        fig, (ax_abs, ax_xl) = _new_axes(ax, (7.6, 3.9), 1, 2)
+        _TermsView(ax_abs, ax_xl).update(m, shown)
+    return fig
+
+
+class ScoreTermsExplorer(Explorer):
+    """The four terms against the offset k: move the query position ``m``, tick terms (a)-(d).
+
+    Left, absolute PE: terms (b)-(d) change as m moves. Right, Transformer-XL: nothing moves,
+    every term depends on positions only through k.
+    Introduced in notebook 06_relative_family.
+    """
+
+    name = "score_terms"
+
+    def __init__(self, m=50, a=True, b=True, c=True, d=True):
+        import ipywidgets as w
+
+        st = _slider_style()
+        controls = {"m": w.IntSlider(_check_int("m", m, _TermsView.M_MIN, _TermsView.M_MAX), min=_TermsView.M_MIN,
+                                     max=_TermsView.M_MAX, description=label("m (query 位置)", "m (query position)"),
+                                     style=st)}
+        names = {"a": label("(a) 内容–内容", "(a) content-content"), "b": label("(b) 内容–位置", "(b) content-position"),
+                 "c": label("(c) 位置–内容 | u", "(c) position-content | u"),
+                 "d": label("(d) 位置–位置 | v", "(d) position-position | v")}
+        for x, value in zip(TERMS, (a, b, c, d)):
+            controls[x] = w.Checkbox(value=bool(value), description=names[x], indent=False,
+                                     layout=w.Layout(width="auto"))
+        super().__init__(controls)
+
+    FIGSIZE = (7.6, 3.9)
+
+    def _make_view(self, fig):
+        ax_abs, ax_xl = fig.subplots(1, 2, sharey=True)
+        self.view = _TermsView(ax_abs, ax_xl)
+
+    def _update(self, m, a, b, c, d):
+        self.view.update(m, {"a": a, "b": b, "c": c, "d": d})
+        return False
+
+
+# ---------------------------------------------------------------------------
+# Shaw et al.: which row of the table
+# ---------------------------------------------------------------------------
+def plot_shaw_index(query_len: int = 8, key_len: int | None = None, max_relative: int = 3, ax=None):
+    """Each cell (query m, key n) shows the clipped offset clip(n - m, ±max_relative) whose
+    vector a^K (and a^V) Shaw et al.'s attention uses there: 2*max_relative + 1 rows serve any length.
+
+    Introduced in notebook 06_relative_family.
+    """
+    query_len = _check_int("query_len", query_len, 1, 24)
+    key_len = query_len if key_len is None else _check_int("key_len", key_len, 1, 24)
+    max_relative = _check_int("max_relative", max_relative, 0, 24)
+    clipped = shaw_relative_index(query_len, key_len, max_relative) - max_relative
+    with figure_style():
+        fig, ax = _new_axes(ax, (4.6, 3.9))
+        vmax = max(max_relative, 1)
+        ax.imshow(clipped, cmap="PuOr", vmin=-vmax - 1, vmax=vmax + 1, interpolation="nearest")
+        for r in range(query_len):
+            for c in range(key_len):
+                dark = max_relative > 0 and abs(clipped[r, c]) == max_relative
+                ax.text(c, r, f"{clipped[r, c]:d}", ha="center", va="center", fontsize=7.5,
+                        color="white" if dark else "black")
+        ax.set_xticks(range(key_len))
+        ax.set_yticks(range(query_len))
+        ax.set_xlabel(label("key 位置 n", "key position n"))
+        ax.set_ylabel(label("query 位置 m", "query position m"))
+        ax.set_title(label(f"格中 = clip(n − m, ±{max_relative})：用 a^K 的哪一个\n"
+                           f"（共 {2 * max_relative + 1} 个向量，对任何长度都够用）",
+                           f"cell = clip(n − m, ±{max_relative}): which a^K\n"
+                           f"({2 * max_relative + 1} vectors serve any length)"), fontsize=9)
+    return fig

@@ -1,0 +1,369 @@
+"""The relative-position family in numpy: Shaw et al.'s learned relative vectors, the four-term
+score of absolute PE and of Transformer-XL, and T5's bucketed scalar bias.
+
+Symbols as in the whole course: m = query position, n = key position, k = n - m the offset;
+κ (``key`` in code) is the key vector. Code stores vectors as rows: ``x @ w_q`` is the
+formula's ``q = W_q x`` with ``w_q = W_qᵀ``.
+
+Introduced in notebook 06_relative_family.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .attention import attention_weights_for_demo, softmax
+from .encoding import encode_positions
+from .validate import _check_array, _check_base, _check_d_model, _check_int, _is_int
+
+
+# ---------------------------------------------------------------------------
+# Small checks used only here
+# ---------------------------------------------------------------------------
+def _check_bool(name: str, value) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r} / {name} 必须是 True 或 False，"
+                        f"收到的是 {value!r}")
+    return bool(value)
+
+
+def _check_int_array(name: str, value) -> np.ndarray:
+    """Whole numbers (an int, or an array / list of ints) as an int64 array."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be integers, got {value!r} / {name} 必须是整数，收到的是 {value!r}")
+    arr = np.asarray(value)
+    if arr.dtype.kind not in "iu":
+        raise TypeError(f"{name} must be integers (offsets k = n - m), got dtype {arr.dtype} / "
+                        f"{name} 必须是整数（偏移 k = n − m），收到的类型是 {arr.dtype}")
+    return arr.astype(np.int64)
+
+
+def _check_matrix(name: str, value, rows: int | None = None, cols: int | None = None) -> np.ndarray:
+    arr = _check_array(name, value, ndim=2)
+    if (rows is not None and arr.shape[0] != rows) or (cols is not None and arr.shape[1] != cols):
+        want = f"({'any' if rows is None else rows}, {'any' if cols is None else cols})"
+        raise ValueError(f"{name} must have shape {want}, got {arr.shape} / {name} 的形状必须是 {want}，"
+                         f"收到的是 {arr.shape}")
+    if arr.shape[0] < 1 or arr.shape[1] < 1:
+        raise ValueError(f"{name} must not be empty, got shape {arr.shape} / {name} 不能为空")
+    return arr
+
+
+def _check_vector(name: str, value, length: int) -> np.ndarray:
+    arr = _check_array(name, value, ndim=1)
+    if len(arr) != length:
+        raise ValueError(f"{name} must have length {length}, got {len(arr)} / {name} 的长度必须是 {length}，"
+                         f"收到的是 {len(arr)}")
+    return arr
+
+
+def _check_position_list(name: str, value, length: int) -> np.ndarray:
+    if value is None:
+        return np.arange(length)
+    arr = _check_int_array(name, value)
+    if arr.ndim != 1 or len(arr) != length:
+        raise ValueError(f"{name} must be {length} integer positions, got shape {arr.shape} / "
+                         f"{name} 必须是 {length} 个整数位置")
+    return arr
+
+
+# ---------------------------------------------------------------------------
+# T5: a learned scalar per bucket of offsets
+# ---------------------------------------------------------------------------
+def _t5_sizes(bidirectional, num_buckets, max_distance) -> tuple[bool, int, int, int]:
+    """Checked (bidirectional, buckets per direction, max_exact, max_distance)."""
+    bidirectional = _check_bool("bidirectional", bidirectional)
+    num_buckets = _check_int("num_buckets", num_buckets, 2, 100000)
+    max_distance = _check_int("max_distance", max_distance, 1, 10**9)
+    half = num_buckets // 2 if bidirectional else num_buckets
+    max_exact = half // 2
+    if max_exact < 1:
+        need = 4 if bidirectional else 2
+        raise ValueError(f"num_buckets must be >= {need} here (no exact bucket left), got {num_buckets} / "
+                         f"num_buckets 至少要 {need}（否则连一个精确桶都没有），收到的是 {num_buckets}")
+    if max_distance <= max_exact:
+        raise ValueError(f"max_distance must be > max_exact = {max_exact} (the log-spaced buckets run from "
+                         f"max_exact to max_distance), got {max_distance} / max_distance 必须大于精确桶的个数 "
+                         f"{max_exact}，收到的是 {max_distance}")
+    return bidirectional, half, max_exact, max_distance
+
+
+def t5_relative_bucket(relative_position, bidirectional: bool = True, num_buckets: int = 32,
+                       max_distance: int = 128):
+    """T5's bucket for each relative position k = n - m (key position minus query position).
+
+    The same buckets as the reference implementation (Mesh TensorFlow's
+    ``_relative_position_bucket``, copied as ``T5Attention._relative_position_bucket`` in
+    Hugging Face transformers), step by step:
+
+    * ``bidirectional`` (T5's encoder): half the buckets per direction; a key after the query
+      (k > 0) adds ``num_buckets // 2``; then n = |k|. Causal (the decoder): n = max(-k, 0),
+      so every k >= 0 (the key itself and the masked future) lands in bucket 0.
+    * With B buckets left for one direction, ``max_exact = B // 2``: offsets with
+      n < max_exact get a bucket each (bucket n).
+    * Further out, ``max_exact + int(log(n / max_exact) / log(max_distance / max_exact) *
+      (B - max_exact))``, truncated toward zero, capped at B - 1: log-spaced buckets up to
+      ``max_distance``; every n >= max_distance shares the last bucket (and so do some n below it).
+
+    ``relative_position`` is an int or an integer array; the answer has the same shape (an int
+    for an int). Computed in float64; the reference computes the logarithm in float32, and the
+    two can differ by one bucket only where the real-valued expression above is exactly a whole
+    number, which never happens for T5's 32 buckets and max_distance 128.
+    Introduced in notebook 06_relative_family.
+    """
+    scalar = _is_int(relative_position)
+    rel = _check_int_array("relative_position", relative_position)
+    bidirectional, half, max_exact, max_distance = _t5_sizes(bidirectional, num_buckets, max_distance)
+    buckets = np.zeros(rel.shape, dtype=np.int64)
+    if bidirectional:
+        buckets += (rel > 0) * half
+        n = np.abs(rel)
+    else:
+        n = -np.minimum(rel, 0)
+    is_small = n < max_exact
+    far = np.maximum(n, max_exact).astype(float)          # log is only read where n >= max_exact
+    if_large = max_exact + (np.log(far / max_exact) / math.log(max_distance / max_exact)
+                            * (half - max_exact)).astype(np.int64)
+    buckets += np.where(is_small, n, np.minimum(if_large, half - 1))
+    return int(buckets) if scalar else buckets
+
+
+def t5_bucket_ranges(bidirectional: bool = True, num_buckets: int = 32, max_distance: int = 128) -> list:
+    """Which offsets k share each bucket: a list of ``(bucket, lowest k, highest k)``.
+
+    Sorted by bucket; ``-inf`` / ``inf`` mark the open ends (the last bucket of each direction
+    takes every offset beyond). A bucket no offset reaches is left out: with
+    ``bidirectional=True`` that is always bucket ``num_buckets // 2`` (it would need k > 0 with
+    |k| = 0).
+    Introduced in notebook 06_relative_family.
+    """
+    _, _, _, max_distance = _t5_sizes(bidirectional, num_buckets, max_distance)
+    reach = max_distance + 1                    # beyond this the buckets no longer change
+    ks = np.arange(-reach, reach + 1)
+    buckets = t5_relative_bucket(ks, bidirectional, num_buckets, max_distance)
+    out = []
+    for b in np.unique(buckets):
+        hit = ks[buckets == b]
+        lo = -math.inf if hit[0] == -reach else int(hit[0])
+        hi = math.inf if hit[-1] == reach else int(hit[-1])
+        out.append((int(b), lo, hi))
+    return out
+
+
+def t5_position_bias(bias_table, query_len: int, key_len: int | None = None, bidirectional: bool = True,
+                     max_distance: int = 128) -> np.ndarray:
+    """The bias T5 adds to the attention logits: ``out[h, m, n] = bias_table[bucket(n - m), h]``.
+
+    ``bias_table`` has shape ``(num_buckets, num_heads)`` (like T5's ``relative_attention_bias``
+    embedding): one learned scalar per bucket per head, the same table for every layer.
+    Query positions are 0 .. query_len-1, key positions 0 .. key_len-1 (default: query_len).
+    Returns ``(num_heads, query_len, key_len)``.
+    Introduced in notebook 06_relative_family.
+    """
+    table = _check_array("bias_table", bias_table)
+    if table.ndim == 1:
+        table = table[:, None]
+    if table.ndim != 2 or table.shape[0] < 2:
+        raise ValueError(f"bias_table must have shape (num_buckets, num_heads), got {np.shape(bias_table)} / "
+                         f"bias_table 的形状必须是 (num_buckets, num_heads)")
+    query_len = _check_int("query_len", query_len, 1, 100000)
+    key_len = query_len if key_len is None else _check_int("key_len", key_len, 1, 100000)
+    rel = np.arange(key_len)[None, :] - np.arange(query_len)[:, None]
+    buckets = t5_relative_bucket(rel, bidirectional, table.shape[0], max_distance)
+    return np.moveaxis(table[buckets], -1, 0)
+
+
+def t5_demo_bias_table(bidirectional: bool = True, num_buckets: int = 32, max_distance: int = 128) -> np.ndarray:
+    """An illustrative (NOT learned) bias table for one head, shape ``(num_buckets,)``.
+
+    Each bucket gets ``-0.8 * log2(1 + d)``, d = the smallest |k| in the bucket, plus 0.6 for
+    buckets of earlier keys (k < 0): a head that prefers near keys, a little more the earlier
+    ones. Buckets no offset reaches get 0. For pictures only: a trained T5 learns its tables.
+    Introduced in notebook 06_relative_family.
+    """
+    table = np.zeros(_check_int("num_buckets", num_buckets, 2, 100000))
+    for b, lo, hi in t5_bucket_ranges(bidirectional, num_buckets, max_distance):
+        d = 0.0 if lo <= 0 <= hi else min(abs(lo), abs(hi))
+        table[b] = -0.8 * math.log2(1.0 + d) + (0.6 if hi < 0 else 0.0)
+    return table
+
+
+# ---------------------------------------------------------------------------
+# Shaw et al. 2018: learned vectors a^K, a^V per clipped offset
+# ---------------------------------------------------------------------------
+def shaw_relative_index(query_len: int, key_len: int, max_relative: int) -> np.ndarray:
+    """Row of the relative table each (query m, key n) uses: ``clip(n - m, ±max_relative) + max_relative``.
+
+    Shape ``(query_len, key_len)``, values 0 .. 2*max_relative: row ``max_relative`` is k = 0,
+    row 0 is every k <= -max_relative, the last row every k >= max_relative.
+    Introduced in notebook 06_relative_family.
+    """
+    query_len = _check_int("query_len", query_len, 1, 100000)
+    key_len = _check_int("key_len", key_len, 1, 100000)
+    max_relative = _check_int("max_relative", max_relative, 0, 100000)
+    k = np.arange(key_len)[None, :] - np.arange(query_len)[:, None]
+    return np.clip(k, -max_relative, max_relative) + max_relative
+
+
+def _shaw_inputs(q, key, rel_embeddings, max_relative):
+    q = _check_matrix("q", q)
+    key = _check_matrix("key", key, cols=q.shape[1])
+    max_relative = _check_int("max_relative", max_relative, 0, 100000)
+    rel = _check_matrix("rel_embeddings", rel_embeddings, 2 * max_relative + 1, q.shape[1])
+    return q, key, rel, max_relative
+
+
+def shaw_relative_logits(q, key, rel_embeddings, max_relative: int) -> np.ndarray:
+    """Shaw et al. (2018) attention logits ``e[m, n] = q_m · (κ_n + a^K_{clip(n - m)}) / sqrt(d)``.
+
+    ``q`` is ``(query_len, d)`` (query m at position m), ``key`` is ``(key_len, d)`` (κ_n at
+    position n), ``rel_embeddings`` is ``(2*max_relative + 1, d)``: row ``max_relative + k``
+    is a^K for the offset k, clipped to ±max_relative (:func:`shaw_relative_index`). So
+    2*max_relative + 1 learned vectors serve any length. The relative part is computed as
+    ``q @ rel_embeddings.T`` and then gathered, never as a (query_len, key_len, d) tensor.
+    Introduced in notebook 06_relative_family.
+    """
+    q, key, rel, max_relative = _shaw_inputs(q, key, rel_embeddings, max_relative)
+    idx = shaw_relative_index(len(q), len(key), max_relative)
+    relative = np.take_along_axis(q @ rel.T, idx, axis=1)
+    return (q @ key.T + relative) / math.sqrt(q.shape[1])
+
+
+def shaw_relative_attention(q, key, value, rel_keys, rel_values, max_relative: int):
+    """Shaw et al.'s whole attention: ``(outputs, weights)``.
+
+    ``weights = softmax(shaw_relative_logits(q, key, rel_keys, max_relative))`` and
+    ``outputs[m] = sum_n weights[m, n] (v_n + a^V_{clip(n - m)})``: the value side adds a
+    learned vector per clipped offset too. ``value`` is ``(key_len, d_v)``, ``rel_values`` is
+    ``(2*max_relative + 1, d_v)``.
+    Introduced in notebook 06_relative_family.
+    """
+    q, key, rel_k, max_relative = _shaw_inputs(q, key, rel_keys, max_relative)
+    value = _check_matrix("value", value, len(key))
+    rel_v = _check_matrix("rel_values", rel_values, 2 * max_relative + 1, value.shape[1])
+    weights = softmax(shaw_relative_logits(q, key, rel_k, max_relative))
+    idx = shaw_relative_index(len(q), len(key), max_relative)
+    per_offset = np.zeros((len(q), len(rel_v)))       # weight each query puts on each clipped offset
+    np.add.at(per_offset, (np.arange(len(q))[:, None], idx), weights)
+    return weights @ value + per_offset @ rel_v, weights
+
+
+# ---------------------------------------------------------------------------
+# The four-term score: absolute PE, and Transformer-XL
+# ---------------------------------------------------------------------------
+#: The four terms' names in each scheme, by the letters (a)-(d) of the Transformer-XL paper.
+TERM_LABELS = {
+    "absolute": {"a": "内容–内容 x_m·x_n", "b": "内容–位置 x_m·PE(n)", "c": "位置–内容 PE(m)·x_n",
+                 "d": "位置–位置 PE(m)·PE(n)"},
+    "transformer_xl": {"a": "内容–内容 x_m·x_n", "b": "内容–位置 x_m·PE(m−n)", "c": "全局内容偏置 u·x_n",
+                       "d": "全局位置偏置 v·PE(m−n)"},
+}
+TERM_LABELS_EN = {
+    "absolute": {"a": "content-content x_m·x_n", "b": "content-position x_m·PE(n)",
+                 "c": "position-content PE(m)·x_n", "d": "position-position PE(m)·PE(n)"},
+    "transformer_xl": {"a": "content-content x_m·x_n", "b": "content-position x_m·PE(m−n)",
+                       "c": "global content bias u·x_n", "d": "global position bias v·PE(m−n)"},
+}
+
+
+@dataclass
+class ScoreTerms:
+    """The four terms of an attention score, each ``(query_len, key_len)``; ``total`` is their sum.
+
+    ``scheme`` is ``"absolute"`` or ``"transformer_xl"``; ``terms["a"]`` … ``terms["d"]``
+    follow the letters of the Transformer-XL paper (:data:`TERM_LABELS`).
+    Introduced in notebook 06_relative_family.
+    """
+
+    scheme: str
+    terms: dict
+
+    @property
+    def total(self) -> np.ndarray:
+        return self.terms["a"] + self.terms["b"] + self.terms["c"] + self.terms["d"]
+
+    def __getitem__(self, letter: str) -> np.ndarray:
+        return self.terms[letter]
+
+    @property
+    def labels(self) -> dict:
+        return TERM_LABELS[self.scheme]
+
+
+def _content_inputs(x_q, x_key, w_q, w_k):
+    x_q = _check_matrix("x_q", x_q)
+    d_model = x_q.shape[1]
+    x_key = _check_matrix("x_key", x_key, cols=d_model)
+    w_q = _check_matrix("w_q", w_q, rows=d_model)
+    w_k = _check_matrix("w_k", w_k, rows=d_model, cols=w_q.shape[1])
+    return x_q, x_key, w_q, w_k
+
+
+def absolute_score_terms(x_q, x_key, w_q, w_k, query_positions=None, key_positions=None,
+                         base: float = 10000.0) -> ScoreTerms:
+    """The four terms of ``(W_q (x_m + PE(m))) · (W_k (x_n + PE(n)))`` (sinusoidal PE added to the input).
+
+    (a) ``x_mᵀ A x_n``, (b) ``x_mᵀ A PE(n)``, (c) ``PE(m)ᵀ A x_n``, (d) ``PE(m)ᵀ A PE(n)`` with
+    ``A = W_qᵀ W_k``. ``x_q`` is ``(query_len, d_model)`` (content only, no PE), ``x_key`` is
+    ``(key_len, d_model)``; ``w_q``, ``w_k`` are ``(d_model, d_head)``; positions default to
+    0, 1, ... Their sum is the plain score of notebook 04 (no 1/sqrt(d) scaling).
+    Introduced in notebook 06_relative_family.
+    """
+    x_q, x_key, w_q, w_k = _content_inputs(x_q, x_key, w_q, w_k)
+    d_model = _check_d_model(x_q.shape[1])
+    m = _check_position_list("query_positions", query_positions, len(x_q))
+    n = _check_position_list("key_positions", key_positions, len(x_key))
+    q_x, q_p = x_q @ w_q, encode_positions(m, d_model, base) @ w_q
+    k_x, k_p = x_key @ w_k, encode_positions(n, d_model, base) @ w_k
+    return ScoreTerms("absolute", {"a": q_x @ k_x.T, "b": q_x @ k_p.T, "c": q_p @ k_x.T, "d": q_p @ k_p.T})
+
+
+def transformer_xl_score_terms(x_q, x_key, w_q, w_k_content, w_k_position, u, v, query_positions=None,
+                               key_positions=None, base: float = 10000.0) -> ScoreTerms:
+    """Transformer-XL's relative score (Dai et al. 2019), term by term.
+
+    (a) ``x_mᵀ W_qᵀ W_{k,E} x_n`` content–content, (b) ``x_mᵀ W_qᵀ W_{k,R} PE(m - n)``
+    content–position, (c) ``uᵀ W_{k,E} x_n`` global content bias, (d) ``vᵀ W_{k,R} PE(m - n)``
+    global position bias. The paper writes the sinusoid of the distance as R_{i-j}; here it is
+    ``PE(m - n)`` (this course's R_k is notebook 04's rotation). ``w_q``, ``w_k_content`` are
+    ``(d_model, d_head)``, ``w_k_position`` is ``(d_r, d_head)`` with d_r even (the width of
+    PE(m - n)), ``u``, ``v`` are ``(d_head,)``. No absolute position appears: every term
+    depends on positions only through m - n = -k. No 1/sqrt(d) scaling.
+    Introduced in notebook 06_relative_family.
+    """
+    x_q, x_key, w_q, w_k_content = _content_inputs(x_q, x_key, w_q, w_k_content)
+    d_head = w_q.shape[1]
+    w_k_position = _check_matrix("w_k_position", w_k_position, cols=d_head)
+    d_r = _check_d_model(w_k_position.shape[0])
+    u, v = _check_vector("u", u, d_head), _check_vector("v", v, d_head)
+    base = _check_base(base)
+    m = _check_position_list("query_positions", query_positions, len(x_q))
+    n = _check_position_list("key_positions", key_positions, len(x_key))
+    gap = m[:, None] - n[None, :]                                     # m - n = -k
+    offsets, where = np.unique(gap, return_inverse=True)
+    r = encode_positions(offsets, d_r, base) @ w_k_position          # W_{k,R} PE(m - n), one row per distinct gap
+    q, kappa = x_q @ w_q, x_key @ w_k_content
+    b = np.take_along_axis(q @ r.T, where.reshape(gap.shape), axis=1)
+    d = (r @ v)[where.reshape(gap.shape)]
+    c = np.broadcast_to(kappa @ u, gap.shape).copy()
+    return ScoreTerms("transformer_xl", {"a": q @ kappa.T, "b": b, "c": c, "d": d})
+
+
+def transformer_xl_demo_parameters(d_model: int = 64, seed: int = 0) -> dict:
+    """Fixed random parameters for the Transformer-XL demos: ``w_q``, ``w_k_content``,
+    ``w_k_position`` (all ``(d_model, d_model)``), ``u`` and ``v``.
+
+    ``w_q`` and ``w_k_content`` are notebook 04's W_q, W_k (:func:`attention_weights_for_demo`),
+    so term (a) equals term (a) of :func:`absolute_score_terms` with them. Entries N(0, 1/d_model);
+    u, v have length about 1. Untrained: they show what each term depends on, not what a
+    trained model learns.
+    Introduced in notebook 06_relative_family.
+    """
+    d_model = _check_d_model(d_model)
+    w_q, w_k, _ = attention_weights_for_demo(d_model, seed)
+    rng = np.random.default_rng(_check_int("seed", seed, 0) + 2019)
+    scale = 1.0 / math.sqrt(d_model)
+    return {"w_q": w_q, "w_k_content": w_k, "w_k_position": rng.normal(0.0, scale, (d_model, d_model)),
+            "u": rng.normal(0.0, scale, d_model), "v": rng.normal(0.0, scale, d_model)}

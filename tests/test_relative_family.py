@@ -1,0 +1,339 @@
+"""The relative-position family (posenc/relative_family.py) against independent references:
+T5's reference bucket function rewritten in plain Python, Shaw et al.'s and Transformer-XL's
+definitions written as loops, and identities."""
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+import posenc_lib as pl
+from support import assert_refused_clearly
+
+
+# ---------------------------------------------------------------------------
+# T5 buckets
+# ---------------------------------------------------------------------------
+def t5_bucket_reference(relative_position, bidirectional=True, num_buckets=32, max_distance=128):
+    """T5's ``_relative_position_bucket``, one offset at a time, in plain Python.
+
+    Rewritten from Mesh TensorFlow's ``transformer_layers.py`` (``_relative_position_bucket``),
+    copied as ``T5Attention._relative_position_bucket`` in Hugging Face transformers
+    (src/transformers/models/t5/modeling_t5.py). Their conventions, kept here:
+    ``relative_position = memory_position - query_position`` (key minus query); bidirectional:
+    half the buckets per direction, a positive offset adds ``num_buckets // 2``, then the
+    absolute value; causal: ``n = -min(relative_position, 0)``; ``max_exact = num_buckets // 2``
+    exact buckets; beyond, ``max_exact + log(n / max_exact) / log(max_distance / max_exact) *
+    (num_buckets - max_exact)`` truncated toward zero (``.to(torch.long)`` / ``tf.to_int32``),
+    capped at ``num_buckets - 1``.
+    """
+    ret = 0
+    n = relative_position
+    if bidirectional:
+        num_buckets //= 2
+        if n > 0:
+            ret += num_buckets
+        n = abs(n)
+    else:
+        n = -min(n, 0)
+    max_exact = num_buckets // 2
+    if n < max_exact:
+        return ret + n
+    val_if_large = max_exact + int(math.log(n / max_exact) / math.log(max_distance / max_exact)
+                                   * (num_buckets - max_exact))
+    return ret + min(val_if_large, num_buckets - 1)
+
+
+def t5_bucket_torch_reference(relative_position, bidirectional, num_buckets, max_distance):
+    """The Hugging Face transformers code path itself (torch, float32 logarithm), transcribed."""
+    import torch
+
+    relative_buckets = 0
+    if bidirectional:
+        num_buckets //= 2
+        relative_buckets += (relative_position > 0).to(torch.long) * num_buckets
+        relative_position = torch.abs(relative_position)
+    else:
+        relative_position = -torch.min(relative_position, torch.zeros_like(relative_position))
+    max_exact = num_buckets // 2
+    is_small = relative_position < max_exact
+    if_large = max_exact + (torch.log(relative_position.float() / max_exact)
+                            / math.log(max_distance / max_exact) * (num_buckets - max_exact)).to(torch.long)
+    if_large = torch.min(if_large, torch.full_like(if_large, num_buckets - 1))
+    return relative_buckets + torch.where(is_small, relative_position, if_large)
+
+
+OFFSETS = np.arange(-1000, 1001)
+#: T5's own setting first, then others (powers of two and not, wide and narrow).
+T5_SETTINGS = [(32, 128), (64, 128), (16, 64), (32, 256), (128, 1024), (10, 50), (24, 100), (8, 16)]
+
+
+@pytest.mark.parametrize("bidirectional", [True, False])
+@pytest.mark.parametrize("num_buckets,max_distance", T5_SETTINGS)
+def test_t5_bucket_matches_reference_for_every_offset(num_buckets, max_distance, bidirectional):
+    got = pl.t5_relative_bucket(OFFSETS, bidirectional, num_buckets, max_distance)
+    want = [t5_bucket_reference(int(k), bidirectional, num_buckets, max_distance) for k in OFFSETS]
+    assert got.shape == OFFSETS.shape and got.dtype.kind == "i"
+    assert got.tolist() == want
+    # and one offset at a time: an int in, an int out
+    for k in (-1000, -129, -128, -127, -9, -8, -7, -1, 0, 1, 7, 8, 9, 127, 128, 129, 1000):
+        b = pl.t5_relative_bucket(k, bidirectional, num_buckets, max_distance)
+        assert type(b) is int and b == t5_bucket_reference(k, bidirectional, num_buckets, max_distance)
+
+
+@pytest.mark.parametrize("bidirectional", [True, False])
+@pytest.mark.parametrize("num_buckets,max_distance", T5_SETTINGS)
+def test_t5_bucket_matches_the_torch_code_path(num_buckets, max_distance, bidirectional):
+    torch = pytest.importorskip("torch")
+    want = t5_bucket_torch_reference(torch.arange(-1000, 1001), bidirectional, num_buckets, max_distance)
+    np.testing.assert_array_equal(pl.t5_relative_bucket(OFFSETS, bidirectional, num_buckets, max_distance),
+                                  want.numpy())
+
+
+def test_t5_default_buckets_by_hand():
+    """T5's 32 buckets / 128, bidirectional: the numbers the notebook quotes."""
+    b = lambda k, bi=True: pl.t5_relative_bucket(k, bi)
+    assert [b(k) for k in range(0, -8, -1)] == list(range(8))          # exact, k <= 0
+    assert [b(k) for k in range(1, 8)] == list(range(17, 24))          # exact, k > 0: 16 + k
+    assert b(-8) == b(-11) == 8 and b(-12) == 9                          # 8 + floor(log(n/8)/log(16) * 8)
+    assert b(-20) == 10 and b(20) == 26
+    assert b(-90) == 14 and b(-91) == 15 and b(-10**6) == 15 and b(10**6) == 31
+    assert b(5, False) == b(0, False) == b(999, False) == 0 and b(-1000, False) == 31
+    assert b(-15, False) == 15 and b(-16, False) == 16                   # causal: 16 exact buckets
+
+
+@pytest.mark.parametrize("bidirectional", [True, False])
+@pytest.mark.parametrize("num_buckets,max_distance", T5_SETTINGS)
+def test_t5_bucket_identities(num_buckets, max_distance, bidirectional):
+    half = num_buckets // 2 if bidirectional else num_buckets
+    max_exact = half // 2
+    b = pl.t5_relative_bucket(OFFSETS, bidirectional, num_buckets, max_distance)
+    past, future = b[OFFSETS <= 0][::-1], b[OFFSETS > 0]                 # both ordered by |k|
+    n_past = -OFFSETS[OFFSETS <= 0][::-1]
+    # exact buckets for small distances
+    np.testing.assert_array_equal(past[n_past < max_exact], n_past[n_past < max_exact])
+    # monotone in |k|, never past the last bucket of the direction
+    assert np.all(np.diff(past) >= 0) and past.max() == half - 1
+    # everything at or beyond max_distance shares the last bucket
+    assert np.all(past[n_past >= max_distance] == half - 1)
+    assert len(set(past.tolist())) <= half
+    if bidirectional:
+        n_future = OFFSETS[OFFSETS > 0]
+        np.testing.assert_array_equal(future[n_future < max_exact], half + n_future[n_future < max_exact])
+        assert np.all(np.diff(future) >= 0) and future.min() == half + 1 and future.max() == num_buckets - 1
+        assert np.all(future[n_future >= max_distance] == num_buckets - 1)
+        # the same distance on the two sides: buckets differ by exactly half
+        np.testing.assert_array_equal(future, past[1:1001] + half)
+    else:
+        assert np.all(future == 0)                                         # the future shares bucket 0
+
+
+@pytest.mark.parametrize("bidirectional", [True, False])
+@pytest.mark.parametrize("num_buckets,max_distance", T5_SETTINGS[:4])
+def test_t5_bucket_ranges_partition_the_offsets(num_buckets, max_distance, bidirectional):
+    ranges = pl.t5_bucket_ranges(bidirectional, num_buckets, max_distance)
+    for k in range(-3 * max_distance, 3 * max_distance):
+        want = t5_bucket_reference(k, bidirectional, num_buckets, max_distance)
+        hits = [b for b, lo, hi in ranges if lo <= k <= hi]
+        assert hits == [want], k
+    buckets = [b for b, _, _ in ranges]
+    assert buckets == sorted(set(buckets))
+    if bidirectional:
+        assert num_buckets // 2 not in buckets       # k > 0 with |k| = 0 does not exist
+        assert len(buckets) == num_buckets - 1
+    else:
+        assert buckets == list(range(num_buckets))
+
+
+def test_t5_position_bias_is_the_table_looked_up_per_head():
+    rng = np.random.default_rng(5)
+    table = rng.normal(size=(32, 3))
+    bias = pl.t5_position_bias(table, 6, 9)
+    assert bias.shape == (3, 6, 9)
+    for h, m, n in itertools.product(range(3), range(6), range(9)):
+        assert bias[h, m, n] == table[t5_bucket_reference(n - m), h]
+    causal = pl.t5_position_bias(table[:, :1], 5, bidirectional=False)
+    for m, n in itertools.product(range(5), range(5)):
+        assert causal[0, m, n] == table[t5_bucket_reference(n - m, False), 0]
+
+
+def test_t5_demo_bias_table_is_illustrative_and_peaks_at_zero():
+    for bidirectional in (True, False):
+        table = pl.t5_demo_bias_table(bidirectional)
+        assert table.shape == (32,) and table[0] == 0.0
+        assert np.all(table <= 0.0 + 1e-12)
+
+
+# ---------------------------------------------------------------------------
+# Shaw et al. 2018
+# ---------------------------------------------------------------------------
+def shaw_logits_loops(q, key, rel, max_relative):
+    """e_mn = q_m · (κ_n + a^K_{clip(n − m)}) / sqrt(d), Shaw et al. (2018) eq. (4), with loops."""
+    out = np.zeros((len(q), len(key)))
+    d = q.shape[1]
+    for m in range(len(q)):
+        for n in range(len(key)):
+            k = max(-max_relative, min(max_relative, n - m))
+            vec = [key[n][j] + rel[k + max_relative][j] for j in range(d)]
+            out[m, n] = sum(q[m][j] * vec[j] for j in range(d)) / math.sqrt(d)
+    return out
+
+
+def shaw_outputs_loops(weights, value, rel_v, max_relative):
+    """z_m = Σ_n α_mn (v_n + a^V_{clip(n − m)}), Shaw et al. (2018) eq. (3), with loops."""
+    out = np.zeros((weights.shape[0], value.shape[1]))
+    for m in range(weights.shape[0]):
+        for n in range(weights.shape[1]):
+            k = max(-max_relative, min(max_relative, n - m))
+            out[m] += weights[m, n] * (value[n] + rel_v[k + max_relative])
+    return out
+
+
+@pytest.mark.parametrize("query_len,key_len,d,max_relative", [(5, 5, 4, 2), (7, 3, 6, 1), (4, 9, 8, 0),
+                                                              (6, 6, 2, 10)])
+def test_shaw_logits_and_outputs_match_loops(query_len, key_len, d, max_relative):
+    rng = np.random.default_rng(query_len * 100 + key_len)
+    q, key = rng.normal(size=(query_len, d)), rng.normal(size=(key_len, d))
+    rel_k, rel_v = rng.normal(size=(2, 2 * max_relative + 1, d))
+    value = rng.normal(size=(key_len, d))
+    logits = pl.shaw_relative_logits(q, key, rel_k, max_relative)
+    np.testing.assert_allclose(logits, shaw_logits_loops(q, key, rel_k, max_relative), atol=1e-12)
+    out, weights = pl.shaw_relative_attention(q, key, value, rel_k, rel_v, max_relative)
+    e = np.exp(logits - logits.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(weights, e / e.sum(axis=1, keepdims=True), atol=1e-12)
+    np.testing.assert_allclose(out, shaw_outputs_loops(weights, value, rel_v, max_relative), atol=1e-12)
+
+
+def test_shaw_relative_part_depends_on_the_clipped_offset_only():
+    rng = np.random.default_rng(1)
+    d, r = 8, 3
+    q = np.tile(rng.normal(size=d), (40, 1))                # the same query vector at every position
+    key = np.zeros((40, d))                                  # no content: only a^K is left
+    rel = rng.normal(size=(2 * r + 1, d))
+    logits = pl.shaw_relative_logits(q, key, rel, r)
+    idx = pl.shaw_relative_index(40, 40, r)
+    for row in range(2 * r + 1):
+        vals = logits[idx == row]
+        assert np.ptp(vals) < 1e-12                          # one value per clipped offset
+    np.testing.assert_array_equal(idx[0, 10:], 2 * r)        # k >= r all use the last row
+    np.testing.assert_array_equal(np.diag(idx), r)           # k = 0 uses row r
+
+
+# ---------------------------------------------------------------------------
+# The four terms: absolute PE and Transformer-XL
+# ---------------------------------------------------------------------------
+def pe_math(pos, d):
+    return [math.sin(pos / 10000 ** (2 * (c // 2) / d)) if c % 2 == 0 else
+            math.cos(pos / 10000 ** (2 * (c // 2) / d)) for c in range(d)]
+
+
+def matvec_t(w, x):
+    """Wᵀ-free row convention: the row vector x @ w, with loops."""
+    return [sum(x[i] * w[i][j] for i in range(len(x))) for j in range(len(w[0]))]
+
+
+def dot(a, b):
+    return sum(x * y for x, y in zip(a, b))
+
+
+def xl_terms_loops(x_q, x_key, p, m_pos, n_pos):
+    """Transformer-XL's A^rel_{i,j} (Dai et al. 2019, eq. in §3.3) term by term, i = m, j = n,
+    R_{i−j} the sinusoid of m − n."""
+    out = {x: np.zeros((len(m_pos), len(n_pos))) for x in "abcd"}
+    for r, m in enumerate(m_pos):
+        q = matvec_t(p["w_q"], x_q[r])
+        for c, n in enumerate(n_pos):
+            kappa = matvec_t(p["w_k_content"], x_key[c])
+            rel = matvec_t(p["w_k_position"], pe_math(m - n, len(p["w_k_position"])))
+            out["a"][r, c] = dot(q, kappa)
+            out["b"][r, c] = dot(q, rel)
+            out["c"][r, c] = dot(p["u"], kappa)
+            out["d"][r, c] = dot(p["v"], rel)
+    return out
+
+
+def test_transformer_xl_terms_match_loops():
+    d = 8
+    rng = np.random.default_rng(3)
+    p = pl.transformer_xl_demo_parameters(d)
+    x_q, x_key = rng.normal(size=(3, d)), rng.normal(size=(5, d))
+    m_pos, n_pos = [4, 9, 2], [0, 3, 7, 9, 11]
+    got = pl.transformer_xl_score_terms(x_q, x_key, p["w_q"], p["w_k_content"], p["w_k_position"], p["u"],
+                                        p["v"], m_pos, n_pos)
+    want = xl_terms_loops(x_q, x_key, p, m_pos, n_pos)
+    for x in "abcd":
+        np.testing.assert_allclose(got[x], want[x], atol=1e-12)
+    np.testing.assert_allclose(got.total, sum(want.values()), atol=1e-12)
+    # the code's grouping: (q + u)·κ + (q + v)·W_{k,R} PE(m − n)
+    q, kappa = x_q @ p["w_q"], x_key @ p["w_k_content"]
+    np.testing.assert_allclose(got["a"] + got["c"], (q + p["u"]) @ kappa.T, atol=1e-12)
+
+
+def test_absolute_terms_sum_to_the_plain_score_and_match_loops():
+    d = 8
+    rng = np.random.default_rng(4)
+    w_q, w_k = rng.normal(size=(2, d, d))
+    x_q, x_key = rng.normal(size=(4, d)), rng.normal(size=(6, d))
+    m_pos, n_pos = [0, 3, 5, 8], [1, 2, 3, 4, 10, 20]
+    t = pl.absolute_score_terms(x_q, x_key, w_q, w_k, m_pos, n_pos)
+    plain = np.zeros((4, 6))
+    for r, m in enumerate(m_pos):
+        qv = matvec_t(w_q, [a + b for a, b in zip(x_q[r], pe_math(m, d))])
+        for c, n in enumerate(n_pos):
+            plain[r, c] = dot(qv, matvec_t(w_k, [a + b for a, b in zip(x_key[c], pe_math(n, d))]))
+            assert t["d"][r, c] == pytest.approx(dot(matvec_t(w_q, pe_math(m, d)), matvec_t(w_k, pe_math(n, d))),
+                                                 abs=1e-12)
+    np.testing.assert_allclose(t.total, plain, atol=1e-11)
+
+
+def test_transformer_xl_depends_on_the_offset_only_absolute_does_not():
+    d = 16
+    p = pl.transformer_xl_demo_parameters(d)
+    x_q, x_key = pl.random_word_vectors(2, d)[:, None, :]
+    ks = np.arange(-10, 11)
+    keys = np.repeat(x_key, len(ks), axis=0)
+    xl = [pl.transformer_xl_score_terms(x_q, keys, p["w_q"], p["w_k_content"], p["w_k_position"], p["u"],
+                                        p["v"], [m], m + ks) for m in (20, 57, 300)]
+    ab = [pl.absolute_score_terms(x_q, keys, p["w_q"], p["w_k_content"], [m], m + ks) for m in (20, 57, 300)]
+    for x in "abcd":
+        assert np.array_equal(xl[0][x], xl[1][x]) and np.array_equal(xl[0][x], xl[2][x])
+    np.testing.assert_array_equal(xl[0]["a"], ab[0]["a"])          # content-content is the same term
+    for x in "bcd":
+        assert np.abs(ab[0][x] - ab[1][x]).max() > 1e-3, x           # absolute terms move with m
+    # (c) is a constant over keys of the same content, (b) and (d) vary with k
+    assert np.ptp(xl[0]["c"]) < 1e-12 and np.ptp(xl[0]["b"]) > 1e-3 and np.ptp(xl[0]["d"]) > 1e-3
+    assert pl.moving_terms("absolute", "m") == {"b", "c", "d"} and pl.moving_terms("transformer_xl", "m") == set()
+    assert pl.moving_terms("absolute", "k") == {"b", "d"} == pl.moving_terms("transformer_xl", "k")
+
+
+# ---------------------------------------------------------------------------
+# Bad input
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("call,exc,words", [
+    (lambda: pl.t5_relative_bucket(1.5), TypeError, "relative_position"),
+    (lambda: pl.t5_relative_bucket([0.0, 1.0]), TypeError, "relative_position"),
+    (lambda: pl.t5_relative_bucket(True), TypeError, "relative_position"),
+    (lambda: pl.t5_relative_bucket(3, bidirectional="yes"), TypeError, "bidirectional"),
+    (lambda: pl.t5_relative_bucket(3, num_buckets=3), ValueError, "num_buckets"),
+    (lambda: pl.t5_relative_bucket(3, num_buckets=1, bidirectional=False), ValueError, "num_buckets"),
+    (lambda: pl.t5_relative_bucket(3, max_distance=8), ValueError, "max_distance"),
+    (lambda: pl.t5_relative_bucket(3, max_distance=0), ValueError, "max_distance"),
+    (lambda: pl.t5_position_bias(np.zeros((1, 2)), 4), ValueError, "bias_table"),
+    (lambda: pl.shaw_relative_logits(np.ones((3, 4)), np.ones((3, 5)), np.ones((3, 4)), 1), ValueError, "key"),
+    (lambda: pl.shaw_relative_logits(np.ones((3, 4)), np.ones((3, 4)), np.ones((5, 4)), 1), ValueError,
+     "rel_embeddings"),
+    (lambda: pl.shaw_relative_logits(np.ones((3, 4)), np.ones((3, 4)), np.ones((3, 4)), -1), ValueError,
+     "max_relative"),
+    (lambda: pl.shaw_relative_attention(np.ones((3, 4)), np.ones((3, 4)), np.ones((2, 4)), np.ones((3, 4)),
+                                        np.ones((3, 4)), 1), ValueError, "value"),
+    (lambda: pl.transformer_xl_score_terms(np.ones((2, 4)), np.ones((2, 4)), np.ones((4, 4)), np.ones((4, 4)),
+                                           np.ones((3, 4)), np.ones(4), np.ones(4)), ValueError, "d_model"),
+    (lambda: pl.transformer_xl_score_terms(np.ones((2, 4)), np.ones((2, 4)), np.ones((4, 4)), np.ones((4, 4)),
+                                           np.ones((4, 4)), np.ones(3), np.ones(4)), ValueError, "u"),
+    (lambda: pl.absolute_score_terms(np.ones((2, 4)), np.ones((2, 4)), np.ones((4, 4)), np.ones((4, 3))),
+     ValueError, "w_k"),
+    (lambda: pl.absolute_score_terms(np.ones((2, 4)), np.ones((2, 4)), np.ones((4, 4)), np.ones((4, 4)),
+                                     [0.5, 1]), TypeError, "query_positions"),
+])
+def test_bad_input_is_refused_clearly(call, exc, words):
+    assert_refused_clearly(call, exc, words)
