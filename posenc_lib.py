@@ -54,12 +54,12 @@ from posenc.encoding import (binary_bits, encode_positions, flipped_bits, freque
 from posenc.exercises.encoding import (check_dot_product, check_flipped_bits, check_nearest_repeat, check_pe,
                                        check_rotation, check_rotation_product, check_scaled_rotation_scores,
                                        check_shifted_pe, check_split_column, check_wavelength)
-from posenc.exercises.context import (check_ntk_base, check_rotations, check_unseen_pairs,
-                                      check_yarn_attention_factor)
+from posenc.exercises.context import (check_fast_pair_kept, check_ntk_base, check_rotations,
+                                      check_unseen_pairs, check_yarn_attention_factor)
 from posenc.exercises.models import (check_order_blind_accuracy, check_position_params,
                                      check_rows_with_gradient, check_segments)
-from posenc.exercises.relative_family import (check_moving_terms, check_shaw_row, check_t5_bucket,
-                                              check_t5_buckets_used, moving_terms)
+from posenc.exercises.relative_family import (check_moving_terms, check_shaw_row, check_shift_invariance,
+                                              check_t5_bucket, check_t5_buckets_used, moving_terms)
 from posenc.exercises.rope_alibi import (check_alibi_bias, check_alibi_slope, check_alibi_start,
                                          check_rope_angle, check_rope_pe_position, check_rope_score,
                                          check_rope_shift)

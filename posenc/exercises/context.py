@@ -153,3 +153,57 @@ def check_unseen_pairs(d_model: int, train_len: int, target_len: int, answer, ba
         if got == value and value != right:
             return _wrong(answer, message)
     return _wrong(answer, "对每一对比较训练中的最大转角 (L−1)·w_i 和 2π：不到一圈的对，在更长的输入上会转得比训练时更远。")
+
+
+#: The context-extension choices :func:`fast_pair_slowdowns` compares: letter -> name.
+EXTENSION_CHOICES = {"a": "位置插值 PI", "b": "NTK-aware", "c": "YaRN", "d": "预训练时把 base 提到 500000"}
+
+
+def fast_pair_slowdowns(d_model: int = 128, factor: float = 4.0, original_max_len: int = 4096) -> dict:
+    """How much each choice of :data:`EXTENSION_CHOICES` slows pair 0 (the fastest) and the
+    slowest pair: ``{letter: (w_0 / w_0', w_last / w_last')}`` (1.0 = untouched), measured with
+    :func:`rope_frequencies`.
+    Introduced in notebook 10_summary_interview.
+    """
+    from ..context import rope_frequencies
+
+    plain = rope_frequencies(d_model)[0]
+    scaled = {
+        "a": rope_frequencies(d_model, method="pi", factor=factor, original_max_len=original_max_len)[0],
+        "b": rope_frequencies(d_model, method="ntk", factor=factor, original_max_len=original_max_len)[0],
+        "c": rope_frequencies(d_model, method="yarn", factor=factor, original_max_len=original_max_len)[0],
+        "d": rope_frequencies(d_model, base=500000.0)[0],
+    }
+    return {x: (float(plain[0] / f[0]), float(plain[-1] / f[-1])) for x, f in scaled.items()}
+
+
+def check_fast_pair_kept(answer) -> Verdict:
+    """Which choices of :data:`EXTENSION_CHOICES` leave the fastest pair (i = 0) exactly as it
+    was? ``answer`` is letters, e.g. ``"ab"``. The right set is measured
+    (:func:`fast_pair_slowdowns`); the feedback names each wrong or missed letter with its
+    measured slowdown.
+    Introduced in notebook 10_summary_interview.
+    """
+    slow = fast_pair_slowdowns()
+    right = {x for x, (fast, _) in slow.items() if abs(fast - 1.0) < 1e-12}
+    if answer is None:
+        return Verdict(False, PLACEHOLDER)
+    letters = [c for c in (answer if isinstance(answer, str) else "".join(map(str, answer))).lower()
+               if c.isalpha()] if isinstance(answer, (str, list, tuple, set)) else None
+    if letters is None or not set(letters) <= set("abcd"):
+        return _wrong(answer, "答案应是 a 到 d 中的字母，例如 \"bd\"。")
+    got = set(letters)
+
+    def change(ratio):
+        return "不变" if abs(ratio - 1.0) < 1e-9 else f"变成原来的 1/{ratio:.3g}"
+
+    def measured(x):
+        fast, last = slow[x]
+        return f"({x}) {EXTENSION_CHOICES[x]}：第 0 对的 w {change(fast)}，最慢一对的 w {change(last)}"
+
+    if got == right:
+        return Verdict(True, "最快的一对原样保留：" + "、".join(sorted(right)) + "。"
+                       + "；".join(measured(x) for x in sorted(slow)) + "（第 09 篇）。")
+    reasons = [f"{measured(x)}：它连最快的一对也一起放慢了" for x in sorted(got - right)]
+    reasons += [f"漏了 {measured(x)}：w_0 = base⁰ = 1，这一对没动" for x in sorted(right - got)]
+    return _wrong(answer, "；".join(reasons) + "。")

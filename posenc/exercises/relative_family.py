@@ -158,8 +158,8 @@ _POSITIONS_IN = {   # what each term contains, by scheme
 }
 
 
-def _letters(answer):
-    """A set of term letters from "bd", "b, d", ["b", "d"], {"b"}, "" ...; None if unreadable."""
+def _letters(answer, allowed: str = "abcd"):
+    """A set of letters from "bd", "b, d", ["b", "d"], {"b"}, "" ...; None if unreadable."""
     if isinstance(answer, str):
         letters = [c for c in answer.lower() if c.isalpha()]
     elif isinstance(answer, (list, tuple, set, frozenset)):
@@ -168,7 +168,7 @@ def _letters(answer):
         letters = [c for x in answer for c in x.lower() if c.isalpha()]
     else:
         return None
-    return set(letters) if set(letters) <= set("abcd") else None
+    return set(letters) if set(letters) <= set(allowed) else None
 
 
 def moving_terms(scheme: str = "absolute", vary: str = "m") -> set:
@@ -223,4 +223,86 @@ def check_moving_terms(answer, scheme: str = "absolute", vary: str = "m") -> Ver
             f"({x}) {names[x]} {contains(x)}" for x in "abcd") + "。")
     reasons = [f"({x}) {names[x]} {contains(x)}，{moved}时它不变" for x in sorted(got - right)]
     reasons += [f"漏了 ({x}) {names[x]}：它{contains(x)}，{moved}时会变" for x in sorted(right - got)]
+    return _wrong(answer, "；".join(reasons) + "。")
+
+
+#: The position schemes :func:`shift_invariance` compares: letter -> (name, notebook).
+SHIFT_SCHEMES = {
+    "a": ("正弦 PE 加到词向量上，再乘 W_q、W_k", "04"),
+    "b": ("可学习位置表加到词向量上", "05"),
+    "c": ("Shaw 等人的相对位置向量 a^K", "06"),
+    "d": ("T5 的相对位置偏置", "06"),
+    "e": ("RoPE", "07"),
+    "f": ("ALiBi", "08"),
+}
+
+
+def shift_invariance(m: int = 3, n: int = 7, shift: int = 100, d_model: int = 16, seed: int = 0) -> dict:
+    """Measure, for each scheme of :data:`SHIFT_SCHEMES`, whether the attention score of a query
+    at m and a key at n stays the same when both move by ``shift`` (same contents, same weights).
+
+    Returns ``{letter: (score at (m, n), score at (m + shift, n + shift))}``, from random
+    contents, projections, tables (a learned position table, Shaw's a^K rows, T5's bucket
+    biases) seeded by ``seed``.
+    Introduced in notebook 10_summary_interview.
+    """
+    from ..encoding import encode_positions
+    from ..relative_family import shaw_relative_logits, t5_position_bias
+    from ..rope_alibi import alibi_bias, rope
+
+    import numpy as np
+
+    m, n = _check_int("m", m, 0, 1000), _check_int("n", n, 0, 1000)
+    shift = _check_int("shift", shift, 1, 1000)
+    length = max(m, n) + shift + 1
+    rng = np.random.default_rng(_check_int("seed", seed, 0))
+    x_q, x_key = rng.normal(size=(2, d_model))
+    w_q, w_k = rng.normal(size=(2, d_model, d_model)) / math.sqrt(d_model)
+    q, key = x_q @ w_q, x_key @ w_k
+    pairs = ((m, n), (m + shift, n + shift))
+
+    def added(table):           # position vectors added to the words before the projections
+        return [float(((x_q + table[a]) @ w_q) @ ((x_key + table[b]) @ w_k)) for a, b in pairs]
+
+    shaw = shaw_relative_logits(np.tile(q, (length, 1)), np.tile(key, (length, 1)),
+                                rng.normal(size=(9, d_model)), 4) * math.sqrt(d_model)
+    t5 = t5_position_bias(rng.normal(size=(32, 1)), length)[0]
+    alibi = alibi_bias(length, 8)[0]
+    rotated = [float(rope(q[None], [a])[0] @ rope(key[None], [b])[0]) for a, b in pairs]
+    return {
+        "a": tuple(added(encode_positions(np.arange(length), d_model))),
+        "b": tuple(added(rng.normal(size=(length, d_model)))),
+        "c": tuple(float(shaw[a, b]) for a, b in pairs),
+        "d": tuple(float(q @ key + t5[a, b]) for a, b in pairs),
+        "e": tuple(rotated),
+        "f": tuple(float(q @ key + alibi[a, b]) for a, b in pairs),
+    }
+
+
+def check_shift_invariance(answer) -> Verdict:
+    """Which schemes of :data:`SHIFT_SCHEMES` give the same attention score when the query and
+    the key both move by the same amount? ``answer`` is letters, e.g. ``"cd"``.
+
+    The right set is measured (:func:`shift_invariance`); the feedback names each letter
+    picked or missed wrongly, with its two measured scores and the notebook that shows why.
+    Introduced in notebook 10_summary_interview.
+    """
+    scores = shift_invariance()
+    right = {x for x, (before, after) in scores.items() if abs(before - after) <= 1e-9 * max(1.0, abs(before))}
+    if answer is None:
+        return Verdict(False, PLACEHOLDER)
+    got = _letters(answer, allowed="abcdef")
+    if got is None:
+        return _wrong(answer, "答案应是 a 到 f 中的字母，例如 \"ce\"。")
+
+    def measured(x):
+        name, notebook = SHIFT_SCHEMES[x]
+        before, after = scores[x]
+        return f"({x}) {name}：挪动前 {before:+.4f}，挪动后 {after:+.4f}（第 {notebook} 篇）"
+
+    if got == right:
+        return Verdict(True, "分数只随 k = n − m 变的是 " + "、".join(sorted(right)) + "。"
+                       + "；".join(measured(x) for x in sorted(scores)) + "。")
+    reasons = [f"{measured(x)}：位置以绝对的 m、n 进入分数，整体挪动会变" for x in sorted(got - right)]
+    reasons += [f"漏了 {measured(x)}：位置只以 k = n − m 进入，整体挪动不变" for x in sorted(right - got)]
     return _wrong(answer, "；".join(reasons) + "。")
