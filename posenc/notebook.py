@@ -9,9 +9,12 @@ from . import __version__
 from .figures.style import CJK_INSTALL_HINT, cjk_font
 
 
-def notebook_setup(seed: int = 0) -> np.random.Generator:
+def notebook_setup(seed: int = 0, torch: bool = False) -> np.random.Generator:
     """The setup cell's helper: print versions and the font status, return an RNG.
 
+    ``seed`` is the random seed (随机种子) of the returned generator. With ``torch=True`` it
+    also loads PyTorch, which takes a second or two, behind a progress bar that ends with the
+    measured time; a later ``import torch`` in the cell is then instant.
     Introduced in notebook 01_permutation_invariance.
     """
     import matplotlib
@@ -19,6 +22,11 @@ def notebook_setup(seed: int = 0) -> np.random.Generator:
     print(f"posenc_lib {__version__} | numpy {np.__version__} | matplotlib {matplotlib.__version__}")
     font = cjk_font()
     print(f"中文字体 (CJK font): {font}" if font else CJK_INSTALL_HINT)
+    if torch:
+        with progress(1, "加载 PyTorch") as bar:
+            import torch as torch_module
+
+            bar.advance(f"torch {torch_module.__version__}")
     np.set_printoptions(precision=4, suppress=True)
     return np.random.default_rng(seed)
 
@@ -93,6 +101,6 @@ class progress:
             self._bar.value = self.total
             self._bar.bar_style = "success"
             self._label.value = f"{self.total}/{self.total}"
-            print(f"用时 {self.seconds:.1f} s")
+            print(f"{self.description}，用时 {self.seconds:.1f} s")
         else:
             self._bar.bar_style = "danger"
