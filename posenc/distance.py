@@ -10,7 +10,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from .encoding import encode_positions, sinusoidal_encoding
-from .validate import _check_array, _check_d_model, _check_int, _check_real, _check_table_size
+from .validate import (
+    _check_array,
+    _check_d_model,
+    _check_int,
+    _check_real,
+    _check_table_size,
+)
 
 
 @dataclass

@@ -8,8 +8,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .validate import (_check_array, _check_base, _check_d_model, _check_int, _check_layout,
-                       _check_positions, _check_real, _check_table_size)
+from .validate import (
+    _check_array,
+    _check_base,
+    _check_d_model,
+    _check_int,
+    _check_layout,
+    _check_positions,
+    _check_real,
+    _check_table_size,
+)
 
 
 def frequencies(d_model: int, base: float = 10000.0) -> np.ndarray:

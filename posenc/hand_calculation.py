@@ -11,7 +11,13 @@ import numpy as np
 
 from .encoding import sinusoidal_encoding
 from .text import _aligned_table, _format_vector
-from .validate import _check_array, _check_base, _check_d_model, _check_int, _check_tokens
+from .validate import (
+    _check_array,
+    _check_base,
+    _check_d_model,
+    _check_int,
+    _check_tokens,
+)
 
 
 @dataclass

@@ -8,8 +8,14 @@ import numpy as np
 from .attention import softmax
 from .distance import _projections, _small_matmul
 from .encoding import _block_rotation, encode_positions, frequencies
-from .validate import (_check_array, _check_d_model, _check_int, _check_positions, _check_real,
-                       _check_table_size)
+from .validate import (
+    _check_array,
+    _check_d_model,
+    _check_int,
+    _check_positions,
+    _check_real,
+    _check_table_size,
+)
 
 
 def rope(x, positions, base: float = 10000.0) -> np.ndarray:

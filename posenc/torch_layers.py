@@ -10,8 +10,13 @@ import torch
 from torch import nn
 
 from .encoding import frequencies, sinusoidal_encoding
-from .validate import (_check_base, _check_d_model, _check_int,
-                       _check_position_limit, _check_table_size)
+from .validate import (
+    _check_base,
+    _check_d_model,
+    _check_int,
+    _check_position_limit,
+    _check_table_size,
+)
 
 
 def _check_input_shape(x, d_model: int) -> None:

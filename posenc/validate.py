@@ -8,7 +8,6 @@ import numbers
 
 import numpy as np
 
-
 #: Largest table (seq_len * d_model numbers) a function will build: 2**26 float64
 #: values = 512 MiB. Anything larger is refused instead of killing the kernel.
 MAX_TABLE_ELEMENTS = 2**26

@@ -9,7 +9,7 @@ import math
 
 from ..context import rope_angle_coverage
 from ..validate import _check_base, _check_d_model, _check_int, _check_real
-from .verdict import PLACEHOLDER, Verdict, _read_answer, _wrong
+from .verdict import PLACEHOLDER, Verdict, _first_slip, _read_answer, _reading, _wrong
 
 
 def _number(answer):
@@ -20,14 +20,6 @@ def _number(answer):
 
 def _close(got: float, value: float, rel: float = 1e-3) -> bool:
     return abs(got - value) <= rel * max(abs(value), 1e-12)
-
-
-def _first_slip(got: float, right: float, slips: dict, rel: float = 1e-3):
-    """The message of the first slip value ``got`` matches (and that differs from the right one)."""
-    for message, value in slips.items():
-        if _close(got, value, rel) and not _close(value, right, rel):
-            return message
-    return None
 
 
 def check_rotations(i: int, d_model: int, length: int, answer, base: float = 10000.0) -> Verdict:
@@ -57,7 +49,7 @@ def check_rotations(i: int, d_model: int, length: int, answer, base: float = 100
         f"这是波长除以 L（2π/w_{i} ÷ L），正好倒过来了：圈数 = L ÷ 波长。": (2 * math.pi / w) / length,
         "指数是 −2i/d_model，这是用 −i/d_model 算的。": length * base ** (-i / d_model) / (2 * math.pi),
     }
-    message = _first_slip(got, right, slips)
+    message = _first_slip(got, right, slips, _close)
     return _wrong(answer, message or f"w_{i} = base^(−2i/d) = {base:g}^(−{2 * i}/{d_model})，圈数 = L·w_{i} / 2π。")
 
 
@@ -88,7 +80,7 @@ def check_ntk_base(d_model: int, factor, answer, base: float = 10000.0) -> Verdi
         "指数倒过来了：是 d/(d−2)（略大于 1），不是 (d−2)/d。": base * factor ** (1 / expo),
         "这是 base 的 s 次方；NTK-aware 是把 base 乘以 s^(d/(d−2))。": base ** factor,
     }
-    message = _first_slip(got, right, slips)
+    message = _first_slip(got, right, slips, _close)
     return _wrong(answer, message or f"base' = base · s^(d/(d−2))，这里 d/(d−2) = {d_model}/{d_model - 2}。")
 
 
@@ -134,11 +126,11 @@ def check_unseen_pairs(d_model: int, train_len: int, target_len: int, answer, ba
     target_len = _check_int("target_len", target_len, train_len + 1)
     cov = rope_angle_coverage(d_model, train_len, target_len, base)
     right = int(cov.unseen.sum())
-    if answer is None:
-        return Verdict(False, PLACEHOLDER)
-    got = _read_answer(answer, "int")
-    if got is None:
-        return _wrong(answer, "答案应是一个整数（有几对）。")
+    got, refusal = _reading(
+        answer, "int",
+        expected="答案应是一个整数（有几对）。")
+    if refusal is not None:
+        return refusal
     if got == right:
         return Verdict(True, f"{right} 对：它们的波长超过训练长度（训练中最大转角 (L−1)·w_i < 2π），"
                              f"到了长度 {target_len} 会转到训练中没到过的角度。")

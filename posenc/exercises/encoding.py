@@ -7,13 +7,20 @@ import math
 
 import numpy as np
 
-from ..encoding import (encode_positions, flipped_bits, frequencies, nearest_repeat,
-                        pe_distance_by_offset, pe_dot_by_offset, relative_rotation, split_permutation,
-                        wavelengths)
+from ..encoding import (
+    encode_positions,
+    flipped_bits,
+    frequencies,
+    nearest_repeat,
+    pe_distance_by_offset,
+    pe_dot_by_offset,
+    relative_rotation,
+    split_permutation,
+    wavelengths,
+)
 from ..text import _format_vector
 from ..validate import _check_array, _check_d_model, _check_int, _check_real
-from .verdict import PLACEHOLDER, Verdict, _read_answer, _wrong
-
+from .verdict import PLACEHOLDER, Verdict, _first_slip, _read_answer, _reading, _wrong
 
 #: Tolerance of a 4-decimal answer: rounded (error <= 5e-5) or truncated (< 1e-4) to 4 decimals.
 PE_TOL = 1e-4 + 1e-9
@@ -88,12 +95,12 @@ def check_pe(pos, answer, d_model: int = 2, base: float = 10000.0, word=None) ->
     shift = np.zeros(d_model) if word is None else word
     right = shift + pe
     what = f"PE({pos})" if word is None else f"词向量 + PE({pos})"
-    if answer is None:
-        return Verdict(False, PLACEHOLDER)
-    arr = _read_answer(answer, "array", right.shape)
-    if arr is None:
-        return _wrong(answer, f"{what} 应该是 {d_model} 个数的列表，例如 [{', '.join(['…'] * min(d_model, 2))}"
-                              f"{', …' if d_model > 2 else ''}]。")
+    arr, refusal = _reading(
+        answer, "array", right.shape,
+        expected=f"{what} 应该是 {d_model} 个数的列表，例如 [{', '.join(['…'] * min(d_model, 2))}"
+                 f"{', …' if d_model > 2 else ''}]。")
+    if refusal is not None:
+        return refusal
     if np.allclose(arr, right, atol=PE_TOL, rtol=0):
         if word is None:
             return Verdict(True, f"PE({pos}) = {_format_vector(pe)}（4 位小数）。")
@@ -139,11 +146,11 @@ def check_wavelength(i: int, d_model: int, answer, base: float = 10000.0, decima
     w = float(frequencies(d_model, base)[i])
     exponent = f"{2 * i}/{d_model}"
     formula = f"2π·{base:g}^({exponent})"
-    if answer is None:
-        return Verdict(False, PLACEHOLDER)
-    got = _read_answer(answer, "array")
-    if got is None:
-        return _wrong(answer, f"答案应是一个数：第 {i} 对转一整圈要多少个位置。")
+    got, refusal = _reading(
+        answer, "array",
+        expected=f"答案应是一个数：第 {i} 对转一整圈要多少个位置。")
+    if refusal is not None:
+        return refusal
     got = float(got)
     tol = 0.5 * 10.0 ** -decimals + 1e-9
     if abs(got - right) <= tol:
@@ -190,11 +197,11 @@ def check_flipped_bits(pos: int, answer) -> Verdict:
     n = pos.bit_length()
     change = f"{pos - 1:0{n}b} → {pos:0{n}b}"
     ones = lambda v: {k for k in range(n) if (v >> k) & 1}
-    if answer is None:
-        return Verdict(False, PLACEHOLDER)
-    got = _read_answer(answer, "ints")
-    if got is None:
-        return _wrong(answer, "答案应是 bit 编号的列表，例如 [0, 2]（bit 0 是最低位）。")
+    got, refusal = _reading(
+        answer, "ints",
+        expected="答案应是 bit 编号的列表，例如 [0, 2]（bit 0 是最低位）。")
+    if refusal is not None:
+        return refusal
     if got == set(right):
         return Verdict(True, f"{pos - 1} → {pos}：{change}，翻转的是 bit {right}。")
     top = right[-1]
@@ -310,15 +317,6 @@ def _close4(arr, value) -> bool:
     return bool(np.allclose(arr, value, atol=FOUR_DECIMALS, rtol=0))
 
 
-def _first_slip(arr, right, slips):
-    """The message of the first slip whose value matches ``arr`` (and differs from ``right``)."""
-    for message, value in slips:
-        value = np.asarray(value, dtype=float)
-        if value.shape == np.shape(right) and not _close4(value, right) and _close4(arr, value):
-            return message
-    return None
-
-
 def _matrix4(m) -> str:
     """``[[0.5403, 0.8415], [-0.8415, 0.5403]]``: a small matrix at 4 decimals."""
     return "[" + ", ".join(_format_vector(row) for row in np.asarray(m)) + "]"
@@ -336,11 +334,11 @@ def check_dot_product(k, d_model: int, answer, base: float = 10000.0) -> Verdict
     k = _check_real("k", k)
     w = frequencies(d_model, base)
     right = float(pe_dot_by_offset([k], d_model, base)[0])
-    if answer is None:
-        return Verdict(False, PLACEHOLDER)
-    arr = _read_answer(answer, "array", ())
-    if arr is None:
-        return _wrong(answer, "答案应是一个数：点积 PE(m)·PE(m+k) 是一个标量。")
+    arr, refusal = _reading(
+        answer, "array", (),
+        expected="答案应是一个数：点积 PE(m)·PE(m+k) 是一个标量。")
+    if refusal is not None:
+        return refusal
     if _close4(arr, right):
         return Verdict(True, f"PE(m)·PE(m{k:+g}) = Σ cos({k:g}·w_i) = {right:.4f}，与 m 无关。")
     pairs = d_model // 2
@@ -357,7 +355,7 @@ def check_dot_product(k, d_model: int, answer, base: float = 10000.0) -> Verdict
         (f"{pairs} = d_model/2 是 k = 0 时的点积（每一对都是 cos 0 = 1）；k = {k:g} 时每一对只贡献 "
          f"cos(k·w_i)。", float(pairs)),
     ]
-    slip = _first_slip(arr, right, slips)
+    slip = _first_slip(arr, right, slips, _close4)
     if slip:
         return _wrong(answer, slip)
     return _wrong(answer, f"每一对贡献 sin·sin + cos·cos = cos(k·w_i)，把 {pairs} 对加起来"
@@ -384,11 +382,11 @@ def check_rotation(k, d_model: int, answer, base: float = 10000.0) -> Verdict:
     """
     d_model = _check_d_model(d_model)
     right = relative_rotation(k, d_model, base)
-    if answer is None:
-        return Verdict(False, PLACEHOLDER)
-    arr = _read_answer(answer, "array", right.shape)
-    if arr is None:
-        return _wrong(answer, f"R_k 应是 {d_model}×{d_model} 的矩阵，写成嵌套列表，例如 [[a, b], [c, d]]。")
+    arr, refusal = _reading(
+        answer, "array", right.shape,
+        expected=f"R_k 应是 {d_model}×{d_model} 的矩阵，写成嵌套列表，例如 [[a, b], [c, d]]。")
+    if refusal is not None:
+        return refusal
     shown = f"R_{k:g} = {_matrix4(right)}：" if d_model == 2 else ""
     if _close4(arr, right):
         return Verdict(True, f"{shown}每个 2×2 块都是 [[cos(k·w_i), sin(k·w_i)], [−sin(k·w_i), cos(k·w_i)]]。")
@@ -400,7 +398,7 @@ def check_rotation(k, d_model: int, answer, base: float = 10000.0) -> Verdict:
         ("块里的 sin 和 cos 放反了：对角线上是 cos(k·w_i)（k = 0 时 R_0 必须是单位矩阵），"
          "对角线外是 ±sin(k·w_i)。", _rotation_blocks(angles, swap=True)),
     ]
-    slip = _first_slip(arr, right, slips)
+    slip = _first_slip(arr, right, slips, _close4)
     if slip:
         return _wrong(answer, slip)
     return _wrong(answer, "从和角公式逐项对照：第一行给出 sin((pos+k)w)，第二行给出 cos((pos+k)w)，"
@@ -416,11 +414,11 @@ def check_rotation_product(a: int, b: int, answer) -> Verdict:
     """
     a, b = _check_int("a", a, -10**6, 10**6), _check_int("b", b, -10**6, 10**6)
     right = b - a
-    if answer is None:
-        return Verdict(False, PLACEHOLDER)
-    got = _read_answer(answer, "int")
-    if got is None:
-        return _wrong(answer, "答案应是一个整数偏移 k（可以是负数）。")
+    got, refusal = _reading(
+        answer, "int",
+        expected="答案应是一个整数偏移 k（可以是负数）。")
+    if refusal is not None:
+        return refusal
     if got == right:
         shift = f"{right:+d}".replace("-", "−")
         return Verdict(True, f"R_{a}ᵀ = R_{{−{a}}}（往回走 {a} 步），再乘 R_{b}（往前走 {b} 步）："
@@ -458,11 +456,11 @@ def check_scaled_rotation_scores(a: float, b: float, answer, k: float = 1.0) -> 
     Introduced in notebook 04_relative_position.
     """
     right = _scaled_rotation_scores(a, b, k)
-    if answer is None:
-        return Verdict(False, PLACEHOLDER)
-    arr = _read_answer(answer, "array", (2,))
-    if arr is None:
-        return _wrong(answer, "答案应是两个数 [S(k = +1), S(k = −1)]。")
+    arr, refusal = _reading(
+        answer, "array", (2,),
+        expected="答案应是两个数 [S(k = +1), S(k = −1)]。")
+    if refusal is not None:
+        return refusal
     if _close4(arr, right):
         return Verdict(True, f"[S(+{k:g}), S(−{k:g})] = {_format_vector(right)}：a·cos k ∓ b·sin k，"
                              f"只依赖 k，而且 +k 与 −k 不同，分得出前后。")
@@ -477,7 +475,7 @@ def check_scaled_rotation_scores(a: float, b: float, answer, k: float = 1.0) -> 
         ("这是角度制 (degrees) 的结果：w_0 = 1 弧度/位置。",
          [a * math.cos(kd) - b * math.sin(kd), a * math.cos(kd) + b * math.sin(kd)]),
     ]
-    slip = _first_slip(arr, right, slips)
+    slip = _first_slip(arr, right, slips, _close4)
     if slip:
         return _wrong(answer, slip)
     return _wrong(answer, "d_model = 2 时只有一对，w_0 = 1：S(k) = a·cos k − b·sin k（第 5 节的公式）。"
@@ -497,11 +495,11 @@ def check_shifted_pe(pe, k, answer, base: float = 10000.0, pos: int | None = Non
     d_model = _check_d_model(len(pe))
     rot = relative_rotation(k, d_model, base)
     right = rot @ pe
-    arr = _read_answer(answer, "array", right.shape)
-    if answer is None:
-        return Verdict(False, PLACEHOLDER)
-    if arr is None:
-        return _wrong(answer, f"答案应是长度为 {d_model} 的向量。提示：PE(pos+k) = R_k · PE(pos)。")
+    arr, refusal = _reading(
+        answer, "array", right.shape,
+        expected=f"答案应是长度为 {d_model} 的向量。提示：PE(pos+k) = R_k · PE(pos)。")
+    if refusal is not None:
+        return refusal
     if np.allclose(arr, right, atol=5e-4):
         message = f"R_k · PE(pos) = {_format_vector(right)}：不用知道 pos 是几。"
         if pos is not None:

@@ -2,11 +2,11 @@
 """
 from __future__ import annotations
 
-from .verdict import PLACEHOLDER, Verdict, _read_answer, _wrong, check_value
 from ..task.data import ANIMALS, _check_lengths
 from ..task.evaluation import order_blind_bound
 from ..task.training import position_table_parameters, rows_with_gradient
 from ..validate import _check_int
+from .verdict import PLACEHOLDER, Verdict, _read_answer, _reading, _wrong, check_value
 
 
 def check_position_params(max_len: int, d_model: int, answer) -> Verdict:
@@ -15,11 +15,11 @@ def check_position_params(max_len: int, d_model: int, answer) -> Verdict:
     Introduced in notebook 05_learned_embeddings.
     """
     right = position_table_parameters(max_len, d_model)
-    got = _read_answer(answer, "int")
-    if answer is None:
-        return Verdict(False, PLACEHOLDER)
-    if got is None:
-        return _wrong(answer, "答案应是一个整数（参数个数）。提示：表有 max_len 行，每行 d_model 个数。")
+    got, refusal = _reading(
+        answer, "int",
+        expected="答案应是一个整数（参数个数）。提示：表有 max_len 行，每行 d_model 个数。")
+    if refusal is not None:
+        return refusal
     if got == right:
         return Verdict(True, f"{max_len} 行 × {d_model} 列 = {right:,} 个可训练参数。")
     if got == max_len + d_model:
@@ -107,11 +107,11 @@ def check_rows_with_gradient(train_lengths, max_len: int, answer) -> Verdict:
     lo, hi = _check_lengths("train_lengths", train_lengths, 4)
     max_len = _check_int("max_len", max_len, hi)
     right = rows_with_gradient((lo, hi), max_len=max_len)
-    if answer is None:
-        return Verdict(False, PLACEHOLDER)
-    got = _read_answer(answer, "int")
-    if got is None:
-        return _wrong(answer, "答案应是一个整数（行数）。")
+    got, refusal = _reading(
+        answer, "int",
+        expected="答案应是一个整数（行数）。")
+    if refusal is not None:
+        return refusal
     if got == right:
         return Verdict(True, f"{right} 行：位置 0 … {right - 1} 出现在训练句子里；第 {right} … {max_len - 1} 行"
                              f"从不参与计算，梯度为 0，训练不会改动它们。")

@@ -6,11 +6,18 @@ from __future__ import annotations
 import math
 
 from ..distance import random_word_vectors
-from ..relative_family import (TERM_LABELS, _t5_sizes, absolute_score_terms, shaw_relative_index,
-                               t5_bucket_ranges, t5_relative_bucket, transformer_xl_demo_parameters,
-                               transformer_xl_score_terms)
+from ..relative_family import (
+    TERM_LABELS,
+    _t5_sizes,
+    absolute_score_terms,
+    shaw_relative_index,
+    t5_bucket_ranges,
+    t5_relative_bucket,
+    transformer_xl_demo_parameters,
+    transformer_xl_score_terms,
+)
 from ..validate import _check_int
-from .verdict import PLACEHOLDER, Verdict, _read_answer, _wrong
+from .verdict import PLACEHOLDER, Verdict, _reading, _wrong
 
 
 def _mode(bidirectional: bool) -> str:
@@ -29,11 +36,11 @@ def check_t5_bucket(k: int, answer, bidirectional: bool = True, num_buckets: int
     k = _check_int("k", k, -10**9, 10**9)
     bidirectional, half, max_exact, max_distance = _t5_sizes(bidirectional, num_buckets, max_distance)
     right = t5_relative_bucket(k, bidirectional, num_buckets, max_distance)
-    if answer is None:
-        return Verdict(False, PLACEHOLDER)
-    got = _read_answer(answer, "int")
-    if got is None:
-        return _wrong(answer, "答案应是一个整数：桶的编号（从 0 开始）。")
+    got, refusal = _reading(
+        answer, "int",
+        expected="答案应是一个整数：桶的编号（从 0 开始）。")
+    if refusal is not None:
+        return refusal
     after = bidirectional and k > 0
     n = abs(k) if bidirectional else max(-k, 0)
     shift = f"k > 0，先加 {half}；" if after else ""
@@ -91,11 +98,11 @@ def check_t5_buckets_used(answer, side: str = "after", bidirectional: bool = Tru
     on_side = [(b, lo, hi) for b, lo, hi in ranges if (hi > 0 if side == "after" else lo <= 0)]
     right = len(on_side)
     where = "k > 0（key 在 query 之后）" if side == "after" else "k ≤ 0（key 在 query 之前或就是它）"
-    if answer is None:
-        return Verdict(False, PLACEHOLDER)
-    got = _read_answer(answer, "int")
-    if got is None:
-        return _wrong(answer, "答案应是一个整数：桶的个数。")
+    got, refusal = _reading(
+        answer, "int",
+        expected="答案应是一个整数：桶的个数。")
+    if refusal is not None:
+        return refusal
     first, last = on_side[0][0], on_side[-1][0]
     if got == right:
         return Verdict(True, f"{where}用到桶 {first} … {last}，共 {right} 个（{_mode(bidirectional)}，"
@@ -130,11 +137,11 @@ def check_shaw_row(m: int, n: int, max_relative: int, answer) -> Verdict:
     right = int(shaw_relative_index(size, size, max_relative)[m, n])
     k = n - m
     clipped = max(-max_relative, min(max_relative, k))
-    if answer is None:
-        return Verdict(False, PLACEHOLDER)
-    got = _read_answer(answer, "int")
-    if got is None:
-        return _wrong(answer, f"答案应是一个整数：行号 0 … {2 * max_relative}。")
+    got, refusal = _reading(
+        answer, "int",
+        expected=f"答案应是一个整数：行号 0 … {2 * max_relative}。")
+    if refusal is not None:
+        return refusal
     if got == right:
         extra = f"，裁剪到 {clipped}" if clipped != k else ""
         return Verdict(True, f"k = n − m = {n} − {m} = {k}{extra}；行号 = {clipped} + {max_relative} = {right}。")
@@ -246,11 +253,11 @@ def shift_invariance(m: int = 3, n: int = 7, shift: int = 100, d_model: int = 16
     biases) seeded by ``seed``.
     Introduced in notebook 10_summary_interview.
     """
+    import numpy as np
+
     from ..encoding import encode_positions
     from ..relative_family import shaw_relative_logits, t5_position_bias
     from ..rope_alibi import alibi_bias, rope
-
-    import numpy as np
 
     m, n = _check_int("m", m, 0, 1000), _check_int("n", n, 0, 1000)
     shift = _check_int("shift", shift, 1, 1000)

@@ -12,15 +12,15 @@ import numpy as np
 
 from ..rope_alibi import alibi_slope_exponents, alibi_slopes, rope
 from ..validate import _check_base, _check_d_model, _check_int, _check_real
-from .verdict import PLACEHOLDER, Verdict, _read_answer, _wrong, check_choice
-
-
-def _first_slip(got: float, right: float, slips: dict, close) -> str | None:
-    """The message of the first slip whose value ``got`` matches (and which is not the right value)."""
-    for message, value in slips.items():
-        if close(got, value) and not close(right, value):
-            return message
-    return None
+from .verdict import (
+    PLACEHOLDER,
+    Verdict,
+    _first_slip,
+    _read_answer,
+    _reading,
+    _wrong,
+    check_choice,
+)
 
 
 def _is_infinite(answer) -> bool:
@@ -47,11 +47,11 @@ def check_alibi_slope(h: int, num_heads: int, answer) -> Verdict:
     slopes = alibi_slopes(num_heads)
     right = float(slopes[h - 1])
     exponent = float(alibi_slope_exponents(num_heads)[h - 1])
-    if answer is None:
-        return Verdict(False, PLACEHOLDER)
-    arr = _read_answer(answer, "array", ())
-    if arr is None:
-        return _wrong(answer, "答案应是一个数，例如 0.25 或 2 ** -2。")
+    arr, refusal = _reading(
+        answer, "array", (),
+        expected="答案应是一个数，例如 0.25 或 2 ** -2。")
+    if refusal is not None:
+        return refusal
     got = float(arr)
     close = lambda a, b: abs(a - b) <= 1e-3 * abs(b)
     if close(got, right):
@@ -159,11 +159,11 @@ def check_alibi_start(seq_len: int, answer, train_lengths=(4, 8)) -> Verdict:
     seq_len = _check_int("seq_len", seq_len, hi + 1, 32)
     max_dist = hi - 1                       # start 0 in a sentence of hi tokens
     right = seq_len - 1 - max_dist
-    if answer is None:
-        return Verdict(False, PLACEHOLDER)
-    got = _read_answer(answer, "int")
-    if got is None:
-        return _wrong(answer, "答案应是一个整数（位置从 0 开始数）。")
+    got, refusal = _reading(
+        answer, "int",
+        expected="答案应是一个整数（位置从 0 开始数）。")
+    if refusal is not None:
+        return refusal
     if got == right:
         return Verdict(True, f"start = {right} … {seq_len - 4}：到「。」（位置 {seq_len - 1}）的距离 "
                              f"{max_dist} … 3，训练里都出现过（训练时最远是 {max_dist}）。")
@@ -200,11 +200,11 @@ def check_rope_angle(i: int, pos, d_model: int, answer, base: float = 10000.0) -
     base = _check_base(base)
     w = base ** (-2.0 * i / d_model)
     right = pos * w
-    if answer is None:
-        return Verdict(False, PLACEHOLDER)
-    arr = _read_answer(answer, "array", ())
-    if arr is None:
-        return _wrong(answer, "答案应是一个数（弧度）。")
+    arr, refusal = _reading(
+        answer, "array", (),
+        expected="答案应是一个数（弧度）。")
+    if refusal is not None:
+        return refusal
     got = float(arr)
     turns = (got - right) / (2 * math.pi)
     if abs(got - right) <= 5e-4 or (abs(turns - round(turns)) * 2 * math.pi <= 5e-4):
@@ -243,11 +243,11 @@ def check_rope_score(answer, q=(1.0, 0.0), key=(0.0, 1.0), m: int = 3, n: int = 
     n = _check_int("n", n, -10**6, 10**6)
     score = lambda a, b: float(rope(q[None], [a], base)[0] @ rope(key[None], [b], base)[0])
     right = score(m, n)
-    if answer is None:
-        return Verdict(False, PLACEHOLDER)
-    arr = _read_answer(answer, "array", ())
-    if arr is None:
-        return _wrong(answer, "答案应是一个数（保留 4 位小数）。")
+    arr, refusal = _reading(
+        answer, "array", (),
+        expected="答案应是一个数（保留 4 位小数）。")
+    if refusal is not None:
+        return refusal
     got = float(arr)
     close = lambda a, b: abs(a - b) <= 5e-4
     k = n - m
@@ -282,11 +282,11 @@ def check_rope_pe_position(answer, p: int = 20, pos: int = 6) -> Verdict:
     p = _check_int("p", p, -10**6, 10**6)
     pos = _check_int("pos", pos, -10**6, 10**6)
     right = p - pos
-    if answer is None:
-        return Verdict(False, PLACEHOLDER)
-    got = _read_answer(answer, "int")
-    if got is None:
-        return _wrong(answer, "答案应是一个整数：位置的编号。")
+    got, refusal = _reading(
+        answer, "int",
+        expected="答案应是一个整数：位置的编号。")
+    if refusal is not None:
+        return refusal
     if got == right:
         return Verdict(True, f"rope(PE({p}), {pos}) = R_(−{pos})·PE({p}) = PE({right})：RoPE 把钟面上的指针"
                              f"逆时针拨回 {pos} 步。")

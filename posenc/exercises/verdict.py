@@ -11,7 +11,6 @@ from dataclasses import dataclass
 import numpy as np
 
 
-
 @dataclass
 class Verdict:
     """The answer to a ``check_*`` call: truthy when correct, with a hint when not."""
@@ -114,6 +113,28 @@ def _wrong(answer, slip: str) -> Verdict:
 PLACEHOLDER = "先把 None 换成你的答案，再运行这个单元格。"
 
 
+def _reading(answer, kind: str, shape=(), expected: str = "答案应是一个数。"):
+    """``(value, None)`` when the answer reads as ``kind`` (see :func:`_read_answer`); otherwise
+    ``(None, verdict)``: the placeholder message for ``None``, or ``expected`` (what the
+    answer should look like) after the learner's entry."""
+    if answer is None:
+        return None, Verdict(False, PLACEHOLDER)
+    value = _read_answer(answer, kind, shape)
+    if value is None:
+        return None, _wrong(answer, expected)
+    return value, None
+
+
+def _first_slip(got, right, slips, close) -> str | None:
+    """The message of the first typical slip ``got`` matches: ``slips`` holds (message, value)
+    pairs (a dict's items or a list); a slip counts only when its value has the right answer's
+    shape, differs from the right answer and is ``close(got, value)``."""
+    for message, value in (slips.items() if isinstance(slips, dict) else slips):
+        if np.shape(value) == np.shape(right) and not close(right, value) and close(got, value):
+            return message
+    return None
+
+
 def _matches(arr, value, tol: float) -> bool:
     return bool(np.allclose(arr, value, atol=tol, rtol=0))
 
@@ -127,18 +148,14 @@ def check_value(answer, expected, *, tol: float = 5e-4, hint: str = "", slips=No
     Introduced in notebook 02_sinusoidal_hand_calculation.
     """
     expected = np.asarray(expected, dtype=float)
-    if answer is None:
-        return Verdict(False, PLACEHOLDER)
-    arr = _read_answer(answer, "array", expected.shape)
-    if arr is None:
-        what = "一个数" if expected.shape == () else f"形状为 {expected.shape} 的一组数"
-        return _wrong(answer, f"答案应是{what}。{hint}")
+    what = "一个数" if expected.shape == () else f"形状为 {expected.shape} 的一组数"
+    arr, refusal = _reading(answer, "array", expected.shape, f"答案应是{what}。{hint}")
+    if refusal is not None:
+        return refusal
     if _matches(arr, expected, tol):
         return Verdict(True, "与计算结果一致。" if tol == 0 else f"与计算结果一致（允许误差 {tol:.2g}）。")
-    for message, value in (slips or {}).items():
-        if np.shape(value) == expected.shape and _matches(arr, value, tol):
-            return _wrong(answer, message)
-    return _wrong(answer, hint or "与计算结果不一致，检查每一步。")
+    message = _first_slip(arr, expected, slips or {}, lambda a, b: _matches(a, b, tol))
+    return _wrong(answer, message or hint or "与计算结果不一致，检查每一步。")
 
 
 def check_choice(answer, correct, *, hint: str = "", options=None, hints=None) -> Verdict:

@@ -6,11 +6,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .explorer import Explorer, _slider_style
-from .style import _alibi_cmap, _new_axes, figure_style, label, _place_index_ticks
-from ..rope_alibi import alibi_attention, alibi_bias, alibi_causal_bias, alibi_slope_exponents, alibi_slopes
+from ..rope_alibi import (
+    alibi_attention,
+    alibi_bias,
+    alibi_causal_bias,
+    alibi_slope_exponents,
+    alibi_slopes,
+)
 from ..validate import _check_int, _is_int
-
+from .explorer import Explorer, _slider_style
+from .style import _alibi_cmap, _new_axes, _place_index_ticks, figure_style, label
 
 ALIBI_VMIN = -6.0   # bias colour scale: -6 and below share the darkest colour (exp(-6) ~ 0.0025)
 

@@ -10,8 +10,15 @@ import math
 
 import numpy as np
 
-from ..context import (ROPE_SCALING_METHODS, YARN_BETA_FAST, YARN_BETA_SLOW, _check_factor, _check_method,
-                       rope_angle_coverage, rope_scaled_score)
+from ..context import (
+    ROPE_SCALING_METHODS,
+    YARN_BETA_FAST,
+    YARN_BETA_SLOW,
+    _check_factor,
+    _check_method,
+    rope_angle_coverage,
+    rope_scaled_score,
+)
 from ..validate import _check_base, _check_d_model, _check_int
 from .explorer import Explorer, _slider_style
 from .style import _new_axes, figure_style, label

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..hand_calculation import HandCalculation, hand_calculation
 from .explorer import Explorer, _base_slider, _slider_style
 from .style import _new_axes, figure_style, label, token_label
-from ..hand_calculation import HandCalculation, hand_calculation
 
 
 class _HandCalcView:

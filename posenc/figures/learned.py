@@ -19,7 +19,6 @@ from ..validate import _check_array, _check_int
 from .explorer import Explorer, _slider_style
 from .style import PE_COLORS, _new_axes, figure_style, label
 
-
 #: y range of every loss plot (log axis): from below the final losses up past ln 8.
 LOSS_YLIM = (1e-4, 10.0)
 

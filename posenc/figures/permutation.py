@@ -11,7 +11,6 @@ from ..attention import AttentionDemo, attention_demo
 from .explorer import Explorer, _slider_style
 from .style import _new_axes, figure_style, label, token_label
 
-
 #: Sentences the permutation explorer offers; each group shares its tokens.
 PERMUTATION_SENTENCES = ("猫咬狗", "狗咬猫", "咬猫狗", "我爱你", "你爱我", "我打你", "你打我")
 

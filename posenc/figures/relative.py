@@ -11,8 +11,19 @@ import math
 import numpy as np
 
 from ..attention import attention_weights_for_demo
-from ..distance import linear_fit, offset_scores, offset_structure, score_matrix, word_pe_cosines
-from ..encoding import encode_positions, frequencies, pe_dot_by_offset, relative_rotation
+from ..distance import (
+    linear_fit,
+    offset_scores,
+    offset_structure,
+    score_matrix,
+    word_pe_cosines,
+)
+from ..encoding import (
+    encode_positions,
+    frequencies,
+    pe_dot_by_offset,
+    relative_rotation,
+)
 from ..validate import _check_base, _check_d_model, _check_int, _check_real, _is_int
 from .explorer import Explorer, _base_slider, _slider_style
 from .style import _new_axes, figure_style, label

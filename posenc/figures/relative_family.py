@@ -11,10 +11,18 @@ import math
 import numpy as np
 
 from ..distance import random_word_vectors
-from ..relative_family import (TERM_LABELS, TERM_LABELS_EN, _t5_sizes, absolute_score_terms,
-                               shaw_relative_index, t5_bucket_ranges, t5_demo_bias_table,
-                               t5_relative_bucket, transformer_xl_demo_parameters,
-                               transformer_xl_score_terms)
+from ..relative_family import (
+    TERM_LABELS,
+    TERM_LABELS_EN,
+    _t5_sizes,
+    absolute_score_terms,
+    shaw_relative_index,
+    t5_bucket_ranges,
+    t5_demo_bias_table,
+    t5_relative_bucket,
+    transformer_xl_demo_parameters,
+    transformer_xl_score_terms,
+)
 from ..validate import _check_int
 from .explorer import Explorer, _slider_style
 from .style import _new_axes, figure_style, label

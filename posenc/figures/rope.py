@@ -10,10 +10,10 @@ import math
 import numpy as np
 
 from ..encoding import frequencies
-from .explorer import Explorer, _base_slider, _slider_style
-from .style import _new_axes, figure_style, label
 from ..rope_alibi import rope, rope_rotation
 from ..validate import _check_base, _check_int
+from .explorer import Explorer, _base_slider, _slider_style
+from .style import _new_axes, figure_style, label
 
 
 class _RopeView:

@@ -10,11 +10,17 @@ import numbers
 import numpy as np
 
 from ..encoding import binary_bits, frequencies, sinusoidal_encoding, wavelengths
+from ..validate import (
+    LAYOUTS,
+    _check_base,
+    _check_d_model,
+    _check_int,
+    _check_layout,
+    _check_table_size,
+    _is_int,
+)
 from .explorer import Explorer, _base_slider, _slider_style
-from .style import _new_axes, figure_style, label, _place_index_ticks
-from ..validate import (LAYOUTS, _check_base, _check_d_model, _check_int, _check_layout,
-                        _check_table_size, _is_int)
-
+from .style import _new_axes, _place_index_ticks, figure_style, label
 
 #: How the heatmap titles name the two column layouts.
 _LAYOUT_NAMES = {"interleaved": "交错 (interleaved)", "split": "前后分半 (split)"}

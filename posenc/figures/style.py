@@ -11,7 +11,6 @@ import os
 
 import numpy as np
 
-
 #: English glosses, used in figures when no CJK font is installed.
 GLOSS = {
     "猫": "cat", "狗": "dog", "咬": "bites", "我": "I", "你": "you", "爱": "love",

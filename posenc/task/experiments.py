@@ -9,8 +9,14 @@ from typing import Callable, Sequence
 from ..context import ROPE_SCALING_METHODS, _check_method, rope_frequencies
 from ..text import _aligned_table
 from ..validate import _check_int
-from .data import (DEFAULT_TEST_LENGTHS, DEFAULT_TRAIN_LENGTHS, MAX_LENGTH, _check_lengths, _check_pe,
-                   _check_task)
+from .data import (
+    DEFAULT_TEST_LENGTHS,
+    DEFAULT_TRAIN_LENGTHS,
+    MAX_LENGTH,
+    _check_lengths,
+    _check_pe,
+    _check_task,
+)
 from .evaluation import _accuracies_at_lengths
 from .training import finetune_order_model, train_order_model, trained_run
 

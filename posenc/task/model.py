@@ -14,9 +14,20 @@ from torch import nn
 
 from ..context import rope_frequencies
 from ..rope_alibi import alibi_slopes
-from ..torch_layers import LearnedPositionalEmbedding, SinusoidalPositionalEncoding, rope_torch
+from ..torch_layers import (
+    LearnedPositionalEmbedding,
+    SinusoidalPositionalEncoding,
+    rope_torch,
+)
 from ..validate import _check_base, _check_int
-from .data import DEFAULT_D_MODEL, DEFAULT_NUM_HEADS, DEFAULT_NUM_LAYERS, LEARNED_INIT_STD, PAD_ID, _check_pe
+from .data import (
+    DEFAULT_D_MODEL,
+    DEFAULT_NUM_HEADS,
+    DEFAULT_NUM_LAYERS,
+    LEARNED_INIT_STD,
+    PAD_ID,
+    _check_pe,
+)
 
 #: Rows of the sinusoidal table an OrderModel precomputes (the formula has no limit; the
 #: task's sentences are far shorter).

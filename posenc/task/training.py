@@ -11,9 +11,22 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..validate import _check_int, _check_real
-from .data import (ANIMALS, DEFAULT_D_MODEL, DEFAULT_LR, DEFAULT_N_TEST, DEFAULT_N_TRAIN,
-                   DEFAULT_NUM_HEADS, DEFAULT_NUM_LAYERS, DEFAULT_STEPS, DEFAULT_TRAIN_LENGTHS, VOCAB,
-                   _check_lengths, _check_pe, _check_task, make_bite_dataset)
+from .data import (
+    ANIMALS,
+    DEFAULT_D_MODEL,
+    DEFAULT_LR,
+    DEFAULT_N_TEST,
+    DEFAULT_N_TRAIN,
+    DEFAULT_NUM_HEADS,
+    DEFAULT_NUM_LAYERS,
+    DEFAULT_STEPS,
+    DEFAULT_TRAIN_LENGTHS,
+    VOCAB,
+    _check_lengths,
+    _check_pe,
+    _check_task,
+    make_bite_dataset,
+)
 from .evaluation import _deterministic_torch, evaluate
 
 
