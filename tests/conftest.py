@@ -49,10 +49,53 @@ def without_cjk_font():
     character in any text: the English glosses stand in, never tofu boxes.
     """
     def run(figures_code: str) -> None:
-        code = _NO_CJK_PROLOGUE + textwrap.dedent(figures_code) + _NO_CJK_EPILOGUE
-        env = {**os.environ, "POSENC_NO_CJK": "1", "MPLBACKEND": "Agg"}
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
-        assert out.returncode == 0, out.stderr
-        assert out.stdout.strip() == "ok"
+        out = _run_without_cjk_font(_NO_CJK_PROLOGUE + textwrap.dedent(figures_code) + _NO_CJK_EPILOGUE)
+        assert out.strip() == "ok"
+
+    return run
+
+
+def _run_without_cjk_font(code: str) -> str:
+    """Run ``code`` in a fresh interpreter that sees no CJK font; return what it printed."""
+    env = {**os.environ, "POSENC_NO_CJK": "1", "MPLBACKEND": "Agg"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+_NO_CJK_EACH = """
+import io, json, sys, warnings
+warnings.simplefilter("error")
+import posenc_lib as pl
+assert pl.cjk_font() is None
+verdicts = {}
+for key, source in json.loads(CALLS).items():
+    try:
+        fig = eval(source, {"pl": pl})
+        fig.savefig(io.BytesIO(), format="png")
+        cjk = [t.get_text() for t in fig.findobj(lambda a: hasattr(a, "get_text"))
+               if not all(ord(c) < 0x2E80 for c in t.get_text())]
+        verdicts[key] = "ok" if not cjk else f"CJK text drawn without a CJK font: {cjk!r}"
+    except Exception as exc:
+        verdicts[key] = f"{type(exc).__name__}: {exc}"
+verdicts["matplotlib.pyplot imported"] = "matplotlib.pyplot" in sys.modules
+print(json.dumps(verdicts))
+"""
+
+
+@pytest.fixture(scope="session")
+def without_cjk_font_each():
+    """``without_cjk_font`` for many figures in one fresh interpreter (one start-up, not one each).
+
+    ``run(calls)`` takes ``{key: Python expression returning a Figure}`` (``pl`` is in scope)
+    and returns ``{key: "ok" or what went wrong}``: the same checks as ``without_cjk_font``
+    (no warning at all, no CJK character in any text), judged per figure. The key
+    ``"matplotlib.pyplot imported"`` says whether drawing them all imported pyplot.
+    """
+    import json
+
+    def run(calls: dict) -> dict:
+        code = f"CALLS = {json.dumps(json.dumps(calls))}\n" + _NO_CJK_EACH
+        return json.loads(_run_without_cjk_font(code).strip().splitlines()[-1])
 
     return run

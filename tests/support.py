@@ -1,4 +1,4 @@
-"""Helpers shared by the test modules."""
+"""Helpers and sample data shared by the test modules."""
 import io
 import warnings
 
@@ -32,3 +32,13 @@ def assert_refused_clearly(call, exc, words) -> None:
     msg = str(info.value)
     assert words in msg
     assert any("\u4e00" <= ch <= "\u9fff" for ch in msg), "message should also be in Chinese"
+
+
+#: Two rows shaped like ``extrapolation_table``'s: one model that runs at every length, one
+#: whose learned table is too short (no accuracy, an error message).
+EXTRAPOLATION_ROWS = [
+    {"label": "rope", "pe": "rope", "max_len": 8, "in_distribution": 1.0,
+     "by_length": {9: 0.996, 10: 1.0}, "error": None},
+    {"label": "learned (max_len=8)", "pe": "learned", "max_len": 8, "in_distribution": 0.999,
+     "by_length": {9: None, 10: None}, "error": "sequence length 9 exceeds max_len=8"},
+]
