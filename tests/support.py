@@ -42,3 +42,6 @@ EXTRAPOLATION_ROWS = [
     {"label": "learned (max_len=8)", "pe": "learned", "max_len": 8, "in_distribution": 0.999,
      "by_length": {9: None, 10: None}, "error": "sequence length 9 exceeds max_len=8"},
 ]
+
+#: Arguments of a training run for structure tests (shapes, keys, bookkeeping), not accuracy.
+SMALL = dict(steps=20, n_train=64, n_test=64)
