@@ -87,15 +87,28 @@ print(json.dumps(verdicts))
 def without_cjk_font_each():
     """``without_cjk_font`` for many figures in one fresh interpreter (one start-up, not one each).
 
-    ``run(calls)`` takes ``{key: Python expression returning a Figure}`` (``pl`` is in scope)
-    and returns ``{key: "ok" or what went wrong}``: the same checks as ``without_cjk_font``
-    (no warning at all, no CJK character in any text), judged per figure. The key
+    ``start(calls)`` takes ``{key: Python expression returning a Figure}`` (``pl`` is in
+    scope), starts drawing them in the background and returns ``wait``; ``wait()`` returns
+    ``{key: "ok" or what went wrong}``: the same checks as ``without_cjk_font`` (no warning at
+    all, no CJK character in any text), judged per figure. The key
     ``"matplotlib.pyplot imported"`` says whether drawing them all imported pyplot.
     """
+    import functools
     import json
 
-    def run(calls: dict) -> dict:
+    def start(calls: dict):
         code = f"CALLS = {json.dumps(json.dumps(calls))}\n" + _NO_CJK_EACH
-        return json.loads(_run_without_cjk_font(code).strip().splitlines()[-1])
+        env = {**os.environ, "POSENC_NO_CJK": "1", "MPLBACKEND": "Agg"}
+        proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, env=env)
 
-    return run
+        @functools.lru_cache(maxsize=1)
+        def wait() -> dict:
+            out, err = proc.communicate()
+            assert proc.returncode == 0, err
+            return json.loads(out.strip().splitlines()[-1])
+
+        wait.process = proc     # for a caller that stops early: kill it instead of waiting
+        return wait
+
+    return start
