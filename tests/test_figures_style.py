@@ -104,14 +104,14 @@ def test_plot_draws_into_the_callers_axes_and_keeps_to_its_grid_cell(case):
 
     name, i = case
     assert name in PLOT_SAMPLES, f"{name} has no sample arguments: add it to PLOT_SAMPLES"
-    fig = Figure(figsize=(12.8, 4.8))
+    fig = Figure(figsize=(12.8, 4.8), dpi=50)            # small: drawing, not resolution, is tested
     left, right = fig.subplots(1, 2)
     cell = right.get_subplotspec().get_position(fig)
     left_box = left.get_position().bounds
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert eval(call_source(name, i, ax="ax=right"), {"pl": pl, "right": right}) is fig
-        fig.savefig(io.BytesIO(), format="png")
+        fig.savefig(io.BytesIO(), format="rgba")
     assert left in fig.axes and left.get_position().bounds == left_box
     drawn = [a for a in fig.axes if a is not left]
     assert drawn, "the plot drew no axes"
