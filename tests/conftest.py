@@ -81,34 +81,41 @@ for key, source in json.loads(CALLS).items():
 verdicts["matplotlib.pyplot imported"] = "matplotlib.pyplot" in sys.modules
 print(json.dumps(verdicts))
 """
+_no_cjk_process = None
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """If a collected test asks for ``no_cjk_verdicts``, start drawing them now, in the
+    background, so that the fresh interpreter works while the other tests run."""
+    global _no_cjk_process
+    if any("no_cjk_verdicts" in getattr(item, "fixturenames", ()) for item in items):
+        import json
+
+        from support import no_cjk_figures
+
+        code = f"CALLS = {json.dumps(json.dumps(no_cjk_figures()))}\n" + _NO_CJK_EACH
+        env = {**os.environ, "POSENC_NO_CJK": "1", "MPLBACKEND": "Agg"}
+        _no_cjk_process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                                           stderr=subprocess.PIPE, text=True, env=env)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if _no_cjk_process is not None and _no_cjk_process.poll() is None:
+        _no_cjk_process.kill()
+        _no_cjk_process.wait()
 
 
 @pytest.fixture(scope="session")
-def without_cjk_font_each():
-    """``without_cjk_font`` for many figures in one fresh interpreter (one start-up, not one each).
-
-    ``start(calls)`` takes ``{key: Python expression returning a Figure}`` (``pl`` is in
-    scope), starts drawing them in the background and returns ``wait``; ``wait()`` returns
-    ``{key: "ok" or what went wrong}``: the same checks as ``without_cjk_font`` (no warning at
-    all, no CJK character in any text), judged per figure. The key
+def no_cjk_verdicts():
+    """``without_cjk_font`` for every figure in ``support.no_cjk_figures()`` (each public
+    plot_* with each of its samples, each explorer, the training panel), drawn in one fresh
+    interpreter that sees no CJK font: ``{key: "ok" or what went wrong}``, judged per figure
+    with the same checks (no warning at all, no CJK character in any text). The key
     ``"matplotlib.pyplot imported"`` says whether drawing them all imported pyplot.
     """
-    import functools
     import json
 
-    def start(calls: dict):
-        code = f"CALLS = {json.dumps(json.dumps(calls))}\n" + _NO_CJK_EACH
-        env = {**os.environ, "POSENC_NO_CJK": "1", "MPLBACKEND": "Agg"}
-        proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True, env=env)
-
-        @functools.lru_cache(maxsize=1)
-        def wait() -> dict:
-            out, err = proc.communicate()
-            assert proc.returncode == 0, err
-            return json.loads(out.strip().splitlines()[-1])
-
-        wait.process = proc     # for a caller that stops early: kill it instead of waiting
-        return wait
-
-    return start
+    assert _no_cjk_process is not None, "started at collection by pytest_collection_modifyitems"
+    out, err = _no_cjk_process.communicate()
+    assert _no_cjk_process.returncode == 0, err
+    return json.loads(out.strip().splitlines()[-1])

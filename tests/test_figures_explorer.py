@@ -116,20 +116,9 @@ def test_setting_a_value_redraws_before_it_returns(name):
         assert ex.image.value == ex.png(), f"{name}.{cname}: the widget image is not the current canvas"
 
 
-@pytest.fixture(scope="module", autouse=True)
-def no_cjk_drawing(without_cjk_font_each):
-    """Every explorer built once in a fresh interpreter that sees no CJK font, started when
-    this module starts so that it runs beside the other tests."""
-    wait = without_cjk_font_each({name: f"pl.EXPLORERS[{name!r}]().figure" for name in pl.EXPLORERS})
-    yield wait
-    if wait.process.poll() is None:     # no test asked for the verdicts (e.g. deselected)
-        wait.process.kill()
-        wait.process.wait()
-
-
 @pytest.mark.parametrize("name", sorted(pl.EXPLORERS))
-def test_explorer_without_cjk_font_draws_no_tofu(name, no_cjk_drawing):
-    assert no_cjk_drawing()[name] == "ok"
+def test_explorer_without_cjk_font_draws_no_tofu(name, no_cjk_verdicts):
+    assert no_cjk_verdicts[f"explorer {name}"] == "ok"
 
 
 # ---------------------------------------------------------------------------
