@@ -32,13 +32,13 @@ def test_learned_embedding_limit_names_max_len():
         m.embedding(torch.tensor([1024]))
 
 
-def test_rope_torch_equals_numpy_on_a_batch():
+def test_rope_torch_equals_numpy_with_float_positions():
     x = np.random.default_rng(0).normal(size=(2, 5, 8))
     np.testing.assert_allclose(pl.rope_torch(torch.tensor(x), torch.arange(5.0)).numpy(),
                                pl.rope(x, np.arange(5)), atol=1e-12)
 
 
-def test_rope_torch_equals_numpy():
+def test_rope_torch_equals_numpy_with_heads_and_integer_positions():
     x = np.random.default_rng(0).normal(size=(2, 3, 5, 8))
     got = pl.rope_torch(torch.tensor(x), torch.arange(5)).numpy()
     np.testing.assert_allclose(got, pl.rope(x, np.arange(5)), atol=1e-12)
