@@ -40,221 +40,69 @@ from __future__ import annotations
 import importlib
 
 from posenc import __version__
-from posenc.attention import (
-    AttentionDemo,
-    attention_demo,
-    attention_weights_for_demo,
-    self_attention,
-    softmax,
-    token_vectors,
-)
-from posenc.context import (
-    ROPE_SCALING_METHODS,
-    AngleCoverage,
-    rope_angle_coverage,
-    rope_frequencies,
-    rope_scaled_score,
-    rotations_per_context,
-    yarn_attention_factor,
-    yarn_correction_range,
-    yarn_ramp,
-)
-from posenc.distance import (
-    LinearFit,
-    linear_fit,
-    offset_scores,
-    offset_structure,
-    position_similarity,
-    random_word_vectors,
-    score_matrix,
-    similarity_by_offset,
-    word_pe_cosines,
-    word_position_probe,
-)
-from posenc.encoding import (
-    binary_bits,
-    encode_positions,
-    flipped_bits,
-    frequencies,
-    nearest_repeat,
-    pe_distance_by_offset,
-    pe_dot_by_offset,
-    relative_rotation,
-    rotation_error,
-    sinusoidal_encoding,
-    split_permutation,
-    wavelengths,
-)
-from posenc.exercises.context import (
-    check_fast_pair_kept,
-    check_ntk_base,
-    check_rotations,
-    check_unseen_pairs,
-    check_yarn_attention_factor,
-)
-from posenc.exercises.encoding import (
-    check_dot_product,
-    check_flipped_bits,
-    check_nearest_repeat,
-    check_pe,
-    check_rotation,
-    check_rotation_product,
-    check_scaled_rotation_scores,
-    check_shifted_pe,
-    check_split_column,
-    check_wavelength,
-)
-from posenc.exercises.models import (
-    check_order_blind_accuracy,
-    check_position_params,
-    check_rows_with_gradient,
-    check_segments,
-)
-from posenc.exercises.relative_family import (
-    check_moving_terms,
-    check_shaw_row,
-    check_shift_invariance,
-    check_t5_bucket,
-    check_t5_buckets_used,
-    moving_terms,
-)
-from posenc.exercises.rope_alibi import (
-    check_alibi_bias,
-    check_alibi_slope,
-    check_alibi_start,
-    check_rope_angle,
-    check_rope_pe_position,
-    check_rope_score,
-    check_rope_shift,
-)
+from posenc.attention import (AttentionDemo, attention_demo, attention_weights_for_demo, self_attention,
+                              softmax, token_vectors)
+from posenc.context import (ROPE_SCALING_METHODS, AngleCoverage, rope_angle_coverage, rope_frequencies,
+                            rope_scaled_score, rotations_per_context, yarn_attention_factor,
+                            yarn_correction_range, yarn_ramp)
+from posenc.distance import (LinearFit, linear_fit, offset_scores, offset_structure, position_similarity,
+                             random_word_vectors, score_matrix, similarity_by_offset, word_pe_cosines,
+                             word_position_probe)
+from posenc.encoding import (binary_bits, encode_positions, flipped_bits, frequencies, nearest_repeat,
+                             pe_distance_by_offset, pe_dot_by_offset, relative_rotation, rotation_error,
+                             sinusoidal_encoding, split_permutation, wavelengths)
+from posenc.exercises.context import (check_fast_pair_kept, check_ntk_base, check_rotations,
+                                      check_unseen_pairs, check_yarn_attention_factor)
+from posenc.exercises.encoding import (check_dot_product, check_flipped_bits, check_nearest_repeat, check_pe,
+                                       check_rotation, check_rotation_product, check_scaled_rotation_scores,
+                                       check_shifted_pe, check_split_column, check_wavelength)
+from posenc.exercises.models import (check_order_blind_accuracy, check_position_params,
+                                     check_rows_with_gradient, check_segments)
+from posenc.exercises.relative_family import (check_moving_terms, check_shaw_row, check_shift_invariance,
+                                              check_t5_bucket, check_t5_buckets_used, moving_terms)
+from posenc.exercises.rope_alibi import (check_alibi_bias, check_alibi_slope, check_alibi_start,
+                                         check_rope_angle, check_rope_pe_position, check_rope_score,
+                                         check_rope_shift)
 from posenc.exercises.verdict import Verdict, check_choice, check_value
 from posenc.figures.alibi import AlibiExplorer, plot_alibi_attention, plot_alibi_bias
 from posenc.figures.context import RopeScalingExplorer, plot_rope_scaling
 from posenc.figures.explorer import Explorer
 from posenc.figures.extrapolation import plot_accuracy_by_start, plot_extrapolation
 from posenc.figures.hand_calculation import HandCalcExplorer, plot_hand_calculation
-from posenc.figures.learned import (
-    LearnedTableExplorer,
-    TrainingPanel,
-    plot_learned_similarity,
-    plot_length_accuracy,
-    plot_loss_curves,
-)
-from posenc.figures.permutation import (
-    PERMUTATION_SENTENCES,
-    PermutationExplorer,
-    plot_attention,
-)
-from posenc.figures.relative import (
-    RelativeExplorer,
-    SimilarityExplorer,
-    plot_cosine_histograms,
-    plot_dot_product,
-    plot_relative_rotation,
-    plot_shift_regression,
-    plot_similarity,
-)
-from posenc.figures.relative_family import (
-    ScoreTermsExplorer,
-    T5BucketExplorer,
-    plot_score_terms,
-    plot_shaw_index,
-    plot_t5_buckets,
-)
+from posenc.figures.learned import (LearnedTableExplorer, TrainingPanel, plot_learned_similarity,
+                                    plot_length_accuracy, plot_loss_curves)
+from posenc.figures.permutation import PERMUTATION_SENTENCES, PermutationExplorer, plot_attention
+from posenc.figures.relative import (RelativeExplorer, SimilarityExplorer, plot_cosine_histograms,
+                                     plot_dot_product, plot_relative_rotation, plot_shift_regression,
+                                     plot_similarity)
+from posenc.figures.relative_family import (ScoreTermsExplorer, T5BucketExplorer, plot_score_terms,
+                                            plot_shaw_index, plot_t5_buckets)
 from posenc.figures.rope import RopeExplorer, plot_rope
-from posenc.figures.sinusoid import (
-    ClockExplorer,
-    HeatmapExplorer,
-    plot_binary_vs_sinusoid,
-    plot_clock,
-    plot_pe_curves,
-    plot_pe_heatmap,
-    plot_wavelengths,
-)
-from posenc.figures.style import (
-    CJK_INSTALL_HINT,
-    PE_COLORS,
-    PE_STYLES,
-    cjk_font,
-    figure_style,
-    label,
-    token_label,
-)
+from posenc.figures.sinusoid import (ClockExplorer, HeatmapExplorer, plot_binary_vs_sinusoid, plot_clock,
+                                     plot_pe_curves, plot_pe_heatmap, plot_wavelengths)
+from posenc.figures.style import (CJK_INSTALL_HINT, PE_COLORS, PE_STYLES, cjk_font, figure_style, label,
+                                  token_label)
 from posenc.figures.trained_attention import plot_trained_attention
 from posenc.hand_calculation import HandCalculation, hand_calculation
 from posenc.notebook import notebook_setup, progress
 from posenc.quiz import INTERVIEW_QUIZ, Quiz
-from posenc.relative_family import (
-    ScoreTerms,
-    absolute_score_terms,
-    shaw_relative_attention,
-    shaw_relative_index,
-    shaw_relative_logits,
-    t5_bucket_ranges,
-    t5_demo_bias_table,
-    t5_position_bias,
-    t5_relative_bucket,
-    transformer_xl_demo_parameters,
-    transformer_xl_score_terms,
-)
-from posenc.rope_alibi import (
-    alibi_attention,
-    alibi_bias,
-    alibi_causal_bias,
-    alibi_slope_exponents,
-    alibi_slopes,
-    content_position_scores,
-    rope,
-    rope_pair_coefficients,
-    rope_rotation,
-    rope_score_by_offset,
-)
-from posenc.task.data import (
-    ANIMALS,
-    DEFAULT_D_MODEL,
-    DEFAULT_N_TEST,
-    DEFAULT_N_TRAIN,
-    DEFAULT_STEPS,
-    DEFAULT_TEST_LENGTHS,
-    DEFAULT_TRAIN_LENGTHS,
-    FILLERS,
-    MAX_LENGTH,
-    PAD,
-    PAD_ID,
-    PE_KINDS,
-    TASKS,
-    TOKEN_TO_ID,
-    VOCAB,
-    BiteDataset,
-    make_bite_dataset,
-)
-from posenc.task.evaluation import (
-    accuracy_by_distance,
-    accuracy_by_start,
-    attention_maps,
-    evaluate,
-    length_accuracy,
-    mirror_agreement,
-    order_blind_bound,
-    sentence_tokens,
-)
-from posenc.task.experiments import (
-    CONTEXT_TRAIN_LENGTHS,
-    METHOD_LABELS,
-    context_extension_table,
-    extrapolation_table,
-    format_context_table,
-    format_extrapolation_table,
-)
-from posenc.task.training import (
-    LEARNED_SNAPSHOT_EVERY,
-    TrainResult,
-    finetune_order_model,
-    position_table_parameters,
-    rows_with_gradient,
-    train_order_model,
-    trained_run,
-)
+from posenc.relative_family import (ScoreTerms, absolute_score_terms, shaw_relative_attention,
+                                    shaw_relative_index, shaw_relative_logits, t5_bucket_ranges,
+                                    t5_demo_bias_table, t5_position_bias, t5_relative_bucket,
+                                    transformer_xl_demo_parameters, transformer_xl_score_terms)
+from posenc.rope_alibi import (alibi_attention, alibi_bias, alibi_causal_bias, alibi_slope_exponents,
+                               alibi_slopes, content_position_scores, rope, rope_pair_coefficients,
+                               rope_rotation, rope_score_by_offset)
+from posenc.task.data import (ANIMALS, DEFAULT_D_MODEL, DEFAULT_N_TEST, DEFAULT_N_TRAIN, DEFAULT_STEPS,
+                              DEFAULT_TEST_LENGTHS, DEFAULT_TRAIN_LENGTHS, FILLERS, MAX_LENGTH, PAD, PAD_ID,
+                              PE_KINDS, TASKS, TOKEN_TO_ID, VOCAB, BiteDataset, make_bite_dataset)
+from posenc.task.evaluation import (accuracy_by_distance, accuracy_by_start, attention_maps, evaluate,
+                                    length_accuracy, mirror_agreement, order_blind_bound, sentence_tokens)
+from posenc.task.experiments import (CONTEXT_TRAIN_LENGTHS, METHOD_LABELS, context_extension_table,
+                                     extrapolation_table, format_context_table, format_extrapolation_table)
+from posenc.task.training import (LEARNED_SNAPSHOT_EVERY, TrainResult, finetune_order_model,
+                                  position_table_parameters, rows_with_gradient, train_order_model,
+                                  trained_run)
 from posenc.text import format_matrix, markdown_table
 from posenc.validate import LAYOUTS, MAX_TABLE_ELEMENTS, PositionLimitError
 
@@ -322,7 +170,7 @@ __all__ = [
     "check_alibi_bias", "check_alibi_start", "check_rope_angle", "check_rope_score", "check_rope_pe_position",
     "check_rope_shift", "check_rotations", "check_ntk_base", "check_yarn_attention_factor",
     "check_unseen_pairs", "check_t5_bucket", "check_t5_buckets_used", "check_shaw_row", "check_moving_terms",
-    "moving_terms", "Quiz", "INTERVIEW_QUIZ",
+    "moving_terms", "check_shift_invariance", "check_fast_pair_kept", "Quiz", "INTERVIEW_QUIZ",
     # text, setup, style
     "format_matrix", "markdown_table", "notebook_setup", "progress", "CJK_INSTALL_HINT", "cjk_font", "label",
     "token_label", "figure_style", "PE_STYLES", "PE_COLORS",

@@ -51,10 +51,73 @@ def without_cjk_font():
     character in any text: the English glosses stand in, never tofu boxes.
     """
     def run(figures_code: str) -> None:
-        code = _NO_CJK_PROLOGUE + textwrap.dedent(figures_code) + _NO_CJK_EPILOGUE
-        env = {**os.environ, "POSENC_NO_CJK": "1", "MPLBACKEND": "Agg"}
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
-        assert out.returncode == 0, out.stderr
-        assert out.stdout.strip() == "ok"
+        out = _run_without_cjk_font(_NO_CJK_PROLOGUE + textwrap.dedent(figures_code) + _NO_CJK_EPILOGUE)
+        assert out.strip() == "ok"
 
     return run
+
+
+def _run_without_cjk_font(code: str) -> str:
+    """Run ``code`` in a fresh interpreter that sees no CJK font; return what it printed."""
+    env = {**os.environ, "POSENC_NO_CJK": "1", "MPLBACKEND": "Agg"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+_NO_CJK_EACH = """
+import io, json, sys, warnings
+warnings.simplefilter("error")
+import posenc_lib as pl
+assert pl.cjk_font() is None
+verdicts = {}
+for key, source in json.loads(CALLS).items():
+    try:
+        fig = eval(source, {"pl": pl})
+        fig.savefig(io.BytesIO(), format="png")
+        cjk = [t.get_text() for t in fig.findobj(lambda a: hasattr(a, "get_text"))
+               if not all(ord(c) < 0x2E80 for c in t.get_text())]
+        verdicts[key] = "ok" if not cjk else f"CJK text drawn without a CJK font: {cjk!r}"
+    except Exception as exc:
+        verdicts[key] = f"{type(exc).__name__}: {exc}"
+verdicts["matplotlib.pyplot imported"] = "matplotlib.pyplot" in sys.modules
+print(json.dumps(verdicts))
+"""
+_no_cjk_process = None
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """If a collected test asks for ``no_cjk_verdicts``, start drawing them now, in the
+    background, so that the fresh interpreter works while the other tests run."""
+    global _no_cjk_process
+    if any("no_cjk_verdicts" in getattr(item, "fixturenames", ()) for item in items):
+        import json
+
+        from support import no_cjk_figures
+
+        code = f"CALLS = {json.dumps(json.dumps(no_cjk_figures()))}\n" + _NO_CJK_EACH
+        env = {**os.environ, "POSENC_NO_CJK": "1", "MPLBACKEND": "Agg"}
+        _no_cjk_process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                                           stderr=subprocess.PIPE, text=True, env=env)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if _no_cjk_process is not None and _no_cjk_process.poll() is None:
+        _no_cjk_process.kill()
+        _no_cjk_process.wait()
+
+
+@pytest.fixture(scope="session")
+def no_cjk_verdicts():
+    """``without_cjk_font`` for every figure in ``support.no_cjk_figures()`` (each public
+    plot_* with each of its samples, each explorer, the training panel), drawn in one fresh
+    interpreter that sees no CJK font: ``{key: "ok" or what went wrong}``, judged per figure
+    with the same checks (no warning at all, no CJK character in any text). The key
+    ``"matplotlib.pyplot imported"`` says whether drawing them all imported pyplot.
+    """
+    import json
+
+    assert _no_cjk_process is not None, "started at collection by pytest_collection_modifyitems"
+    out, err = _no_cjk_process.communicate()
+    assert _no_cjk_process.returncode == 0, err
+    return json.loads(out.strip().splitlines()[-1])

@@ -1,8 +1,10 @@
-"""Helpers shared by the test modules."""
+"""Helpers and sample data shared by the test modules."""
 import io
 import warnings
 
 import numpy as np
+
+import posenc_lib as pl
 
 
 def pixels(fig) -> np.ndarray:
@@ -32,3 +34,100 @@ def assert_refused_clearly(call, exc, words) -> None:
     msg = str(info.value)
     assert words in msg
     assert any("\u4e00" <= ch <= "\u9fff" for ch in msg), "message should also be in Chinese"
+
+
+#: Two rows shaped like ``extrapolation_table``'s: one model that runs at every length, one
+#: whose learned table is too short (no accuracy, an error message).
+EXTRAPOLATION_ROWS = [
+    {"label": "rope", "pe": "rope", "max_len": 8, "in_distribution": 1.0,
+     "by_length": {9: 0.996, 10: 1.0}, "error": None},
+    {"label": "learned (max_len=8)", "pe": "learned", "max_len": 8, "in_distribution": 0.999,
+     "by_length": {9: None, 10: None}, "error": "sequence length 9 exceeds max_len=8"},
+]
+
+#: Arguments of a training run for structure tests (shapes, keys, bookkeeping), not accuracy.
+SMALL = dict(steps=20, n_train=64, n_test=64)
+
+
+#: Samples of each public plot_*: its arguments as Python source (``pl`` in scope), evaluated
+#: here and in a fresh interpreter with no CJK font. Plots that need a TrainResult use the
+#: memoised ``pl.trained_run`` or a 10-step run.
+PLOT_SAMPLES = {
+    # figures/sinusoid.py
+    "plot_pe_heatmap": [""],
+    "plot_clock": ["", "5", "3"],
+    "plot_wavelengths": ["", "64, bases=(100.0, 10000.0)"],
+    "plot_pe_curves": ["", "16, 12"],
+    "plot_binary_vs_sinusoid": ["", "2, n_pos=16"],
+    # figures/hand_calculation.py
+    "plot_hand_calculation": [""],
+    # figures/permutation.py
+    "plot_attention": ["", "'猫咬狗'", "'狗咬猫', use_pe=True, reference='猫咬狗'"],
+    # figures/relative.py
+    "plot_dot_product": [""],
+    "plot_shift_regression": ["k=1"],
+    "plot_cosine_histograms": [""],
+    "plot_relative_rotation": ["5, -3, 16"],
+    "plot_similarity": ["64, projection=True"],
+    # figures/learned.py
+    "plot_loss_curves": [
+        "{pe: pl.trained_run(pe) for pe in ('none', 'sinusoidal', 'learned')}",
+        "{'learned': [2.0, 1.0, 0.5]}",
+        "{'none': [2.0, 0.7]}",
+        "{'none': [2.0, 0.7], 'learned': [2.0, 0.1]}",
+    ],
+    "plot_learned_similarity": ["", "step=0",
+                                "run=pl.train_order_model('learned', steps=10, snapshot_every=5)"],
+    "plot_length_accuracy": [
+        "{'none': {4: 0.5, 9: 0.5}, 'learned': {4: 1.0, 9: None}, 'learned (16)': {4: 1.0, 9: 0.7}}",
+        "{'sinusoidal': {4: 1.0, 5: 0.9}}",
+        "{'learned': {4: 1.0, 9: None}}",
+    ],
+    # figures/rope.py
+    "plot_rope": ["", "pos=16, n=20, i=3, base=100.0"],
+    # figures/alibi.py
+    "plot_alibi_bias": ["", "seq_len=30, num_heads=4, heads=2, causal=True", "causal=True"],
+    "plot_alibi_attention": ["", "seq_len=20, num_heads=4, causal=True, query=19"],
+    # figures/extrapolation.py
+    "plot_extrapolation": [
+        repr(EXTRAPOLATION_ROWS),
+        repr([{"label": "rope", "pe": "rope", "in_distribution": 1.0, "by_length": {9: 1.0}, "error": None}]),
+    ],
+    "plot_accuracy_by_start": ["{'rope': {0: 1.0, 1: 0.9}, 'alibi': {0: 0.6, 1: 1.0}}, 8",
+                               "{'rope': {0: 1.0}}, 8"],
+    # figures/relative_family.py
+    "plot_t5_buckets": ["", "num_buckets=8, max_distance=20, bidirectional=False"],
+    "plot_score_terms": ["", "m=200, terms='ad'"],
+    "plot_shaw_index": ["", "query_len=5, key_len=9, max_relative=2"],
+    # figures/context.py
+    "plot_rope_scaling": ["", "method='yarn', factor=8.0, original_max_len=2048, target_len=16384, d_model=64",
+                          "method='pi', factor=2.0", "method='ntk'"],
+    # figures/trained_attention.py
+    "plot_trained_attention": ["{'none': pl.trained_run('none'), 'rope': pl.trained_run('rope')}",
+                               "{'sinusoidal': pl.trained_run('sinusoidal')}, layer=1, head=2"],
+}
+
+
+#: Every public plot_*, found by introspection (a new one without PLOT_SAMPLES must fail).
+PLOTS = sorted(name for name in pl.__all__ if name.startswith("plot_"))
+#: (plot name, sample index) for every sample; a plot without samples gets (name, 0).
+PLOT_CASES = [(name, i) for name in PLOTS for i in range(len(PLOT_SAMPLES.get(name, [None])))]
+
+
+def plot_call(name: str, i: int, ax: str = "") -> str:
+    """Python source calling plot ``name`` with its sample ``i`` (and ``ax`` source, if any)."""
+    args = PLOT_SAMPLES[name][i]
+    return f"pl.{name}({', '.join(a for a in (args, ax) if a)})"
+
+
+def plot_case_id(case) -> str:
+    name, i = case
+    return f"{name}-{i}"
+
+
+def no_cjk_figures() -> dict:
+    """Key -> source of every figure the no-CJK-font check draws (conftest ``no_cjk_verdicts``):
+    each plot sample (key ``plot_x-i``) and each explorer (key ``explorer name``)."""
+    figures = {plot_case_id(c): plot_call(*c) for c in PLOT_CASES if c[0] in PLOT_SAMPLES}
+    figures.update({f"explorer {name}": f"pl.EXPLORERS[{name!r}]().figure" for name in pl.EXPLORERS})
+    return figures

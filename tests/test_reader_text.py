@@ -42,6 +42,33 @@ def test_reader_text_cites_no_hidden_source(where, text):
     assert not offences(text), f"{where}: " + "; ".join(offences(text))
 
 
+def prose(markdown: str) -> str:
+    """Markdown without code spans, code blocks, math and HTML tags: the sentences a reader reads."""
+    text = re.sub(r"```.*?```", " ", markdown, flags=re.S)
+    text = re.sub(r"`[^`]*`", " ", text)
+    text = re.sub(r"\$\$.*?\$\$", " ", text, flags=re.S)
+    text = re.sub(r"\$[^$]*\$", " ", text)
+    return re.sub(r"<[^>]+>", " ", text)
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "notebooks").glob("*.ipynb")), ids=lambda p: p.name)
+def test_prose_quotes_with_corner_brackets(path):
+    """Quotes in prose are 「」, never "" or “” (code, math and HTML are not prose)."""
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    for n, cell in enumerate(nb["cells"]):
+        if cell["cell_type"] == "markdown":
+            words = prose("".join(cell["source"]))
+            assert not re.search(r"[\"“”]", words), f"cell {n}: use 「」 quotes: {words[:300]}"
+
+
+def test_clock_direction_links_to_the_convention_box():
+    """03 says which way the hands turn and points to 04's 符号约定 box, which exists."""
+    clock = (ROOT / "notebooks" / "03_clock_hands_frequencies.ipynb").read_text(encoding="utf-8")
+    box = (ROOT / "notebooks" / "04_relative_position.ipynb").read_text(encoding="utf-8")
+    assert "顺时针" in clock and "04_relative_position.ipynb#符号约定" in clock
+    assert 'id=\\"符号约定\\"' in box
+
+
 def test_the_rule_catches_what_it_should():
     assert offences("种子 001 的手算") and offences("见 seed 002") and offences("种子文章说")
     assert offences("图里的施事") and offences("拆半布局")

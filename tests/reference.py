@@ -1,0 +1,215 @@
+"""Independent references the tests compare posenc against.
+
+Each function is a definition written out as plain Python loops with the ``math`` module
+(``cmath`` where the definition uses complex numbers), straight from the formula or paper its
+docstring names. Nothing here imports posenc, posenc_lib or numpy (``test_repo.py`` checks),
+so a mistake in the code under test cannot leak into its expected values. Results are plain
+lists; ``np.testing`` compares them with arrays directly.
+
+Conventions (the course's): ``PE[pos, 2i] = sin(pos / base^(2i/d_model))``,
+``PE[pos, 2i+1] = cos(pos / base^(2i/d_model))``, positions start at 0.
+"""
+import math
+
+
+# ---------------------------------------------------------------------------
+# Linear algebra on lists
+# ---------------------------------------------------------------------------
+def dot(a, b):
+    """The dot product sum_c a_c b_c."""
+    return sum(x * y for x, y in zip(a, b))
+
+
+def matvec(row, w):
+    """``row`` (length n) times the matrix ``w`` (n x m, rows indexable): sum_r row_r w[r][c]."""
+    return [sum(row[r] * w[r][c] for r in range(len(row))) for c in range(len(w[0]))]
+
+
+def cosine(a, b):
+    """Cosine similarity a.b / (|a| |b|)."""
+    na, nb = math.sqrt(sum(x * x for x in a)), math.sqrt(sum(y * y for y in b))
+    return dot(a, b) / (na * nb)
+
+
+# ---------------------------------------------------------------------------
+# The sinusoidal encoding (Vaswani et al. 2017, "Attention Is All You Need", section 3.5)
+# ---------------------------------------------------------------------------
+def frequencies(d_model, base=10000.0):
+    """w_i = base^(-2i/d_model), i = 0 .. d_model/2 - 1: the angle pair i turns per position
+    (Vaswani et al. 2017, section 3.5; RoFormer's theta_i, eq. 15, is the same)."""
+    return [math.pow(base, -2 * i / d_model) for i in range(d_model // 2)]
+
+
+def pe_row(pos, d_model, base=10000.0):
+    """PE(pos), one number at a time: sin(pos / base^(2i/d_model)) in column 2i and cos in
+    column 2i+1 (Vaswani et al. 2017, section 3.5)."""
+    row = []
+    for col in range(d_model):
+        angle = pos / math.pow(base, 2 * (col // 2) / d_model)
+        row.append(math.sin(angle) if col % 2 == 0 else math.cos(angle))
+    return row
+
+
+def pe_table(seq_len, d_model, base=10000.0, start=0):
+    """Rows PE(start) .. PE(start + seq_len - 1) of the paper's table (section 3.5)."""
+    return [pe_row(start + r, d_model, base) for r in range(seq_len)]
+
+
+def pe_distance(p, q, d_model, base=10000.0):
+    """Euclidean distance |PE(p) - PE(q)| between two rows of the table."""
+    a, b = pe_row(p, d_model, base), pe_row(q, d_model, base)
+    return math.sqrt(sum((x - y) ** 2 for x, y in zip(a, b)))
+
+
+def pe_dot_by_offset(k, d_model, base=10000.0):
+    """PE(pos) . PE(pos + k) = sum_i cos(k / base^(2i/d_model)): sin a sin b + cos a cos b =
+    cos(a - b) for each pair, so the position cancels (Vaswani et al. 2017, section 3.5's
+    "relative positions" remark, worked out)."""
+    return sum(math.cos(k / math.pow(base, 2 * i / d_model)) for i in range(d_model // 2))
+
+
+def pe_cosine_by_offset(k, d_model, base=10000.0):
+    """cos(PE(pos), PE(pos + k)) = mean_i cos(k / base^(2i/d_model)), since every row has
+    |PE|^2 = d_model / 2 (sin^2 + cos^2 = 1 per pair)."""
+    return pe_dot_by_offset(k, d_model, base) / (d_model // 2)
+
+
+def rotate_pairs(row, k, d_model, base=10000.0):
+    """Turn each (sin, cos) pair of ``row`` by phi_i = k / base^(2i/d_model) with the
+    angle-addition formulas sin(a + phi) = sin a cos phi + cos a sin phi and
+    cos(a + phi) = cos a cos phi - sin a sin phi: PE(pos) becomes PE(pos + k)."""
+    out = []
+    for i in range(d_model // 2):
+        phi = k / math.pow(base, 2 * i / d_model)
+        s, c = row[2 * i], row[2 * i + 1]
+        out += [s * math.cos(phi) + c * math.sin(phi), c * math.cos(phi) - s * math.sin(phi)]
+    return out
+
+
+def flipped_bits(pos):
+    """Bits (0 = least significant) that change between pos - 1 and pos, from Python's ``bin``."""
+    a, b = bin(pos - 1)[2:].zfill(64)[::-1], bin(pos)[2:].zfill(64)[::-1]
+    return [k for k in range(64) if a[k] != b[k]]
+
+
+# ---------------------------------------------------------------------------
+# Attention (Vaswani et al. 2017, section 3.2.1: softmax(Q K^T / sqrt(d_k)) V)
+# ---------------------------------------------------------------------------
+def softmax(row):
+    """exp(v - max) / sum exp(v - max); entries equal to -inf get weight 0 (a mask)."""
+    top = max(v for v in row if v != -math.inf)
+    e = [0.0 if v == -math.inf else math.exp(v - top) for v in row]
+    return [v / sum(e) for v in e]
+
+
+def self_attention(x, w_q, w_k, w_v):
+    """Scaled dot-product self-attention of the rows of ``x``, one score at a time
+    (Vaswani et al. 2017, eq. 1). Returns (outputs, weights) as lists of rows."""
+    q = [matvec(r, w_q) for r in x]
+    k = [matvec(r, w_k) for r in x]
+    v = [matvec(r, w_v) for r in x]
+    n, d_k = len(q), len(q[0])
+    weights, out = [], []
+    for a in range(n):
+        scores = [sum(q[a][c] * k[b][c] for c in range(d_k)) / math.sqrt(d_k) for b in range(n)]
+        w = softmax(scores)
+        weights.append(w)
+        out.append([sum(w[b] * v[b][c] for b in range(n)) for c in range(len(v[0]))])
+    return out, weights
+
+
+# ---------------------------------------------------------------------------
+# Similarity tables and least squares
+# ---------------------------------------------------------------------------
+def diagonal_means(s):
+    """For each offset k >= 0, the mean of s[p][p + k] over every p where it exists."""
+    n = len(s)
+    return [sum(s[p][p + k] for p in range(n - k)) / (n - k) for k in range(n)]
+
+
+def r_squared(x, y, slope, intercept):
+    """Coefficient of determination 1 - SS_res / SS_tot of the line slope * x + intercept."""
+    mean = sum(y) / len(y)
+    ss_res = sum((yi - (slope * xi + intercept)) ** 2 for xi, yi in zip(x, y))
+    ss_tot = sum((yi - mean) ** 2 for yi in y)
+    return 1 - ss_res / ss_tot
+
+
+def ridge_line(x, y, lam):
+    """Ridge regression with one feature and an unpenalised intercept, closed form:
+    slope = sum(xc yc) / (sum(xc^2) + lam) on centred data, intercept = mean(y) - slope mean(x)."""
+    mx, my = sum(x) / len(x), sum(y) / len(y)
+    xc, yc = [v - mx for v in x], [v - my for v in y]
+    slope = sum(a * b for a, b in zip(xc, yc)) / (sum(a * a for a in xc) + lam)
+    return slope, my - slope * mx
+
+
+# ---------------------------------------------------------------------------
+# RoPE (Su et al. 2021, "RoFormer", section 3.2; Meta's LLaMA ``apply_rotary_emb``)
+# ---------------------------------------------------------------------------
+def rope_vector(x, pos, base=10000.0):
+    """RoPE of one vector: pair i as the complex number x_2i + i x_2i+1, times e^{i pos theta_i}
+    (RoFormer section 3.2.2; LLaMA multiplies by ``torch.polar``)."""
+    out = []
+    for i, w in enumerate(frequencies(len(x), base)):
+        z = complex(x[2 * i], x[2 * i + 1]) * complex(math.cos(pos * w), math.sin(pos * w))
+        out += [z.real, z.imag]
+    return out
+
+
+def rope_score(q, k, offset, base=10000.0):
+    """RoPE(q, m) . RoPE(k, n) with n - m = offset, in closed form:
+    Re(sum_i conj(q_i) k_i e^{i offset theta_i}) with pairs as complex numbers (RoFormer eq. 16)."""
+    ref = 0.0
+    for i, w in enumerate(frequencies(len(q), base)):
+        zq, zk = complex(q[2 * i], q[2 * i + 1]), complex(k[2 * i], k[2 * i + 1])
+        ref += (zq.conjugate() * zk * complex(math.cos(offset * w), math.sin(offset * w))).real
+    return ref
+
+
+def content_position_scores(x_q, x_k, w_q, w_k, kind, seq_len, k_max, start):
+    """Score of a query token at pos = start + r against a key token at pos + t, for
+    t = -k_max .. k_max: ``additive`` projects word + PE(pos) (Vaswani et al. 2017);
+    ``rope`` projects the word, then rotates by its position (RoFormer)."""
+    out = []
+    for r in range(seq_len):
+        p = start + r
+        row = []
+        for t in range(-k_max, k_max + 1):
+            if kind == "additive":
+                qv = matvec([a + b for a, b in zip(x_q, pe_row(p, len(x_q)))], w_q)
+                kv = matvec([a + b for a, b in zip(x_k, pe_row(p + t, len(x_k)))], w_k)
+            else:
+                qv = rope_vector(matvec(x_q, w_q), p)
+                kv = rope_vector(matvec(x_k, w_k), p + t)
+            row.append(dot(qv, kv))
+        out.append(row)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# ALiBi (Press et al. 2022, "Train Short, Test Long", section 3)
+# ---------------------------------------------------------------------------
+def alibi_reference_slopes(n):
+    """The ALiBi authors' ``get_slopes`` (ofirpress/attention_with_linear_biases, fairseq
+    transformer.py), rewritten: for n a power of 2, start = ratio = 2^(-8/n) (Press et al. 2022,
+    section 3: s_h = 2^(-8h/n)); otherwise the closest lower power of 2's slopes, then every
+    other slope of twice that power."""
+    def power_of_2(n):
+        start = 2 ** (-2 ** -(math.log2(n) - 3))
+        return [start * start ** i for i in range(n)]
+    if math.log2(n).is_integer():
+        return power_of_2(n)
+    closest = 2 ** math.floor(math.log2(n))
+    return power_of_2(closest) + alibi_reference_slopes(2 * closest)[0::2][:n - closest]
+
+
+def alibi_slope(h, num_heads):
+    """s_h for head h = 1 .. H by the authors' recipe (:func:`alibi_reference_slopes`)."""
+    return alibi_reference_slopes(num_heads)[h - 1]
+
+
+def alibi_bias(seq_len, num_heads, causal=False):
+    """bias[h][m][n] = -s_(h+1) |n - m|; with ``causal``, -inf above the diagonal (n > m)."""
+    return [[[-math.inf if causal and j > i else -alibi_slope(h, num_heads) * abs(i - j)
+              for j in range(seq_len)] for i in range(seq_len)] for h in range(1, num_heads + 1)]

@@ -1,0 +1,199 @@
+"""posenc/exercises/: ``Verdict`` and the generic checks (``verdict``), then the ``check_*``
+helpers of each concept (``encoding``, ``models``, ``rope_alibi``).
+
+Each check must say 正确 to the right answer in any reasonable form, and 再想想 with a hint
+naming the usual slip to a wrong one. Right answers are worked out here by hand or from the
+formula (tests/reference.py), never taken from the code under test.
+"""
+import math
+
+import numpy as np
+import pytest
+
+import posenc_lib as pl
+from support import assert_refused_clearly
+
+
+# ---------------------------------------------------------------------------
+# verdict: check_choice
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("answer,correct", [
+    (2, 2), (2.0, 2), (np.int64(2), 2), (" 不变 ", "不变"), ((2, 0), (2, 0)), ([2, 0], (2, 0)),
+    (np.array([1, 2]), (1, 2)), (True, True), (np.bool_(False), False),
+])
+def test_check_choice_accepts_equivalent_answers(answer, correct):
+    v = pl.check_choice(answer, correct)
+    assert isinstance(v, pl.Verdict) and v.ok, v.message
+    assert "正确" in repr(v)
+
+
+@pytest.mark.parametrize("answer,correct", [
+    (1, 2), (2.5, 2), ("变", "不变"), ((0, 2), (2, 0)), (True, 1), (1, True), ((2,), (2, 0)),
+])
+def test_check_choice_rejects_wrong_answers_with_the_hint(answer, correct):
+    v = pl.check_choice(answer, correct, hint="看看置换 perm。")
+    assert not v.ok
+    assert "再想想" in repr(v) and "perm" in v.message
+
+
+def test_check_choice_placeholder_and_options_never_raise():
+    v = pl.check_choice(None, 2, hint="提示")
+    assert not v and "None" in v.message and "提示" in v.message
+    v = pl.check_choice("也许", "不变", options=["变", "不变"])
+    assert not v and "'变'" in v.message and "'不变'" in v.message
+    assert pl.check_choice("变", "变", options=["变", "不变"])
+    assert "再想想" in v._repr_html_()
+
+
+def test_check_choice_refuses_a_correct_answer_outside_its_options():
+    with pytest.raises(ValueError, match="options"):
+        pl.check_choice("变", "也许", options=["变", "不变"])
+
+
+# ---------------------------------------------------------------------------
+# encoding: the table, wavelengths, the binary counter, the rotation
+# ---------------------------------------------------------------------------
+def test_check_pe_recognises_slips():
+    assert pl.check_pe(1, [0.8415, 0.5403])
+    v = pl.check_pe(1, [math.sin(math.radians(1)), math.cos(math.radians(1))])
+    assert not v and "弧度" in v.message
+    v = pl.check_pe(2, [-0.4161, 0.9093])
+    assert not v and "放反" in v.message
+    assert not pl.check_pe(1, "0.84")
+    assert "正确" in repr(pl.check_pe(3, [0.1411, -0.99]))
+    assert not pl.check_pe(3, [0.1411, -0.98])
+
+
+def test_check_wavelength():
+    assert pl.check_wavelength(0, 512, 6.2832)
+    assert not pl.check_wavelength(1, 4, 2 * math.pi * 10)
+    assert pl.check_wavelength(1, 4, 2 * math.pi * 100)
+    assert pl.check_wavelength(3, 8, 2 * math.pi * 1000)
+    assert not pl.check_wavelength(3, 8, 2 * math.pi * 10000)
+
+
+def test_check_dot_product():
+    assert pl.check_dot_product(0, 8, 4.0)
+    assert pl.check_dot_product(1, 2, math.cos(1))
+    assert not pl.check_dot_product(1, 2, 1.0)
+
+
+def test_check_flipped_bits():
+    assert pl.check_flipped_bits(8, [0, 1, 2, 3])
+    assert pl.check_flipped_bits(8, {3, 2, 1, 0})
+    assert pl.check_flipped_bits(6, [0, 1])  # 101 -> 110
+    assert pl.check_flipped_bits(5, [0])  # 100 -> 101
+    partial = pl.check_flipped_bits(8, 3)
+    assert not partial and "进位" in partial.message
+    assert not pl.check_flipped_bits(8, None)
+    assert not pl.check_flipped_bits(8, "3")
+
+
+def test_check_nearest_repeat():
+    assert pl.check_nearest_repeat(710)
+    assert pl.check_nearest_repeat(710.0)
+    opposite = pl.check_nearest_repeat(355)
+    assert not opposite and "正对面" in opposite.message
+    assert not pl.check_nearest_repeat(None)
+    assert not pl.check_nearest_repeat(5000)
+    assert pl.check_nearest_repeat(1, d_model=64)
+
+
+def test_check_split_column():
+    # split = [sin of pairs 0..d/2-1, cos of pairs 0..d/2-1]; interleaved column of sin_i is 2i, cos_i is 2i+1
+    d = 8
+    expected = [2 * i for i in range(d // 2)] + [2 * i + 1 for i in range(d // 2)]
+    for j in range(d):
+        assert pl.check_split_column(j, d, expected[j])
+        assert not pl.check_split_column(j, d, expected[j] + 1)
+    assert not pl.check_split_column(5, 8, None)
+
+
+def test_check_rotation():
+    k = 1
+    right = [[math.cos(k), math.sin(k)], [-math.sin(k), math.cos(k)]]
+    assert pl.check_rotation(k, 2, right)
+    wrong_way = pl.check_rotation(k, 2, [[math.cos(k), -math.sin(k)], [math.sin(k), math.cos(k)]])
+    assert not wrong_way and "方向反了" in wrong_way.message
+    assert not pl.check_rotation(k, 2, None)
+    assert not pl.check_rotation(k, 2, [[1, 0], [0, 1]])
+    d4 = np.zeros((4, 4))
+    for i, w in enumerate([1.0, 0.01]):
+        d4[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[math.cos(3 * w), math.sin(3 * w)],
+                                                [-math.sin(3 * w), math.cos(3 * w)]]
+    assert pl.check_rotation(3, 4, d4.tolist())
+
+
+def test_check_shifted_pe():
+    pe1 = [math.sin(1), math.cos(1)]
+    assert pl.check_shifted_pe(pe1, 2, [math.sin(3), math.cos(3)])
+    assert pl.check_shifted_pe(pe1, 2, [0.1411, -0.9900])  # the hand-calculated PE(3), 4 decimals
+    back = pl.check_shifted_pe(pe1, 2, [math.sin(-1), math.cos(-1)])
+    assert not back and "方向反了" in back.message
+    added = pl.check_shifted_pe(pe1, 2, [math.sin(1) + math.sin(2), math.cos(1) + math.cos(2)])
+    assert not added and "不是" in added.message
+    assert not pl.check_shifted_pe(pe1, 2, None)
+    with pytest.raises(ValueError):
+        pl.check_shifted_pe([0.1, 0.2, 0.3], 1, [0, 0, 0])
+
+
+# ---------------------------------------------------------------------------
+# models: the learned table's size, the order-blind bound
+# ---------------------------------------------------------------------------
+def test_check_position_params():
+    assert pl.check_position_params(1024, 768, 786432)
+    assert pl.check_position_params(1024, 768, 786432.0)
+    for wrong, words in ((1024 + 768, "相乘"), (1023 * 768, "1024 行"), (0, "正弦"), (5, "max_len 行"),
+                         (None, "None"), ("786432", "整数")):
+        v = pl.check_position_params(1024, 768, wrong)
+        assert not v and words in v.message, (wrong, v.message)
+
+
+def test_check_order_blind_accuracy():
+    assert pl.check_order_blind_accuracy(0.5) and pl.check_order_blind_accuracy(1 / 2)
+    for wrong, words in ((0.125, "瞎猜"), (50, "百分数"), (None, "None"), (1.0, "同一个答案"), ("a", "同一个答案")):
+        v = pl.check_order_blind_accuracy(wrong)
+        assert not v and words in v.message, (wrong, v.message)
+
+
+# ---------------------------------------------------------------------------
+# rope_alibi: slopes, angles, the shift question
+# ---------------------------------------------------------------------------
+def test_check_alibi_slope():
+    assert pl.check_alibi_slope(3, 8, 1 / 8)
+    assert pl.check_alibi_slope(3, 8, 2 ** -3)
+    v = pl.check_alibi_slope(3, 8, 1 / 4)
+    assert not v and "从 1 开始" in v.message
+    v = pl.check_alibi_slope(3, 8, 2 ** (-3 / 8))
+    assert not v and "8" in v.message
+    v = pl.check_alibi_slope(3, 8, -1 / 8)
+    assert not v and "正数" in v.message
+    assert not pl.check_alibi_slope(3, 8, None) and not pl.check_alibi_slope(3, 8, "1/8")
+
+
+def test_check_rope_angle():
+    assert pl.check_rope_angle(1, 100, 4, 1.0)
+    assert pl.check_rope_angle(1, 100, 4, 1.0 + 2 * math.pi)          # a whole turn more
+    v = pl.check_rope_angle(1, 100, 4, math.degrees(1.0))
+    assert not v and "弧度" in v.message
+    v = pl.check_rope_angle(1, 100, 4, 100 / 0.01)
+    assert not v and "÷" in v.message
+    v = pl.check_rope_angle(1, 100, 4, 100 * 10000 ** (-1 / 4))
+    assert not v and "2i" in v.message
+    assert not pl.check_rope_angle(1, 100, 4, None)
+
+
+def test_check_rope_shift():
+    assert pl.check_rope_shift(False)
+    assert "不变" in pl.check_rope_shift(False).message
+    assert not pl.check_rope_shift(True)
+    assert not pl.check_rope_shift(None)
+    assert not pl.check_rope_shift("no")
+
+
+@pytest.mark.parametrize("call,exc,words", [
+    (lambda: pl.check_alibi_slope(9, 8, 0.5), ValueError, "h"),
+    (lambda: pl.check_rope_angle(2, 5, 4, 1.0), ValueError, "i"),
+])
+def test_bad_input_is_refused_clearly(call, exc, words):
+    assert_refused_clearly(call, exc, words)

@@ -1,0 +1,226 @@
+"""posenc_lib.py is a short map over the posenc package, and the package keeps its shape.
+
+``import posenc_lib`` stays light and torch-free; ``__all__`` is complete and resolves; the one
+``EXPLORERS`` dict lives in the facade and nowhere else; the rooms import each other without
+cycles; no file grows past ~700 lines or by appended sections; torch classes are ordinary
+module-level classes (a trained model pickles).
+"""
+import ast
+import io
+import pathlib
+import pickle
+import re
+import statistics
+import subprocess
+import sys
+
+import pytest
+
+import posenc_lib as pl
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+FACADE = ROOT / "posenc_lib.py"
+PACKAGE = ROOT / "posenc"
+MODULES = sorted(PACKAGE.rglob("*.py"))
+
+
+def module_name(path: pathlib.Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def facade_tree() -> ast.Module:
+    return ast.parse(FACADE.read_text(encoding="utf-8"))
+
+
+# ---------------------------------------------------------------------------
+# Import cost
+# ---------------------------------------------------------------------------
+def test_import_does_not_load_torch():
+    code = "import sys, posenc_lib; posenc_lib.sinusoidal_encoding(3, 4); print('torch' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+_IMPORT_TIMES = """
+import sys, time
+t0 = time.perf_counter()
+import posenc_lib
+t1 = time.perf_counter()
+import numpy, matplotlib.pyplot, ipywidgets
+t2 = time.perf_counter()
+print(t1 - t0, t2 - t1, 'torch' in sys.modules)
+"""
+
+
+def test_import_is_lighter_than_numpy_pyplot_and_ipywidgets():
+    """In one fresh interpreter: ``import posenc_lib`` (everything it pulls in counted) takes
+    less time than importing numpy, matplotlib.pyplot and ipywidgets afterwards (median ratio
+    of three fresh interpreters; no absolute time)."""
+    ratios = []
+    for _ in range(3):
+        out = subprocess.run([sys.executable, "-c", _IMPORT_TIMES], capture_output=True, text=True, check=True)
+        ours, theirs, torch_loaded = out.stdout.split()
+        assert torch_loaded == "False"
+        ratios.append(float(ours) / float(theirs))
+    assert statistics.median(ratios) < 1.0, ratios
+
+
+# ---------------------------------------------------------------------------
+# __all__ and re-exports
+# ---------------------------------------------------------------------------
+def test_all_has_no_duplicates_and_every_name_resolves():
+    assert len(pl.__all__) == len(set(pl.__all__)), [n for n in pl.__all__ if pl.__all__.count(n) > 1]
+    for name in pl.__all__:
+        assert getattr(pl, name) is not None, name
+
+
+def facade_reexports() -> dict:
+    """Name -> posenc module, for every ``from posenc... import name`` in posenc_lib.py."""
+    names = {}
+    for node in facade_tree().body:
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "posenc":
+            for alias in node.names:
+                names[alias.asname or alias.name] = node.module
+    return names
+
+
+def test_every_reexported_public_name_is_in_all():
+    names = facade_reexports()
+    assert len(names) > 50, "the facade's imports were not found"
+    missing = sorted(n for n in names if not n.startswith("_") and n not in pl.__all__)
+    assert not missing, f"re-exported but not in __all__: {missing}"
+    assert not [n for n in names if n.startswith("_") and n != "__version__"], "private names re-exported"
+    lazy = set(pl._LAZY)
+    unexplained = set(pl.__all__) - set(names) - lazy - {"EXPLORERS"}
+    assert not unexplained, f"in __all__ but neither imported, lazy nor EXPLORERS: {unexplained}"
+    for name, module in names.items():                  # each is defined in the room it comes from
+        obj = getattr(pl, name)
+        home = getattr(obj, "__module__", None)
+        if home is not None and name != "__version__" and callable(obj):
+            assert home == module, f"{name} comes from {module} but is defined in {home}"
+    for name, module in pl._LAZY.items():
+        assert getattr(pl, name).__module__ == module
+
+
+def test_facade_is_short():
+    lines = FACADE.read_text(encoding="utf-8").count("\n")
+    assert lines <= 200, f"posenc_lib.py has {lines} lines: it is a map, keep code in the rooms"
+
+
+# ---------------------------------------------------------------------------
+# EXPLORERS: one dict literal, never mutated
+# ---------------------------------------------------------------------------
+def test_explorers_is_one_dict_literal_in_the_facade():
+    assigned = [node for node in ast.walk(facade_tree())
+                if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+                and any(isinstance(t, ast.Name) and t.id == "EXPLORERS"
+                        for t in (node.targets if isinstance(node, ast.Assign) else [node.target]))]
+    assert len(assigned) == 1 and isinstance(assigned[0].value, ast.Dict)
+    keys = [k.value for k in assigned[0].value.keys]
+    assert keys == list(pl.EXPLORERS) and len(keys) == len(set(keys))
+
+
+def test_explorers_is_never_mutated():
+    mutation = re.compile(r"EXPLORERS\s*\[|EXPLORERS\s*\.\s*(update|setdefault|pop|popitem|clear)\b|"
+                          r"EXPLORERS\s*(\|=|=)")
+    offenders = []
+    for path in MODULES + [FACADE]:
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if mutation.search(line) and not (path == FACADE and line.startswith("EXPLORERS = {")):
+                offenders.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
+    assert not offenders, offenders
+
+
+# ---------------------------------------------------------------------------
+# The package's shape
+# ---------------------------------------------------------------------------
+def import_graph() -> dict:
+    """posenc module -> the posenc modules it imports (anywhere in the file, relative or not)."""
+    known = {module_name(p): p for p in MODULES}
+    graph = {}
+    for name, path in known.items():
+        package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+        deps = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = package[:len(package) - node.level + 1] if node.level else []
+                stem = ".".join(base + (node.module.split(".") if node.module else []))
+                targets = [f"{stem}.{a.name}" if f"{stem}.{a.name}" in known else stem for a in node.names]
+            else:
+                continue
+            deps |= {t for t in targets if t in known and t != name}
+        graph[name] = deps
+    return graph
+
+
+def test_no_import_cycles_between_posenc_modules():
+    graph = import_graph()
+    # the parser sees absolute, one-dot and two-dot imports
+    assert "posenc.encoding" in graph["posenc.figures.sinusoid"]
+    assert "posenc.task.training" in graph["posenc.figures.learned"]
+    assert "posenc.task.model" in graph["posenc.task.training"]          # imported inside a function
+    state, cycles = {}, []
+
+    def visit(node, path):
+        state[node] = "open"
+        for dep in sorted(graph[node]):
+            if state.get(dep) == "open":
+                cycles.append(path[path.index(dep):] + [dep])
+            elif dep not in state:
+                visit(dep, path + [dep])
+        state[node] = "done"
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node, [node])
+    assert not cycles, " ; ".join(" -> ".join(c) for c in cycles)
+
+
+def test_no_file_in_the_package_is_over_700_lines():
+    long = {str(p.relative_to(ROOT)): n for p in MODULES
+            if (n := p.read_text(encoding="utf-8").count("\n")) > 700}
+    assert not long, long
+
+
+def test_no_section_markers_naming_notebooks_or_authors():
+    marker = re.compile(r"^\s*#.*(={3,}|-{3,}).*\b(section|additions?|notebook|nb ?\d+|seed)\b|"
+                        r"\b(section|additions?)\b.*={3,}", re.IGNORECASE)
+    found = [f"{p.relative_to(ROOT)}:{n}: {line.strip()}" for p in MODULES + [FACADE]
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if marker.search(line)]
+    assert not found, found
+
+
+# ---------------------------------------------------------------------------
+# Torch classes are ordinary module-level classes
+# ---------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def trained_model_and_batch():
+    run = pl.train_order_model("rope", steps=5, n_train=32, n_test=32)
+    data = pl.make_bite_dataset(16, seed=0, split="test")
+    return run.model, data
+
+
+def test_torch_save_and_load_round_trip_a_trained_order_model(trained_model_and_batch):
+    import torch
+
+    model, data = trained_model_and_batch
+    buf = io.BytesIO()
+    torch.save(model, buf)
+    buf.seek(0)
+    copy = torch.load(buf, weights_only=False)
+    assert type(copy) is pl.OrderModel and copy is not model
+    with torch.no_grad():
+        assert torch.equal(copy(data.tokens, data.mask), model(data.tokens, data.mask))
+
+
+def test_pickle_round_trips_a_trained_order_model(trained_model_and_batch):
+    import torch
+
+    model, data = trained_model_and_batch
+    copy = pickle.loads(pickle.dumps(model))
+    assert type(copy) is pl.OrderModel
+    with torch.no_grad():
+        assert torch.equal(copy(data.tokens, data.mask), model(data.tokens, data.mask))

@@ -1,0 +1,210 @@
+"""posenc/figures/explorer.py: the explorer contract, for every explorer in ``EXPLORERS``, and
+the glyph cache behind it.
+
+Contract: ``.controls`` (name -> widget), ``.widget``, ``.figure``; every control moves the
+figure; setting a control's ``.value`` in code redraws before the assignment returns; the
+widget image (blitted, cached layers and glyphs) equals an independent full render of
+``.figure``. The glyph cache replays text only when ``_GlyphCache.works()`` proved it gives
+the very pixels of a normal draw on this matplotlib; otherwise it stays out of the way.
+"""
+import inspect
+import io
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+
+import posenc_lib as pl
+from posenc.figures.explorer import _GlyphCache
+from support import pixels
+
+
+def sweep(control):
+    """Values across a control's whole range, from one end to the other."""
+    if hasattr(control, "options"):
+        opts = list(control.options)
+        return [o[1] if isinstance(o, tuple) else o for o in opts]
+    if isinstance(control.value, bool):
+        return [not control.value, control.value]
+    lo, hi = control.min, control.max
+    if type(control).__name__ == "FloatLogSlider":
+        return [control.base ** e for e in np.linspace(lo, hi, 4)]
+    values = np.linspace(lo, hi, 4)
+    return [type(control.value)(round(v / control.step) * control.step) for v in values]
+
+
+def rgb(png_bytes):
+    from PIL import Image
+
+    return np.asarray(Image.open(io.BytesIO(png_bytes)).convert("RGB"))
+
+
+def full_render(fig) -> np.ndarray:
+    """An unpickled copy of ``fig`` drawn on a fresh canvas: no cached layer, no cached glyph."""
+    buf = io.BytesIO()
+    with pl.figure_style():
+        pickle.loads(pickle.dumps(fig)).savefig(buf, format="png", dpi="figure")
+    return rgb(buf.getvalue())
+
+
+def share_differing(shown, full) -> float:
+    """Share of pixels that differ by more than 8 (of 255) in some channel."""
+    assert shown.shape == full.shape
+    return float(np.mean(np.any(np.abs(shown.astype(int) - full) > 8, axis=-1)))
+
+
+# ---------------------------------------------------------------------------
+# The registry
+# ---------------------------------------------------------------------------
+def test_every_public_explorer_is_registered():
+    public = {name for name in pl.__all__
+              if inspect.isclass(getattr(pl, name)) and issubclass(getattr(pl, name), pl.Explorer)
+              and getattr(pl, name) is not pl.Explorer}
+    assert public, "no Explorer subclass found in posenc_lib.__all__"
+    assert {cls.__name__ for cls in pl.EXPLORERS.values()} == public
+    for key, cls in pl.EXPLORERS.items():
+        assert cls.name == key, f"EXPLORERS[{key!r}] is {cls.__name__}, whose name is {cls.name!r}"
+
+
+# ---------------------------------------------------------------------------
+# The contract, for every explorer
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("name", sorted(pl.EXPLORERS))
+def test_every_control_moves_the_figure(name):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "Glyph missing", no layout warnings
+        ex = pl.EXPLORERS[name]()
+        assert set(ex.controls) and ex.figure is not None and ex.widget is not None
+        for cname, control in ex.controls.items():
+            values = sweep(control)
+            assert len(values) >= 2, cname
+            control.value = values[0]
+            before_px, before_png = pixels(ex.figure), ex.image.value
+            for v in values[1:]:
+                control.value = v
+                after_px, after_png = pixels(ex.figure), ex.image.value
+                assert not np.array_equal(before_px, after_px), f"{name}.{cname} = {v!r} left the figure unchanged"
+                assert after_png != before_png, f"{name}.{cname} = {v!r} left the widget image unchanged"
+                before_px, before_png = after_px, after_png
+        assert ex.redraws == 1, "updates should blit, not redraw the whole figure"
+
+
+@pytest.mark.parametrize("name", sorted(pl.EXPLORERS))
+def test_explorer_image_is_what_the_figure_shows(name):
+    """After every move (first and repeated, so cached layers and cached glyphs are used)
+    the blitted widget image equals an independent full render: an unpickled copy of the
+    figure, drawn on a fresh canvas with no caches. No artist is left stale."""
+    ex = pl.EXPLORERS[name]()
+    for cname, control in ex.controls.items():
+        for v in sweep(control)[-3:]:
+            control.value = v
+            differ = share_differing(rgb(ex.image.value), full_render(ex.figure))
+            assert differ < 0.002, f"{name}.{cname}={v!r}: {differ:.2%} of pixels differ from a full render"
+
+
+@pytest.mark.parametrize("name", sorted(pl.EXPLORERS))
+def test_setting_a_value_redraws_before_it_returns(name):
+    """No event loop runs between the assignment and the checks: the widget already holds
+    new bytes, and they are the canvas as it is now (not a frame behind)."""
+    ex = pl.EXPLORERS[name]()
+    for cname, control in ex.controls.items():
+        values = [v for v in sweep(control) if v != control.value]
+        before = ex.image.value
+        control.value = values[-1]
+        assert ex.image.value != before, f"{name}.{cname}: the widget image did not change"
+        assert ex.image.value == ex.png(), f"{name}.{cname}: the widget image is not the current canvas"
+
+
+@pytest.mark.parametrize("name", sorted(pl.EXPLORERS))
+def test_explorer_without_cjk_font_draws_no_tofu(name, no_cjk_verdicts):
+    assert no_cjk_verdicts[f"explorer {name}"] == "ok"
+
+
+# ---------------------------------------------------------------------------
+# The glyph cache
+# ---------------------------------------------------------------------------
+@pytest.fixture
+def fresh_glyph_check():
+    """Forget ``_GlyphCache.works()``'s verdict before and after the test."""
+    _GlyphCache.works.cache_clear()
+    yield
+    _GlyphCache.works.cache_clear()
+
+
+def assert_moves_draw_what_a_full_render_shows(ex, name):
+    """Move every control to its last two values in turn (texts change, blits and cached
+    layers are used); then the widget image must equal an independent full render."""
+    for control in ex.controls.values():
+        for v in sweep(control)[-2:]:
+            control.value = v
+    differ = share_differing(rgb(ex.image.value), full_render(ex.figure))
+    assert differ < 0.002, f"{name} {ex.values}: {differ:.2%} of pixels differ from a full render"
+
+
+@pytest.mark.parametrize("name", ["permutation", "hand_calc"])
+def test_glyph_cache_works_and_replays_the_pixels_of_a_full_render(name, fresh_glyph_check):
+    assert _GlyphCache.works() is True
+    ex = pl.EXPLORERS[name]()
+    cache = ex._canvas.get_renderer()._posenc_glyph_cache
+    assert cache is not None and cache.entries, "the explorer's renderer should record its texts"
+    for cname, control in ex.controls.items():
+        a, b = sweep(control)[-2:]
+        control.value = a
+        control.value = b                       # both states drawn once: their strings recorded
+        recorded = len(cache.entries)
+        for v in (a, b):                        # drawn again: replayed from the cache
+            control.value = v
+            differ = share_differing(rgb(ex.image.value), full_render(ex.figure))
+            assert differ < 0.002, f"{name}.{cname}={v!r}: {differ:.2%} of pixels differ from a full render"
+        assert len(cache.entries) == recorded, f"{name}.{cname}: strings drawn before were recorded again"
+
+
+def _draw_text_as_paths(renderer, gc, x, y, s, prop, angle, ismath=False, mtext=None):
+    """A text path that never calls ``_renderer.draw_text_image``: a matplotlib whose Agg
+    renderer draws text some other way."""
+    return renderer._draw_text_as_path(gc, x, y, s, prop, angle, ismath, mtext)
+
+
+def _without_glyph_helper(monkeypatch):
+    """A matplotlib whose RendererAgg has no ``_draw_text_glyphs_and_boxes`` (text still drawn
+    through ``draw_text_image``): the helper is lent to each draw_text call only."""
+    import types
+
+    from matplotlib.backends.backend_agg import RendererAgg
+
+    helper, draw_text = RendererAgg._draw_text_glyphs_and_boxes, RendererAgg.draw_text
+    monkeypatch.delattr(RendererAgg, "_draw_text_glyphs_and_boxes")
+
+    def patched(self, *args, **kwargs):
+        self._draw_text_glyphs_and_boxes = types.MethodType(helper, self)
+        try:
+            return draw_text(self, *args, **kwargs)
+        finally:
+            del self._draw_text_glyphs_and_boxes
+
+    monkeypatch.setattr(RendererAgg, "draw_text", patched)
+
+
+@pytest.mark.parametrize("change,names", [
+    # text drawn another way: every explorer must still show what a full render shows
+    ("text drawn without draw_text_image", sorted(pl.EXPLORERS)),
+    # text drawn as before, one internal gone: the cache must not be trusted all the same
+    ("no _draw_text_glyphs_and_boxes", ["permutation", "hand_calc", "clock"]),
+], ids=["draw_text_image unused", "glyph helper removed"])
+def test_glyph_cache_stays_out_when_matplotlib_internals_change(change, names, monkeypatch, fresh_glyph_check):
+    from matplotlib.backends.backend_agg import RendererAgg
+
+    if change == "text drawn without draw_text_image":
+        monkeypatch.setattr(RendererAgg, "draw_text", _draw_text_as_paths)
+    else:
+        _without_glyph_helper(monkeypatch)
+    assert _GlyphCache.works() is False
+    for name in names:
+        ex = pl.EXPLORERS[name]()
+        renderer = ex._canvas.get_renderer()
+        assert getattr(renderer, "_posenc_glyph_cache", None) is None, f"{name}: a cache was installed"
+        assert "draw_text" not in vars(renderer), f"{name}: draw_text was replaced"
+        assert _GlyphCache.install(renderer) is False
+        assert_moves_draw_what_a_full_render_shows(ex, name)
+        assert getattr(renderer, "_posenc_glyph_cache", None) is None

@@ -1,0 +1,192 @@
+"""posenc/rope_alibi.py: RoPE and ALiBi in numpy, and scores of content + position.
+
+Expected values come from tests/reference.py: RoPE with complex numbers (pair i =
+x_2i + i x_2i+1 multiplied by e^{i pos theta_i}, as in RoFormer and Meta's LLaMA code), the
+ALiBi slopes 2^(-8h/H) and biases as plain loops, softmax by hand; and hand-made tables.
+"""
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import posenc_lib as pl
+import reference as ref
+from support import assert_refused_clearly
+
+vectors = st.integers(1, 8).flatmap(
+    lambda h: st.lists(st.floats(-3, 3, allow_nan=False), min_size=4 * h, max_size=4 * h))
+positions = st.integers(-500, 500)
+
+
+# ---------------------------------------------------------------------------
+# RoPE
+# ---------------------------------------------------------------------------
+@given(x=vectors, pos=st.floats(-1000, 1000, allow_nan=False), base=st.sampled_from([100.0, 10000.0, 5e5]))
+def test_rope_matches_complex_multiplication(x, pos, base):
+    expected = ref.rope_vector(x, pos, base)
+    x = np.array(x)
+    np.testing.assert_allclose(pl.rope(x[None], [pos], base)[0], expected, atol=1e-9)
+    np.testing.assert_allclose(pl.rope_rotation(pos, len(x), base) @ x, expected, atol=1e-9)
+
+
+@given(qk=vectors.flatmap(lambda v: st.tuples(st.just(v), st.lists(st.floats(-3, 3, allow_nan=False),
+                                                                  min_size=len(v), max_size=len(v)))),
+       m=positions, n=positions, shift=positions)
+def test_rope_score_depends_on_offset_only(qk, m, n, shift):
+    """The relative-only property: shifting both positions leaves the score unchanged, and the
+    score equals the complex-number closed form with n - m alone."""
+    q, k = np.array(qk[0]), np.array(qk[1])
+    score = lambda a, b: float(pl.rope(q[None], [a])[0] @ pl.rope(k[None], [b])[0])
+    scale = 1.0 + float(np.abs(q).sum() * np.abs(k).sum())
+    assert abs(score(m, n) - score(m + shift, n + shift)) <= 1e-11 * scale
+    # Re( sum_i conj(q_i) k_i e^{i (n - m) w_i} ) with pairs as complex numbers
+    expected = ref.rope_score(qk[0], qk[1], n - m)
+    assert abs(score(m, n) - expected) <= 1e-11 * scale
+    assert abs(float(pl.rope_score_by_offset(q, k, [n - m])[0]) - expected) <= 1e-11 * scale
+
+
+def test_rope_dot_depends_on_offset_only_on_a_grid():
+    rng = np.random.default_rng(0)
+    q, k = rng.normal(size=(1, 8)), rng.normal(size=(1, 8))
+    dots = {}
+    for m in range(0, 30, 3):
+        for n in range(0, 30, 4):
+            dots.setdefault(m - n, []).append(float((pl.rope(q, [m]) @ pl.rope(k, [n]).T)[0, 0]))
+    for values in dots.values():
+        assert max(values) - min(values) < 1e-9
+
+
+def test_rope_tells_before_from_after_unless_pairs_are_parallel():
+    rng = np.random.default_rng(1)
+    q, k = rng.normal(size=16), rng.normal(size=16)
+    f = pl.rope_score_by_offset(q, k, np.arange(-20, 21))
+    assert np.abs(f - f[::-1]).max() > 0.1
+    g = pl.rope_score_by_offset(q, 2.5 * q, np.arange(-20, 21))   # every pair of k parallel to q's
+    np.testing.assert_allclose(g, g[::-1], atol=1e-12)
+    a, b = pl.rope_pair_coefficients([1.0, 2.0], [3.0, 5.0])
+    assert a.tolist() == [1 * 3 + 2 * 5] and b.tolist() == [2 * 3 - 1 * 5]
+
+
+@given(m=positions, d=st.sampled_from([2, 4, 8, 32]))
+def test_rope_rotation_is_the_inverse_direction_of_04s_R_k(m, d):
+    np.testing.assert_allclose(pl.rope_rotation(m, d), pl.relative_rotation(-m, d), atol=1e-12)
+    np.testing.assert_allclose(pl.rope_rotation(m, d).T @ pl.rope_rotation(m + 7, d), pl.rope_rotation(7, d),
+                               atol=1e-9)
+
+
+def test_rope_turns_pe_backwards():
+    pe = pl.encode_positions([10.0], 8)
+    np.testing.assert_allclose(pl.rope(pe, [3]), pl.encode_positions([7.0], 8), atol=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# Content + position scores
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("kind", ["additive", "rope"])
+def test_content_position_scores_match_loops(kind):
+    rng = np.random.default_rng(2)
+    x_q, x_k = rng.normal(size=4), rng.normal(size=4)
+    w_q, w_k = rng.normal(size=(4, 6)), rng.normal(size=(4, 6))
+    got = pl.content_position_scores(x_q, x_k, w_q, w_k, kind=kind, seq_len=5, k_max=3, start=-2)
+    expected = ref.content_position_scores(x_q.tolist(), x_k.tolist(), w_q.tolist(), w_k.tolist(),
+                                           kind, 5, 3, -2)
+    np.testing.assert_allclose(got, expected, atol=1e-10)
+
+
+def test_rope_scores_ignore_absolute_position_additive_ones_do_not():
+    d = 32
+    x_q, x_k = pl.token_vectors("猫狗", d)
+    w_q, w_k, _ = pl.attention_weights_for_demo(d)
+    rope0 = pl.content_position_scores(x_q, x_k, w_q, w_k, kind="rope")
+    rope100 = pl.content_position_scores(x_q, x_k, w_q, w_k, kind="rope", start=100)
+    np.testing.assert_allclose(rope0, rope100, atol=1e-12)
+    assert pl.offset_structure(rope0)["position_dependence"] < 1e-12
+    add0 = pl.content_position_scores(x_q, x_k, w_q, w_k, kind="additive")
+    assert pl.offset_structure(add0)["position_dependence"] > 0.1
+
+
+# ---------------------------------------------------------------------------
+# ALiBi
+# ---------------------------------------------------------------------------
+def test_alibi_slopes_for_a_power_of_2_heads_are_geometric_from_2_to_the_minus_8_over_h():
+    expected = [1 / 2, 1 / 4, 1 / 8, 1 / 16, 1 / 32, 1 / 64, 1 / 128, 1 / 256]
+    np.testing.assert_allclose(pl.alibi_slopes(8), expected, rtol=1e-15)
+    np.testing.assert_allclose(pl.alibi_slopes(8), [1 / 2 ** h for h in range(1, 9)], rtol=1e-15)
+    np.testing.assert_allclose(pl.alibi_slopes(4), [1 / 4, 1 / 16, 1 / 64, 1 / 256], rtol=1e-15)
+    # a power of 2 heads: geometric, start = ratio = 2^(-8/H)
+    for h in (1, 2, 16, 64):
+        s = pl.alibi_slopes(h)
+        np.testing.assert_allclose(s[0], 2 ** (-8 / h))
+        np.testing.assert_allclose(s[1:] / s[:-1], 2 ** (-8 / h))
+
+
+def test_alibi_slopes_for_other_head_counts_follow_the_authors_recipe():
+    """Not a power of 2 (BLOOM-176B has 112 heads): the closest lower power's slopes, then every
+    other slope of twice that power."""
+    for h in (3, 5, 6, 7, 12, 112):
+        np.testing.assert_allclose(pl.alibi_slopes(h), ref.alibi_reference_slopes(h), rtol=1e-14)
+    np.testing.assert_allclose(pl.alibi_slopes(12)[8:], 2.0 ** -np.array([0.5, 1.5, 2.5, 3.5]), rtol=1e-14)
+
+
+def test_alibi_bias_hand_values():
+    b = pl.alibi_bias(4, 2)
+    assert b.shape == (2, 4, 4)
+    assert b[0, 0, 3] == pytest.approx(-3 * 2 ** -4) and b[1, 2, 0] == pytest.approx(-2 * 2 ** -8)
+
+
+@pytest.mark.parametrize("seq_len,num_heads", [(1, 1), (5, 2), (7, 8), (12, 3)])
+def test_alibi_bias_matches_loops(seq_len, num_heads):
+    np.testing.assert_allclose(pl.alibi_bias(seq_len, num_heads), ref.alibi_bias(seq_len, num_heads), atol=1e-15)
+    np.testing.assert_array_equal(pl.alibi_causal_bias(seq_len, num_heads),
+                                  ref.alibi_bias(seq_len, num_heads, causal=True))
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_alibi_attention_matches_hand_softmax(causal):
+    seq_len, num_heads = 9, 4
+    bias = ref.alibi_bias(seq_len, num_heads, causal)
+    for query in (0, 4, 8):
+        got = pl.alibi_attention(seq_len, num_heads, query, causal)
+        for h in range(num_heads):
+            np.testing.assert_allclose(got[h], ref.softmax(bias[h][query]), atol=1e-15)
+    w = pl.alibi_attention(33, 8)      # middle query: each step away multiplies by exp(-m)
+    np.testing.assert_allclose(w[:, 17] / w[:, 16], np.exp(-pl.alibi_slopes(8)))
+    np.testing.assert_allclose(w[:, 15], w[:, 17])
+
+
+def test_causal_bias_equals_plus_m_j_after_softmax():
+    """The reference implementation adds +m j: a constant per row away from -m (i - j)."""
+    seq_len, num_heads = 6, 8
+    causal = pl.alibi_causal_bias(seq_len, num_heads)
+    for h, m in enumerate(pl.alibi_slopes(num_heads)):
+        for i in range(seq_len):
+            shifted = [m * j if j <= i else -math.inf for j in range(seq_len)]
+            np.testing.assert_allclose(ref.softmax(list(causal[h, i])), ref.softmax(shifted), atol=1e-15)
+
+
+# ---------------------------------------------------------------------------
+# Bad input gets a clear error naming the parameter (English and Chinese)
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("call,exc,words", [
+    (lambda: pl.rope(np.ones((3, 5)), [0, 1, 2]), ValueError, "d_model"),
+    (lambda: pl.rope(np.ones((3, 4)), [0, 1]), ValueError, "positions"),
+    (lambda: pl.rope_rotation(float("nan"), 4), ValueError, "pos"),
+    (lambda: pl.rope_rotation(1, 5), ValueError, "d_model"),
+    (lambda: pl.rope_pair_coefficients([1, 2], [1, 2, 3, 4]), ValueError, "q and k"),
+    (lambda: pl.rope_pair_coefficients([1, 2, 3], [1, 2, 3]), ValueError, "d_model"),
+    (lambda: pl.rope_score_by_offset([1, 2], [3, 4], [float("inf")]), ValueError, "offsets"),
+    (lambda: pl.content_position_scores([1, 0], [0, 1], kind="concat"), ValueError, "kind"),
+    (lambda: pl.content_position_scores([1, 0], [0, 1], seq_len=0), ValueError, "seq_len"),
+    (lambda: pl.content_position_scores([1, 0], [0, 1], k_max=-1), ValueError, "k_max"),
+    (lambda: pl.content_position_scores([1, 0], [0, 1], np.ones((2, 3)), np.ones((2, 3))), ValueError, "d_k"),
+    (lambda: pl.content_position_scores([1, 0], [0, 1], np.ones((3, 2)), np.ones((3, 2))), ValueError, "w_q"),
+    (lambda: pl.alibi_slopes(0), ValueError, "num_heads"),
+    (lambda: pl.alibi_causal_bias(0, 2), ValueError, "seq_len"),
+    (lambda: pl.alibi_causal_bias(4, 0), ValueError, "num_heads"),
+    (lambda: pl.alibi_attention(5, 2, query=5), ValueError, "query"),
+    (lambda: pl.alibi_attention(5, 2.0), TypeError, "num_heads"),
+])
+def test_bad_input_is_refused_clearly(call, exc, words):
+    assert_refused_clearly(call, exc, words)
