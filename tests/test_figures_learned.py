@@ -6,6 +6,7 @@ Expected values: cosines as loops (tests/reference.py) on the run's own snapshot
 calls of the training API.
 """
 import re
+import io
 import time
 
 import numpy as np
@@ -57,16 +58,24 @@ def test_learned_explorer_shows_the_snapshot_similarity():
     assert ex.redraws == 1
 
 
-def test_learned_explorer_updates_fast():
+def test_learned_explorer_updates_much_faster_than_a_new_figure():
+    """A slider move redraws in place: its median time is a small fraction of drawing the same
+    figure anew with plot_learned_similarity (a ratio in one run, never an absolute time)."""
     ex = pl.LearnedTableExplorer()
     opts = list(ex.controls["step"].options)
-    times = []
-    for j in range(20):
+    moves, fresh = [], []
+    for j in range(12):
+        step = opts[(7 * j + 3) % len(opts)]
         t = time.perf_counter()
-        ex.controls["step"].value = opts[(7 * j + 3) % len(opts)]
-        times.append(time.perf_counter() - t)
-    # Target < 30 ms (about 12 ms measured); the bound leaves room for a busy machine.
-    assert np.median(times) < 0.1, times
+        ex.controls["step"].value = step
+        moves.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        fig = pl.plot_learned_similarity(ex.run, step)
+        fig.canvas.draw() if fig.canvas is not None else None
+        fig.savefig(io.BytesIO(), format="png", dpi=90)
+        fresh.append(time.perf_counter() - t)
+    # measured about 12 ms per move against about 250 ms per new figure (ratio ~0.05)
+    assert np.median(moves) < 0.3 * np.median(fresh), (moves, fresh)
 
 
 # ---------------------------------------------------------------------------
