@@ -25,8 +25,13 @@ def test_readme_gives_two_commands_and_ci_runs_the_test_one():
     ci_lines = [line.strip() for line in (ROOT / ".ci/run").read_text().splitlines()
                 if line.strip() and not line.lstrip().startswith("#")]
     assert ci_lines[-1] == test_cmd, "the last command of .ci/run must be the README's test command"
-    opened = re.search(r"jupyter lab (\S+)", open_cmd).group(1)
-    assert (ROOT / opened).exists()
+    # JupyterLab opens the contents notebook, with its settings override (Chinese UI) from the repo
+    opened = re.search(r"default_url=/lab/tree/([^?\"]+)", open_cmd).group(1)
+    assert (ROOT / opened).exists(), opened
+    settings = re.search(r"--LabApp.app_settings_dir=(\S+)", open_cmd).group(1)
+    overrides = json.loads((ROOT / settings / "overrides.json").read_text(encoding="utf-8"))
+    assert overrides["@jupyterlab/translation-extension:plugin"]["locale"] == "zh_CN"
+    assert "jupyterlab-language-pack-zh-CN" in (ROOT / "requirements.txt").read_text()
 
 
 def test_torch_is_pinned_and_the_module_is_installed_editable():

@@ -225,6 +225,8 @@ def lab_server(chromium_path) -> LabServer:
         "--ServerApp.port_retries=0",
         f"--IdentityProvider.token={token}",
         f"--ServerApp.root_dir={root}",
+        # the README's open command: the repository's settings override (Chinese UI)
+        f"--LabApp.app_settings_dir={REPO / '.jupyter' / 'lab-settings'}",
         "--expose-app-in-browser",
         # checkpoints out of the repo (else notebooks/.ipynb_checkpoints appears)
         f"--FileCheckpoints.checkpoint_dir={tmp / 'checkpoints'}",

@@ -38,6 +38,8 @@ from urllib.parse import quote
 
 import pytest
 
+from ui_checks import truncated_labels
+
 # same as conftest.py (not imported from there: works under any --import-mode)
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOK_DIR = Path(os.environ.get("POSENC_NOTEBOOK_DIR") or REPO / "notebooks").resolve()
@@ -591,9 +593,10 @@ def _check_notebook(notebook: Path, lab_server, browser, tmp_path: Path, row: di
         else:
             row["note"] += "no explorers; "
 
-        # 4. Chinese is drawn with a CJK font --------------------------------------
+        # 4. Chinese is drawn with a CJK font; no explorer label is cut short ------
         row["cjk_nodes"], cjk_problems = _check_cjk(page, context)
         problems += cjk_problems
+        problems += truncated_labels(page)
         if not row["cjk_nodes"]:
             row["note"] += "no CJK text; "
 
