@@ -9,7 +9,15 @@ import math
 
 from ..context import rope_angle_coverage
 from ..validate import _check_base, _check_d_model, _check_int, _check_real
-from .verdict import PLACEHOLDER, Verdict, _first_slip, _read_answer, _reading, _wrong
+from .verdict import (
+    PLACEHOLDER,
+    Verdict,
+    _first_slip,
+    _letter_set_verdict,
+    _read_answer,
+    _reading,
+    _wrong,
+)
 
 
 def _number(answer):
@@ -178,13 +186,6 @@ def check_fast_pair_kept(answer) -> Verdict:
     """
     slow = fast_pair_slowdowns()
     right = {x for x, (fast, _) in slow.items() if abs(fast - 1.0) < 1e-12}
-    if answer is None:
-        return Verdict(False, PLACEHOLDER)
-    letters = [c for c in (answer if isinstance(answer, str) else "".join(map(str, answer))).lower()
-               if c.isalpha()] if isinstance(answer, (str, list, tuple, set)) else None
-    if letters is None or not set(letters) <= set("abcd"):
-        return _wrong(answer, "答案应是 a 到 d 中的字母，例如 \"bd\"。")
-    got = set(letters)
 
     def change(ratio):
         return "不变" if abs(ratio - 1.0) < 1e-9 else f"变成原来的 1/{ratio:.3g}"
@@ -193,9 +194,6 @@ def check_fast_pair_kept(answer) -> Verdict:
         fast, last = slow[x]
         return f"({x}) {EXTENSION_CHOICES[x]}：第 0 对的 w {change(fast)}，最慢一对的 w {change(last)}"
 
-    if got == right:
-        return Verdict(True, "最快的一对原样保留：" + "、".join(sorted(right)) + "。"
-                       + "；".join(measured(x) for x in sorted(slow)) + "（第 09 篇）。")
-    reasons = [f"{measured(x)}：它连最快的一对也一起放慢了" for x in sorted(got - right)]
-    reasons += [f"漏了 {measured(x)}：w_0 = base⁰ = 1，这一对没动" for x in sorted(right - got)]
-    return _wrong(answer, "；".join(reasons) + "。")
+    return _letter_set_verdict(answer, right, "abcd", measured, example="bd",
+                               praise="最快的一对原样保留：" + "、".join(sorted(right)) + "（第 09 篇）。",
+                               extra="它连最快的一对也一起放慢了", missing="w_0 = base⁰ = 1，这一对没动")

@@ -17,7 +17,7 @@ from ..relative_family import (
     transformer_xl_score_terms,
 )
 from ..validate import _check_int
-from .verdict import PLACEHOLDER, Verdict, _reading, _wrong
+from .verdict import Verdict, _letter_set_verdict, _reading, _wrong
 
 
 def _mode(bidirectional: bool) -> str:
@@ -165,19 +165,6 @@ _POSITIONS_IN = {   # what each term contains, by scheme
 }
 
 
-def _letters(answer, allowed: str = "abcd"):
-    """A set of letters from "bd", "b, d", ["b", "d"], {"b"}, "" ...; None if unreadable."""
-    if isinstance(answer, str):
-        letters = [c for c in answer.lower() if c.isalpha()]
-    elif isinstance(answer, (list, tuple, set, frozenset)):
-        if not all(isinstance(x, str) for x in answer):
-            return None
-        letters = [c for x in answer for c in x.lower() if c.isalpha()]
-    else:
-        return None
-    return set(letters) if set(letters) <= set(allowed) else None
-
-
 def moving_terms(scheme: str = "absolute", vary: str = "m") -> set:
     """The terms (letters) that change when the query position m moves with the offset k fixed
     (``vary="m"``), or when k moves with m fixed (``vary="k"``), measured on the demo words
@@ -212,25 +199,17 @@ def check_moving_terms(answer, scheme: str = "absolute", vary: str = "m") -> Ver
     Introduced in notebook 06_relative_family.
     """
     right = moving_terms(scheme, vary)
-    if answer is None:
-        return Verdict(False, PLACEHOLDER)
-    got = _letters(answer)
-    if got is None:
-        return _wrong(answer, "答案应是 a、b、c、d 中的字母，例如 \"bd\"（一项都不变就填 \"\"）。")
     moved = "m 挪动、k 不变（n = m + k 跟着挪）" if vary == "m" else "k 变、m 不变"
     names = TERM_LABELS[scheme]
     shown = "".join(sorted(right)) or "（一项也没有）"
 
-    def contains(x):
+    def described(x):
         pos = _POSITIONS_IN[scheme][x]
-        return "只含内容、不含位置" if not pos else "含 " + "、".join(pos)
+        return f"({x}) {names[x]} " + ("只含内容、不含位置" if not pos else "含 " + "、".join(pos))
 
-    if got == right:
-        return Verdict(True, f"{moved}时变的是 {shown}：" + "；".join(
-            f"({x}) {names[x]} {contains(x)}" for x in "abcd") + "。")
-    reasons = [f"({x}) {names[x]} {contains(x)}，{moved}时它不变" for x in sorted(got - right)]
-    reasons += [f"漏了 ({x}) {names[x]}：它{contains(x)}，{moved}时会变" for x in sorted(right - got)]
-    return _wrong(answer, "；".join(reasons) + "。")
+    return _letter_set_verdict(answer, right, "abcd", described, example="bd",
+                               praise=f"{moved}时变的是 {shown}：", extra=f"{moved}时它不变",
+                               missing=f"{moved}时它会变")
 
 
 #: The position schemes :func:`shift_invariance` compares: letter -> (name, notebook).
@@ -296,20 +275,13 @@ def check_shift_invariance(answer) -> Verdict:
     """
     scores = shift_invariance()
     right = {x for x, (before, after) in scores.items() if abs(before - after) <= 1e-9 * max(1.0, abs(before))}
-    if answer is None:
-        return Verdict(False, PLACEHOLDER)
-    got = _letters(answer, allowed="abcdef")
-    if got is None:
-        return _wrong(answer, "答案应是 a 到 f 中的字母，例如 \"ce\"。")
 
     def measured(x):
         name, notebook = SHIFT_SCHEMES[x]
         before, after = scores[x]
         return f"({x}) {name}：挪动前 {before:+.4f}，挪动后 {after:+.4f}（第 {notebook} 篇）"
 
-    if got == right:
-        return Verdict(True, "分数只随 k = n − m 变的是 " + "、".join(sorted(right)) + "。"
-                       + "；".join(measured(x) for x in sorted(scores)) + "。")
-    reasons = [f"{measured(x)}：位置以绝对的 m、n 进入分数，整体挪动会变" for x in sorted(got - right)]
-    reasons += [f"漏了 {measured(x)}：位置只以 k = n − m 进入，整体挪动不变" for x in sorted(right - got)]
-    return _wrong(answer, "；".join(reasons) + "。")
+    return _letter_set_verdict(answer, right, "abcdef", measured, example="ce",
+                               praise="分数只随 k = n − m 变的是 " + "、".join(sorted(right)) + "。",
+                               extra="位置以绝对的 m、n 进入分数，整体挪动会变",
+                               missing="位置只以 k = n − m 进入，整体挪动不变")

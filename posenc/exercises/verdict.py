@@ -125,6 +125,38 @@ def _reading(answer, kind: str, shape=(), expected: str = "答案应是一个数
     return value, None
 
 
+def _letters(answer, allowed: str):
+    """A set of option letters from "bd", "b, d", ["b", "d"], {"b"}, "" ...; None when the answer
+    is not letters, or holds a letter outside ``allowed``."""
+    if isinstance(answer, str):
+        letters = [c for c in answer.lower() if c.isalpha()]
+    elif isinstance(answer, (list, tuple, set, frozenset)) and all(isinstance(x, str) for x in answer):
+        letters = [c for x in answer for c in x.lower() if c.isalpha()]
+    else:
+        return None
+    return set(letters) if set(letters) <= set(allowed) else None
+
+
+def _letter_set_verdict(answer, right: set, allowed: str, describe, *, praise: str, extra: str,
+                        missing: str, example: str = "ab") -> Verdict:
+    """Check a multiple-answer question answered with option letters.
+
+    ``right`` is the set of right letters, ``describe(x)`` says what option x is (and what was
+    measured for it). Right: ``praise`` then every option described. Wrong: each letter picked
+    wrongly gets ``describe(x)：extra``, each letter missed ``漏了 describe(x)：missing``.
+    """
+    if answer is None:
+        return Verdict(False, PLACEHOLDER)
+    got = _letters(answer, allowed)
+    if got is None:
+        return _wrong(answer, f"答案应是 {allowed[0]} 到 {allowed[-1]} 中的字母，例如 \"{example}\"。")
+    if got == right:
+        return Verdict(True, praise + "；".join(describe(x) for x in allowed) + "。")
+    reasons = [f"{describe(x)}：{extra}" for x in sorted(got - right)]
+    reasons += [f"漏了 {describe(x)}：{missing}" for x in sorted(right - got)]
+    return _wrong(answer, "；".join(reasons) + "。")
+
+
 def _first_slip(got, right, slips, close) -> str | None:
     """The message of the first typical slip ``got`` matches: ``slips`` holds (message, value)
     pairs (a dict's items or a list); a slip counts only when its value has the right answer's
