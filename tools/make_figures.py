@@ -16,9 +16,6 @@ OUT = ROOT / "images"
 FIGURES = {
     "pe_heatmap.png": lambda: pl.plot_pe_heatmap(seq_len=64, d_model=128),
     "clock_hands.png": lambda: pl.plot_clock(pos=5, d_model=16),
-    "wavelengths.png": lambda: pl.plot_wavelengths(512, bases=(100.0, 10000.0, 1000000.0)),
-    "dot_product.png": lambda: pl.plot_dot_product(d_model=64, k_max=100),
-    "hand_calc.png": lambda: pl.plot_hand_calculation(pl.hand_calculation()),
 }
 
 
