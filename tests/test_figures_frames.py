@@ -10,11 +10,8 @@ widget message in between two frames.
 """
 import asyncio
 import base64
-import html
 import io
 import pickle
-import re
-import time
 
 import numpy as np
 import pytest
