@@ -190,6 +190,73 @@ def bench_drag(before: str | None, rounds: int, notebooks: list[str], keys: int,
     return results
 
 
+def _rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def bench_memory(before: str | None, notebook: str, dsf: float, scale: int, cap_mb: float | None) -> list[dict]:
+    """Memory of one notebook (its first explorer with a main slider), this checkout and
+    ``before``: kernel RSS after Run All and the fill, the frames' data, then six drags
+    across 90 % of the main slider (the browser decodes many figures) and the tab's
+    renderer RSS and JS heap."""
+    import contextlib
+    import tempfile
+
+    sys.path.insert(0, str(ROOT / "tests" / "browser"))
+    import drag_metrics as dm
+
+    nb = next(p.name for p in dm.notebooks_with_explorers() if p.name.startswith(notebook))
+    setup = f"import posenc.figures.explorer as _E; _E.PIXEL_SCALE = {scale}\n" if scale != 1 else ""
+    if cap_mb is not None:
+        setup += f"import posenc.figures.frames as _F; _F.MAX_BYTES = int({cap_mb} * 2**20)\n"
+    rows = []
+    with contextlib.ExitStack() as stack:
+        roots = {"after": ROOT}
+        if before:
+            tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="posenc-before-")))
+            archive = subprocess.run(["git", "-C", str(ROOT), "archive", before], capture_output=True, check=True)
+            subprocess.run(["tar", "-x", "-C", str(tmp)], input=archive.stdout, check=True)
+            roots = {"before": tmp, **roots}
+        browser = stack.enter_context(dm.chromium())
+        for mode, root in roots.items():
+            with dm.jupyterlab(root=root, env_extra={"PYTHONPATH": str(root)}) as lab:
+                ctx = browser.new_context(viewport={"width": 1400, "height": 1000}, device_scale_factor=dsf)
+                page = ctx.new_page()
+                try:
+                    dm.open_notebook(page, lab, f"notebooks/{nb}", setup=setup if mode == "after" else "")
+                    dm.install_helpers(page)
+                    import posenc_lib as pl
+
+                    explorer, name = dm.first_with_slider(page, {n for n, c in pl.EXPLORERS.items() if c.FRAMES})
+                    slider = dm.main_slider_index(page, name, pl.EXPLORERS[name].FRAMES)
+                    data = 0.0
+                    if dm.has_frames(page):
+                        dm.wait_kernel_true(page, "not any(r['pending'] for r in __import__("
+                                                  "'posenc.figures.frames', fromlist=['x']).status())", 600)
+                        data = dm.kernel_value(page, "sum(r['bytes'] for r in __import__("
+                                                     "'posenc.figures.frames', fromlist=['x']).status())") / 2**20
+                    kernel = _rss_mb(int(dm.kernel_value(page, "__import__('os').getpid()")))
+                    for _ in range(6):
+                        dm.measure_drag(page, explorer, slider, span=0.9, settle_ms=300, driver="page")
+                    page.wait_for_timeout(500)
+                    cdp = ctx.new_cdp_session(page)
+                    cdp.send("Performance.enable")
+                    heap = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
+                    procs = browser.new_browser_cdp_session().send("SystemInfo.getProcessInfo")["processInfo"]
+                    renderer = max((p["id"] for p in procs if p["type"] == "renderer"), default=None)
+                    rows.append({"mode": mode, "notebook": nb, "frames_mb": data, "kernel_rss_mb": kernel,
+                                 "js_heap_mb": heap["JSHeapUsedSize"] / 2**20,
+                                 "renderer_rss_mb": _rss_mb(renderer) if renderer else float("nan")})
+                    print(rows[-1], flush=True)
+                finally:
+                    dm.close_notebook(page, lab)
+                    ctx.close()
+    return rows
+
+
 def drag_table(results: dict) -> list[str]:
     """Markdown rows: medians over rounds per notebook and mode."""
     sys.path.insert(0, str(ROOT / "tests" / "browser"))
@@ -269,7 +336,8 @@ def bench_training() -> list[dict]:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", choices=["sliders", "frames", "drag", "notebooks", "import", "training"])
+    parser.add_argument("--only", choices=["sliders", "frames", "drag", "memory", "notebooks", "import",
+                                           "training"])
     parser.add_argument("--repeats", type=int, default=30, help="slider updates per control")
     parser.add_argument("--scale", type=int, default=1, help="pixel density of the figures (2: HiDPI)")
     parser.add_argument("--before", default=None,
@@ -331,6 +399,15 @@ def main(argv=None) -> int:
             print("|---|---:|---:|")
             for r in rows:
                 print(f"| {r['pe']} | {r['seconds']:.2f} | {r['test_accuracy']:.3f} |")
+    if args.only == "memory":  # not part of a full run: it starts JupyterLab twice
+        rows = bench_memory(args.before, (args.notebooks or ["03"])[0], args.dsf, args.scale, args.cap_mb)
+        print(f"\n## Memory, {rows[0]['notebook']} ({args.scale}x figures, device scale {args.dsf:g}): after Run All "
+              f"and the fill, then six drags across the main slider\n")
+        print("| code | frames MB | kernel RSS MB | renderer RSS MB | JS heap MB |")
+        print("|---|---:|---:|---:|---:|")
+        for r in rows:
+            print(f"| {r['mode']} | {r['frames_mb']:.1f} | {r['kernel_rss_mb']:.0f} | {r['renderer_rss_mb']:.0f} | "
+                  f"{r['js_heap_mb']:.0f} |")
     if want("notebooks"):
         r = bench_notebooks()
         print("\n## Collection run time (nbclient, fresh kernel each, sequential)\n")

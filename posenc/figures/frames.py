@@ -329,7 +329,9 @@ class FrameSet:
         self.sizes.clear()
         self.bytes = 0
         self._full_at = None
-        self._dirty = True
+        # (while another control is dragged the Stack already shows the live image only:
+        # don't send the children list again on every move)
+        self._dirty = any(c is not self.live for c in self.stack.children)
         self.publish()
 
     def invalidate(self) -> None:

@@ -35,6 +35,7 @@ those notebooks (its own private JupyterLab server, like the browser suite's).
 from __future__ import annotations
 
 import json
+import math
 import statistics
 import sys
 import time
@@ -419,7 +420,9 @@ def measure_notebook(page, lab, rel: str, keys: int = 8, drags: int = 3, drivers
             d = measure_drag(page, explorer, slider, driver=drv)
             k = kernel_shown(page, name, control)
             d["kernel"] = k
-            d["release_ok"] = k["sha"] == d["final_sha"] and k["position"] == d["final_value"]
+            # (a FloatSlider's value may arrive as 0.8999999999999999 for the page's 0.9)
+            d["release_ok"] = k["sha"] == d["final_sha"] and math.isclose(k["position"], d["final_value"],
+                                                                           rel_tol=1e-9, abs_tol=1e-9)
             out[drv].append(d)
     if check_controls:
         out["controls"] = check_controls_redraw(page, explorer)
