@@ -19,8 +19,10 @@ room (``posenc/…``)    what it holds                                          
 ``exercises/``         ``Verdict`` and every ``check_*``, by concept                   all
 ``quiz`` · ``text``    the self-check quiz · aligned text and markdown tables          all
 ``notebook``           the setup cell, ``progress`` for slow cells                     all
-``figures/``           ``style`` (fonts, axes), ``explorer`` (sliders), then one file   all
-                       per figure family: its view, its ``plot_*`` and its explorer
+``figures/``           ``style`` (fonts, axes), ``explorer`` (sliders), ``frames``      all
+                       (the main slider's figures drawn ahead, switched in the
+                       browser), then one file per figure family: its view, its
+                       ``plot_*`` and its explorer
 =====================  ==============================================================  =====
 
 Where to start: ``encoding.py`` (the formula everything else builds on), then a figure

@@ -1,18 +1,23 @@
-"""Benchmarks for the course: slider latency, notebook run time, import time, training.
+"""Benchmarks for the course: slider latency, frames, drags in JupyterLab, notebook run
+time, import time, training.
 
 Run from the repository root (not part of the pass/fail tests; numbers are printed):
 
-    python tools/benchmark.py                 # everything (a few minutes)
-    python tools/benchmark.py --only sliders  # one part: sliders, notebooks, import, training
+    python tools/benchmark.py                 # everything (several minutes)
+    python tools/benchmark.py --only sliders  # one part: sliders, frames, drag, notebooks, import, training
+    python tools/benchmark.py --only drag --before main --rounds 2   # JupyterLab drags, before/after
+    python tools/benchmark.py --only sliders --scale 2                # figures at 2x pixel density
 
 All comparisons are measured in the same run on the same machine: medians, and ratios
-between our way and the naive way, never a bare absolute time as a verdict.
+between our way and the naive way (or the code before a change, interleaved), never a bare
+absolute time as a verdict.
 """
 from __future__ import annotations
 
 import argparse
 import io
 import pathlib
+from pathlib import Path
 import statistics
 import subprocess
 import sys
@@ -31,7 +36,10 @@ def pct(values, q):
 def sweep_values(control):
     """Distinct values spread over a control's range (same idea as the tests' sweep)."""
     if hasattr(control, "options"):
-        return [o[1] if isinstance(o, tuple) else o for o in control.options]
+        opts = [o[1] if isinstance(o, tuple) else o for o in control.options]
+        if len(opts) > 24:  # a slider made a SelectionSlider for its frames: 9 values, end to end
+            return [opts[round(k * (len(opts) - 1) / 8)] for k in range(9)]
+        return opts
     if isinstance(control.value, bool):
         return [False, True]
     lo, hi = control.min, control.max
@@ -55,7 +63,17 @@ def naive_render(ex) -> bytes:
     return buf.getvalue()
 
 
+def set_scale(scale: int) -> None:
+    """Draw every explorer made from now on at ``scale`` x the pixel density."""
+    import posenc.figures.explorer as E
+
+    E.PIXEL_SCALE = scale
+
+
 def bench_sliders(repeats: int) -> list[dict]:
+    """Per control: setting ``.value`` in code until the image shown is ready (the live
+    path: no event loop, so no frames), against the naive redraw. For the main control
+    (``FRAMES``) also with every frame rendered (``framed_ms``: the artists only)."""
     import posenc_lib as pl
 
     rows = []
@@ -70,7 +88,7 @@ def bench_sliders(repeats: int) -> list[dict]:
                     v = values[(j + 1) % len(values)]
                 t0 = time.perf_counter()
                 control.value = v
-                _ = ex.image.value  # the bytes the widget shows are ready
+                _ = ex.shown_png()  # the bytes the reader sees are ready
                 t1 = time.perf_counter()
                 naive_render(ex)
                 t2 = time.perf_counter()
@@ -80,8 +98,185 @@ def bench_sliders(repeats: int) -> list[dict]:
                 "explorer": name, "control": cname,
                 "median_ms": pct(ours, 50), "p90_ms": pct(ours, 90),
                 "naive_median_ms": pct(naive, 50), "ratio": statistics.median(naive) / statistics.median(ours),
+                "framed_ms": None,
             })
+        if ex.frames is not None:
+            ex.frames.fill()
+            control, framed = ex.controls[ex.frames.name], []
+            values = [v for i, v in enumerate(ex.frames.values) if i in ex.frames.frames]
+            for j in range(repeats):
+                v = values[(7 * j) % len(values)]
+                t0 = time.perf_counter()
+                control.value = v
+                _ = ex.shown_png()
+                framed.append(time.perf_counter() - t0)
+            next(r for r in rows if r["explorer"] == name and r["control"] == ex.frames.name)["framed_ms"] = \
+                pct(framed, 50)
     return rows
+
+
+def bench_frames(samples: int = 15) -> list[dict]:
+    """Per explorer with frames: one frame's render time (median), PNG size, the whole set
+    as data: URLs, the fill time (frames x frame time) and the set the cap keeps."""
+    import posenc_lib as pl
+    from posenc.figures import frames as F
+
+    rows = []
+    for name in sorted(pl.EXPLORERS):
+        if pl.EXPLORERS[name].FRAMES is None:
+            continue
+        fs = pl.EXPLORERS[name]().frames
+        n = len(fs.values)
+        fs.render_frame(fs.index())  # builds the off-screen copy
+        times, sizes = [], []
+        for k in range(samples):
+            i = round(k * (n - 1) / max(1, samples - 1))
+            t0 = time.perf_counter()
+            png, _ = fs.render_frame(i)
+            times.append(time.perf_counter() - t0)
+            sizes.append(len(F._data_url(png)))
+        url = statistics.median(sizes)
+        rows.append({"explorer": name, "control": fs.name, "positions": n, "frame_ms": pct(times, 50),
+                     "png_kb": url * 3 / 4 / 1024, "set_mb": url * n / 2**20,
+                     "fill_s": statistics.median(times) * n,
+                     "kept": min(n, int(F.MAX_BYTES // url))})
+    return rows
+
+
+def bench_drag(before: str | None, rounds: int, notebooks: list[str], keys: int, drags: int,
+               dsf: float, scale: int, cap_mb: float | None = None) -> dict:
+    """Real JupyterLab + Chromium (tests/browser/drag_metrics.py): each notebook's main
+    slider, for this checkout and (``before``: a git ref) the code before, interleaved
+    (before/after order alternates by round), fresh kernel each. Returns raw results."""
+    import contextlib
+    import tempfile
+
+    sys.path.insert(0, str(ROOT / "tests" / "browser"))
+    import drag_metrics as dm
+
+    nbs = [p.name for p in dm.notebooks_with_explorers()]
+    if notebooks:
+        nbs = [n for n in nbs if any(n.startswith(p) for p in notebooks)]
+    setup = f"import posenc.figures.explorer as _E; _E.PIXEL_SCALE = {scale}\n" if scale != 1 else ""
+    if cap_mb is not None:
+        setup += (f"import posenc.figures.frames as _F; _F.MAX_BYTES = int({cap_mb} * 2**20); "
+                  f"_F.MAX_TOTAL_BYTES = 4 * _F.MAX_BYTES\n")
+    results: dict = {}
+    with contextlib.ExitStack() as stack:
+        labs = {"after": stack.enter_context(dm.jupyterlab(root=ROOT, env_extra={"PYTHONPATH": str(ROOT)}))}
+        if before:
+            tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="posenc-before-")))
+            archive = subprocess.run(["git", "-C", str(ROOT), "archive", before], capture_output=True, check=True)
+            subprocess.run(["tar", "-x", "-C", str(tmp)], input=archive.stdout, check=True)
+            labs["before"] = stack.enter_context(dm.jupyterlab(root=tmp, env_extra={"PYTHONPATH": str(tmp)}))
+        browser = stack.enter_context(dm.chromium())
+        for rnd in range(rounds):
+            for nb in nbs:
+                modes = list(labs)[::-1] if rnd % 2 else list(labs)
+                for mode in modes:
+                    lab = labs[mode]
+                    ctx = browser.new_context(viewport={"width": 1400, "height": 1000}, device_scale_factor=dsf)
+                    page = ctx.new_page()
+                    try:
+                        r = dm.measure_notebook(page, lab, f"notebooks/{nb}", keys, drags,
+                                                setup=setup if mode == "after" else "")
+                        results.setdefault(nb, {}).setdefault(mode, []).append(r)
+                        print(f"[{rnd}] {mode:6} {dm.format_row(r)}", flush=True)
+                    except Exception as exc:  # keep going: report the failure
+                        print(f"[{rnd}] {mode:6} {nb}: FAILED {type(exc).__name__}: {str(exc)[:300]}", flush=True)
+                    finally:
+                        dm.close_notebook(page, lab)
+                        ctx.close()
+    return results
+
+
+def _rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def bench_memory(before: str | None, notebook: str, dsf: float, scale: int, cap_mb: float | None) -> list[dict]:
+    """Memory of one notebook (its first explorer with a main slider), this checkout and
+    ``before``: kernel RSS after Run All and the fill, the frames' data, then six drags
+    across 90 % of the main slider (the browser decodes many figures) and the tab's
+    renderer RSS and JS heap."""
+    import contextlib
+    import tempfile
+
+    sys.path.insert(0, str(ROOT / "tests" / "browser"))
+    import drag_metrics as dm
+
+    nb = next(p.name for p in dm.notebooks_with_explorers() if p.name.startswith(notebook))
+    setup = f"import posenc.figures.explorer as _E; _E.PIXEL_SCALE = {scale}\n" if scale != 1 else ""
+    if cap_mb is not None:
+        setup += f"import posenc.figures.frames as _F; _F.MAX_BYTES = int({cap_mb} * 2**20)\n"
+    rows = []
+    with contextlib.ExitStack() as stack:
+        roots = {"after": ROOT}
+        if before:
+            tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="posenc-before-")))
+            archive = subprocess.run(["git", "-C", str(ROOT), "archive", before], capture_output=True, check=True)
+            subprocess.run(["tar", "-x", "-C", str(tmp)], input=archive.stdout, check=True)
+            roots = {"before": tmp, **roots}
+        browser = stack.enter_context(dm.chromium())
+        for mode, root in roots.items():
+            with dm.jupyterlab(root=root, env_extra={"PYTHONPATH": str(root)}) as lab:
+                ctx = browser.new_context(viewport={"width": 1400, "height": 1000}, device_scale_factor=dsf)
+                page = ctx.new_page()
+                try:
+                    dm.open_notebook(page, lab, f"notebooks/{nb}", setup=setup if mode == "after" else "")
+                    dm.install_helpers(page)
+                    import posenc_lib as pl
+
+                    explorer, name = dm.first_with_slider(page, {n for n, c in pl.EXPLORERS.items() if c.FRAMES})
+                    slider = dm.main_slider_index(page, name, pl.EXPLORERS[name].FRAMES)
+                    data = 0.0
+                    if dm.has_frames(page):
+                        dm.wait_kernel_true(page, "not any(r['pending'] for r in __import__("
+                                                  "'posenc.figures.frames', fromlist=['x']).status())", 600)
+                        data = dm.kernel_value(page, "sum(r['bytes'] for r in __import__("
+                                                     "'posenc.figures.frames', fromlist=['x']).status())") / 2**20
+                    kernel = _rss_mb(int(dm.kernel_value(page, "__import__('os').getpid()")))
+                    for _ in range(6):
+                        dm.measure_drag(page, explorer, slider, span=0.9, settle_ms=300, driver="page")
+                    page.wait_for_timeout(500)
+                    cdp = ctx.new_cdp_session(page)
+                    cdp.send("Performance.enable")
+                    heap = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
+                    procs = browser.new_browser_cdp_session().send("SystemInfo.getProcessInfo")["processInfo"]
+                    renderer = max((p["id"] for p in procs if p["type"] == "renderer"), default=None)
+                    rows.append({"mode": mode, "notebook": nb, "frames_mb": data, "kernel_rss_mb": kernel,
+                                 "js_heap_mb": heap["JSHeapUsedSize"] / 2**20,
+                                 "renderer_rss_mb": _rss_mb(renderer) if renderer else float("nan")})
+                    print(rows[-1], flush=True)
+                finally:
+                    dm.close_notebook(page, lab)
+                    ctx.close()
+    return rows
+
+
+def drag_table(results: dict) -> list[str]:
+    """Markdown rows: medians over rounds per notebook and mode."""
+    sys.path.insert(0, str(ROOT / "tests" / "browser"))
+    import drag_metrics as dm
+
+    lines = ["| notebook (explorer.control) | code | key ms | mouse fps (cover) | 60 Hz fps (cover) "
+             "| lag ms mouse / 60 Hz | release = kernel's |",
+             "|---|---|---:|---:|---:|---:|---|"]
+    for nb, modes in results.items():
+        for mode in ("before", "after"):
+            rs = modes.get(mode)
+            if not rs:
+                continue
+            ss = [dm.summary(r) for r in rs]
+            m = lambda k: statistics.median(s[k] for s in ss)  # noqa: E731
+            lines.append(
+                f"| {nb[:-6]} ({rs[0]['explorer']}.{rs[0]['control']}) | {mode} | {m('key_ms'):.1f} | "
+                f"{m('mouse_fps'):.1f} ({m('mouse_coverage'):.2f}) | {m('page_fps'):.1f} ({m('page_coverage'):.2f}) | "
+                f"{m('mouse_lag_ms'):.0f} / {m('page_lag_ms'):.0f} | {'yes' if all(s['release_ok'] for s in ss) else 'NO'} |")
+    return lines
 
 
 def run_notebook(path: pathlib.Path, setup_only: bool) -> float:
@@ -141,23 +336,53 @@ def bench_training() -> list[dict]:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", choices=["sliders", "notebooks", "import", "training"])
+    parser.add_argument("--only", choices=["sliders", "frames", "drag", "memory", "notebooks", "import",
+                                           "training"])
     parser.add_argument("--repeats", type=int, default=30, help="slider updates per control")
+    parser.add_argument("--scale", type=int, default=1, help="pixel density of the figures (2: HiDPI)")
+    parser.add_argument("--before", default=None,
+                        help="drag: also measure this git ref's code, interleaved (e.g. main)")
+    parser.add_argument("--rounds", type=int, default=1, help="drag: rounds over the notebooks")
+    parser.add_argument("--notebooks", nargs="*", default=[], help="drag: notebook prefixes (default: all)")
+    parser.add_argument("--drags", type=int, default=3, help="drag: drags per driver")
+    parser.add_argument("--keys", type=int, default=8, help="drag: key steps")
+    parser.add_argument("--dsf", type=float, default=1.0, help="drag: browser device scale factor")
+    parser.add_argument("--cap-mb", type=float, default=None, help="drag: frames' memory cap per explorer (MB)")
+    parser.add_argument("--json", help="drag: write the raw results here")
     args = parser.parse_args(argv)
     want = (lambda part: args.only in (None, part))
+    set_scale(args.scale)
 
     if want("sliders"):
         rows = bench_sliders(args.repeats)
-        print(f"\n## Slider update latency (median over {args.repeats} updates per control; "
-              f"naive = new figure + tight PNG per change, same run)\n")
-        print("| explorer | control | median ms | p90 ms | naive median ms | naive/ours |")
-        print("|---|---|---:|---:|---:|---:|")
+        print(f"\n## Slider update latency, {args.scale}x (median over {args.repeats} updates per control; "
+              f"naive = new figure + tight PNG per change, same run; framed = main control with its frames)\n")
+        print("| explorer | control | median ms | p90 ms | framed ms | naive median ms | naive/ours |")
+        print("|---|---|---:|---:|---:|---:|---:|")
         for r in rows:
-            print(f"| {r['explorer']} | {r['control']} | {r['median_ms']:.1f} | {r['p90_ms']:.1f} | "
+            framed = "" if r["framed_ms"] is None else f"{r['framed_ms']:.2f}"
+            print(f"| {r['explorer']} | {r['control']} | {r['median_ms']:.1f} | {r['p90_ms']:.1f} | {framed} | "
                   f"{r['naive_median_ms']:.1f} | {r['ratio']:.1f}x |")
         worst = max(rows, key=lambda r: r["median_ms"])
         print(f"\nworst median: {worst['explorer']}.{worst['control']} {worst['median_ms']:.1f} ms; "
-              f"lowest ratio {min(r['ratio'] for r in rows):.1f}x")
+              f"lowest ratio {min(r['ratio'] for r in rows):.1f}x; "
+              f"median over controls {statistics.median(r['median_ms'] for r in rows):.1f} ms")
+    if want("frames"):
+        rows = bench_frames()
+        print(f"\n## Frames, {args.scale}x (one frame rendered off screen; sizes as data: URLs)\n")
+        print("| explorer | control | positions | frame ms | PNG KB | whole set MB | fill s | frames kept by the cap |")
+        print("|---|---|---:|---:|---:|---:|---:|---:|")
+        for r in rows:
+            print(f"| {r['explorer']} | {r['control']} | {r['positions']} | {r['frame_ms']:.1f} | {r['png_kb']:.0f} | "
+                  f"{r['set_mb']:.1f} | {r['fill_s']:.1f} | {r['kept']} |")
+    if want("drag"):
+        results = bench_drag(args.before, args.rounds, args.notebooks, args.keys, args.drags, args.dsf, args.scale,
+                             args.cap_mb)
+        print(f"\n## Drags in JupyterLab + headless Chromium ({args.scale}x figures, device scale {args.dsf:g}; "
+              f"medians over {args.rounds} round(s), {args.drags} drags per driver)\n")
+        print("\n".join(drag_table(results)))
+        if args.json:
+            pathlib.Path(args.json).write_text(__import__("json").dumps(results, indent=1))
     if want("import"):
         r = bench_import(7)
         print("\n## Import time (median of 7 fresh interpreters, interleaved)\n")
@@ -174,6 +399,15 @@ def main(argv=None) -> int:
             print("|---|---:|---:|")
             for r in rows:
                 print(f"| {r['pe']} | {r['seconds']:.2f} | {r['test_accuracy']:.3f} |")
+    if args.only == "memory":  # not part of a full run: it starts JupyterLab twice
+        rows = bench_memory(args.before, (args.notebooks or ["03"])[0], args.dsf, args.scale, args.cap_mb)
+        print(f"\n## Memory, {rows[0]['notebook']} ({args.scale}x figures, device scale {args.dsf:g}): after Run All "
+              f"and the fill, then six drags across the main slider\n")
+        print("| code | frames MB | kernel RSS MB | renderer RSS MB | JS heap MB |")
+        print("|---|---:|---:|---:|---:|")
+        for r in rows:
+            print(f"| {r['mode']} | {r['frames_mb']:.1f} | {r['kernel_rss_mb']:.0f} | {r['renderer_rss_mb']:.0f} | "
+                  f"{r['js_heap_mb']:.0f} |")
     if want("notebooks"):
         r = bench_notebooks()
         print("\n## Collection run time (nbclient, fresh kernel each, sequential)\n")

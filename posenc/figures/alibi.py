@@ -177,6 +177,7 @@ class AlibiExplorer(Explorer):
     """
 
     name = "alibi"
+    FRAMES = "seq_len"
 
     def __init__(self, num_heads=8, seq_len=24, head=1, causal=False):
         import ipywidgets as w

@@ -170,6 +170,7 @@ class RopeScalingExplorer(Explorer):
     """
 
     name = "rope_scaling"
+    FRAMES = "target_len"
     FIGSIZE = (11.5, 3.4)
 
     def __init__(self, method="none", factor=4, original_max_len=4096, target_len=16384, d_model=128,

@@ -1,5 +1,6 @@
 """The explorer machinery: controls -> artists updated in place -> blit -> PNG in an Image
-widget, with a per-canvas glyph cache.
+widget, with a per-canvas glyph cache; the main slider's figures rendered ahead of time
+(frames.py) so that a drag is switched in the browser.
 """
 from __future__ import annotations
 
@@ -9,7 +10,18 @@ import math
 
 import numpy as np
 
+from .frames import FrameSet, _data_url, frame_slider
 from .style import figure_style, label
+
+#: Dots per inch of every explorer figure at 1x.
+FIGURE_DPI = 90
+#: Pixel density of explorer figures: 1 draws them at FIGURE_DPI and shows them pixel for
+#: pixel; 2 draws them at twice the dpi and shows them at half that size (sharp on a HiDPI
+#: screen). Kept at 1: at 2 every live update costs twice as much (median over the controls
+#: 8.0 -> 18.5 ms, heatmap 33 ms, over a frame's 16.7 ms) and the frame sets 2.4x the memory
+#: (clock 16 -> 38 MB), though drags in a 2x browser still reach 36-48 figures/s
+#: (``python tools/benchmark.py --only sliders --scale 2``, ``--only drag --scale 2 --dsf 2``).
+PIXEL_SCALE = 1
 
 
 def _slider_style():
@@ -25,6 +37,15 @@ def _base_slider(value, max_exponent: float = 6, step: float = 0.1):
                             style=_slider_style())
 
 
+class _Held:
+    """A control's value (and range) without the widget: what an off-screen copy reads."""
+
+    def __init__(self, widget):
+        for attr in ("value", "min", "max"):
+            if hasattr(widget, attr):
+                setattr(self, attr, getattr(widget, attr))
+
+
 class Explorer:
     """Base class: controls -> update artists in place -> blit -> PNG in an Image widget.
 
@@ -36,32 +57,55 @@ class Explorer:
     ``.controls`` maps each parameter name to its widget; setting
     ``explorer.controls[name].value`` redraws before the assignment returns; ``.widget`` is
     what a notebook displays and ``.figure`` what ``savefig`` writes: the same pixels.
+
+    ``FRAMES`` names the control a reader drags: its figures are rendered ahead of time and
+    switched in the browser (see :mod:`posenc.figures.frames`; ``.frames`` is the
+    :class:`~posenc.figures.frames.FrameSet`). :meth:`shown_png` is the PNG on screen.
     """
 
     name = "explorer"
+    #: The control whose figures are rendered ahead of time (None: every move is drawn by
+    #: the kernel). A slider; if it is not an IntSlider from 0 in steps of 1 or a
+    #: SelectionSlider, it is replaced by a SelectionSlider over the same values.
+    FRAMES: str | None = None
+    #: Attributes holding widgets (e.g. an HTML table) whose value follows ``FRAMES`` too:
+    #: they are rendered with each frame and switched in the browser with it.
+    FRAME_EXTRAS: tuple = ()
 
     def __init__(self, controls: dict, extras=()):
         import ipywidgets as widgets
         from matplotlib.backends.backend_agg import FigureCanvasAgg
 
+        controls = dict(controls)
+        if self.FRAMES is not None:
+            controls[self.FRAMES] = frame_slider(controls[self.FRAMES])
         self.controls = controls
         with figure_style():
             self.figure = self._build()
             self._canvas = FigureCanvasAgg(self.figure)
             for a in self._animated():
                 a.set_animated(True)
-        self.image = widgets.Image(format="png")
-        self.image.add_class("posenc-figure")
-        box = widgets.HBox(list(controls.values()), layout=widgets.Layout(flex_flow="row wrap"))
-        self.widget = widgets.VBox([box, *extras, self.image])
-        self.widget.add_class("posenc-explorer")
-        self.widget.add_class(f"posenc-explorer-{self.name}")
+        w, h = self._canvas.get_width_height(physical=True)
+        size = {} if PIXEL_SCALE == 1 else {"width": f"{w / PIXEL_SCALE:.0f}", "height": f"{h / PIXEL_SCALE:.0f}"}
+        self.image = widgets.Image(format="url", _dom_classes=("posenc-figure",), **size)
+        self._live_png = b""
+        self.frames = None
         self._background = None
         self._layer_key, self._layer = None, None  # cached layer of artists the moving control can't change
         self.redraws = 0  # full redraws, for tests and benchmarks
         for c in controls.values():
             c.observe(self._on_change, names="value")
         self.refresh(full=True)
+        shown, extras = self.image, list(extras)
+        if self.FRAMES is not None:
+            self.frames = FrameSet(self, self.FRAMES, self.FRAME_EXTRAS)
+            shown = self.frames.stack
+            for x, stack in zip(self.frames.live_extras, self.frames.extra_stacks):
+                extras = [stack if e is x else e for e in extras]
+        box = widgets.HBox(list(controls.values()), layout=widgets.Layout(flex_flow="row wrap"))
+        self.widget = widgets.VBox([box, *extras, shown])
+        self.widget.add_class("posenc-explorer")
+        self.widget.add_class(f"posenc-explorer-{self.name}")
 
     # -- subclass API -----------------------------------------------------
     #: Figure size in inches (at 90 dpi): small figures blit and encode fast.
@@ -71,15 +115,21 @@ class Explorer:
         """Create the axes and the view object(s) holding the artists, e.g. ``self.view``."""
         raise NotImplementedError
 
-    def _build(self):
-        """Build the figure once: axes and artists, first values, then a frozen layout."""
+    def _build(self, layout_of=None):
+        """Build the figure once: axes and artists, first values, then a frozen layout (or,
+        given ``layout_of``, the frozen layout of that figure, copied without a draw)."""
         from matplotlib.backends.backend_agg import FigureCanvasAgg
 
         fig = _figure(self.FIGSIZE)
         self._make_view(fig)
         FigureCanvasAgg(fig)
         self._update(**self.values)
-        _freeze_layout(fig)
+        if layout_of is None:
+            _freeze_layout(fig)
+        else:
+            fig.set_layout_engine("none")
+            for mine, theirs in zip(fig.axes, layout_of.axes, strict=True):
+                mine._set_position(theirs.get_position(original=True), which="original")
         return fig
 
     def _animated(self) -> list:
@@ -97,7 +147,12 @@ class Explorer:
 
     def _on_change(self, change) -> None:
         name = next((k for k, c in self.controls.items() if c is change["owner"]), None)
+        if self.frames is not None and name == self.frames.name:
+            self.frames.on_main()
+            return
         self.refresh(changed=name)
+        if self.frames is not None:
+            self.frames.invalidate()
 
     def _depends(self) -> dict:
         """Control name -> the animated artists that control can change.
@@ -113,6 +168,20 @@ class Explorer:
         ``changed`` names the control that moved. Artists it cannot change are drawn into a
         cached layer the first time, so repeated moves of one slider redraw only what moves.
         """
+        self._draw(full=full, changed=changed)
+        png = self.png()
+        self._live_png = png
+        self.image.value = _data_url(png)
+
+    def _set_artists(self) -> None:
+        """Update the artists only (a pre-rendered frame shows them): no draw, no PNG."""
+        with figure_style():
+            if self._update(**self.values):
+                self._background = None  # the next draw redraws the whole figure
+        self._layer_key, self._layer = None, None  # the cached layer may hold the old state
+
+    def _draw(self, full: bool = False, changed: str | None = None) -> None:
+        """Update the artists and draw them on the canvas (blitting what did not move)."""
         with figure_style():
             full = bool(self._update(**self.values)) or full or self._background is None
             if full:
@@ -147,10 +216,9 @@ class Explorer:
                 for artist in over:
                     if artist.get_visible():
                         artist.draw(renderer)
-        self.image.value = self.png()
 
     def png(self) -> bytes:
-        """The canvas as PNG bytes (fast zlib level; what the widget shows)."""
+        """The canvas as PNG bytes (fast zlib level; what the live image shows)."""
         from PIL import Image
 
         w, h = self._canvas.get_width_height(physical=True)
@@ -158,6 +226,33 @@ class Explorer:
         out = io.BytesIO()
         img.convert("RGB").save(out, format="png", compress_level=1)
         return out.getvalue()
+
+    def shown_png(self) -> bytes:
+        """The PNG the reader sees now: the frame the figure shows, else the live image."""
+        return self.frames.shown_png() if self.frames is not None else self._live_png
+
+    def _offscreen(self):
+        """A copy of this explorer that draws into a figure of its own, for frames: the same
+        settings and control values (plain values, no widgets) and the same frozen layout."""
+        import ipywidgets as widgets
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        copy = object.__new__(type(self))
+        copy.__dict__.update(self.__dict__)
+        for k, v in self.__dict__.items():
+            if isinstance(v, widgets.Widget):
+                setattr(copy, k, _Held(v))
+        copy.controls = {k: _Held(c) for k, c in self.controls.items()}
+        copy.frames = None
+        copy._live_png = b""
+        with figure_style():
+            copy.figure = copy._build(layout_of=self.figure)
+            copy._canvas = FigureCanvasAgg(copy.figure)
+            for a in copy._animated():
+                a.set_animated(True)
+        copy._background, copy._layer_key, copy._layer = None, None, None
+        copy.redraws = 0
+        return copy
 
     def _repr_mimebundle_(self, **kwargs):
         return self.widget._repr_mimebundle_(**kwargs)
@@ -284,7 +379,8 @@ def _is_image(artist) -> bool:
 def _figure(figsize):
     from matplotlib.figure import Figure
 
-    return Figure(figsize=figsize, dpi=90, layout="constrained")
+    return Figure(figsize=figsize, dpi=FIGURE_DPI * PIXEL_SCALE, layout="constrained")
+
 
 
 def _freeze_layout(fig):

@@ -80,11 +80,15 @@ class HandCalcExplorer(Explorer):
 
     Every token's word vector is ``[word_0, word_1, word_0, word_1, ...]`` (length
     d_model). The HTML table and the arrows in the planes of the first and last pair
-    update together.
+    update together: while ``word_0`` is dragged both are switched in the browser, each
+    table rendered with its frame (``FRAME_EXTRAS``); a position without a frame yet, and
+    every other control, update them through the kernel.
     Introduced in notebook 02_sinusoidal_hand_calculation.
     """
 
     name = "hand_calc"
+    FRAMES = "word_0"
+    FRAME_EXTRAS = ("table",)
 
     def __init__(self, word_0=0.5, word_1=0.5, start=1, d_model=2, base=10000.0):
         import ipywidgets as w

@@ -17,6 +17,7 @@ from ..task.data import ANIMALS, DEFAULT_STEPS, _check_lengths, _check_pe
 from ..task.training import train_order_model, trained_run
 from ..validate import _check_array, _check_int
 from .explorer import Explorer, _slider_style
+from .frames import play_link
 from .style import PE_COLORS, _new_axes, figure_style, label
 
 #: y range of every loss plot (log axis): from below the final losses up past ln 8.
@@ -258,6 +259,7 @@ class LearnedTableExplorer(Explorer):
     """
 
     name = "learned"
+    FRAMES = "step"
 
     def __init__(self, step=None, run=None):
         import ipywidgets as w
@@ -270,8 +272,8 @@ class LearnedTableExplorer(Explorer):
                                               description=label("训练步 step", "step"), style=st)}
         self.play = w.Play(value=steps.index(step), min=0, max=len(steps) - 1, step=1, interval=300,
                            description="play")
-        w.link((self.play, "value"), (controls["step"], "index"))
         super().__init__(controls, extras=[self.play])
+        self.play_link = play_link(self.play, self.controls["step"], "index")  # plays in the browser, frame by frame
 
     FIGSIZE = (8.6, 2.9)
 

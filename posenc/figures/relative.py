@@ -237,6 +237,7 @@ class RelativeExplorer(Explorer):
     """
 
     name = "relative"
+    FRAMES = "k"
 
     def __init__(self, pos=5, k=3, d_model=8, base=10000.0):
         import ipywidgets as w
@@ -350,6 +351,7 @@ class SimilarityExplorer(Explorer):
     """
 
     name = "similarity"
+    FRAMES = "d_model"
 
     def __init__(self, d_model=64, base=10000.0, projection=False):
         import ipywidgets as w

@@ -159,6 +159,7 @@ class T5BucketExplorer(Explorer):
     """
 
     name = "t5_buckets"
+    FRAMES = "max_distance"
 
     def __init__(self, num_buckets=32, max_distance=128, bidirectional=True):
         import ipywidgets as w
@@ -301,6 +302,7 @@ class ScoreTermsExplorer(Explorer):
     """
 
     name = "score_terms"
+    FRAMES = "m"
 
     def __init__(self, m=50, a=True, b=True, c=True, d=True):
         import ipywidgets as w

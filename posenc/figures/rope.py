@@ -171,6 +171,7 @@ class RopeExplorer(Explorer):
     """
 
     name = "rope"
+    FRAMES = "pos"
 
     def __init__(self, pos=5, i=0, base=10000.0, n=20):
         import ipywidgets as w

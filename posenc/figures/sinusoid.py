@@ -20,6 +20,7 @@ from ..validate import (
     _is_int,
 )
 from .explorer import Explorer, _base_slider, _slider_style
+from .frames import play_link
 from .style import _new_axes, _place_index_ticks, figure_style, label
 
 #: How the heatmap titles name the two column layouts.
@@ -83,6 +84,7 @@ class HeatmapExplorer(Explorer):
     """
 
     name = "heatmap"
+    FRAMES = "seq_len"
 
     def __init__(self, seq_len=50, d_model=64, base=10000.0, layout="interleaved"):
         import ipywidgets as w
@@ -223,10 +225,14 @@ def plot_clock(pos: int = 3, d_model: int = 16, base: float = 10000.0, ax=None):
 class ClockExplorer(Explorer):
     """Clock hands for every pair at ``pos`` (with a Play button) and the binary counter.
 
+    The Play button drives ``pos`` in the browser (``jslink``), so playing steps through
+    the pre-rendered frames without a kernel round trip.
+
     Introduced in notebook 03_clock_hands_frequencies.
     """
 
     name = "clock"
+    FRAMES = "pos"
 
     def __init__(self, pos=3, d_model=16, base=10000.0):
         import ipywidgets as w
@@ -239,8 +245,8 @@ class ClockExplorer(Explorer):
             "base": _base_slider(base),
         }
         self.play = w.Play(value=pos, min=0, max=255, step=1, interval=250, description="play")
-        w.link((self.play, "value"), (controls["pos"], "value"))
         super().__init__(controls, extras=[self.play])
+        self.play_link = play_link(self.play, self.controls["pos"], "value")  # plays in the browser, frame by frame
 
     FIGSIZE = (9, 3.3)
 

@@ -8,7 +8,8 @@ Per notebook (parametrized over ``<notebook dir>/*.ipynb``, sorted):
   3. every explorer (``.posenc-explorer``) is visible and its figures
      (``img.posenc-figure``) are non-blank images; every slider, moved one step
      with the keyboard (and every checkbox / dropdown), makes a new figure (new
-     ``src`` and new pixels); the time from the keydown to the new ``src`` is
+     ``src``, or a new image switched in by the frames' Stack, and new pixels);
+     the time from the keydown to the new ``src`` / image is
      measured inside the page; the per-notebook slider median must be <= 200 ms
      (the target; printed);
   4. text with Chinese characters is drawn with a CJK font (no tofu), checked with
@@ -272,7 +273,8 @@ async (ex) => {
 }
 """
 
-# MutationObserver on the figures' src + keydown stamp (capture phase on the
+# MutationObserver on the explorer: a figure's new src, or a new figure element (the
+# frames' Stack switches to another image) + keydown stamp (capture phase on the
 # document: the first moment the page sees the key press).
 JS_OBSERVE = """
 (ex) => {
@@ -282,12 +284,16 @@ JS_OBSERVE = """
   }
   if (window.__obs) window.__obs.disconnect();
   window.__mut = [];
-  const imgs = Array.from(ex.querySelectorAll('img.posenc-figure'));
+  // (a new <img> gets its classes a moment after it is inserted: any image counts)
+  const isFig = n => n.nodeType === 1 && (n.tagName === 'IMG' || !!n.querySelector('img'));
   window.__obs = new MutationObserver(ms => {
     const t = performance.now();
-    for (const m of ms) window.__mut.push({t, i: imgs.indexOf(m.target)});
+    for (const m of ms) {
+      if (m.type === 'attributes' ? m.target.matches('img.posenc-figure') : Array.from(m.addedNodes).some(isFig))
+        window.__mut.push({t, kind: m.type});
+    }
   });
-  imgs.forEach(img => window.__obs.observe(img, {attributes: true, attributeFilter: ['src']}));
+  window.__obs.observe(ex, {subtree: true, childList: true, attributes: true, attributeFilter: ['src']});
 }
 """
 

@@ -1,0 +1,385 @@
+"""posenc/figures/frames.py: the main slider's figures rendered ahead of time and switched in
+the browser (a Stack of data: URL images ``jsdlink``-ed to the slider).
+
+What the reader sees must not change: each frame is byte for byte the PNG a separate explorer
+draws at that value, and a full render of ``.figure`` (an unpickled copy drawn on a fresh
+canvas) agrees with it; setting a control's ``.value`` in code moves the Stack and the figure
+before it returns; another control drops the frames. The fill renders the frames nearest the
+slider first, keeps within the memory cap, waits until the kernel has been quiet and lets a
+widget message in between two frames.
+"""
+import asyncio
+import base64
+import io
+import pickle
+
+import numpy as np
+import pytest
+
+import posenc_lib as pl
+from posenc.figures import frames as F
+
+FRAMED = sorted(name for name, cls in pl.EXPLORERS.items() if cls.FRAMES is not None)
+
+
+def rgb(png: bytes) -> np.ndarray:
+    from PIL import Image
+
+    return np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(int)
+
+
+def full_render(fig) -> np.ndarray:
+    """An unpickled copy of ``fig`` drawn on a fresh canvas: no blit, no cached layer or glyph."""
+    buf = io.BytesIO()
+    with pl.figure_style():
+        pickle.loads(pickle.dumps(fig)).savefig(buf, format="png", dpi="figure")
+    return rgb(buf.getvalue())
+
+
+def share_differing(a: np.ndarray, b: np.ndarray) -> float:
+    assert a.shape == b.shape
+    return float(np.mean(np.any(np.abs(a - b) > 8, axis=-1)))
+
+
+def frame_png(fs, i) -> bytes:
+    url = bytes(fs.frames[i].value)
+    assert url.startswith(b"data:image/png;base64,")
+    return base64.b64decode(url.split(b",", 1)[1])
+
+
+def other_value(control):
+    """A value of ``control`` other than its current one (its far end)."""
+    if hasattr(control, "options"):
+        opts = [o[1] if isinstance(o, tuple) else o for o in control.options]
+        return opts[-1] if control.value != opts[-1] else opts[0]
+    if isinstance(control.value, bool):
+        return not control.value
+    return control.max if control.value != control.max else control.min
+
+
+@pytest.fixture
+def scheduler(monkeypatch):
+    """A scheduler of this test's own (explorers made by other tests stay alive: widgets do)."""
+    s = F._Scheduler()
+    monkeypatch.setattr(F, "SCHEDULER", s)
+    return s
+
+
+# ---------------------------------------------------------------------------
+# Which control, and the slider that drives the Stack
+# ---------------------------------------------------------------------------
+def test_every_explorer_but_the_permutation_one_has_frames():
+    assert pl.PermutationExplorer.FRAMES is None
+    assert set(FRAMED) == set(pl.EXPLORERS) - {"permutation"}
+    for name in FRAMED:
+        ex = pl.EXPLORERS[name]()
+        fs = ex.frames
+        assert fs.name == type(ex).FRAMES and ex.controls[fs.name] is fs.slider
+        assert ex.widget.children[-1] is fs.stack, f"{name}: the figure shown is not the Stack"
+        assert len(fs.stack.children) == len(fs.values) and all(c is ex.image for c in fs.stack.children)
+        assert fs.stack.selected_index == fs.index()
+        (link,) = [ln for ln in fs.links if ln.target[0] is fs.stack]
+        assert link.source == (fs.slider, fs.attr) and link.target == (fs.stack, "selected_index")
+        assert "posenc-frames-control" in fs.slider._dom_classes
+
+
+@pytest.mark.parametrize("make,name,values,labels", [
+    # IntSlider from 0 in steps of 1: kept, its value is the index
+    (lambda: pl.ClockExplorer(), "pos", list(range(256)), None),
+    # IntSlider from -50: a SelectionSlider over the same integers, labelled as before
+    (lambda: pl.RelativeExplorer(), "k", list(range(-50, 51)), [str(k) for k in range(-50, 51)]),
+    # IntSlider from 2 in steps of 2
+    (lambda: pl.SimilarityExplorer(), "d_model", list(range(2, 257, 2)), None),
+    # FloatSlider -1 .. 1 in steps of 0.05, readout "0.50"
+    (lambda: pl.HandCalcExplorer(), "word_0", [round(-1 + 0.05 * k, 10) for k in range(41)],
+     [f"{-1 + 0.05 * k:.2f}" for k in range(41)]),
+])
+def test_the_main_slider_keeps_its_name_values_and_readout(make, name, values, labels):
+    import ipywidgets as w
+
+    ex = make()
+    s = ex.controls[name]
+    if labels is None and values[0] == 0:
+        assert isinstance(s, w.IntSlider) and ex.frames.attr == "value"
+    else:
+        assert isinstance(s, w.SelectionSlider) and ex.frames.attr == "index"
+        assert [o[1] for o in s.options] == values
+        if labels is not None:
+            assert [o[0] for o in s.options] == labels
+        assert s.description.startswith(name)
+    assert ex.frames.values == values
+    v = values[len(values) // 3]
+    s.value = v
+    assert ex.values[name] == v and ex.frames.index() == values.index(v)
+
+
+# ---------------------------------------------------------------------------
+# Frames are what the explorer draws
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("name", FRAMED)
+def test_frames_are_byte_identical_to_an_independent_render(name):
+    """A frame at index i is the PNG a separate explorer draws when its control is set to
+    values[i] (same bytes), and a full render of that explorer's figure agrees."""
+    ex = pl.EXPLORERS[name]()
+    fs = ex.frames
+    ref = pl.EXPLORERS[name]()
+    n = len(fs.values)
+    for i in sorted({0, n // 3, n - 1}):
+        fs.slider.value = fs.values[i]
+        fs.fill(limit=1)                 # the nearest missing frame: this one
+        assert i in fs.frames
+        ref.controls[fs.name].value = fs.values[i]
+        assert frame_png(fs, i) == ref.shown_png(), f"{name} frame {i}"
+        assert share_differing(rgb(frame_png(fs, i)), full_render(ref.figure)) < 0.002
+
+
+@pytest.mark.parametrize("name", ["hand_calc", "alibi", "rope_scaling", "t5_buckets"])
+def test_frames_after_another_control_moved_are_still_identical(name):
+    """Other controls moved to their far ends: the refilled frames are what a separate
+    explorer moved the same way draws (the off-screen copy keeps the live layout)."""
+    ex, ref = pl.EXPLORERS[name](), pl.EXPLORERS[name]()
+    fs = ex.frames
+    for k, c in ex.controls.items():
+        if k != fs.name:
+            v = other_value(c)
+            c.value = v
+            ref.controls[k].value = v
+    fs.fill(limit=3)
+    assert len(fs.frames) == 3
+    for i in fs.frames:
+        ref.controls[fs.name].value = fs.values[i]
+        assert frame_png(fs, i) == ref.shown_png(), f"{name} {ex.values} frame {i}"
+
+
+def test_the_hand_calculation_table_follows_in_the_browser_too():
+    """The table has a Stack of its own, switched by the same slider; each frame's table is
+    the hand calculation for that word_0, computed directly."""
+    ex = pl.HandCalcExplorer()
+    fs = ex.frames
+    (table_stack,) = fs.extra_stacks
+    assert table_stack in ex.widget.children and ex.table not in ex.widget.children
+    assert any(ln.target == (table_stack, "selected_index") and ln.source == (fs.slider, "index") for ln in fs.links)
+    fs.fill(limit=4)
+    for i in fs.frames:
+        v = ex.values | {"word_0": fs.values[i]}
+        word = np.resize([v["word_0"], v["word_1"]], v["d_model"])
+        want = pl.hand_calculation(word_vectors=word, start=v["start"], d_model=v["d_model"], base=v["base"])
+        assert table_stack.children[i].value == want._repr_html_()
+    i = next(iter(fs.frames))
+    ex.controls["word_0"].value = fs.values[i]
+    assert table_stack.selected_index == i and fs.stack.selected_index == i
+
+
+# ---------------------------------------------------------------------------
+# Code stays synchronous; other controls drop the frames
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("name", ["clock", "relative", "learned"])
+def test_setting_the_value_in_code_moves_stack_and_figure_before_it_returns(name):
+    ex = pl.EXPLORERS[name]()
+    fs = ex.frames
+    n = len(fs.values)
+    fs.fill(limit=n // 2)
+    live = ex.image.value
+    framed = sorted(i for i in fs.frames if i != fs.index())
+    framed = [framed[0], framed[len(framed) // 2], framed[-1]]
+    for i in framed:
+        fs.slider.value = fs.values[i]
+        assert fs.stack.selected_index == i          # no front end needed
+        assert ex.shown_png() == frame_png(fs, i)
+        assert ex.image.value == live, "a frame was ready: the live image should not be redrawn"
+        differ = share_differing(rgb(ex.shown_png()), full_render(ex.figure))
+        assert differ < 0.002, f"{name} {fs.values[i]}: savefig differs from the frame shown in {differ:.2%}"
+    missing = next(i for i in range(n) if i not in fs.frames)
+    fs.slider.value = fs.values[missing]
+    assert fs.stack.selected_index == missing and fs.stack.children[missing] is ex.image
+    assert ex.image.value != live and ex.shown_png() == ex.png()
+    assert share_differing(rgb(ex.shown_png()), full_render(ex.figure)) < 0.002
+
+
+def test_another_control_drops_the_frames_and_the_refill_uses_its_value():
+    ex = pl.ClockExplorer()
+    fs = ex.frames.fill(limit=20)
+    old = list(fs.frames.values())
+    ex.controls["d_model"].value = 8
+    assert not fs.frames and fs.bytes == 0
+    assert all(c is ex.image for c in fs.stack.children)
+    assert all(img.comm is None for img in old), "dropped frames must be closed (memory in the browser)"
+    ref = pl.ClockExplorer(pos=ex.controls["pos"].value, d_model=8)
+    assert ex.shown_png() == ref.shown_png()
+    fs.fill(limit=5)
+    for i in fs.frames:
+        ref.controls["pos"].value = i
+        assert frame_png(fs, i) == ref.shown_png()
+
+
+def test_figure_stays_right_when_the_main_control_moved_over_frames_meanwhile():
+    """Moving pos over frames updates the artists only; a later move of another control
+    must not reuse a layer cached before that (it would show the old hands)."""
+    ex = pl.ClockExplorer()
+    fs = ex.frames
+    ex.controls["base"].value = 100.0            # layer cached for "base", with pos = 3
+    fs.fill(limit=40)
+    ex.controls["pos"].value = 17                # a frame: artists only
+    ex.controls["base"].value = 1000.0           # live redraw
+    assert share_differing(rgb(ex.shown_png()), full_render(ex.figure)) < 0.002
+    ref = pl.ClockExplorer(pos=17, base=1000.0)
+    assert share_differing(rgb(ex.shown_png()), rgb(ref.shown_png())) == 0
+
+
+def test_play_is_linked_in_the_browser_and_in_code():
+    from ipywidgets.widgets.widget_link import Link
+
+    ex = pl.ClockExplorer()
+    assert isinstance(ex.play_link, Link)   # what jslink makes: the link lives in the browser
+    assert ex.play_link.source == (ex.play, "value") and ex.play_link.target == (ex.controls["pos"], "value")
+    ex.play.value = 9
+    assert ex.controls["pos"].value == 9 and ex.frames.stack.selected_index == 9
+    ex.controls["pos"].value = 30
+    assert ex.play.value == 30
+    lx = pl.LearnedTableExplorer()
+    assert lx.play_link.target == (lx.controls["step"], "index")
+    lx.play.value = 2
+    assert lx.controls["step"].index == 2 and lx.frames.stack.selected_index == 2
+
+
+# ---------------------------------------------------------------------------
+# Order and memory
+# ---------------------------------------------------------------------------
+def nearest_first(n, i0):
+    """Indices 0..n-1 by distance to i0, the lower one first on ties (plain loop)."""
+    order = []
+    for d in range(n):
+        for i in (i0 - d, i0 + d):
+            if 0 <= i < n and i not in order:
+                order.append(i)
+    return order
+
+
+def test_fill_renders_nearest_first_within_the_cap(monkeypatch):
+    """With a cap of about 12 frames: the frames are the ones nearest the slider, in that
+    order, the bytes held never pass the cap, and one more frame would not have fitted."""
+    ex = pl.ClockExplorer(pos=100)
+    fs = ex.frames
+    one = len(F._data_url(frame_png(fs.fill(limit=1), 100)))
+    fs.drop()
+    fs.max_bytes = int(12.5 * one)
+    order = []
+    while fs.render_next():
+        order.append(next(i for i in fs.frames if i not in order))
+        assert fs.bytes <= fs.max_bytes
+    assert order == nearest_first(256, 100)[:len(order)]
+    assert 8 <= len(order) <= 16
+    nxt = nearest_first(256, 100)[len(order)]
+    png, _ = fs.render_frame(nxt)
+    assert fs.bytes + len(F._data_url(png)) > fs.max_bytes
+    fs.publish()
+    assert [i for i, c in enumerate(fs.stack.children) if c is not ex.image] == sorted(order)
+
+
+def test_the_window_follows_the_slider_farthest_frames_go_first():
+    ex = pl.ClockExplorer(pos=100)
+    fs = ex.frames
+    fs.max_bytes = 10 * 70_000                   # about 10 clock frames (~60 KB each)
+    fs.fill()
+    first = set(fs.frames)
+    old = {i: fs.frames[i] for i in first}
+    ex.controls["pos"].value = 110
+    fs.fill()
+    assert fs.bytes <= fs.max_bytes
+    want = nearest_first(256, 110)[:len(fs.frames)]
+    assert sorted(fs.frames) == sorted(want)
+    gone = first - set(fs.frames)
+    assert gone and all(old[i].comm is None for i in gone)
+    assert all(fs.stack.children[i] is ex.image for i in gone)
+
+
+def test_the_memory_caps_are_module_constants_and_the_biggest_set_keeps_to_its_own():
+    assert F.MAX_BYTES == 24 * 2**20 and F.MAX_TOTAL_BYTES >= 2 * F.MAX_BYTES
+    ex = pl.ClockExplorer()
+    assert ex.frames.max_bytes == F.MAX_BYTES
+
+
+def test_a_kernel_over_its_total_gives_up_the_frames_used_least_recently(scheduler, monkeypatch):
+    a, b, c = pl.RopeExplorer(), pl.RopeExplorer(), pl.RopeExplorer()
+    for ex in (a, b, c):
+        ex.frames.fill(limit=5)
+    one = a.frames.bytes // 5
+    monkeypatch.setattr(F, "MAX_TOTAL_BYTES", 16 * one)
+    b.controls["pos"].value = 6                  # b, then c used last: a gives its frames up
+    c.controls["pos"].value = 6
+    assert scheduler._choose() is c.frames
+    assert a.frames.bytes == 0 and b.frames.bytes > 0
+    assert all(ch is a.image for ch in a.frames.stack.children)
+
+
+# ---------------------------------------------------------------------------
+# The background fill
+# ---------------------------------------------------------------------------
+def test_without_an_event_loop_nothing_is_scheduled(scheduler):
+    ex = pl.RopeExplorer()
+    ex.controls["pos"].value = 7
+    assert scheduler.handle is None and not ex.frames.frames and scheduler.rendered == 0
+
+
+def test_the_fill_waits_for_quiet_and_lets_a_message_in_after_one_frame(scheduler):
+    """In a running loop no frame is rendered before QUIET_S without activity; once the fill
+    runs, a callback posted meanwhile (a widget message) runs before the next frame."""
+
+    async def scenario():
+        ex = pl.HandCalcExplorer()
+        fs = ex.frames
+        ex.controls["word_0"].value = 0.25       # activity: the clock starts now
+        await asyncio.sleep(F.QUIET_S * 0.6)
+        early = len(fs.frames)
+        while not fs.frames:
+            await asyncio.sleep(0.005)
+        ran = []
+        loop = asyncio.get_running_loop()
+        for _ in range(5):                       # five 'messages', each posted mid-fill
+            before = scheduler.rendered
+            done = loop.create_future()
+            loop.call_soon(lambda d=done: d.set_result(scheduler.rendered))
+            ran.append(await done - before)
+        while fs.wants_frame() or fs._dirty:
+            await asyncio.sleep(0.01)
+        return fs, early, ran
+
+    fs, early, ran = asyncio.run(scenario())
+    assert early == 0, "rendered before the kernel was quiet"
+    assert len(fs.frames) == len(fs.values)
+    assert max(ran) <= 1, f"frames rendered before a posted callback ran: {ran}"
+    assert all(c is not fs.live for c in fs.stack.children), "every frame published at the end"
+
+
+def test_a_control_moved_during_the_fill_pauses_it(scheduler):
+    async def scenario():
+        ex = pl.ClockExplorer()
+        while not ex.frames.frames:
+            await asyncio.sleep(0.005)
+        ex.controls["pos"].value = 200            # the reader moves: quiet again for QUIET_S
+        n = scheduler.rendered
+        await asyncio.sleep(F.QUIET_S * 0.6)
+        return scheduler.rendered - n
+
+    assert asyncio.run(scenario()) == 0
+
+
+def test_status_lists_each_frame_set():
+    ex = pl.RopeExplorer()
+    ex.frames.fill(limit=3)
+    row = [r for r in F.status() if r["explorer"] == "rope"][-1]
+    assert row["control"] == "pos" and row["frames"] == 3 and row["positions"] == 41
+    assert row["bytes"] == ex.frames.bytes and row["pending"] and row["broken"] is None
+
+
+def test_a_frame_that_fails_leaves_the_explorer_live(scheduler, monkeypatch):
+    async def scenario():
+        ex = pl.RopeExplorer()
+        monkeypatch.setattr(type(ex), "_offscreen", lambda self: 1 / 0)
+        await asyncio.sleep(F.QUIET_S * 2)
+        return ex
+
+    ex = asyncio.run(scenario())
+    assert isinstance(ex.frames.broken, ZeroDivisionError) and not ex.frames.wants_frame()
+    ex.controls["pos"].value = 12
+    assert ex.shown_png() == ex.png()
