@@ -87,6 +87,15 @@ def test_static_figures_exist():
         assert (ROOT / "images" / name).stat().st_size > 1000, name
 
 
+def test_readme_images_exist_and_every_image_is_shown():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    shown = set(re.findall(r"\]\((images/[^)]+\.png)\)", readme))
+    assert shown, "the README shows images"
+    on_disk = {p.relative_to(ROOT).as_posix() for p in (ROOT / "images").rglob("*.png")}
+    assert shown - on_disk == set(), "README points at missing images"
+    assert on_disk - shown == set(), "images nobody sees: show them in the README or delete them"
+
+
 @pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.name)
 def test_notebook_skeleton(path):
     nb = json.loads(path.read_text(encoding="utf-8"))

@@ -17,10 +17,10 @@ from .style import figure_style, label
 FIGURE_DPI = 90
 #: Pixel density of explorer figures: 1 draws them at FIGURE_DPI and shows them pixel for
 #: pixel; 2 draws them at twice the dpi and shows them at half that size (sharp on a HiDPI
-#: screen). Kept at 1: at 2 every live update costs twice as much (median over the controls
-#: 8.0 -> 18.5 ms, heatmap 33 ms, over a frame's 16.7 ms) and the frame sets 2.4x the memory
-#: (clock 16 -> 38 MB), though drags in a 2x browser still reach 36-48 figures/s
-#: (``python tools/benchmark.py --only sliders --scale 2``, ``--only drag --scale 2 --dsf 2``).
+#: screen). Kept at 1: at 2 a live update costs more than a 60 Hz frame (median over the
+#: controls 7.5 -> 17.2 ms, worst rope_scaling.factor 14.5 -> 30.8 ms) and frame sets take
+#: 2.4x the memory (clock 15.9 -> 37.5 MB, so its 24 MB cap keeps 163 of 256 frames).
+#: Measured 2026-11-30: ``python tools/benchmark.py --only sliders --scale 2``, ``--only frames``.
 PIXEL_SCALE = 1
 
 

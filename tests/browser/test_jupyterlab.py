@@ -15,7 +15,8 @@ Per notebook (parametrized over ``<notebook dir>/*.ipynb``, sorted):
   4. text with Chinese characters is drawn with a CJK font (no tofu), checked with
      the DevTools protocol (``CSS.getPlatformFontsForNode``);
   5. a screenshot of the first explorer is written (images/screenshots/<stem>.png
-     with POSENC_SAVE_SCREENSHOTS=1, else pytest's tmp_path).
+     with POSENC_SAVE_SCREENSHOTS=1 for the notebooks the README shows, else pytest's
+     tmp_path).
 
 The medians are printed in a table at the end of the pytest run (conftest.py).
 ``test_error_detection_selftest`` runs ``selftest_errors.ipynb`` (stderr + an
@@ -409,8 +410,18 @@ def _wait(page, js, arg=None, timeout=30_000, polling=50):
         return None
 
 
+def _readme_screenshots() -> set[str]:
+    """The screenshots the README shows (images/screenshots/<stem>.png)."""
+    import re
+
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    return set(re.findall(r"images/screenshots/([\w.-]+)\.png", text))
+
+
 def _screenshot_path(stem: str, tmp_path: Path) -> Path:
-    if os.environ.get("POSENC_SAVE_SCREENSHOTS") == "1":
+    """images/screenshots/<stem>.png for a screenshot the README shows, when
+    POSENC_SAVE_SCREENSHOTS=1; pytest's tmp_path otherwise."""
+    if os.environ.get("POSENC_SAVE_SCREENSHOTS") == "1" and stem in _readme_screenshots():
         d = REPO / "images" / "screenshots"
         d.mkdir(parents=True, exist_ok=True)
         return d / f"{stem}.png"
