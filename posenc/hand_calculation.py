@@ -60,10 +60,10 @@ class HandCalculation:
     def _repr_html_(self) -> str:
         # Padded cells that never wrap (a long vector stays on one line); the wrapper scrolls
         # sideways when d_model makes the table wider than the notebook.
-        pad = "padding:2px 12px;white-space:nowrap;text-align:left"
+        pad = "padding:2px 8px;white-space:nowrap;text-align:left"
         cells = "".join(f"<th style='{pad}'>{html.escape(h)}</th>" for h in self.HEAD)
         body = "".join(
-            "<tr>" + "".join(f"<td style='{pad};font-family:monospace'>{html.escape(str(c))}</td>"
+            "<tr>" + "".join(f"<td style='{pad};font-family:monospace;font-size:0.9em'>{html.escape(str(c))}</td>"
                              for c in r) + "</tr>"
             for r in self.rows()
         )
