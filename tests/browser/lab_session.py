@@ -1,7 +1,6 @@
 """A private JupyterLab server and headless Chromium, and a notebook opened, run and
 queried in them: what drag_metrics.py (and tools/benchmark.py) measure with from the
-command line. The browser suite itself uses conftest.py's fixtures; :func:`open_notebook`
-and the kernel helpers accept either server.
+command line, and what conftest.py's fixtures start for the browser suite.
 """
 from __future__ import annotations
 
@@ -35,7 +34,7 @@ CHROMIUM_ARGS = [
     "--disable-dev-shm-usage",
 ]
 
-# Same user settings as conftest.py: every cell rendered, default kernel, no autosave,
+# User settings: every cell rendered, default kernel, no autosave,
 # no news / update toasts.
 LAB_SETTINGS = {
     "@jupyterlab/notebook-extension:tracker": {"windowingMode": "none", "autoStartDefaultKernel": True},
@@ -265,7 +264,7 @@ def close_notebook(page, lab) -> None:
     with contextlib.suppress(Exception):
         page.evaluate("() => window.__nb && Promise.race([window.__nb.sessionContext.shutdown(),"
                       " new Promise(r => setTimeout(r, 10000))])")
-    (getattr(lab, "shutdown_all_kernels", None) or lab.shutdown_kernels)()
+    lab.shutdown_kernels()
 
 
 def explorers(page):

@@ -40,6 +40,7 @@ from urllib.parse import quote
 
 import pytest
 
+from lab_session import JS_FIND_PANEL
 from ui_checks import truncated_labels
 
 # same as conftest.py (not imported from there: works under any --import-mode)
@@ -76,19 +77,6 @@ def _ids(p: Path) -> str:
 
 # ---------------------------------------------------------------------------
 # JavaScript run in the page.  `window.__nb` is the NotebookPanel under test.
-
-JS_FIND_PANEL = """
-(path) => {
-  const app = window.jupyterapp;
-  if (!app || !app.shell) return false;
-  const w = Array.from(app.shell.widgets('main')).find(w => w.context && w.context.path === path);
-  if (!w || !w.context.isReady || !w.sessionContext) return false;
-  const k = w.sessionContext.session && w.sessionContext.session.kernel;
-  if (!k || k.status !== 'idle' || k.connectionStatus !== 'connected') return false;
-  window.__nb = w;
-  return true;
-}
-"""
 
 JS_READY_STATE = """
 (path) => {
@@ -647,7 +635,7 @@ def _check_notebook(notebook: Path, lab_server, browser, tmp_path: Path, row: di
                 " new Promise(r => setTimeout(r, 10000))])")
         except Exception:
             pass
-        lab_server.shutdown_all_kernels()
+        lab_server.shutdown_kernels()
         context.close()
 
 

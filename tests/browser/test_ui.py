@@ -34,7 +34,7 @@ def test_jupyterlab_speaks_chinese(lab_server, browser):
         print(f"\nJupyterLab UI: lang={ui['lang']}, menus={ui['menus']}, heading fonts={fonts}")
         assert cjk_chars > 0 and sc >= cjk_chars and jp == 0, (heading, fonts)
     finally:
-        lab_server.shutdown_all_kernels()
+        lab_server.shutdown_kernels()
         context.close()
 
 
