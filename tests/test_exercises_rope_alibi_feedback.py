@@ -14,21 +14,12 @@ import math
 import pytest
 
 import posenc_lib as pl
+import reference as ref
 
 
 # ---------------------------------------------------------------------------
 # Independent references
 # ---------------------------------------------------------------------------
-def reference_slopes(n):
-    """The authors' get_slopes: a power of 2 gets start = ratio = 2^(-8/n); otherwise the
-    closest lower power of 2's slopes, then every other slope of twice that power."""
-    def power_of_2(n):
-        start = 2 ** (-2 ** -(math.log2(n) - 3))
-        return [start * start ** i for i in range(n)]
-    if math.log2(n).is_integer():
-        return power_of_2(n)
-    closest = 2 ** math.floor(math.log2(n))
-    return power_of_2(closest) + reference_slopes(2 * closest)[0::2][:n - closest]
 
 
 def rope_pair(x0, x1, pos, w=1.0):
@@ -40,11 +31,6 @@ def score_d2(q, key, m, n):
     """rope(q, m) . rope(κ, n) for d = 2 (w_0 = 1): Re(conj(z_q) z_κ)."""
     zq, zk = rope_pair(*q, m), rope_pair(*key, n)
     return (zq.conjugate() * zk).real
-
-
-def pe(pos, d):
-    return [math.sin(pos * 10000 ** (-2 * (c // 2) / d)) if c % 2 == 0 else
-            math.cos(pos * 10000 ** (-2 * (c // 2) / d)) for c in range(d)]
 
 
 def assert_wrong(verdict, shown, *keywords):
@@ -62,7 +48,7 @@ def assert_placeholder(verdict):
 # 08, 练习 1 and 2: check_alibi_slope
 # ---------------------------------------------------------------------------
 def test_alibi_slope_right_for_8_and_12_heads():
-    s8, s12 = reference_slopes(8), reference_slopes(12)
+    s8, s12 = ref.alibi_reference_slopes(8), ref.alibi_reference_slopes(12)
     assert pl.check_alibi_slope(3, 8, s8[2]) and pl.check_alibi_slope(3, 8, 2 ** -3)
     assert pl.check_alibi_slope(3, 8, 0.125)
     assert pl.check_alibi_slope(10, 12, s12[9])
@@ -102,7 +88,7 @@ def test_alibi_slope_other_wrong_answers_and_types():
 # 08, 练习 3: check_alibi_bias
 # ---------------------------------------------------------------------------
 def test_alibi_bias_right():
-    s2 = reference_slopes(8)[1]
+    s2 = ref.alibi_reference_slopes(8)[1]
     expected = -s2 * (6 - 2)                            # causal: -s_h (m - n), key in the past
     assert expected == -1.0
     for answer in (-1, -1.0, expected):
@@ -241,9 +227,9 @@ def test_rope_pe_position_right():
     d = 8
     turned = []
     for i in range(d // 2):                      # RoPE on each (sin, cos) pair of PE(20), pos = 6
-        z = rope_pair(*pe(20, d)[2 * i:2 * i + 2], 6, 10000 ** (-2 * i / d))
+        z = rope_pair(*ref.pe_row(20, d)[2 * i:2 * i + 2], 6, 10000 ** (-2 * i / d))
         turned += [z.real, z.imag]
-    matches = [p for p in range(-50, 51) if max(abs(a - b) for a, b in zip(turned, pe(p, d))) < 1e-9]
+    matches = [p for p in range(-50, 51) if max(abs(a - b) for a, b in zip(turned, ref.pe_row(p, d))) < 1e-9]
     assert matches == [14]
     assert pl.check_rope_pe_position(14, p=20, pos=6)
     assert pl.check_rope_pe_position(14.0, p=20, pos=6)
