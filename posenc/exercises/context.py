@@ -10,20 +10,12 @@ import math
 from ..context import rope_angle_coverage
 from ..validate import _check_base, _check_d_model, _check_int, _check_real
 from .verdict import (
-    PLACEHOLDER,
     Verdict,
     _first_slip,
     _letter_set_verdict,
-    _read_answer,
     _reading,
     _wrong,
 )
-
-
-def _number(answer):
-    """The answer as one float, or None when it is not one number."""
-    arr = _read_answer(answer, "array", ())
-    return None if arr is None else float(arr)
 
 
 def _close(got: float, value: float, rel: float = 1e-3) -> bool:
@@ -43,11 +35,10 @@ def check_rotations(i: int, d_model: int, length: int, answer, base: float = 100
     base = _check_base(base)
     w = base ** (-2.0 * i / d_model)
     right = length * w / (2 * math.pi)
-    if answer is None:
-        return Verdict(False, PLACEHOLDER)
-    got = _number(answer)
-    if got is None:
-        return _wrong(answer, "答案应是一个数（圈数，可以是小数）。")
+    got, refusal = _reading(answer, "array", expected="答案应是一个数（圈数，可以是小数）。")
+    if refusal is not None:
+        return refusal
+    got = float(got)
     if _close(got, right):
         never = "不到一圈：训练中它从没转满一圈，更长的输入会带来没见过的角度。" if right < 1 else \
             "超过一圈：训练中它已经见过所有角度。"
@@ -75,11 +66,10 @@ def check_ntk_base(d_model: int, factor, answer, base: float = 10000.0) -> Verdi
     base = _check_base(base)
     expo = d_model / (d_model - 2)
     right = base * factor ** expo
-    if answer is None:
-        return Verdict(False, PLACEHOLDER)
-    got = _number(answer)
-    if got is None:
-        return _wrong(answer, "答案应是一个数（新的 base）。")
+    got, refusal = _reading(answer, "array", expected="答案应是一个数（新的 base）。")
+    if refusal is not None:
+        return refusal
+    got = float(got)
     if _close(got, right):
         return Verdict(True, f"base' = {base:g} × {factor:g}^({d_model}/{d_model - 2}) = {right:.6g}："
                              f"最慢的一对正好慢 {factor:g} 倍，最快的一对不变。")
@@ -101,11 +91,10 @@ def check_yarn_attention_factor(factor, answer) -> Verdict:
     """
     factor = _check_real("factor", factor, greater_than=1.0)
     right = 0.1 * math.log(factor) + 1.0
-    if answer is None:
-        return Verdict(False, PLACEHOLDER)
-    got = _number(answer)
-    if got is None:
-        return _wrong(answer, "答案应是一个数，例如 1.1。")
+    got, refusal = _reading(answer, "array", expected="答案应是一个数，例如 1.1。")
+    if refusal is not None:
+        return refusal
+    got = float(got)
     if abs(got - right) <= 5e-5:
         return Verdict(True, f"0.1·ln({factor:g}) + 1 = {right:.4f}；q 和 κ 都乘它，logits 乘它的平方 {right ** 2:.4f}。")
     slips = {
