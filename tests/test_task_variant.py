@@ -143,20 +143,44 @@ def _rope_model(seed=0):
     return pl.OrderModel(len(pl.VOCAB), len(pl.ANIMALS), pe="rope").eval()
 
 
+def rotated_by(model, x):
+    """q (or κ) as the model rotates it: the one torch RoPE with the model's scaled frequencies."""
+    return pl.rope_torch(x, torch.arange(x.shape[-2]), model.base, inv_freq=model._rope_inv_freq,
+                         attention_factor=model._rope_attention_factor)
+
+
 def test_scaled_rotation_equals_rope_torch_at_interpolated_positions():
     model = _rope_model()
     x = torch.randn(2, 4, 10, model.head_dim)
     model.set_rope_scaling("none")
-    assert torch.equal(model._rotate(x, 10), pl.rope_torch(x, torch.arange(10)))
+    assert model._rope_inv_freq is None and model._rope_attention_factor == 1.0
+    assert torch.equal(rotated_by(model, x), pl.rope_torch(x, torch.arange(10)))
     model.set_rope_scaling("pi", 4.0)
     want = pl.rope_torch(x, torch.arange(10, dtype=torch.float64) / 4)   # positions divided by s
-    assert torch.allclose(model._rotate(x, 10), want, atol=1e-6)
+    assert torch.allclose(rotated_by(model, x), want, atol=1e-6)
     model.set_rope_scaling("yarn", 4.0, 16)
     inv, att = pl.rope_frequencies(model.head_dim, 10000.0, "yarn", 4.0, 16)
     t = np.arange(10)[:, None] * inv[None, :]
     x0, x1 = x[..., 0::2].double().numpy(), x[..., 1::2].double().numpy()
     ref = np.stack([x0 * np.cos(t) - x1 * np.sin(t), x0 * np.sin(t) + x1 * np.cos(t)], axis=-1).reshape(x.shape)
-    assert np.allclose(model._rotate(x, 10).double().numpy(), att * ref, atol=1e-5)
+    assert np.allclose(rotated_by(model, x).double().numpy(), att * ref, atol=1e-5)
+
+
+def test_the_model_rotates_q_and_k_with_rope_torch():
+    """The attention weights of a scaled RoPE model, recomputed by hand from its q, k and
+    pl.rope_torch with the model's frequencies, match the model's own."""
+    model = _rope_model()
+    model.set_rope_scaling("yarn", 4.0, 16)
+    data = pl.make_bite_dataset(4, (20, 24), seed=0, task="anywhere")
+    with torch.no_grad():
+        weights = model.attention_weights(data.tokens, data.mask)[0]
+        x = model.tok_emb(data.tokens)
+        bsz, seq, _ = x.shape
+        q, k, _ = model.blocks[0].qkv(x).view(bsz, seq, 3, model.num_heads, model.head_dim).permute(2, 0, 3, 1, 4)
+        q, k = rotated_by(model, q), rotated_by(model, k)
+        scores = q @ k.transpose(-1, -2) / math.sqrt(model.head_dim)
+        scores = scores.masked_fill(~data.mask[:, None, None, :], float("-inf"))
+    assert torch.allclose(weights, torch.softmax(scores, -1), atol=1e-6)
 
 
 def test_scaling_changes_the_logits_and_none_restores_them_exactly():

@@ -14,12 +14,10 @@ from ..context import (
     ROPE_SCALING_METHODS,
     YARN_BETA_FAST,
     YARN_BETA_SLOW,
-    _check_factor,
-    _check_method,
     rope_angle_coverage,
     rope_scaled_score,
 )
-from ..validate import _check_base, _check_d_model, _check_int
+from ..validate import check_base, check_d_model, check_factor, check_int, check_one_of
 from .explorer import Explorer, _slider_style
 from .style import _new_axes, figure_style, label
 
@@ -147,14 +145,14 @@ def plot_rope_scaling(method: str = "none", factor: float = 4.0, original_max_le
     scores seen in training, the dashed line the training length.
     Introduced in notebook 09_context_extension.
     """
-    method = _check_method(method)
-    factor = _check_factor(factor)
-    original_max_len = _check_int("original_max_len", original_max_len, 2, 10**6)
-    target_len = _check_int("target_len", target_len, 2, 10**6)
-    d_model = _check_d_model(d_model)
+    method = check_one_of("method", method, ROPE_SCALING_METHODS)
+    factor = check_factor(factor)
+    original_max_len = check_int("original_max_len", original_max_len, 2, 10**6)
+    target_len = check_int("target_len", target_len, 2, 10**6)
+    d_model = check_d_model(d_model)
     if d_model > 256:
         raise ValueError(f"d_model must be <= 256 here, got {d_model} / 这里 d_model 不能超过 256")
-    base = _check_base(base)
+    base = check_base(base)
     with figure_style():
         fig, axes = _new_axes(ax, (11.5, 3.4), 1, 3, width_ratios=[1, 1, 1.25])
         _ScalingView(*axes).update(method, factor, original_max_len, target_len, d_model, base)
@@ -177,11 +175,11 @@ class RopeScalingExplorer(Explorer):
                  base=10000.0):
         import ipywidgets as w
 
-        self.base = _check_base(base)
+        self.base = check_base(base)
         st = _slider_style()
         options = [(label(*METHOD_NAMES[m]), m) for m in ROPE_SCALING_METHODS]
         controls = {
-            "method": w.Dropdown(options=options, value=_check_method(method),
+            "method": w.Dropdown(options=options, value=check_one_of("method", method, ROPE_SCALING_METHODS),
                                  description=label("方法", "method"), style=st),
             "factor": w.SelectionSlider(options=FACTORS, value=factor, description=label("s（倍数 factor）", "factor s"),
                                         style=st),

@@ -23,7 +23,7 @@ from ..relative_family import (
     transformer_xl_demo_parameters,
     transformer_xl_score_terms,
 )
-from ..validate import _check_int
+from ..validate import check_int
 from .explorer import Explorer, _slider_style
 from .style import _new_axes, figure_style, label
 
@@ -143,7 +143,7 @@ def plot_t5_buckets(num_buckets: int = 32, max_distance: int = 128, bidirectiona
     Introduced in notebook 06_relative_family.
     """
     _t5_sizes(bidirectional, num_buckets, max_distance)
-    _check_int("num_buckets", num_buckets, 2, _T5View.NB_MAX)
+    check_int("num_buckets", num_buckets, 2, _T5View.NB_MAX)
     with figure_style():
         fig, (ax_bucket, ax_bias) = _new_axes(ax, (7.6, 4.2), 2, 1, height_ratios=[1.25, 1])
         _T5View(ax_bucket, ax_bias).update(num_buckets, max_distance, bool(bidirectional))
@@ -166,9 +166,9 @@ class T5BucketExplorer(Explorer):
 
         st = _slider_style()
         controls = {
-            "num_buckets": w.IntSlider(_check_int("num_buckets", num_buckets, 4, _T5View.NB_MAX), min=4,
+            "num_buckets": w.IntSlider(check_int("num_buckets", num_buckets, 4, _T5View.NB_MAX), min=4,
                                        max=_T5View.NB_MAX, step=4, description="num_buckets", style=st),
-            "max_distance": w.IntSlider(_check_int("max_distance", max_distance, 40, 512), min=40, max=512,
+            "max_distance": w.IntSlider(check_int("max_distance", max_distance, 40, 512), min=40, max=512,
                                         description="max_distance", style=st),
             "bidirectional": w.Checkbox(value=bool(bidirectional),
                                         description=label("双向 bidirectional", "bidirectional")),
@@ -285,7 +285,7 @@ def plot_score_terms(m: int = 50, terms="abcd", ax=None):
     any term since m = 24: the right panel never changes with m.
     Introduced in notebook 06_relative_family.
     """
-    m = _check_int("m", m, _TermsView.M_MIN, _TermsView.M_MAX)
+    m = check_int("m", m, _TermsView.M_MIN, _TermsView.M_MAX)
     shown = _check_terms(terms)
     with figure_style():
         fig, (ax_abs, ax_xl) = _new_axes(ax, (7.6, 3.9), 1, 2)
@@ -308,7 +308,7 @@ class ScoreTermsExplorer(Explorer):
         import ipywidgets as w
 
         st = _slider_style()
-        controls = {"m": w.IntSlider(_check_int("m", m, _TermsView.M_MIN, _TermsView.M_MAX), min=_TermsView.M_MIN,
+        controls = {"m": w.IntSlider(check_int("m", m, _TermsView.M_MIN, _TermsView.M_MAX), min=_TermsView.M_MIN,
                                      max=_TermsView.M_MAX, description=label("m (query 位置)", "m (query position)"),
                                      style=st)}
         names = {"a": label("(a) 内容–内容", "(a) content-content"), "b": label("(b) 内容–位置", "(b) content-position"),
@@ -339,9 +339,9 @@ def plot_shaw_index(query_len: int = 8, key_len: int | None = None, max_relative
 
     Introduced in notebook 06_relative_family.
     """
-    query_len = _check_int("query_len", query_len, 1, 24)
-    key_len = query_len if key_len is None else _check_int("key_len", key_len, 1, 24)
-    max_relative = _check_int("max_relative", max_relative, 0, 24)
+    query_len = check_int("query_len", query_len, 1, 24)
+    key_len = query_len if key_len is None else check_int("key_len", key_len, 1, 24)
+    max_relative = check_int("max_relative", max_relative, 0, 24)
     clipped = shaw_relative_index(query_len, key_len, max_relative) - max_relative
     with figure_style():
         fig, ax = _new_axes(ax, (4.6, 3.9))

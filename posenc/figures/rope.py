@@ -10,8 +10,8 @@ import math
 import numpy as np
 
 from ..encoding import frequencies
-from ..rope_alibi import rope, rope_rotation
-from ..validate import _check_base, _check_int
+from ..rope import rope, rope_rotation
+from ..validate import check_base, check_int
 from .explorer import Explorer, _base_slider, _slider_style
 from .style import _new_axes, figure_style, label
 
@@ -148,10 +148,10 @@ def plot_rope(pos: int = 5, n: int = 20, i: int = 0, base: float = 10000.0, ax=N
     Introduced in notebook 07_rope.
     """
     q, key = _rope_demo_vectors()
-    pos = _check_int("pos", pos, -10**6, 10**6)
-    n = _check_int("n", n, -10**6, 10**6)
-    i = _check_int("i", i, 0, len(q) // 2 - 1)
-    base = _check_base(base)
+    pos = check_int("pos", pos, -10**6, 10**6)
+    n = check_int("n", n, -10**6, 10**6)
+    i = check_int("i", i, 0, len(q) // 2 - 1)
+    base = check_base(base)
     if abs(n - pos) > _RopeView.OFFSET_MAX:
         raise ValueError(f"|n - pos| must be <= {_RopeView.OFFSET_MAX}, got {n - pos} / |n − pos| 不能超过 "
                          f"{_RopeView.OFFSET_MAX}")
@@ -177,7 +177,7 @@ class RopeExplorer(Explorer):
         import ipywidgets as w
 
         self.q, self.key = _rope_demo_vectors()
-        self.n = _check_int("n", n, 0, 40)
+        self.n = check_int("n", n, 0, 40)
         st = _slider_style()
         controls = {
             "pos": w.IntSlider(pos, min=self.n - _RopeView.OFFSET_MAX + 10, max=self.n + _RopeView.OFFSET_MAX - 10,

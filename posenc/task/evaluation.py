@@ -9,8 +9,9 @@ import contextlib
 
 import numpy as np
 
-from ..validate import PositionLimitError, _check_int
-from .data import ANIMALS, BiteDataset, _check_lengths, _check_task, make_bite_dataset
+from ..position_limit import PositionLimitError
+from ..validate import check_int, check_lengths, check_one_of
+from .data import ANIMALS, MAX_LENGTH, TASKS, BiteDataset, make_bite_dataset
 
 
 @contextlib.contextmanager
@@ -97,7 +98,7 @@ def _length_test_set(length: int, *, seed: int = 0, n: int = 512, terminator: bo
     the same set for :func:`length_accuracy` and :func:`extrapolation_table`.
     Introduced in notebook 05_learned_embeddings.
     """
-    n = _check_int("n_per_length", n, 2)
+    n = check_int("n_per_length", n, 2)
     if n % 2:
         raise ValueError("n_per_length must be even (mirror pairs) / n_per_length 必须是偶数")
     return make_bite_dataset(n, (length, length), seed + 1000 + length, split="test",
@@ -134,9 +135,9 @@ def length_accuracy(model, lengths=(4, 16), *, seed: int = 0, n_per_length: int 
     (introduced in notebook 09_context_extension).
     Introduced in notebook 05_learned_embeddings.
     """
-    lo, hi = _check_lengths("lengths", lengths, 4)
-    seed = _check_int("seed", seed, 0)
-    task = _check_task(task)
+    lo, hi = check_lengths("lengths", lengths, 4, MAX_LENGTH)
+    seed = check_int("seed", seed, 0)
+    task = check_one_of("task", task, TASKS)
     return _accuracies_at_lengths(model, range(lo, hi + 1), seed=seed, n_per_length=n_per_length,
                                   task=task)[0]
 
@@ -149,7 +150,7 @@ def order_blind_bound(seed: int = 0, n: int = 1000) -> float:
     Computed from the data: for every pair, the best single guess, averaged.
     Introduced in notebook 05_learned_embeddings.
     """
-    ds = make_bite_dataset(_check_int("n", n, 2), seed=_check_int("seed", seed, 0), split="test")
+    ds = make_bite_dataset(check_int("n", n, 2), seed=check_int("seed", seed, 0), split="test")
     labels = ds.labels.numpy().reshape(-1, 2)                    # rows 2k, 2k+1
     guesses = np.arange(len(ANIMALS))
     hits = (labels[:, :, None] == guesses[None, None, :]).sum(axis=1)   # (pairs, guesses)

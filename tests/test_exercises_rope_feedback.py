@@ -1,12 +1,10 @@
-"""Feedback of the exercise checks of notebooks 07 (RoPE) and 08 (ALiBi and extrapolation).
+"""Feedback of the exercise checks of notebook 07 (RoPE): posenc/exercises/rope.py.
 
 Every exercise is answered right, with each typical slip, with a wrong type and with None;
 a wrong answer's message must name what was entered and the slip it shows (keywords).
-Expected values come from independent sources: the ALiBi authors' ``get_slopes``
-(ofirpress/attention_with_linear_biases, fairseq/models/transformer.py; the same recipe as
-Hugging Face's BLOOM ``build_alibi_tensor``) rewritten with the math module, RoPE written
-with complex numbers (pair i = x_2i + i x_2i+1 times e^{i pos w_i}, as in Meta's LLaMA code),
-and the 谁咬谁 sentence layout counted by plain loops.
+Expected values come from an independent source: RoPE written with complex numbers
+(pair i = x_2i + i x_2i+1 times e^{i pos w_i}, as in Meta's LLaMA code), and the sinusoidal
+rows of tests/reference.py.
 """
 import cmath
 import math
@@ -15,6 +13,7 @@ import pytest
 
 import posenc_lib as pl
 import reference as ref
+from support import assert_refused_clearly
 
 
 # ---------------------------------------------------------------------------
@@ -42,120 +41,6 @@ def assert_wrong(verdict, shown, *keywords):
 
 def assert_placeholder(verdict):
     assert not verdict and "None" in verdict.message
-
-
-# ---------------------------------------------------------------------------
-# 08, 练习 1 and 2: check_alibi_slope
-# ---------------------------------------------------------------------------
-def test_alibi_slope_right_for_8_and_12_heads():
-    s8, s12 = ref.alibi_reference_slopes(8), ref.alibi_reference_slopes(12)
-    assert pl.check_alibi_slope(3, 8, s8[2]) and pl.check_alibi_slope(3, 8, 2 ** -3)
-    assert pl.check_alibi_slope(3, 8, 0.125)
-    assert pl.check_alibi_slope(10, 12, s12[9])
-    assert abs(s12[9] - 2 ** -1.5) < 1e-15            # the 2nd head added: 16 heads' 3rd slope
-    assert "2^(−1.5)" in pl.check_alibi_slope(10, 12, s12[9]).message
-
-
-@pytest.mark.parametrize("h,H,answer,shown,keywords", [
-    # heads counted from 0 (the convention's own example), or one too far
-    (3, 8, 0.25, "0.25", ["第 2 个头", "从 0 开始数", "h 从 1 开始数"]),
-    (3, 8, 1 / 16, "0.0625", ["第 4 个头", "多数了一个头"]),
-    (1, 8, 1.0, "1", ["2^0", "从 0 开始数"]),
-    (3, 8, 2 ** (-3 / 8), "0.771105", ["少了 8"]),
-    (3, 8, -0.125, "-0.125", ["正数", "偏置"]),
-    # H = 12 is not a power of 2: the authors' recipe
-    (10, 12, 2 ** (-8 * 10 / 12), "0.00984313", ["2^(−8h/H)", "不是 2 的幂", "隔一个取一个", "8 个头"]),
-    (10, 12, 2 ** -10, "0.000976562", ["接着往下延伸", "16 个头"]),
-    (10, 12, 2 ** -1, "0.5", ["16 个头那组的第 2 个", "隔一个取一个"]),
-    (10, 12, 2 ** -5, "0.03125", ["16 个头那组的第 10 个", "第 3 个"]),
-    (10, 12, 2 ** -0.5, "0.707107", ["第 9 个头", "从 0 开始数"]),
-    (10, 12, 2 ** -2.5, "0.176777", ["第 11 个头"]),
-])
-def test_alibi_slope_names_each_slip(h, H, answer, shown, keywords):
-    assert_wrong(pl.check_alibi_slope(h, H, answer), shown, *keywords)
-
-
-def test_alibi_slope_other_wrong_answers_and_types():
-    assert_wrong(pl.check_alibi_slope(10, 12, 0.3), "0.3", "不是 2 的幂", "−1.5")
-    assert_wrong(pl.check_alibi_slope(3, 8, 0.3), "0.3", "2^(−8h/H)", "−3")
-    assert_wrong(pl.check_alibi_slope(3, 8, "1/8"), "'1/8'", "一个数")
-    assert_wrong(pl.check_alibi_slope(3, 8, [0.125]), "[0.125]", "一个数")
-    assert_wrong(pl.check_alibi_slope(3, 8, True), "True", "一个数")
-    assert_placeholder(pl.check_alibi_slope(3, 8, None))
-
-
-# ---------------------------------------------------------------------------
-# 08, 练习 3: check_alibi_bias
-# ---------------------------------------------------------------------------
-def test_alibi_bias_right():
-    s2 = ref.alibi_reference_slopes(8)[1]
-    expected = -s2 * (6 - 2)                            # causal: -s_h (m - n), key in the past
-    assert expected == -1.0
-    for answer in (-1, -1.0, expected):
-        v = pl.check_alibi_bias(2, 8, 6, 2, answer)
-        assert v and "−0.25 × 4" in v.message
-    # a future key is masked in the causal form, but not in the symmetric one
-    assert pl.check_alibi_bias(2, 8, 2, 6, float("-inf"))
-    assert pl.check_alibi_bias(2, 8, 2, 6, -math.inf)
-    assert pl.check_alibi_bias(2, 8, 2, 6, -s2 * 4, causal=False)
-
-
-@pytest.mark.parametrize("args,answer,shown,keywords", [
-    ((2, 8, 6, 2), 1.0, "1", ["符号反了", "扣分"]),
-    ((2, 8, 6, 2), -2.0, "-2", ["第 1 个头", "0.5", "从 0 开始数"]),
-    ((2, 8, 6, 2), -0.5, "-0.5", ["第 3 个头", "0.125"]),
-    ((2, 8, 6, 2), -4.0, "-4", ["忘了乘斜率"]),
-    ((2, 8, 6, 2), -0.25, "-0.25", ["忘了乘距离"]),
-    ((3, 8, 5, 1), -1 / 8 * 6, "-0.75", ["不是和", "|n − m| = 4"]),
-    ((2, 8, 6, 2), float("-inf"), "-inf", ["未来", "n = 2 ≤ m = 6"]),
-    ((2, 8, 6, 2), float("inf"), "inf", ["+inf"]),
-    ((2, 8, 2, 6), -1.0, "-1", ["未来", "−inf"]),
-    ((2, 8, 6, 2), -3.0, "-3", ["s_2 = 0.25", "距离 4"]),
-    ((2, 8, 6, 2), "-1", "'-1'", ["一个数"]),
-])
-def test_alibi_bias_names_each_slip(args, answer, shown, keywords):
-    assert_wrong(pl.check_alibi_bias(*args, answer), shown, *keywords)
-
-
-def test_alibi_bias_none():
-    assert_placeholder(pl.check_alibi_bias(2, 8, 6, 2, None))
-
-
-# ---------------------------------------------------------------------------
-# 08, 练习 4: check_alibi_start
-# ---------------------------------------------------------------------------
-def smallest_start_seen(seq_len, lo=4, hi=8):
-    """Count it: every training sentence [fillers] A 咬 B [fillers] 。 of length lo..hi puts the
-    biter at start 0..L-4, so the biter-to-。 distances L-1-start seen in training; then the
-    smallest start in a sentence of seq_len tokens whose distance is among them."""
-    seen = {L - 1 - s for L in range(lo, hi + 1) for s in range(0, L - 3)}
-    return min(s for s in range(seq_len - 3) if seq_len - 1 - s in seen)
-
-
-def test_alibi_start_right():
-    assert smallest_start_seen(20) == 12 and smallest_start_seen(16) == 8
-    for seq_len in (9, 16, 20, 32):
-        v = pl.check_alibi_start(seq_len, smallest_start_seen(seq_len))
-        assert v and "训练" in v.message, (seq_len, v)
-    assert pl.check_alibi_start(20, 12.0)
-
-
-@pytest.mark.parametrize("answer,shown,keywords", [
-    (13, "13", ["19", "不是 20"]),
-    (7, "7", ["最大距离"]),
-    (4, "4", ["绝对位置", "正弦"]),
-    (16, "16", ["最大的 start", "最小"]),
-    (8, "8", ["长度 16 的答案"]),
-    (10, "10", ["19 − start ≤ 7"]),
-    ("12", "'12'", ["整数"]),
-    (11.5, "11.5", ["整数"]),
-])
-def test_alibi_start_names_each_slip(answer, shown, keywords):
-    assert_wrong(pl.check_alibi_start(20, answer), shown, *keywords)
-
-
-def test_alibi_start_none():
-    assert_placeholder(pl.check_alibi_start(20, None))
 
 
 # ---------------------------------------------------------------------------
@@ -272,10 +157,6 @@ def test_rope_shift():
                        "pl.check_rope_score(answer, q=[1, 0], key=[0, 1], m=3, n=4)",
                        "pl.check_rope_pe_position(answer, p=20, pos=6)",
                        "pl.check_rope_shift(answer, shift=7)"]),
-    ("08_alibi_extrapolation.ipynb", ["pl.check_alibi_slope(3, 8, answer)",
-                                      "pl.check_alibi_slope(10, 12, answer)",
-                                      "pl.check_alibi_bias(2, 8, 6, 2, answer)",
-                                      "pl.check_alibi_start(20, answer)"]),
 ])
 def test_notebook_exercises_use_these_checks(name, calls):
     import json
@@ -285,3 +166,39 @@ def test_notebook_exercises_use_these_checks(name, calls):
     code = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
     for call in calls:
         assert any(call in c for c in code), call
+
+
+# ---------------------------------------------------------------------------
+# More answers in other forms, and bad arguments refused naming the parameter passed
+# ---------------------------------------------------------------------------
+def test_check_rope_angle():
+    assert pl.check_rope_angle(1, 100, 4, 1.0)
+    assert pl.check_rope_angle(1, 100, 4, 1.0 + 2 * math.pi)          # a whole turn more
+    v = pl.check_rope_angle(1, 100, 4, math.degrees(1.0))
+    assert not v and "弧度" in v.message
+    v = pl.check_rope_angle(1, 100, 4, 100 / 0.01)
+    assert not v and "÷" in v.message
+    v = pl.check_rope_angle(1, 100, 4, 100 * 10000 ** (-1 / 4))
+    assert not v and "2i" in v.message
+    assert not pl.check_rope_angle(1, 100, 4, None)
+
+
+def test_check_rope_shift():
+    assert pl.check_rope_shift(False)
+    assert "不变" in pl.check_rope_shift(False).message
+    assert not pl.check_rope_shift(True)
+    assert not pl.check_rope_shift(None)
+    assert not pl.check_rope_shift("no")
+
+
+@pytest.mark.parametrize("call,exc,words", [
+    (lambda: pl.check_rope_angle(2, 5, 4, 1.0), ValueError, "i must be"),
+    (lambda: pl.check_rope_shift(False, m="a"), TypeError, "m must be an integer"),
+    (lambda: pl.check_rope_shift(False, n=1.5), TypeError, "n must be an integer"),
+    (lambda: pl.check_rope_shift(False, d_model=3), ValueError, "d_model"),
+    (lambda: pl.check_rope_score(0.5, q=[1, 0], key=[1, 0, 0, 1]), ValueError, "q and key"),
+    (lambda: pl.check_rope_score(0.5, m="3"), TypeError, "m must be an integer"),
+    (lambda: pl.check_rope_pe_position(0, p=2.5), TypeError, "p must be an integer"),
+])
+def test_bad_input_is_refused_clearly(call, exc, words):
+    assert_refused_clearly(call, exc, words)
