@@ -225,3 +225,27 @@ def test_pickle_round_trips_a_trained_order_model(trained_model_and_batch):
     assert type(copy) is pl.OrderModel
     with torch.no_grad():
         assert torch.equal(copy(data.tokens, data.mask), model(data.tokens, data.mask))
+
+
+# ---------------------------------------------------------------------------
+# Notebooks build explorers by their class (Shift-Tab shows its signature)
+# ---------------------------------------------------------------------------
+def test_notebooks_build_explorers_by_class_not_through_the_dict():
+    import importlib.util
+    import json
+
+    spec = importlib.util.spec_from_file_location("build_contents", ROOT / "tools" / "build_contents.py")
+    build_contents = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build_contents)
+    classes = {cls.__name__ for cls in pl.EXPLORERS.values()}
+    used = set()
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        code = ["".join(c["source"]) for c in json.loads(path.read_text(encoding="utf-8"))["cells"]
+                if c["cell_type"] == "code"]
+        assert not [c for c in code if "EXPLORERS[" in c], f"{path.name}: build explorers as pl.<Name>Explorer(...)"
+        mine = {m.group(1) for c in code for m in re.finditer(r"\bpl\.(\w+Explorer)\(", c)}
+        assert mine <= classes, f"{path.name}: unknown explorers {mine - classes}"
+        if path.name != build_contents.INDEX and path.name[:2].isdigit():   # the contents page's "sliders" mark
+            assert build_contents.course_info(path)["sliders"] == bool(mine), path.name
+        used |= mine
+    assert used == classes, f"explorers no notebook builds: {classes - used}"
