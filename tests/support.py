@@ -14,6 +14,30 @@ def pixels(fig) -> np.ndarray:
     return np.frombuffer(buf.getvalue(), dtype=np.uint8)
 
 
+def rgb(png: bytes) -> np.ndarray:
+    """PNG bytes as an (height, width, 3) array of ints."""
+    from PIL import Image
+
+    return np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(int)
+
+
+def full_render(fig) -> np.ndarray:
+    """An unpickled copy of ``fig`` drawn on a fresh canvas (no blit, no cached layer or glyph),
+    as :func:`rgb` pixels."""
+    import pickle
+
+    buf = io.BytesIO()
+    with pl.figure_style():
+        pickle.loads(pickle.dumps(fig)).savefig(buf, format="png", dpi="figure")
+    return rgb(buf.getvalue())
+
+
+def share_differing(a: np.ndarray, b: np.ndarray) -> float:
+    """Share of pixels that differ by more than 8 (of 255) in some channel."""
+    assert a.shape == b.shape
+    return float(np.mean(np.any(np.abs(a - b) > 8, axis=-1)))
+
+
 def assert_draws_cleanly(make) -> None:
     """``make()`` returns a Figure that draws something, with no warning of any kind."""
     from matplotlib.figure import Figure
