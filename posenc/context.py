@@ -118,6 +118,9 @@ def rope_frequencies(d_model: int, base: float = 10000.0, method: str = "none", 
       context the model was trained on; required), and attention factor ``0.1·ln(s) + 1``.
 
     The attention factor multiplies cos and sin (so q and κ), as in the reference code.
+    ``factor`` is s = L' / L, the target length over the training length: below 1 (a target
+    shorter than training) there is nothing to extend, and it is refused with that message
+    (so is ``OrderModel.set_rope_scaling``'s, which comes here).
     Introduced in notebook 09_context_extension.
     """
     d_model = check_d_model(d_model)
@@ -177,7 +180,9 @@ def rope_angle_coverage(d_model: int, train_len: int, target_len: int, base: flo
     Training uses the original frequencies; the target uses :func:`rope_frequencies` with
     ``method``, ``factor`` and ``original_max_len = train_len``. A pair whose wavelength
     exceeds the training length never completes a turn in training; past that length plain
-    RoPE turns it further than it ever turned, and those angles are ``unseen``.
+    RoPE turns it further than it ever turned, and those angles are ``unseen``. A
+    ``target_len`` at or below ``train_len`` needs no extension: every angle was seen in
+    training and ``unseen`` is all False (scaling then only slows pairs that did not need it).
     Introduced in notebook 09_context_extension.
     """
     d_model = check_d_model(d_model)

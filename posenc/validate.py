@@ -3,7 +3,8 @@ checked (converted: ``int``, ``float``, an array) or raises an error that names 
 and the allowed range, in English and again in Chinese (``"... / ..."``).
 
 The vocabulary: numbers (:func:`check_int`, :func:`check_real`, :func:`check_base`,
-:func:`check_d_model`, :func:`check_bool`, :func:`check_one_of`), arrays
+:func:`check_d_model`, :func:`check_bool`, :func:`check_one_of`), what a slider can show
+(:func:`check_slider_value`: every explorer checks its arguments with these), arrays
 (:func:`check_array`, :func:`check_positions`, :func:`check_int_array`, :func:`check_matrix`,
 :func:`check_vector`, :func:`check_vector_pair`, :func:`check_position_list`,
 :func:`check_projections`, :func:`check_table_size`), text (:func:`check_tokens`), the 谁咬谁
@@ -91,6 +92,21 @@ def check_d_model(d_model, maximum: int | None = None) -> int:
     return d_model
 
 
+def check_slider_value(name: str, value, minimum, maximum, step):
+    """A value a slider from ``minimum`` to ``maximum`` in steps of ``step`` can show: an
+    ``int`` when all three are integers, else a ``float`` on that grid."""
+    if all(is_int(x) for x in (minimum, maximum, step)):
+        value = check_int(name, value, minimum, maximum)
+    else:
+        value = check_real(name, value, minimum=minimum, maximum=maximum)
+    k = (value - minimum) / step
+    if abs(k - round(k)) > 1e-9:
+        grid = f"{minimum:g}, {minimum + step:g}, ..., {maximum:g}"
+        raise ValueError(f"{name} must be one of {grid} (steps of {step:g}), got {value:g} / "
+                         f"{name} 只能取 {grid} 中的值（步长 {step:g}），收到的是 {value:g}")
+    return value
+
+
 def check_bool(name: str, value) -> bool:
     """True or False (a Python or numpy bool; 0 and 1 are refused), as a ``bool``."""
     if not isinstance(value, (bool, np.bool_)):
@@ -102,9 +118,11 @@ def check_bool(name: str, value) -> bool:
 def check_one_of(name: str, value, allowed):
     """One of the values in ``allowed`` (a tuple of keywords or numbers), returned unchanged."""
     allowed = tuple(allowed)
-    numbers_allowed = all(isinstance(a, numbers.Number) for a in allowed)
     try:
-        ok = (not isinstance(value, (bool, np.bool_)) or not numbers_allowed) and value in allowed
+        if all(is_int(a) for a in allowed):
+            ok = is_int(value) and value in allowed          # 4.0 or True is not the integer option 4 / 1
+        else:
+            ok = not isinstance(value, (bool, np.bool_)) and value in allowed
     except (TypeError, ValueError):
         ok = False
     if not ok:
@@ -118,7 +136,7 @@ def check_array(name: str, value, ndim: int | None = None, *, masked: bool = Fal
     try:
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be an array of numbers / {name} 必须是数值数组: {exc}") from None
+        raise TypeError(f"{name} must be an array of numbers ({exc}) / {name} 必须是数值数组") from None
     if ndim is not None and arr.ndim != ndim:
         raise ValueError(
             f"{name} must be a {ndim}-D array, got shape {arr.shape} / {name} 必须是 {ndim} 维数组，"

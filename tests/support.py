@@ -49,6 +49,33 @@ def assert_draws_cleanly(make) -> None:
         assert pixels(fig).std() > 0
 
 
+#: English words that must not appear in the Chinese half of a message (after its " / ").
+#: ("a" is left out: the Chinese half may name the letters a, b, c, d.)
+ENGLISH_WORDS = {"and", "are", "at", "be", "between", "both", "but", "cannot", "contains",
+                 "either", "from", "got", "in", "is", "least", "most", "must", "neither", "not", "of",
+                 "one", "only", "or", "should", "than", "the", "to", "with", "within"}
+
+
+def chinese_half(message: str) -> str:
+    """The Chinese half of an ``"English / 中文"`` message: from the " / " before its first CJK
+    character outside quotes (the whole message when there is no such separator)."""
+    import re
+
+    unquoted = re.sub(r"'[^']*'|\"[^\"]*\"", lambda m: "_" * len(m.group()), message)
+    first = next((i for i, ch in enumerate(unquoted) if "\u4e00" <= ch <= "\u9fff"), None)
+    assert first is not None, f"no Chinese in {message!r}"
+    sep = message.rfind(" / ", 0, first)
+    return message[sep + 3:] if sep >= 0 else message
+
+
+def english_words_in(text: str) -> list:
+    """English words of :data:`ENGLISH_WORDS` in ``text``, leaving out quoted strings and code."""
+    import re
+
+    text = re.sub(r"'[^']*'|\"[^\"]*\"|`[^`]*`", "", text)
+    return [w for w in re.findall(r"[A-Za-z]+", text) if w.lower() in ENGLISH_WORDS and w not in ("None",)]
+
+
 def assert_refused_clearly(call, exc, words) -> None:
     """``call()`` raises ``exc`` with a message naming ``words`` and also written in Chinese."""
     import pytest

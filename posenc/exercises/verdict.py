@@ -87,7 +87,7 @@ def _read_answer(answer, kind: str, shape=()):
         return nums if isinstance(nums, int) else None
     if kind == "ints":
         return set(flat) if all(isinstance(x, int) for x in flat) else None
-    raise ValueError(f"unknown answer kind {kind!r}")
+    raise ValueError(f"unknown answer kind {kind!r} / 不认识的答案类型 {kind!r}")
 
 
 def _shown(answer) -> str:

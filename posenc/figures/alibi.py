@@ -13,7 +13,7 @@ from ..alibi import (
     alibi_slope_exponents,
     alibi_slopes,
 )
-from ..validate import check_int, is_int
+from ..validate import check_bool, check_int, is_int
 from .explorer import Explorer, _slider_style
 from .style import _alibi_cmap, _new_axes, _place_index_ticks, figure_style, label
 
@@ -184,13 +184,14 @@ class AlibiExplorer(Explorer):
 
         st = _slider_style()
         num_heads = check_int("num_heads", num_heads, 1, 16)
+        seq_len = check_int("seq_len", seq_len, 4, _AlibiView.MAX_LEN)
         head = check_int("head", head, 1, num_heads)
+        causal = check_bool("causal", causal)
         controls = {
             "num_heads": w.IntSlider(num_heads, min=1, max=16, description="num_heads", style=st),
-            "seq_len": w.IntSlider(check_int("seq_len", seq_len, 4, _AlibiView.MAX_LEN), min=4,
-                                   max=_AlibiView.MAX_LEN, description="seq_len", style=st),
+            "seq_len": w.IntSlider(seq_len, min=4, max=_AlibiView.MAX_LEN, description="seq_len", style=st),
             "head": w.IntSlider(head, min=1, max=num_heads, description=label("head (第几个头)", "head"), style=st),
-            "causal": w.Checkbox(value=bool(causal), description=label("因果形式 causal", "causal")),
+            "causal": w.Checkbox(value=causal, description=label("因果形式 causal", "causal")),
         }
         self._syncing = False
         super().__init__(controls)

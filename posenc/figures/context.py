@@ -111,8 +111,13 @@ class _ScalingView:
         name = _method_name(method)
         self.title_slow.set_text(label(f"{name}，s = {factor:g}：每对变慢的倍数",
                                        f"{name}, s = {factor:g}: slowdown per pair"))
-        self.title_turn.set_text(label(f"L = {original_max_len} → L' = {target_len}：{int(cov.unseen.sum())} 对出现没见过的角度",
-                                       f"L = {original_max_len} → L' = {target_len}: {int(cov.unseen.sum())} pairs meet new angles"))
+        if target_len < original_max_len:      # nothing to extend: said in words, not left to the reader
+            self.title_turn.set_text(label(f"L' = {target_len} < L = {original_max_len}：比训练还短，无需扩展",
+                                           f"L' = {target_len} < L = {original_max_len}: shorter, nothing to extend"))
+        else:
+            self.title_turn.set_text(label(
+                f"L = {original_max_len} → L' = {target_len}：{int(cov.unseen.sum())} 对出现没见过的角度",
+                f"L = {original_max_len} → L' = {target_len}: {int(cov.unseen.sum())} pairs meet new angles"))
         # score against the offset: plain and scaled, on integer offsets 0 .. L'
         ks = np.unique(np.round(np.linspace(0.0, 1.0, self.GRID) * target_len))
         plain = rope_scaled_score(d_model, ks, base)
@@ -142,7 +147,9 @@ def plot_rope_scaling(method: str = "none", factor: float = 4.0, original_max_le
     angle (in turns) in training and at ``target_len`` with the scaled frequencies; red:
     angles training never produced. Right: the score of q = κ against the offset over the
     whole target length, plain (grey) and scaled (orange); the blue band is the range of
-    scores seen in training, the dashed line the training length.
+    scores seen in training, the dashed line the training length. A ``target_len`` below
+    ``original_max_len`` is a shorter context than training: nothing to extend, and the middle
+    title says so. (``factor`` below 1 is refused: see :func:`rope_frequencies`.)
     Introduced in notebook 09_context_extension.
     """
     method = check_one_of("method", method, ROPE_SCALING_METHODS)
@@ -175,11 +182,16 @@ class RopeScalingExplorer(Explorer):
                  base=10000.0):
         import ipywidgets as w
 
+        method = check_one_of("method", method, ROPE_SCALING_METHODS)
+        factor = check_one_of("factor", factor, FACTORS)
+        original_max_len = check_one_of("original_max_len", original_max_len, ORIGINAL_LENGTHS)
+        target_len = check_one_of("target_len", target_len, TARGET_LENGTHS)
+        d_model = check_one_of("d_model", d_model, HEAD_DIMS)
         self.base = check_base(base)
         st = _slider_style()
         options = [(label(*METHOD_NAMES[m]), m) for m in ROPE_SCALING_METHODS]
         controls = {
-            "method": w.Dropdown(options=options, value=check_one_of("method", method, ROPE_SCALING_METHODS),
+            "method": w.Dropdown(options=options, value=method,
                                  description=label("方法", "method"), style=st),
             "factor": w.SelectionSlider(options=FACTORS, value=factor, description=label("s（倍数 factor）", "factor s"),
                                         style=st),

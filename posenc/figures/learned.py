@@ -15,7 +15,7 @@ from ..distance import position_similarity, similarity_by_offset
 from ..encoding import sinusoidal_encoding
 from ..task.data import ANIMALS, DEFAULT_STEPS, MAX_LENGTH, PE_KINDS
 from ..task.training import train_order_model, trained_run
-from ..validate import check_array, check_int, check_lengths, check_one_of
+from ..validate import check_array, check_int, check_lengths, check_one_of, check_slider_value
 from .explorer import Explorer, _slider_style
 from .frames import play_link
 from .style import PE_COLORS, _new_axes, figure_style, label
@@ -361,12 +361,12 @@ class TrainingPanel:
     def __init__(self, seed: int = 0, steps: int | None = None, pes=("none", "sinusoidal", "learned")):
         import ipywidgets as w
 
-        pes = tuple(check_one_of("pe", p, PE_KINDS) for p in pes)
+        pes = tuple(check_one_of("pes", p, PE_KINDS) for p in pes)
         if not pes or len(set(pes)) != len(pes):
             raise ValueError(f"pes must name distinct encodings, got {pes!r} / pes 必须是互不相同的编码名")
         self.pes = pes
         seed = check_int("seed", seed, 0, 10**6)
-        steps = DEFAULT_STEPS if steps is None else check_int("steps", steps, 5, 300)
+        steps = DEFAULT_STEPS if steps is None else check_slider_value("steps", steps, 5, 300, 5)
         st = _slider_style()
         self.controls = {
             "seed": w.BoundedIntText(seed, min=0, max=10**6, description="seed", style=st,

@@ -24,7 +24,7 @@ from ..encoding import (
     pe_dot_by_offset,
     relative_rotation,
 )
-from ..validate import check_base, check_d_model, check_int, check_real, is_int
+from ..validate import check_base, check_bool, check_d_model, check_int, check_one_of, check_real, is_int
 from .explorer import Explorer, _base_slider, _slider_style
 from .style import _new_axes, figure_style, label
 
@@ -242,6 +242,10 @@ class RelativeExplorer(Explorer):
     def __init__(self, pos=5, k=3, d_model=8, base=10000.0):
         import ipywidgets as w
 
+        pos = check_int("pos", pos, 0, 100)
+        k = check_int("k", k, -50, 50)
+        d_model = check_one_of("d_model", d_model, (2, 4, 8, 16, 32, 64))
+        base = check_base(base)
         st = _slider_style()
         controls = {
             "k": w.IntSlider(k, min=-50, max=50, description="k", style=st),
@@ -249,7 +253,7 @@ class RelativeExplorer(Explorer):
             "d_model": w.SelectionSlider(options=[2, 4, 8, 16, 32, 64], value=d_model,
                                          description="d_model", style=st),
         }
-        self.base = check_base(base)
+        self.base = base
         super().__init__(controls)
 
     FIGSIZE = (7.6, 2.4)
@@ -356,6 +360,9 @@ class SimilarityExplorer(Explorer):
     def __init__(self, d_model=64, base=10000.0, projection=False):
         import ipywidgets as w
 
+        d_model = check_d_model(d_model, maximum=256)
+        base = check_base(base, 10.0, 1e6)
+        projection = check_bool("projection", projection)
         st = _slider_style()
         controls = {
             "d_model": w.IntSlider(d_model, min=2, max=256, step=2, description="d_model", style=st),

@@ -23,7 +23,7 @@ from ..relative_family import (
     transformer_xl_demo_parameters,
     transformer_xl_score_terms,
 )
-from ..validate import check_int
+from ..validate import check_bool, check_int, check_slider_value
 from .explorer import Explorer, _slider_style
 from .style import _new_axes, figure_style, label
 
@@ -164,14 +164,15 @@ class T5BucketExplorer(Explorer):
     def __init__(self, num_buckets=32, max_distance=128, bidirectional=True):
         import ipywidgets as w
 
+        num_buckets = check_slider_value("num_buckets", num_buckets, 4, _T5View.NB_MAX, 4)
+        max_distance = check_int("max_distance", max_distance, 40, 512)
+        bidirectional = check_bool("bidirectional", bidirectional)
         st = _slider_style()
         controls = {
-            "num_buckets": w.IntSlider(check_int("num_buckets", num_buckets, 4, _T5View.NB_MAX), min=4,
-                                       max=_T5View.NB_MAX, step=4, description="num_buckets", style=st),
-            "max_distance": w.IntSlider(check_int("max_distance", max_distance, 40, 512), min=40, max=512,
-                                        description="max_distance", style=st),
-            "bidirectional": w.Checkbox(value=bool(bidirectional),
-                                        description=label("双向 bidirectional", "bidirectional")),
+            "num_buckets": w.IntSlider(num_buckets, min=4, max=_T5View.NB_MAX, step=4, description="num_buckets",
+                                       style=st),
+            "max_distance": w.IntSlider(max_distance, min=40, max=512, description="max_distance", style=st),
+            "bidirectional": w.Checkbox(value=bidirectional, description=label("双向 bidirectional", "bidirectional")),
         }
         super().__init__(controls)
 
@@ -307,15 +308,16 @@ class ScoreTermsExplorer(Explorer):
     def __init__(self, m=50, a=True, b=True, c=True, d=True):
         import ipywidgets as w
 
+        m = check_int("m", m, _TermsView.M_MIN, _TermsView.M_MAX)
+        a, b, c, d = (check_bool(x, v) for x, v in zip(TERMS, (a, b, c, d)))
         st = _slider_style()
-        controls = {"m": w.IntSlider(check_int("m", m, _TermsView.M_MIN, _TermsView.M_MAX), min=_TermsView.M_MIN,
-                                     max=_TermsView.M_MAX, description=label("m (query 位置)", "m (query position)"),
-                                     style=st)}
+        controls = {"m": w.IntSlider(m, min=_TermsView.M_MIN, max=_TermsView.M_MAX,
+                                     description=label("m (query 位置)", "m (query position)"), style=st)}
         names = {"a": label("(a) 内容–内容", "(a) content-content"), "b": label("(b) 内容–位置", "(b) content-position"),
                  "c": label("(c) 位置–内容 | u", "(c) position-content | u"),
                  "d": label("(d) 位置–位置 | v", "(d) position-position | v")}
         for x, value in zip(TERMS, (a, b, c, d)):
-            controls[x] = w.Checkbox(value=bool(value), description=names[x], indent=False,
+            controls[x] = w.Checkbox(value=value, description=names[x], indent=False,
                                      layout=w.Layout(width="auto"))
         super().__init__(controls)
 

@@ -178,6 +178,9 @@ class RopeExplorer(Explorer):
 
         self.q, self.key = _rope_demo_vectors()
         self.n = check_int("n", n, 0, 40)
+        pos = check_int("pos", pos, self.n - _RopeView.OFFSET_MAX + 10, self.n + _RopeView.OFFSET_MAX - 10)
+        i = check_int("i", i, 0, len(self.q) // 2 - 1)
+        base = check_base(base, 10.0, 1e5)
         st = _slider_style()
         controls = {
             "pos": w.IntSlider(pos, min=self.n - _RopeView.OFFSET_MAX + 10, max=self.n + _RopeView.OFFSET_MAX - 10,

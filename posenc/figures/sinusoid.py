@@ -88,12 +88,18 @@ class HeatmapExplorer(Explorer):
     def __init__(self, seq_len=50, d_model=64, base=10000.0, layout="interleaved"):
         import ipywidgets as w
 
+        seq_len = check_int("seq_len", seq_len, 2, 200)
+        d_model = check_d_model(d_model, maximum=256)
+        base = check_base(base, 10.0, 1e6)
+        layout = check_one_of("layout", layout, LAYOUTS)
         st = _slider_style()
+        # Chinese first, the keyword in brackets: the value passed on stays the English keyword.
+        layouts = [(label(_LAYOUT_NAMES[x], x), x) for x in LAYOUTS]
         controls = {
             "seq_len": w.IntSlider(seq_len, min=2, max=200, description="seq_len", style=st),
             "d_model": w.IntSlider(d_model, min=2, max=256, step=2, description="d_model", style=st),
             "base": _base_slider(base),
-            "layout": w.Dropdown(options=list(LAYOUTS), value=layout, description="layout", style=st),
+            "layout": w.Dropdown(options=layouts, value=layout, description="layout", style=st),
         }
         super().__init__(controls)
 
@@ -236,6 +242,9 @@ class ClockExplorer(Explorer):
     def __init__(self, pos=3, d_model=16, base=10000.0):
         import ipywidgets as w
 
+        pos = check_int("pos", pos, 0, 255)
+        d_model = check_d_model(d_model, maximum=16)
+        base = check_base(base, 10.0, 1e6)
         st = _slider_style()
         controls = {
             "pos": w.IntSlider(pos, min=0, max=255, description="pos", style=st),
