@@ -130,9 +130,7 @@ from posenc.context import (
     AngleCoverage,
     rope_angle_coverage,
     rope_frequencies,
-    rope_scaled_score,
     rotations_per_context,
-    yarn_attention_factor,
     yarn_correction_range,
     yarn_ramp,
 )
@@ -163,21 +161,17 @@ from posenc.task.data import (
 from posenc.task.training import (
     LEARNED_SNAPSHOT_EVERY,
     TrainResult,
-    finetune_order_model,
     position_table_parameters,
-    rows_with_gradient,
     train_order_model,
     trained_run,
 )
 from posenc.task.evaluation import (
-    accuracy_by_distance,
     accuracy_by_start,
     attention_maps,
     evaluate,
     length_accuracy,
     mirror_agreement,
     order_blind_bound,
-    sentence_tokens,
 )
 from posenc.task.experiments import (
     CONTEXT_TRAIN_LENGTHS,
@@ -189,7 +183,7 @@ from posenc.task.experiments import (
 )
 
 # -- exercises and the quiz --------------------------------------------------------------------
-from posenc.exercises.verdict import Verdict, check_choice, check_value
+from posenc.exercises.verdict import Verdict, check_choice
 from posenc.exercises.encoding import (
     check_dot_product,
     check_flipped_bits,
@@ -212,7 +206,6 @@ from posenc.exercises.relative_family import (
     check_shift_invariance,
     check_t5_bucket,
     check_t5_buckets_used,
-    moving_terms,
 )
 from posenc.exercises.rope import (
     check_rope_angle,
@@ -239,8 +232,6 @@ from posenc.figures.style import (
     PE_STYLES,
     cjk_font,
     figure_style,
-    label,
-    token_label,
 )
 
 # -- figures and explorers, one family per file ------------------------------------------------

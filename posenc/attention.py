@@ -79,7 +79,10 @@ def token_vectors(tokens, d_model: int, seed: int = 0) -> np.ndarray:
 
 @dataclass
 class AttentionDemo:
-    """Result of :func:`attention_demo`: everything the permutation figures show."""
+    """Result of :func:`attention_demo`: everything the permutation figures show.
+
+    Introduced in notebook 01_permutation_invariance.
+    """
 
     tokens: tuple
     x: np.ndarray

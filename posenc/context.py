@@ -93,7 +93,7 @@ def yarn_attention_factor(factor) -> float:
 
     It multiplies the cos and sin tables, so both the rotated q and κ grow by it and the
     attention logits by its square: that square is the paper's ``1/t`` (softmax temperature).
-    Introduced in notebook 09_context_extension.
+    Part of :func:`rope_frequencies`' answer (notebook 09_context_extension).
     """
     factor = check_real("factor", factor, greater_than=0.0)
     return 1.0 if factor <= 1.0 else 0.1 * math.log(factor) + 1.0
@@ -209,7 +209,7 @@ def rope_scaled_score(d_model: int, offsets, base: float = 10000.0, method: str 
     With q = κ and every pair of the same length (normalised to 1 per pair), the RoPE score is
     ``mean_i cos(k·w'_i)`` (notebook 04's curve for ``w' = w``). ``with_attention_factor``
     multiplies it by ``attention_factor²`` (YaRN scales both q and κ by the factor).
-    Introduced in notebook 09_context_extension.
+    Drawn by :func:`plot_rope_scaling` and ``RopeScalingExplorer`` (notebook 09_context_extension).
     """
     scaled, att = rope_frequencies(d_model, base, method, factor, original_max_len, beta_fast, beta_slow)
     ks = np.asarray(offsets, dtype=float)

@@ -249,3 +249,44 @@ def test_notebooks_build_explorers_by_class_not_through_the_dict():
             assert build_contents.course_info(path)["sliders"] == bool(mine), path.name
         used |= mine
     assert used == classes, f"explorers no notebook builds: {classes - used}"
+
+
+# ---------------------------------------------------------------------------
+# Every public docstring names a notebook that really uses the name
+# ---------------------------------------------------------------------------
+def test_every_public_docstring_ends_naming_a_notebook_that_uses_it():
+    """The last line says ``Introduced in notebook NN_name`` and that notebook mentions the name
+    (code or text); a result class counts as used where the function returning it is, and a
+    ``plot_*`` where the explorer drawing the same figure is built."""
+    import inspect
+    import json
+
+    texts = {p.stem: "\n".join("".join(c["source"]) for c in json.loads(p.read_text(encoding="utf-8"))["cells"])
+             for p in sorted((ROOT / "notebooks").glob("*.ipynb"))}
+    returns = {}                      # class name -> public functions returning it
+    for name in pl.__all__:
+        obj = getattr(pl, name)
+        if inspect.isfunction(obj):
+            returns.setdefault(str(obj.__annotations__.get("return", "")), []).append(name)
+    problems = []
+    for name in pl.__all__:
+        obj = getattr(pl, name)
+        if not (inspect.isfunction(obj) or inspect.isclass(obj)) or obj is pl.Explorer:  # Explorer: the base class
+            continue
+        lines = (inspect.getdoc(obj) or "").strip().splitlines()
+        found = re.findall(r"Introduced in notebooks? (\d\d_\w+(?:(?:,| and) \d\d_\w+)*)", lines[-1] if lines else "")
+        if not found:
+            problems.append(f"{name}: the docstring does not end with 'Introduced in notebook NN_name'")
+            continue
+        for notebook in re.findall(r"\d\d_\w+", found[0]):
+            text = texts.get(notebook)
+            if text is None:
+                problems.append(f"{name}: no notebook {notebook}")
+                continue
+            mentioned = lambda n: re.search(rf"(?<![\w.])(pl\.)?{n}\b", text) is not None
+            ok = (mentioned(name)
+                  or any(mentioned(f) for f in returns.get(name, []))
+                  or any(f"pl.{ex}(" in text for ex in re.findall(r":class:`(\w+Explorer)`", lines[-1])))
+            if not ok:
+                problems.append(f"{name}: says notebook {notebook} introduces it, but that notebook never uses it")
+    assert not problems, "\n".join(problems)

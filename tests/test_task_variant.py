@@ -7,6 +7,8 @@ import pytest
 import torch
 
 import posenc_lib as pl
+from posenc.task.evaluation import sentence_tokens
+from posenc.task.training import finetune_order_model
 from support import assert_refused_clearly
 
 SMALL = dict(steps=5, n_train=64, n_test=64)
@@ -263,7 +265,7 @@ def test_context_extension_table_evaluates_one_model_under_each_scaling():
 def test_finetuning_copies_the_model():
     run = pl.trained_run("rope", task="anywhere", train_lengths=(8, 16))
     before = {k: v.clone() for k, v in run.model.state_dict().items()}
-    tuned = pl.finetune_order_model(run, lengths=(17, 32), steps=2, task="anywhere", method="pi", factor=2,
+    tuned = finetune_order_model(run, lengths=(17, 32), steps=2, task="anywhere", method="pi", factor=2,
                                     original_max_len=16, n_train=32, n_test=32)
     assert all(torch.equal(before[k], v) for k, v in run.model.state_dict().items())
     assert run.model.rope_scaling_config is None
@@ -274,28 +276,14 @@ def test_finetuning_copies_the_model():
 def test_attention_maps_are_the_model_weights():
     run = pl.trained_run("sinusoidal")
     maps = pl.attention_maps(run, "嗯猫咬狗啊。")
-    ids = torch.tensor([pl.sentence_tokens("嗯猫咬狗啊。")])
+    ids = torch.tensor([sentence_tokens("嗯猫咬狗啊。")])
     with torch.no_grad():
         want = run.model.attention_weights(ids)
     assert maps.shape == (2, 4, 6, 6)
     for layer in range(2):
         np.testing.assert_allclose(maps[layer], want[layer][0].numpy(), atol=0)
     np.testing.assert_allclose(maps.sum(-1), 1.0, atol=1e-5)
-    assert_refused_clearly(lambda: pl.sentence_tokens("猫咬X"), ValueError, "vocabulary")
-
-
-def test_accuracy_by_distance_groups_rows_by_biter_to_verb():
-    model = pl.trained_run("rope", task="anywhere", train_lengths=(8, 16)).model
-    ds = pl.make_bite_dataset(256, (20, 20), seed=3, split="test", task="anywhere")
-    got = pl.accuracy_by_distance(model, ds)
-    with torch.no_grad():
-        right = (model(ds.tokens, ds.mask).argmax(-1) == ds.labels).numpy()
-    gaps = (ds.verbs - ds.starts).numpy()
-    assert set(got) == set(gaps.tolist())
-    for k, acc in got.items():
-        assert acc == right[gaps == k].mean()
-    adjacent = pl.accuracy_by_distance(model, pl.make_bite_dataset(64, (8, 8), seed=0))
-    assert list(adjacent) == [1]
+    assert_refused_clearly(lambda: sentence_tokens("猫咬X"), ValueError, "vocabulary")
 
 
 def test_context_table_reports_progress_for_every_step():

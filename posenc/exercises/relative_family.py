@@ -169,7 +169,7 @@ def moving_terms(scheme: str = "absolute", vary: str = "m") -> set:
     """The terms (letters) that change when the query position m moves with the offset k fixed
     (``vary="m"``), or when k moves with m fixed (``vary="k"``), measured on the demo words
     and parameters of the figures.
-    Introduced in notebook 06_relative_family.
+    The answer :func:`check_moving_terms` checks (notebook 06_relative_family).
     """
     check_one_of("scheme", scheme, tuple(TERM_LABELS))
     check_one_of("vary", vary, ("m", "k"))

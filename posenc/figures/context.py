@@ -150,7 +150,7 @@ def plot_rope_scaling(method: str = "none", factor: float = 4.0, original_max_le
     scores seen in training, the dashed line the training length. A ``target_len`` below
     ``original_max_len`` is a shorter context than training: nothing to extend, and the middle
     title says so. (``factor`` below 1 is refused: see :func:`rope_frequencies`.)
-    Introduced in notebook 09_context_extension.
+    Introduced in notebook 09_context_extension, as the figure its :class:`RopeScalingExplorer` draws.
     """
     method = check_one_of("method", method, ROPE_SCALING_METHODS)
     factor = check_factor(factor)

@@ -219,7 +219,7 @@ class _RelativeView:
 def plot_relative_rotation(pos: int = 5, k: int = 3, d_model: int = 8, base: float = 10000.0, ax=None):
     """R_k as a heatmap and a few pairs of PE(pos) and PE(pos + k) as arrows on unit circles.
 
-    Introduced in notebook 04_relative_position.
+    Introduced in notebook 04_relative_position, as the figure its :class:`RelativeExplorer` draws.
     """
     pos, k = check_real("pos", pos), check_real("k", k)
     d_model, base = check_d_model(d_model), check_base(base)
@@ -339,7 +339,7 @@ def plot_similarity(d_model: int = 64, base: float = 10000.0, projection: bool =
 
     With ``projection`` the scores are ``(W_q PE(m))·(W_k PE(n))`` for the fixed random
     matrices of :func:`attention_weights_for_demo`.
-    Introduced in notebook 04_relative_position.
+    Introduced in notebook 04_relative_position, as the figure its :class:`SimilarityExplorer` draws.
     """
     d_model, base = check_d_model(d_model), check_base(base)
     with figure_style():

@@ -140,7 +140,7 @@ def plot_t5_buckets(num_buckets: int = 32, max_distance: int = 128, bidirectiona
 
     The bias table is :func:`t5_demo_bias_table`, an illustrative one (not trained). The axis
     is symlog: linear for |k| <= 10, logarithmic beyond, so T5's log-spaced buckets look even.
-    Introduced in notebook 06_relative_family.
+    Introduced in notebook 06_relative_family, as the figure its :class:`T5BucketExplorer` draws.
     """
     _t5_sizes(bidirectional, num_buckets, max_distance)
     check_int("num_buckets", num_buckets, 2, _T5View.NB_MAX)
@@ -284,7 +284,7 @@ def plot_score_terms(m: int = 50, terms="abcd", ax=None):
     parameters from :func:`transformer_xl_demo_parameters`. ``terms`` (e.g. ``"bd"``) picks the
     terms in the black sum; the others are drawn dotted. The titles give the largest change of
     any term since m = 24: the right panel never changes with m.
-    Introduced in notebook 06_relative_family.
+    Introduced in notebook 06_relative_family, as the figure its :class:`ScoreTermsExplorer` draws.
     """
     m = check_int("m", m, _TermsView.M_MIN, _TermsView.M_MAX)
     shown = _check_terms(terms)

@@ -145,7 +145,7 @@ def plot_rope(pos: int = 5, n: int = 20, i: int = 0, base: float = 10000.0, ax=N
     κ rotated to n (orange). Right: ``rope(q, m).rope(κ, n) / (|q||κ|)`` for m = 0 and every
     offset k (solid), the same curve mirrored (dotted) and pair i's own cosine (green); the
     dots are the score computed at the actual (m, n).
-    Introduced in notebook 07_rope.
+    Introduced in notebook 07_rope, as the figure its :class:`RopeExplorer` draws.
     """
     q, key = _rope_demo_vectors()
     pos = check_int("pos", pos, -10**6, 10**6)

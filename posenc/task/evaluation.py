@@ -79,17 +79,6 @@ def accuracy_by_start(model, dataset: BiteDataset) -> dict:
     return {int(s): float(correct[starts == s].mean()) for s in np.unique(starts)}
 
 
-def accuracy_by_distance(model, dataset: BiteDataset) -> dict:
-    """Accuracy per distance from the biter to 咬 (``dataset.verbs - dataset.starts``): {distance: accuracy}.
-
-    Always 1 in the adjacent task; in the "anywhere" task it grows with the sentence.
-    Introduced in notebook 09_context_extension.
-    """
-    correct = (_predictions(model, dataset) == dataset.labels).numpy()
-    dist = (dataset.verbs - dataset.starts).numpy()
-    return {int(k): float(correct[dist == k].mean()) for k in np.unique(dist)}
-
-
 def _length_test_set(length: int, *, seed: int = 0, n: int = 512, terminator: bool = True,
                      task: str = "adjacent") -> BiteDataset:
     """The held-out sentences of exactly ``length`` tokens that every length test uses.
@@ -161,7 +150,7 @@ def sentence_tokens(sentence) -> list:
     """The token ids of a sentence written as a string of task tokens, e.g. "嗯猫咬狗啊。".
 
     Every character must be a token of the task's vocabulary (VOCAB, without the padding).
-    Introduced in notebook 05_learned_embeddings.
+    Used by :func:`attention_maps` and :func:`plot_trained_attention` (notebooks 05 and 09).
     """
     from .data import PAD, TOKEN_TO_ID, VOCAB
 

@@ -229,7 +229,7 @@ def rows_with_gradient(train_lengths=(4, 8), max_len: int = 16, *, seed: int = 0
     pass on a batch of training sentences with ``train_lengths`` and counts the rows of the
     table whose gradient is not all zero. Rows for positions no training sentence reaches
     get none: training never moves them.
-    Introduced in notebook 05_learned_embeddings.
+    The answer :func:`check_rows_with_gradient` checks (notebook 05_learned_embeddings).
     """
     lo, hi = check_lengths("train_lengths", train_lengths, 4, MAX_LENGTH)
     max_len = check_int("max_len", max_len, hi, 4096)
@@ -276,7 +276,7 @@ def finetune_order_model(run, *, lengths, steps: int = 20, lr: float = 1e-3, see
     Adam (``lr``), deterministic; the training sentences are
     ``make_bite_dataset(n_train, lengths, seed + 500, split="train", task=task)``, the
     held-out ones ``split="test"`` with ``seed + 501``.
-    Introduced in notebook 09_context_extension.
+    Used by ``context_extension_table(finetune_steps=...)`` (notebook 09_context_extension).
     """
     import copy
 
