@@ -16,6 +16,7 @@ import numpy as np
 
 from .encoding import frequencies
 from .validate import (
+    check_array,
     check_base,
     check_betas,
     check_d_model,
@@ -212,8 +213,6 @@ def rope_scaled_score(d_model: int, offsets, base: float = 10000.0, method: str 
     Drawn by :func:`plot_rope_scaling` and ``RopeScalingExplorer`` (notebook 09_context_extension).
     """
     scaled, att = rope_frequencies(d_model, base, method, factor, original_max_len, beta_fast, beta_slow)
-    ks = np.asarray(offsets, dtype=float)
-    if not np.all(np.isfinite(ks)):
-        raise ValueError("offsets contains NaN or inf / offsets 含有 NaN 或 inf")
+    ks = check_array("offsets", offsets)
     curve = np.cos(np.multiply.outer(ks, scaled)).mean(axis=-1)
     return att ** 2 * curve if with_attention_factor else curve

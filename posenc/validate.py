@@ -261,6 +261,19 @@ def check_tokens(tokens) -> tuple[str, ...]:
     return tokens
 
 
+def check_rows(rows, keys, produced_by: str) -> list:
+    """The rows a table function returned: a non-empty list of dicts that have ``keys``."""
+    try:
+        rows = list(rows)
+    except TypeError:
+        raise TypeError(f"rows must be the list returned by {produced_by} / rows 必须是 "
+                        f"{produced_by} 返回的列表") from None
+    if not rows or not all(isinstance(r, dict) and set(keys) <= set(r) for r in rows):
+        raise ValueError(f"rows must be the non-empty list returned by {produced_by} / rows 必须是 "
+                         f"{produced_by} 返回的非空列表")
+    return rows
+
+
 def check_lengths(name: str, lengths, min_length: int, max_length: int) -> tuple[int, int]:
     """A ``(lo, hi)`` pair of sentence lengths with ``min_length <= lo <= hi <= max_length``."""
     if not isinstance(lengths, (tuple, list)) or len(lengths) != 2:

@@ -94,6 +94,8 @@ def test_every_raised_message_has_a_chinese_half_without_english_words():
     lambda: v.check_lengths("lengths", (8, 4), 4, 64),
     lambda: v.check_factor(0.5),
     lambda: v.check_betas(1.0, 32.0),
+    lambda: v.check_rows([], ("label",), "extrapolation_table"),
+    lambda: v.check_rows(5, ("label",), "extrapolation_table"),
 ])
 def test_validator_messages_are_chinese_in_their_chinese_half(call):
     with pytest.raises((TypeError, ValueError)) as info:

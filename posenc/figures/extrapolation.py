@@ -5,8 +5,8 @@ Introduced in notebook 08_alibi_extrapolation.
 from __future__ import annotations
 
 from ..task.data import MAX_LENGTH
-from ..task.experiments import _check_rows
-from ..validate import check_int, check_lengths
+from ..task.experiments import EXTRAPOLATION_ROW_KEYS
+from ..validate import check_int, check_lengths, check_rows
 from .style import PE_STYLES, _new_axes, figure_style, label
 
 
@@ -17,7 +17,7 @@ def plot_extrapolation(rows, ax=None):
     The dashed line is chance (1/2: the mirror-pair argument).
     Introduced in notebook 08_alibi_extrapolation.
     """
-    rows = _check_rows(rows)
+    rows = check_rows(rows, EXTRAPOLATION_ROW_KEYS, "extrapolation_table")
     styles = PE_STYLES
     with figure_style():
         from matplotlib.lines import Line2D

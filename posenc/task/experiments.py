@@ -8,7 +8,7 @@ from typing import Callable, Sequence
 
 from ..context import ROPE_SCALING_METHODS, rope_frequencies
 from ..text import _aligned_table
-from ..validate import check_int, check_lengths, check_one_of
+from ..validate import check_int, check_lengths, check_one_of, check_rows
 from .data import (
     DEFAULT_TEST_LENGTHS,
     DEFAULT_TRAIN_LENGTHS,
@@ -71,18 +71,8 @@ def extrapolation_table(pes: Sequence[str] = ("sinusoidal", "learned", "rope", "
     return rows
 
 
-def _check_rows(rows) -> list:
-    """The rows of :func:`extrapolation_table` (a non-empty list of row dicts)."""
-    try:
-        rows = list(rows)
-    except TypeError:
-        raise TypeError("rows must be the list returned by extrapolation_table / rows 必须是 "
-                        "extrapolation_table 返回的列表") from None
-    if not rows or not all(isinstance(r, dict) and {"label", "in_distribution", "by_length"} <= set(r)
-                           for r in rows):
-        raise ValueError("rows must be the non-empty list returned by extrapolation_table / rows 必须是 "
-                         "extrapolation_table 返回的非空列表")
-    return rows
+#: What a row of :func:`extrapolation_table` must have (its formatter and its plot read these).
+EXTRAPOLATION_ROW_KEYS = ("label", "in_distribution", "by_length")
 
 
 def format_extrapolation_table(rows, decimals: int = 2) -> str:
@@ -93,7 +83,7 @@ def format_extrapolation_table(rows, decimals: int = 2) -> str:
     ``-`` where the model cannot run, with the reason (the Chinese half of the error) below.
     Introduced in notebook 08_alibi_extrapolation.
     """
-    rows = _check_rows(rows)
+    rows = check_rows(rows, EXTRAPOLATION_ROW_KEYS, "extrapolation_table")
     decimals = check_int("decimals", decimals, 0, 6)
     lengths = sorted({L for r in rows for L in r["by_length"]})
     head = ["位置编码", "训练长度内"] + [str(L) for L in lengths]
@@ -189,14 +179,7 @@ def format_context_table(rows, decimals: int = 2) -> str:
     One line per method; for each factor s, the accuracy at the training length L and at s·L.
     Introduced in notebook 09_context_extension.
     """
-    try:
-        rows = list(rows)
-    except TypeError:
-        raise TypeError("rows must be the list returned by context_extension_table / rows 必须是 "
-                        "context_extension_table 返回的列表") from None
-    if not rows or not all(isinstance(r, dict) and {"label", "by_factor"} <= set(r) for r in rows):
-        raise ValueError("rows must be the non-empty list returned by context_extension_table / rows 必须是 "
-                         "context_extension_table 返回的非空列表")
+    rows = check_rows(rows, ("label", "by_factor"), "context_extension_table")
     decimals = check_int("decimals", decimals, 0, 6)
     factors = sorted({s for r in rows for s in r["by_factor"]})
     hi = rows[0].get("train_lengths", (None, None))[1]
