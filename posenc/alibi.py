@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .attention import softmax
-from .validate import check_int, check_table_size
+from .validate import check_bool, check_int, check_table_size
 
 
 def alibi_slope_exponents(num_heads: int) -> np.ndarray:
@@ -77,5 +77,6 @@ def alibi_attention(seq_len: int, num_heads: int, query: int | None = None,
     """
     seq_len = check_int("seq_len", seq_len, 1, 4096)
     query = seq_len // 2 if query is None else check_int("query", query, 0, seq_len - 1)
+    causal = check_bool("causal", causal)
     bias = alibi_causal_bias(seq_len, num_heads) if causal else alibi_bias(seq_len, num_heads)
     return softmax(bias[:, query, :])

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .encoding import sinusoidal_encoding
-from .validate import check_array, check_d_model, check_int, check_tokens
+from .validate import check_array, check_bool, check_d_model, check_int, check_tokens
 
 
 def softmax(scores, axis: int = -1) -> np.ndarray:
@@ -121,8 +121,9 @@ def attention_demo(tokens="猫咬狗", d_model: int = 4, use_pe: bool = False, s
     """
     tokens = check_tokens(tokens)
     d_model = check_d_model(d_model)
+    use_pe = check_bool("use_pe", use_pe)
     x = token_vectors(tokens, d_model, seed)
     if use_pe:
         x = x + sinusoidal_encoding(len(tokens), d_model, base)
     outputs, weights = self_attention(x, *attention_weights_for_demo(d_model, seed))
-    return AttentionDemo(tokens, x, weights, outputs, bool(use_pe))
+    return AttentionDemo(tokens, x, weights, outputs, use_pe)

@@ -261,6 +261,14 @@ def check_tokens(tokens) -> tuple[str, ...]:
     return tokens
 
 
+def check_callback(name: str, value, signature: str):
+    """None or a callable (``signature`` says how it is called, e.g. ``"(step, loss)"``)."""
+    if value is not None and not callable(value):
+        raise TypeError(f"{name} must be a function {name}{signature} or None, got {value!r} / "
+                        f"{name} 必须是可调用的函数 {name}{signature} 或 None，收到的是 {value!r}")
+    return value
+
+
 def check_rows(rows, keys, produced_by: str) -> list:
     """The rows a table function returned: a non-empty list of dicts that have ``keys``."""
     try:

@@ -13,8 +13,9 @@ import re
 import numpy as np
 import pytest
 
+import posenc_lib as pl
 from posenc import validate as v
-from support import chinese_half, english_words_in
+from support import assert_refused_clearly, chinese_half, english_words_in
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -103,3 +104,23 @@ def test_validator_messages_are_chinese_in_their_chinese_half(call):
     message = str(info.value)
     assert " / " in message, message
     assert not english_words_in(chinese_half(message)), message
+
+
+@pytest.mark.parametrize("call,exc,words", [
+    (lambda: pl.check_rope_shift(False, m="a"), TypeError, "m must be an integer"),
+    (lambda: pl.evaluate("a model", pl.make_bite_dataset(4)), ValueError, "model must be an OrderModel"),
+    (lambda: pl.length_accuracy("a model", (4, 4)), ValueError, "model must be an OrderModel"),
+    (lambda: pl.extrapolation_table(callback="print"), TypeError, "callback must be a function"),
+    (lambda: pl.context_extension_table(callback="print"), TypeError, "callback must be a function"),
+    (lambda: pl.context_extension_table(factors=(2, "4")), TypeError, "factors must be an integer"),
+    (lambda: pl.context_extension_table(methods=("pi", "linear")), ValueError, "methods must be one of"),
+    (lambda: pl.extrapolation_table(pes=("rope", "abs")), ValueError, "pes must be one of"),
+    (lambda: pl.train_order_model("none", callback=3), TypeError, "callback must be a function"),
+    (lambda: pl.plot_binary_vs_sinusoid(ks=(1, "2")), TypeError, "ks must be an integer"),
+    (lambda: pl.plot_cosine_histograms(d_models=(16, "a")), TypeError, "d_models must be an integer"),
+    (lambda: pl.plot_wavelengths(bases=(100.0, "a")), TypeError, "bases must be a real number"),
+    (lambda: pl.attention_demo("猫咬狗", use_pe="yes"), TypeError, "use_pe must be True or False"),
+    (lambda: pl.plot_alibi_bias(causal="yes"), TypeError, "causal must be True or False"),
+])
+def test_errors_name_the_parameter_the_caller_passed(call, exc, words):
+    assert_refused_clearly(call, exc, words)

@@ -100,6 +100,7 @@ def plot_cosine_histograms(d_models=(16, 64, 512), n_words: int = 200, seq_len: 
     """
     if is_int(d_models):
         d_models = (d_models,)
+    d_models = [check_int("d_models", d, 1, 4096) for d in d_models]
     cosines = [word_pe_cosines(d, n_words, seq_len, base, seed) for d in d_models]
     with figure_style():
         fig, ax = _new_axes(ax, (6.4, 3.0))

@@ -15,6 +15,7 @@ from ..validate import (
     check_d_model,
     check_int,
     check_one_of,
+    check_real,
     check_table_size,
     is_int,
 )
@@ -277,6 +278,7 @@ def plot_wavelengths(d_model: int = 512, bases=(10000.0,), ax=None):
     """
     if isinstance(bases, numbers.Real):
         bases = (bases,)
+    bases = [check_real("bases", b, greater_than=1.0) for b in bases]
     lams = [wavelengths(d_model, b) for b in bases]
     with figure_style():
         fig, ax = _new_axes(ax, (6, 3.2))
@@ -351,7 +353,7 @@ def plot_binary_vs_sinusoid(ks=(0, 1, 2, 3), n_pos: int = 32, ax=None):
     """
     if is_int(ks):
         ks = (ks,)
-    ks = [check_int("k", k, 0, 20) for k in ks]
+    ks = [check_int("ks", k, 0, 20) for k in ks]
     if not ks:
         raise ValueError("ks must hold at least one bit index / ks 至少要有一个 bit 编号")
     n_pos = check_int("n_pos", n_pos, 2, 4096)

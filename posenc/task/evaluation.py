@@ -33,12 +33,22 @@ def _deterministic_torch(num_threads: int):
         torch.use_deterministic_algorithms(old_det)
 
 
+def _order_model(model, attention: bool = False):
+    """The model itself, given an OrderModel (any torch module called as ``model(tokens, mask)``
+    will do; with ``attention``, one with ``attention_weights``) or a :class:`TrainResult`."""
+    model = getattr(model, "model", model)
+    if not (callable(model) and hasattr(model, "training")) or (attention and not hasattr(model, "attention_weights")):
+        raise ValueError("model must be an OrderModel or a TrainResult / model 必须是 OrderModel 或 TrainResult")
+    return model
+
+
 def _predictions(model, dataset: BiteDataset):
     """The predicted biter of every row (a LongTensor), with the model in eval mode and no
     gradients; the model's train/eval mode is restored afterwards."""
     if not isinstance(dataset, BiteDataset):
         raise ValueError(f"dataset must be a BiteDataset, got {type(dataset).__name__} / "
                          f"dataset 必须是 BiteDataset")
+    model = _order_model(model)
     import torch
 
     was_training = model.training
@@ -175,9 +185,7 @@ def attention_maps(model, sentence) -> np.ndarray:
     """
     import torch
 
-    model = getattr(model, "model", model)
-    if not hasattr(model, "attention_weights"):
-        raise ValueError("model must be an OrderModel or a TrainResult / model 必须是 OrderModel 或 TrainResult")
+    model = _order_model(model, attention=True)
     ids = torch.tensor([sentence_tokens(sentence)])
     was_training = model.training
     model.eval()

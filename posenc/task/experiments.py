@@ -8,7 +8,7 @@ from typing import Callable, Sequence
 
 from ..context import ROPE_SCALING_METHODS, rope_frequencies
 from ..text import _aligned_table
-from ..validate import check_int, check_lengths, check_one_of, check_rows
+from ..validate import check_callback, check_int, check_lengths, check_one_of, check_rows
 from .data import (
     DEFAULT_TEST_LENGTHS,
     DEFAULT_TRAIN_LENGTHS,
@@ -41,11 +41,12 @@ def extrapolation_table(pes: Sequence[str] = ("sinusoidal", "learned", "rope", "
     pes = tuple(pes)
     task = check_one_of("task", task, TASKS)
     for p in pes:
-        check_one_of("pe", p, PE_KINDS)
+        check_one_of("pes", p, PE_KINDS)
     terminator = train_kwargs.get("terminator", True)
     lo, hi = check_lengths("train_lengths", train_lengths, 4 if terminator else 3, MAX_LENGTH)
     tlo, thi = check_lengths("test_lengths", test_lengths, 4 if terminator else 3, MAX_LENGTH)
     seed = check_int("seed", seed, 0)
+    check_callback("callback", callback, "(label, index)")
     if learned_max_lens is None:
         learned_max_lens = (hi, max(hi, thi))
     plan = [("none", None)] if include_none and "none" not in pes else []
@@ -134,12 +135,13 @@ def context_extension_table(methods: Sequence[str] = ROPE_SCALING_METHODS, facto
     (method, s) is tested or fine-tuned (index 1 .. len(methods)·len(factors)).
     Introduced in notebook 09_context_extension.
     """
-    methods = tuple(check_one_of("method", m, ROPE_SCALING_METHODS) for m in methods)
+    methods = tuple(check_one_of("methods", m, ROPE_SCALING_METHODS) for m in methods)
     task = check_one_of("task", task, TASKS)
     lo, hi = check_lengths("train_lengths", train_lengths, 4, MAX_LENGTH)
     seed = check_int("seed", seed, 0)
+    check_callback("callback", callback, "(label, index)")
     finetune_steps = check_int("finetune_steps", finetune_steps, 0, 10000)
-    factors = tuple(check_int("factor", f, 1, MAX_LENGTH // hi) for f in factors)
+    factors = tuple(check_int("factors", f, 1, MAX_LENGTH // hi) for f in factors)
     if not methods or not factors:
         raise ValueError("methods and factors must not be empty / methods 和 factors 不能为空")
     if callback is not None:

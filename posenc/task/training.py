@@ -10,7 +10,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-from ..validate import check_bool, check_int, check_lengths, check_one_of, check_real
+from ..validate import check_bool, check_callback, check_int, check_lengths, check_one_of, check_real
 from .data import (
     ANIMALS,
     DEFAULT_D_MODEL,
@@ -92,8 +92,7 @@ def train_order_model(pe: str, *, steps: int = DEFAULT_STEPS, seed: int = 0,
     callback_every = check_int("callback_every", callback_every, 1)
     if snapshot_every is not None:
         snapshot_every = check_int("snapshot_every", snapshot_every, 1)
-    if callback is not None and not callable(callback):
-        raise ValueError("callback must be callable(step, loss) / callback 必须是可调用对象")
+    check_callback("callback", callback, "(step, loss)")
     config = dict(pe=pe, steps=steps, seed=seed, d_model=d_model, num_heads=num_heads,
                   train_lengths=(lo, hi), max_len=max_len, lr=lr, n_train=n_train,
                   n_test=n_test, base=base, terminator=terminator, num_threads=num_threads,
