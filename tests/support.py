@@ -76,6 +76,16 @@ def english_words_in(text: str) -> list:
     return [w for w in re.findall(r"[A-Za-z]+", text) if w.lower() in ENGLISH_WORDS and w not in ("None",)]
 
 
+def notebook_code(name: str) -> list:
+    """The source of every code cell of ``notebooks/<name>``."""
+    import json
+    import pathlib
+
+    path = pathlib.Path(__file__).resolve().parents[1] / "notebooks" / name
+    return ["".join(c["source"]) for c in json.loads(path.read_text(encoding="utf-8"))["cells"]
+            if c["cell_type"] == "code"]
+
+
 def assert_refused_clearly(call, exc, words) -> None:
     """``call()`` raises ``exc`` with a message naming ``words`` and also written in Chinese."""
     import pytest

@@ -14,7 +14,7 @@ import pytest
 
 import posenc_lib as pl
 import reference as ref
-from support import assert_refused_clearly
+from support import assert_refused_clearly, notebook_code
 
 
 # ---------------------------------------------------------------------------
@@ -148,19 +148,12 @@ def test_alibi_start_none():
 # ---------------------------------------------------------------------------
 # The notebooks call these checks with the questions their text asks
 # ---------------------------------------------------------------------------
-@pytest.mark.parametrize("name,calls", [
-    ("08_alibi_extrapolation.ipynb", ["pl.check_alibi_slope(3, 8, answer)",
-                                      "pl.check_alibi_slope(10, 12, answer)",
-                                      "pl.check_alibi_bias(2, 8, 6, 2, answer)",
-                                      "pl.check_alibi_start(20, answer)"]),
-])
-def test_notebook_exercises_use_these_checks(name, calls):
-    import json
-    import pathlib
-
-    nb = json.loads((pathlib.Path(__file__).resolve().parents[1] / "notebooks" / name).read_text(encoding="utf-8"))
-    code = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
-    for call in calls:
+def test_notebook_exercises_use_these_checks():
+    code = notebook_code("08_alibi_extrapolation.ipynb")
+    for call in ("pl.check_alibi_slope(3, 8, answer)",
+                 "pl.check_alibi_slope(10, 12, answer)",
+                 "pl.check_alibi_bias(2, 8, 6, 2, answer)",
+                 "pl.check_alibi_start(20, answer)"):
         assert any(call in c for c in code), call
 
 

@@ -13,7 +13,7 @@ import pytest
 
 import posenc_lib as pl
 import reference as ref
-from support import assert_refused_clearly
+from support import assert_refused_clearly, notebook_code
 
 
 # ---------------------------------------------------------------------------
@@ -152,19 +152,12 @@ def test_rope_shift():
 # ---------------------------------------------------------------------------
 # The notebooks call these checks with the questions their text asks
 # ---------------------------------------------------------------------------
-@pytest.mark.parametrize("name,calls", [
-    ("07_rope.ipynb", ["pl.check_rope_angle(1, 100, 4, answer)",
-                       "pl.check_rope_score(answer, q=[1, 0], key=[0, 1], m=3, n=4)",
-                       "pl.check_rope_pe_position(answer, p=20, pos=6)",
-                       "pl.check_rope_shift(answer, shift=7)"]),
-])
-def test_notebook_exercises_use_these_checks(name, calls):
-    import json
-    import pathlib
-
-    nb = json.loads((pathlib.Path(__file__).resolve().parents[1] / "notebooks" / name).read_text(encoding="utf-8"))
-    code = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
-    for call in calls:
+def test_notebook_exercises_use_these_checks():
+    code = notebook_code("07_rope.ipynb")
+    for call in ("pl.check_rope_angle(1, 100, 4, answer)",
+                 "pl.check_rope_score(answer, q=[1, 0], key=[0, 1], m=3, n=4)",
+                 "pl.check_rope_pe_position(answer, p=20, pos=6)",
+                 "pl.check_rope_shift(answer, shift=7)"):
         assert any(call in c for c in code), call
 
 
