@@ -76,6 +76,20 @@ def english_words_in(text: str) -> list:
     return [w for w in re.findall(r"[A-Za-z]+", text) if w.lower() in ENGLISH_WORDS and w not in ("None",)]
 
 
+def assert_wrong(verdict, shown, *keywords) -> None:
+    """A wrong answer's verdict: it starts by quoting the entry (``你填的是 <shown>``) and names
+    each keyword (the slip it shows)."""
+    assert not verdict, verdict.message
+    assert verdict.message.startswith(f"你填的是 {shown}"), verdict.message
+    for word in keywords:
+        assert word in verdict.message, (word, verdict.message)
+
+
+def assert_placeholder(verdict) -> None:
+    """The verdict for an answer left at None: not right, and it says so."""
+    assert not verdict and "None" in verdict.message
+
+
 def notebook_code(name: str) -> list:
     """The source of every code cell of ``notebooks/<name>``."""
     import json

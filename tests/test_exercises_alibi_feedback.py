@@ -14,21 +14,7 @@ import pytest
 
 import posenc_lib as pl
 import reference as ref
-from support import assert_refused_clearly, notebook_code
-
-
-# ---------------------------------------------------------------------------
-# How a verdict is judged
-# ---------------------------------------------------------------------------
-def assert_wrong(verdict, shown, *keywords):
-    assert not verdict, verdict.message
-    assert verdict.message.startswith(f"你填的是 {shown}"), verdict.message
-    for word in keywords:
-        assert word in verdict.message, (word, verdict.message)
-
-
-def assert_placeholder(verdict):
-    assert not verdict and "None" in verdict.message
+from support import assert_placeholder, assert_refused_clearly, assert_wrong, notebook_code
 
 
 # ---------------------------------------------------------------------------

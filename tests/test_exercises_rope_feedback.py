@@ -13,14 +13,12 @@ import pytest
 
 import posenc_lib as pl
 import reference as ref
-from support import assert_refused_clearly, notebook_code
+from support import assert_placeholder, assert_refused_clearly, assert_wrong, notebook_code
 
 
 # ---------------------------------------------------------------------------
 # Independent references
 # ---------------------------------------------------------------------------
-
-
 def rope_pair(x0, x1, pos, w=1.0):
     """One pair rotated by RoPE: (x0 + i x1) e^{i pos w}."""
     return complex(x0, x1) * cmath.exp(1j * pos * w)
@@ -30,17 +28,6 @@ def score_d2(q, key, m, n):
     """rope(q, m) . rope(κ, n) for d = 2 (w_0 = 1): Re(conj(z_q) z_κ)."""
     zq, zk = rope_pair(*q, m), rope_pair(*key, n)
     return (zq.conjugate() * zk).real
-
-
-def assert_wrong(verdict, shown, *keywords):
-    assert not verdict, verdict.message
-    assert verdict.message.startswith(f"你填的是 {shown}"), verdict.message
-    for word in keywords:
-        assert word in verdict.message, (word, verdict.message)
-
-
-def assert_placeholder(verdict):
-    assert not verdict and "None" in verdict.message
 
 
 # ---------------------------------------------------------------------------
