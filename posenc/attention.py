@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .encoding import sinusoidal_encoding
-from .validate import _check_array, _check_d_model, _check_int, _check_tokens
+from .validate import check_array, check_bool, check_d_model, check_int, check_tokens
 
 
 def softmax(scores, axis: int = -1) -> np.ndarray:
@@ -21,7 +21,7 @@ def softmax(scores, axis: int = -1) -> np.ndarray:
     Every slice along ``axis`` needs at least one finite entry.
     Introduced in notebook 01_permutation_invariance.
     """
-    scores = _check_array("scores", scores, masked=True)
+    scores = check_array("scores", scores, masked=True)
     top = scores.max(axis=axis, keepdims=True)
     if not np.all(np.isfinite(top)):
         raise ValueError("every row of scores needs a finite entry (a row of -inf has no softmax) / "
@@ -39,12 +39,12 @@ def self_attention(x, w_q, w_k, w_v):
     ``outputs = weights @ V`` of shape ``(seq_len, d_v)``.
     Introduced in notebook 01_permutation_invariance.
     """
-    x = _check_array("x", x, ndim=2)
+    x = check_array("x", x, ndim=2)
     if x.shape[0] < 1:
         raise ValueError("x must hold at least one token (row) / x 至少要有一个词（一行）")
     mats = {}
     for name, w in (("w_q", w_q), ("w_k", w_k), ("w_v", w_v)):
-        w = _check_array(name, w, ndim=2)
+        w = check_array(name, w, ndim=2)
         if w.shape[0] != x.shape[1]:
             raise ValueError(
                 f"{name} must have {x.shape[1]} rows to match x's width, got shape {w.shape} / "
@@ -67,9 +67,9 @@ def token_vectors(tokens, d_model: int, seed: int = 0) -> np.ndarray:
     so 猫 has the same vector in 猫咬狗 and in 狗咬猫. Shape ``(len(tokens), d_model)``.
     Introduced in notebook 01_permutation_invariance.
     """
-    tokens = _check_tokens(tokens)
-    d_model = _check_int("d_model", d_model, 1)
-    seed = _check_int("seed", seed, 0)
+    tokens = check_tokens(tokens)
+    d_model = check_int("d_model", d_model, 1)
+    seed = check_int("seed", seed, 0)
     rows = []
     for t in tokens:
         rng = np.random.default_rng([zlib.crc32(t.encode("utf-8")), seed])
@@ -79,7 +79,10 @@ def token_vectors(tokens, d_model: int, seed: int = 0) -> np.ndarray:
 
 @dataclass
 class AttentionDemo:
-    """Result of :func:`attention_demo`: everything the permutation figures show."""
+    """Result of :func:`attention_demo`: everything the permutation figures show.
+
+    Introduced in notebook 01_permutation_invariance.
+    """
 
     tokens: tuple
     x: np.ndarray
@@ -102,8 +105,8 @@ def attention_weights_for_demo(d_model: int, seed: int = 0):
 
     Introduced in notebook 01_permutation_invariance.
     """
-    d_model = _check_d_model(d_model)
-    rng = np.random.default_rng(_check_int("seed", seed, 0) + 1000)
+    d_model = check_d_model(d_model)
+    rng = np.random.default_rng(check_int("seed", seed, 0) + 1000)
     return tuple(rng.normal(0.0, 1.0 / math.sqrt(d_model), (d_model, d_model)) for _ in range(3))
 
 
@@ -116,10 +119,11 @@ def attention_demo(tokens="猫咬狗", d_model: int = 4, use_pe: bool = False, s
     is added to the word vectors first.
     Introduced in notebook 01_permutation_invariance.
     """
-    tokens = _check_tokens(tokens)
-    d_model = _check_d_model(d_model)
+    tokens = check_tokens(tokens)
+    d_model = check_d_model(d_model)
+    use_pe = check_bool("use_pe", use_pe)
     x = token_vectors(tokens, d_model, seed)
     if use_pe:
         x = x + sinusoidal_encoding(len(tokens), d_model, base)
     outputs, weights = self_attention(x, *attention_weights_for_demo(d_model, seed))
-    return AttentionDemo(tokens, x, weights, outputs, bool(use_pe))
+    return AttentionDemo(tokens, x, weights, outputs, use_pe)

@@ -15,7 +15,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from .encoding import frequencies
-from .validate import _check_base, _check_d_model, _check_int, _check_real
+from .validate import (
+    check_array,
+    check_base,
+    check_betas,
+    check_d_model,
+    check_factor,
+    check_int,
+    check_one_of,
+    check_real,
+)
 
 #: The scaling methods :func:`rope_frequencies` knows.
 ROPE_SCALING_METHODS = ("none", "pi", "ntk", "yarn")
@@ -23,30 +32,6 @@ ROPE_SCALING_METHODS = ("none", "pi", "ntk", "yarn")
 #: original context are left alone, pairs that turn less than once are interpolated.
 YARN_BETA_FAST = 32.0
 YARN_BETA_SLOW = 1.0
-
-
-def _check_method(method) -> str:
-    if method not in ROPE_SCALING_METHODS:
-        raise ValueError(f"method must be one of {ROPE_SCALING_METHODS}, got {method!r} / "
-                         f"method 只能是 {ROPE_SCALING_METHODS} 之一")
-    return method
-
-
-def _check_factor(factor) -> float:
-    factor = _check_real("factor", factor)
-    if factor < 1.0:
-        raise ValueError(f"factor must be >= 1 (it stretches the context), got {factor:g} / "
-                         f"factor 必须 >= 1（把上下文拉长的倍数），收到的是 {factor:g}")
-    return factor
-
-
-def _check_betas(beta_fast, beta_slow) -> tuple[float, float]:
-    beta_fast = _check_real("beta_fast", beta_fast, greater_than=0.0)
-    beta_slow = _check_real("beta_slow", beta_slow, greater_than=0.0)
-    if beta_slow >= beta_fast:
-        raise ValueError(f"beta_slow ({beta_slow:g}) must be smaller than beta_fast ({beta_fast:g}) / "
-                         f"beta_slow 必须小于 beta_fast")
-    return beta_fast, beta_slow
 
 
 def rotations_per_context(d_model: int, length, base: float = 10000.0) -> np.ndarray:
@@ -57,9 +42,9 @@ def rotations_per_context(d_model: int, length, base: float = 10000.0) -> np.nda
     context), not on the pair index i.
     Introduced in notebook 09_context_extension.
     """
-    d_model = _check_d_model(d_model)
-    length = _check_real("length", length, greater_than=0.0)
-    return length * frequencies(d_model, _check_base(base)) / (2 * math.pi)
+    d_model = check_d_model(d_model)
+    length = check_real("length", length, greater_than=0.0)
+    return length * frequencies(d_model, check_base(base)) / (2 * math.pi)
 
 
 def yarn_correction_range(d_model: int, original_max_len: int, base: float = 10000.0,
@@ -74,10 +59,10 @@ def yarn_correction_range(d_model: int, original_max_len: int, base: float = 100
     Hugging Face's ``find_correction_range`` (its default ``truncate=True``).
     Introduced in notebook 09_context_extension.
     """
-    d_model = _check_d_model(d_model)
-    length = _check_int("original_max_len", original_max_len, 1)
-    base = _check_base(base)
-    beta_fast, beta_slow = _check_betas(beta_fast, beta_slow)
+    d_model = check_d_model(d_model)
+    length = check_int("original_max_len", original_max_len, 1)
+    base = check_base(base)
+    beta_fast, beta_slow = check_betas(beta_fast, beta_slow)
 
     def index_of(turns: float) -> float:
         return d_model * math.log(length / (turns * 2 * math.pi)) / (2 * math.log(base))
@@ -109,9 +94,9 @@ def yarn_attention_factor(factor) -> float:
 
     It multiplies the cos and sin tables, so both the rotated q and κ grow by it and the
     attention logits by its square: that square is the paper's ``1/t`` (softmax temperature).
-    Introduced in notebook 09_context_extension.
+    Part of :func:`rope_frequencies`' answer (notebook 09_context_extension).
     """
-    factor = _check_real("factor", factor, greater_than=0.0)
+    factor = check_real("factor", factor, greater_than=0.0)
     return 1.0 if factor <= 1.0 else 0.1 * math.log(factor) + 1.0
 
 
@@ -134,15 +119,18 @@ def rope_frequencies(d_model: int, base: float = 10000.0, method: str = "none", 
       context the model was trained on; required), and attention factor ``0.1·ln(s) + 1``.
 
     The attention factor multiplies cos and sin (so q and κ), as in the reference code.
+    ``factor`` is s = L' / L, the target length over the training length: below 1 (a target
+    shorter than training) there is nothing to extend, and it is refused with that message
+    (so is ``OrderModel.set_rope_scaling``'s, which comes here).
     Introduced in notebook 09_context_extension.
     """
-    d_model = _check_d_model(d_model)
-    base = _check_base(base)
-    method = _check_method(method)
-    factor = _check_factor(factor)
-    beta_fast, beta_slow = _check_betas(beta_fast, beta_slow)
+    d_model = check_d_model(d_model)
+    base = check_base(base)
+    method = check_one_of("method", method, ROPE_SCALING_METHODS)
+    factor = check_factor(factor)
+    beta_fast, beta_slow = check_betas(beta_fast, beta_slow)
     if original_max_len is not None:
-        original_max_len = _check_int("original_max_len", original_max_len, 1)
+        original_max_len = check_int("original_max_len", original_max_len, 1)
     w = frequencies(d_model, base)
     if method == "none":
         return w, 1.0
@@ -193,13 +181,15 @@ def rope_angle_coverage(d_model: int, train_len: int, target_len: int, base: flo
     Training uses the original frequencies; the target uses :func:`rope_frequencies` with
     ``method``, ``factor`` and ``original_max_len = train_len``. A pair whose wavelength
     exceeds the training length never completes a turn in training; past that length plain
-    RoPE turns it further than it ever turned, and those angles are ``unseen``.
+    RoPE turns it further than it ever turned, and those angles are ``unseen``. A
+    ``target_len`` at or below ``train_len`` needs no extension: every angle was seen in
+    training and ``unseen`` is all False (scaling then only slows pairs that did not need it).
     Introduced in notebook 09_context_extension.
     """
-    d_model = _check_d_model(d_model)
-    train_len = _check_int("train_len", train_len, 2)
-    target_len = _check_int("target_len", target_len, 2)
-    base = _check_base(base)
+    d_model = check_d_model(d_model)
+    train_len = check_int("train_len", train_len, 2)
+    target_len = check_int("target_len", target_len, 2)
+    base = check_base(base)
     w = frequencies(d_model, base)
     scaled, att = rope_frequencies(d_model, base, method, factor, train_len, beta_fast, beta_slow)
     train_angle = (train_len - 1) * w
@@ -220,11 +210,9 @@ def rope_scaled_score(d_model: int, offsets, base: float = 10000.0, method: str 
     With q = κ and every pair of the same length (normalised to 1 per pair), the RoPE score is
     ``mean_i cos(k·w'_i)`` (notebook 04's curve for ``w' = w``). ``with_attention_factor``
     multiplies it by ``attention_factor²`` (YaRN scales both q and κ by the factor).
-    Introduced in notebook 09_context_extension.
+    Drawn by :func:`plot_rope_scaling` and ``RopeScalingExplorer`` (notebook 09_context_extension).
     """
     scaled, att = rope_frequencies(d_model, base, method, factor, original_max_len, beta_fast, beta_slow)
-    ks = np.asarray(offsets, dtype=float)
-    if not np.all(np.isfinite(ks)):
-        raise ValueError("offsets contains NaN or inf / offsets 含有 NaN 或 inf")
+    ks = check_array("offsets", offsets)
     curve = np.cos(np.multiply.outer(ks, scaled)).mean(axis=-1)
     return att ** 2 * curve if with_attention_factor else curve

@@ -11,11 +11,12 @@ import numpy as np
 
 from .encoding import encode_positions, sinusoidal_encoding
 from .validate import (
-    _check_array,
-    _check_d_model,
-    _check_int,
-    _check_real,
-    _check_table_size,
+    check_array,
+    check_d_model,
+    check_int,
+    check_projections,
+    check_real,
+    check_table_size,
 )
 
 
@@ -35,7 +36,7 @@ class LinearFit:
 
     def predict(self, features) -> np.ndarray:
         """The fitted map applied to new ``features`` (same column layout as the fit)."""
-        x = _check_array("features", features)
+        x = check_array("features", features)
         x = x[:, None] if x.ndim == 1 else x
         return x @ self.coef + self.intercept
 
@@ -47,15 +48,15 @@ def linear_fit(features, targets, intercept: bool = True, ridge: float = 0.0) ->
     adds ``ridge * |coef|^2`` to the squared error (numpy only, no sklearn).
     Introduced in notebook 04_relative_position.
     """
-    x = _check_array("features", features)
-    y = _check_array("targets", targets)
+    x = check_array("features", features)
+    y = check_array("targets", targets)
     x = x[:, None] if x.ndim == 1 else x
     if x.ndim != 2 or y.ndim not in (1, 2) or len(x) != len(y) or len(x) < 1:
         raise ValueError(
             f"features must be (n, p) and targets (n,) or (n, m) with the same n, got "
             f"{np.shape(features)} and {np.shape(targets)} / features 与 targets 的行数必须相同"
         )
-    ridge = _check_real("ridge", ridge)
+    ridge = check_real("ridge", ridge)
     if ridge < 0:
         raise ValueError(f"ridge must be >= 0, got {ridge:g} / ridge 不能为负")
     y2 = y[:, None] if y.ndim == 1 else y
@@ -85,24 +86,16 @@ def _small_matmul(a, b) -> np.ndarray:
     return np.einsum("ij,jk->ik", a, b)
 
 
-def _check_projection(name: str, w, d_model: int):
-    if w is None:
-        return None
-    w = _check_array(name, w, ndim=2)
-    if w.shape[0] != d_model:
-        raise ValueError(
-            f"{name} must have d_model = {d_model} rows, got shape {w.shape} / {name} 的行数必须是 "
-            f"d_model = {d_model}"
-        )
-    return w
+def _by_offset(g, k_max: int) -> np.ndarray:
+    """Scores by query position and offset from scores by query and key position.
 
-
-def _projections(d_model, w_q, w_k):
-    w_q, w_k = _check_projection("w_q", w_q, d_model), _check_projection("w_k", w_k, d_model)
-    if (w_q is None) != (w_k is None) or (w_q is not None and w_q.shape != w_k.shape):
-        raise ValueError("give both w_q and w_k with the same shape, or neither / "
-                         "w_q 与 w_k 要么都给（形状相同），要么都不给")
-    return w_q, w_k
+    ``g[r, c]`` is the score of query row r against the key at column c, where column c sits
+    at offset ``c - r - k_max`` from row r (the keys run from ``k_max`` before the first query
+    to ``k_max`` after the last). Returns ``out[r, k_max + k] = g[r, r + k_max + k]`` for
+    k = -k_max .. k_max.
+    """
+    idx = np.arange(g.shape[0])[:, None] + np.arange(2 * k_max + 1)[None, :]
+    return np.take_along_axis(g, idx, axis=1)
 
 
 def score_matrix(seq_len: int, d_model: int, base: float = 10000.0, w_q=None, w_k=None) -> np.ndarray:
@@ -115,7 +108,7 @@ def score_matrix(seq_len: int, d_model: int, base: float = 10000.0, w_q=None, w_
     Introduced in notebook 04_relative_position.
     """
     pe = sinusoidal_encoding(seq_len, d_model, base)
-    w_q, w_k = _projections(d_model, w_q, w_k)
+    w_q, w_k = check_projections(d_model, w_q, w_k)
     if w_q is None:
         return _small_matmul(pe, pe.T)
     return _small_matmul(_small_matmul(pe, w_q), _small_matmul(pe, w_k).T)
@@ -130,18 +123,16 @@ def offset_scores(d_model: int, base: float = 10000.0, seq_len: int = 64, k_max:
     equals :func:`pe_dot_by_offset`.
     Introduced in notebook 04_relative_position.
     """
-    seq_len = _check_int("seq_len", seq_len, 1, 4096)
-    k_max = _check_int("k_max", k_max, 0, 4096)
-    d_model = _check_d_model(d_model)
-    w_q, w_k = _projections(d_model, w_q, w_k)
+    seq_len = check_int("seq_len", seq_len, 1, 4096)
+    k_max = check_int("k_max", k_max, 0, 4096)
+    d_model = check_d_model(d_model)
+    w_q, w_k = check_projections(d_model, w_q, w_k)
     q = encode_positions(np.arange(seq_len, dtype=float), d_model, base)
     keys = encode_positions(np.arange(-k_max, seq_len + k_max, dtype=float), d_model, base)
     if w_q is not None:
         # (PE W_q)·(PE' W_k) = PE (W_q W_k^T) PE'^T: one d x d product instead of projecting every key
         q = _small_matmul(q, _small_matmul(w_q, w_k.T))
-    g = _small_matmul(q, keys.T)  # column c is position c - k_max
-    idx = np.arange(seq_len)[:, None] + np.arange(2 * k_max + 1)[None, :]
-    return np.take_along_axis(g, idx, axis=1)
+    return _by_offset(_small_matmul(q, keys.T), k_max)  # key column c is position c - k_max
 
 
 def offset_structure(scores) -> dict:
@@ -154,7 +145,7 @@ def offset_structure(scores) -> dict:
     largest ``|score|``, and ``peak_k`` (the offset where the mean over m is largest).
     Introduced in notebook 04_relative_position.
     """
-    s = _check_array("scores", scores, ndim=2)
+    s = check_array("scores", scores, ndim=2)
     if s.shape[1] % 2 == 0:
         raise ValueError("scores needs an odd number of columns (k = -k_max .. k_max) / "
                          "scores 的列数必须是奇数（k 从 -k_max 到 k_max）")
@@ -174,10 +165,10 @@ def random_word_vectors(n_words: int, d_model: int, seed: int = 0) -> np.ndarray
     Variance 1/2 gives them the same expected length as a PE row, sqrt(d_model / 2).
     Introduced in notebook 04_relative_position.
     """
-    n_words = _check_int("n_words", n_words, 1, 100000)
-    d_model = _check_int("d_model", d_model, 1)
-    _check_table_size(n_words, d_model)
-    rng = np.random.default_rng(_check_int("seed", seed, 0))
+    n_words = check_int("n_words", n_words, 1, 100000)
+    d_model = check_int("d_model", d_model, 1)
+    check_table_size(n_words, d_model)
+    rng = np.random.default_rng(check_int("seed", seed, 0))
     return rng.normal(0.0, math.sqrt(0.5), (n_words, d_model))
 
 
@@ -204,8 +195,8 @@ def word_position_probe(d_model: int, n_words: int = 64, seq_len: int = 64, base
     ``position``, ``position_within_1`` (off by at most one) and the chance levels.
     Introduced in notebook 04_relative_position.
     """
-    seq_len = _check_int("seq_len", seq_len, 2, 4096)
-    train_frac = _check_real("train_frac", train_frac)
+    seq_len = check_int("seq_len", seq_len, 2, 4096)
+    train_frac = check_real("train_frac", train_frac)
     if not 0.0 < train_frac < 1.0:
         raise ValueError(f"train_frac must be in (0, 1), got {train_frac:g} / train_frac 必须在 0 与 1 之间")
     words = random_word_vectors(n_words, d_model, seed)
@@ -233,7 +224,7 @@ def position_similarity(table) -> np.ndarray:
     has similarity 0 with every row, itself included.
     Introduced in notebook 05_learned_embeddings.
     """
-    t = _check_array("table", table, ndim=2)
+    t = check_array("table", table, ndim=2)
     norms = np.linalg.norm(t, axis=1)
     unit = t / np.where(norms > 0, norms, 1.0)[:, None]
     return np.einsum("pd,qd->pq", unit, unit)
@@ -244,7 +235,7 @@ def similarity_by_offset(similarity) -> np.ndarray:
 
     Introduced in notebook 05_learned_embeddings.
     """
-    s = _check_array("similarity", similarity, ndim=2)
+    s = check_array("similarity", similarity, ndim=2)
     if s.shape[0] != s.shape[1] or s.shape[0] < 1:
         raise ValueError(f"similarity must be a square matrix, got shape {s.shape} / "
                          f"similarity 必须是方阵")

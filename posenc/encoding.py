@@ -9,15 +9,19 @@ from __future__ import annotations
 import numpy as np
 
 from .validate import (
-    _check_array,
-    _check_base,
-    _check_d_model,
-    _check_int,
-    _check_layout,
-    _check_positions,
-    _check_real,
-    _check_table_size,
+    check_array,
+    check_base,
+    check_d_model,
+    check_int,
+    check_one_of,
+    check_positions,
+    check_real,
+    check_table_size,
 )
+
+#: The two column orders of the table: the paper's interleaved (sin, cos) pairs, or all the
+#: sines then all the cosines (tensor2tensor, Marian).
+LAYOUTS = ("interleaved", "split")
 
 
 def frequencies(d_model: int, base: float = 10000.0) -> np.ndarray:
@@ -26,8 +30,8 @@ def frequencies(d_model: int, base: float = 10000.0) -> np.ndarray:
     Pair i (columns 2i, 2i+1) turns by ``w_i`` radians per position.
     Introduced in notebook 02_sinusoidal_hand_calculation.
     """
-    d_model = _check_d_model(d_model)
-    base = _check_base(base)
+    d_model = check_d_model(d_model)
+    base = check_base(base)
     i = np.arange(d_model // 2, dtype=float)
     return base ** (-2.0 * i / d_model)
 
@@ -47,9 +51,9 @@ def encode_positions(positions, d_model: int, base: float = 10000.0) -> np.ndarr
     Returns an array of shape ``(len(positions), d_model)``.
     Introduced in notebook 02_sinusoidal_hand_calculation.
     """
-    pos = _check_positions(positions)
+    pos = check_positions(positions)
     w = frequencies(d_model, base)
-    _check_table_size(len(pos), d_model)
+    check_table_size(len(pos), d_model)
     angles = pos[:, None] * w[None, :]
     out = np.empty((len(pos), len(w) * 2))
     out[:, 0::2] = np.sin(angles)
@@ -72,12 +76,12 @@ def sinusoidal_encoding(
     the second half all the cosines, same frequencies.
     Introduced in notebook 02_sinusoidal_hand_calculation.
     """
-    seq_len = _check_int("seq_len", seq_len, 1)
-    d_model = _check_d_model(d_model)
-    base = _check_base(base)
-    start = _check_int("start", start, 0)
-    layout = _check_layout(layout)
-    _check_table_size(seq_len, d_model)
+    seq_len = check_int("seq_len", seq_len, 1)
+    d_model = check_d_model(d_model)
+    base = check_base(base)
+    start = check_int("start", start, 0)
+    layout = check_one_of("layout", layout, LAYOUTS)
+    check_table_size(seq_len, d_model)
     pe = encode_positions(np.arange(start, start + seq_len, dtype=float), d_model, base)
     if layout == "split":
         pe = np.concatenate([pe[:, 0::2], pe[:, 1::2]], axis=1)
@@ -90,16 +94,17 @@ def split_permutation(d_model: int) -> np.ndarray:
     ``sinusoidal_encoding(..., layout="split") == interleaved[:, split_permutation(d)]``.
     Introduced in notebook 03_clock_hands_frequencies.
     """
-    d_model = _check_d_model(d_model)
+    d_model = check_d_model(d_model)
     return np.concatenate([np.arange(0, d_model, 2), np.arange(1, d_model, 2)])
 
 
-def _block_rotation(angles) -> np.ndarray:
-    """Block-diagonal matrix of 2x2 rotations ``[[cos a, -sin a], [sin a, cos a]]``, one per angle.
+def _pair_rotation_matrix(angles) -> np.ndarray:
+    """The matrix that turns pair i, (x_2i, x_2i+1), counter-clockwise by ``angles[i]``.
 
-    Each block turns its pair (x_2i, x_2i+1) counter-clockwise by ``a`` (column-vector
-    convention: ``y = R @ x``). :func:`relative_rotation` and ``rope_rotation`` are both
-    built here; they differ only in the sign of the angle.
+    Block-diagonal, one 2x2 rotation ``[[cos a, -sin a], [sin a, cos a]]`` per angle
+    (column-vector convention: ``y = R @ x``). The one rotation builder of the course: the
+    shift R_k of notebook 04 (:func:`relative_rotation`, angles ``-k w_i``) and RoPE's matrix
+    (:func:`posenc.rope.rope_rotation`, angles ``pos w_i``) differ only in the sign of the angle.
     """
     c, s = np.cos(angles), np.sin(angles)
     r = np.zeros((2 * len(c), 2 * len(c)))
@@ -120,8 +125,8 @@ def relative_rotation(k: float, d_model: int, base: float = 10000.0) -> np.ndarr
     negative.
     Introduced in notebook 04_relative_position.
     """
-    k = _check_real("k", k)
-    return _block_rotation(-k * frequencies(d_model, base))
+    k = check_real("k", k)
+    return _pair_rotation_matrix(-k * frequencies(d_model, base))
 
 
 def rotation_error(k, d_model: int, positions=None, base: float = 10000.0) -> float:
@@ -131,8 +136,8 @@ def rotation_error(k, d_model: int, positions=None, base: float = 10000.0) -> fl
     answer is rounding error (~1e-15): ``PE(pos + k) = R_k PE(pos)`` is exact.
     Introduced in notebook 04_relative_position.
     """
-    k = _check_real("k", k)
-    pos = np.arange(200, dtype=float) if positions is None else _check_positions(positions)
+    k = check_real("k", k)
+    pos = np.arange(200, dtype=float) if positions is None else check_positions(positions)
     rotated = encode_positions(pos, d_model, base) @ relative_rotation(k, d_model, base).T
     return float(np.abs(rotated - encode_positions(pos + k, d_model, base)).max())
 
@@ -143,7 +148,7 @@ def pe_dot_by_offset(k, d_model: int, base: float = 10000.0) -> np.ndarray:
     Independent of pos, equal for +k and -k, and not monotone in |k|.
     Introduced in notebook 04_relative_position.
     """
-    ks = _check_array("k", k)
+    ks = check_array("k", k)
     w = frequencies(d_model, base)
     return np.cos(np.multiply.outer(ks, w)).sum(axis=-1)
 
@@ -156,7 +161,7 @@ def pe_distance_by_offset(k, d_model: int, base: float = 10000.0) -> np.ndarray:
     It is 0 only when every hand is back exactly where it started.
     Introduced in notebook 03_clock_hands_frequencies.
     """
-    ks = _check_array("k", k)
+    ks = check_array("k", k)
     w = frequencies(d_model, base)
     return np.sqrt((4.0 * np.sin(np.multiply.outer(ks, w) / 2.0) ** 2).sum(axis=-1))
 
@@ -169,9 +174,9 @@ def nearest_repeat(d_model: int, max_offset: int = 1000, base: float = 10000.0) 
     710 ~ 113 * 2*pi.
     Introduced in notebook 03_clock_hands_frequencies.
     """
-    d_model = _check_d_model(d_model)
-    max_offset = _check_int("max_offset", max_offset, 1, 10**7)
-    _check_table_size(max_offset, d_model)
+    d_model = check_d_model(d_model)
+    max_offset = check_int("max_offset", max_offset, 1, 10**7)
+    check_table_size(max_offset, d_model)
     ks = np.arange(1, max_offset + 1, dtype=float)
     dist = pe_distance_by_offset(ks, d_model, base)
     j = int(np.argmin(dist))
@@ -183,8 +188,8 @@ def binary_bits(pos: int, n_bits: int = 8) -> np.ndarray:
 
     Introduced in notebook 03_clock_hands_frequencies.
     """
-    pos = _check_int("pos", pos, 0)
-    n_bits = _check_int("n_bits", n_bits, 1, 62)
+    pos = check_int("pos", pos, 0)
+    n_bits = check_int("n_bits", n_bits, 1, 62)
     return (pos >> np.arange(n_bits)) & 1
 
 
@@ -195,6 +200,6 @@ def flipped_bits(pos: int) -> np.ndarray:
     so 7 -> 8 flips bits 0, 1, 2 and 3.
     Introduced in notebook 03_clock_hands_frequencies.
     """
-    pos = _check_int("pos", pos, 1, 2**62 - 1)
+    pos = check_int("pos", pos, 1, 2**62 - 1)
     n = pos.bit_length()
     return np.flatnonzero(binary_bits(pos, n) != binary_bits(pos - 1, n))

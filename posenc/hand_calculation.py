@@ -12,11 +12,11 @@ import numpy as np
 from .encoding import sinusoidal_encoding
 from .text import _aligned_table, _format_vector
 from .validate import (
-    _check_array,
-    _check_base,
-    _check_d_model,
-    _check_int,
-    _check_tokens,
+    check_array,
+    check_base,
+    check_d_model,
+    check_int,
+    check_tokens,
 )
 
 
@@ -81,15 +81,15 @@ def hand_calculation(tokens=("猫", "咬", "狗"), word_vectors=None, start: int
     per token, each of length ``d_model``.
     Introduced in notebook 02_sinusoidal_hand_calculation.
     """
-    tokens = _check_tokens(tokens)
-    d_model = _check_d_model(d_model)
-    base = _check_base(base)
-    start = _check_int("start", start, 0)
+    tokens = check_tokens(tokens)
+    d_model = check_d_model(d_model)
+    base = check_base(base)
+    start = check_int("start", start, 0)
     n = len(tokens)
     if word_vectors is None:
         wv = np.full((n, d_model), 0.5)
     else:
-        wv = _check_array("word_vectors", word_vectors)
+        wv = check_array("word_vectors", word_vectors)
         if wv.ndim == 1:
             wv = np.tile(wv, (n, 1))
         if wv.shape != (n, d_model):

@@ -49,9 +49,9 @@ class progress:
     """
 
     def __init__(self, total: int, description: str = "进度"):
-        from .validate import _check_int
+        from .validate import check_int
 
-        self.total = _check_int("total", total, 1)
+        self.total = check_int("total", total, 1)
         self.description = str(description)
         self.done = 0
         self.seconds = None

@@ -6,7 +6,7 @@ import functools
 import html
 
 from .exercises.verdict import Verdict
-from .validate import _check_int
+from .validate import check_int
 
 
 def _check_question(n: int, q) -> dict:
@@ -22,9 +22,9 @@ def _check_question(n: int, q) -> dict:
             or len(set(options)) != len(options)):
         raise ValueError(f"{where}: options must be at least two different non-empty strings / "
                          f"options 至少要有两个互不相同的非空字符串")
-    answer = _check_int(f"answer of {where}", q["answer"], 0, len(options) - 1)
+    answer = check_int(f"answer of {where}", q["answer"], 0, len(options) - 1)
     wrong = q.get("wrong", {})
-    if not isinstance(wrong, dict) or any(_check_int(f"wrong option of {where}", j, 0, len(options) - 1) == answer
+    if not isinstance(wrong, dict) or any(check_int(f"wrong option of {where}", j, 0, len(options) - 1) == answer
                                           for j in wrong):
         raise ValueError(f"{where}: wrong must map wrong option indices to messages / "
                          f"wrong 必须把错误选项的序号映射到说明")
@@ -99,8 +99,8 @@ class Quiz:
         return self.widget._repr_mimebundle_(**kwargs)
 
 
-#: Questions about notebooks 01-05.
-_BASICS = [
+#: Permutation invariance: what attention without positions sees (notebook 01).
+PERMUTATION = [
     {
         "question": "不加位置编码、不加掩码时，把「猫咬狗」改成「狗咬猫」，自注意力给「猫」这个词的输出向量会怎样？",
         "options": [
@@ -137,6 +137,10 @@ _BASICS = [
             3: "不加位置编码时，它对顺序一点也不敏感：句向量在舍入误差内完全相同（01）。",
         },
     },
+]
+
+#: The sinusoidal table and its clock hands (notebooks 02-03).
+SINUSOIDAL = [
     {
         "question": "d_model = 2、位置从 0 开始时，第一个词的位置编码 PE(0) 是？",
         "options": ["[0.8415, 0.5403]", "[1, 0]", "[0, 1]", "[0, 0]"],
@@ -168,6 +172,10 @@ _BASICS = [
             3: "w_0 = 1 弧度/位置，转一圈要 2π 个位置，不是 10000（03）。",
         },
     },
+]
+
+#: Relative position: PE(pos + k) = R_k PE(pos), dot products by offset (notebook 04).
+RELATIVE = [
     {
         "question": "关于 PE(pos+k) 和 PE(pos) 的关系，哪一个是对的？",
         "options": [
@@ -223,6 +231,10 @@ _BASICS = [
             3: "k = 0 时最大（每项 cos 0 = 1），之后大体下降（04）。",
         },
     },
+]
+
+#: Learned position tables and their limits (notebook 05).
+LEARNED = [
     {
         "question": "GPT-2 用可学习位置嵌入 (learned position embedding)，n_positions = 1024。给它第 1025 个 token（位置 1024）会怎样？",
         "options": [
@@ -261,66 +273,8 @@ _BASICS = [
     },
 ]
 
-_ROPE_ALIBI = [
-    {
-        "question": "RoPE 和 ALiBi 分别怎样引入位置？",
-        "options": [
-            "RoPE：把位置向量加到词向量上；ALiBi：学一张位置表",
-            "RoPE：按位置旋转 q 和 κ；ALiBi：分数减去随距离线性增长的惩罚",
-            "两者都只是换了一个 base",
-            "RoPE：旋转 v；ALiBi：把注意力分数乘以距离",
-        ],
-        "answer": 1,
-        "explanation": "RoPE：位置 m 的 q、位置 n 的 κ 的每一对各自按 m·w_i、n·w_i 旋转（就是 04 的旋转，方向相反），"
-                       "旋转后的点积 qᵀR_kκ 依赖内容和有符号的偏移 k = n − m，分得出前后（07）。"
-                       "ALiBi：不用位置向量，给分数加上 −s_h·|k|，每个头一个斜率 s_h（08）。",
-        "hint": "一个作用在 q、κ 上，一个作用在注意力分数上。",
-        "wrong": {
-            0: "把位置向量加到输入上是 02–05 的绝对编码；RoPE 旋转的是投影之后的 q、κ（07）。",
-            2: "base 只决定频率；RoPE 改的是 q、κ 的方向，ALiBi 改的是分数（07、08）。",
-            3: "RoPE 不碰 v；ALiBi 是加上 −s_h·|k|，不是相乘（07、08）。",
-        },
-    },
-    {
-        "question": "RoPE 的注意力分数 (R_m q)·(R_n κ) 依赖什么？",
-        "options": [
-            "只依赖距离 |n − m|，和 q、κ 的内容无关",
-            "依赖 q、κ 的内容和有符号的偏移 k = n − m",
-            "依赖 m 和 n 本身，整体挪动位置分数就变",
-            "只依赖 q、κ 的内容，位置不影响分数",
-        ],
-        "answer": 1,
-        "explanation": "(R_m q)ᵀ(R_n κ) = qᵀR_{n−m}κ：位置只以 k = n − m 出现，整体挪动不变；内容 q、κ 当然还在；"
-                       "R_k ≠ R_{−k}，所以 +k 和 −k 的分数一般不同（07 打印了 f(k) 和 f(−k)）。",
-        "hint": "把 R_mᵀR_n 合并成一个旋转。",
-        "wrong": {
-            0: "分数里有 q 和 κ，不只是距离；而且 R_k ≠ R_{−k}，它分得出前后，不只认 |k|（07）。",
-            2: "R_mᵀR_n = R_{n−m}：m、n 只以差出现，整体挪动分数不变（07 挪了 100 个位置验证）。",
-            3: "旋转角随位置变，分数随 k 变（07 的曲线）。",
-        },
-    },
-    {
-        "question": "一个 12 个头的 ALiBi 模型（12 不是 2 的幂），作者的代码怎样定斜率？",
-        "options": [
-            "照样用 s_h = 2^(−8h/12)",
-            "8 个头的 8 个斜率，加上 16 个头的斜率里隔一个取的 4 个",
-            "12 个头全用 1/2",
-            "斜率是训练出来的",
-        ],
-        "answer": 1,
-        "explanation": "2 的幂 H 时斜率是 2^(−8/H) 起、公比 2^(−8/H) 的等比数列；不是 2 的幂时，作者先用最近的 2 的幂 P 的 P 个斜率，"
-                       "再从 2P 个头的斜率里取第 1、3、5…个补足（08 复现了 12 个头和 BLOOM 的 112 个头）。",
-        "hint": "看 08 里 `pl.alibi_slope_exponents(12)` 打印的指数。",
-        "wrong": {
-            0: "这是常见的直接套用；作者的参考代码对非 2 的幂另有做法（08）。",
-            2: "每个头斜率不同，才有看近的头和看远的头（08 的探索器）。",
-            3: "ALiBi 的斜率是固定的，不训练（08）。",
-        },
-    },
-]
-
-#: Questions about the relative-position family (notebook 06).
-_RELATIVE_FAMILY = [
+#: The relative-position family: Shaw et al., Transformer-XL, T5 (notebook 06).
+RELATIVE_FAMILY = [
     {
         "question": "「绝对位置编码和相对位置编码有什么区别？」下面哪种说法最准确？",
         "options": [
@@ -394,8 +348,71 @@ _RELATIVE_FAMILY = [
     },
 ]
 
-#: Questions about stretching RoPE's context (notebook 09).
-_CONTEXT = [
+#: RoPE, and how it differs from ALiBi (notebook 07).
+ROPE = [
+    {
+        "question": "RoPE 和 ALiBi 分别怎样引入位置？",
+        "options": [
+            "RoPE：把位置向量加到词向量上；ALiBi：学一张位置表",
+            "RoPE：按位置旋转 q 和 κ；ALiBi：分数减去随距离线性增长的惩罚",
+            "两者都只是换了一个 base",
+            "RoPE：旋转 v；ALiBi：把注意力分数乘以距离",
+        ],
+        "answer": 1,
+        "explanation": "RoPE：位置 m 的 q、位置 n 的 κ 的每一对各自按 m·w_i、n·w_i 旋转（就是 04 的旋转，方向相反），"
+                       "旋转后的点积 qᵀR_kκ 依赖内容和有符号的偏移 k = n − m，分得出前后（07）。"
+                       "ALiBi：不用位置向量，给分数加上 −s_h·|k|，每个头一个斜率 s_h（08）。",
+        "hint": "一个作用在 q、κ 上，一个作用在注意力分数上。",
+        "wrong": {
+            0: "把位置向量加到输入上是 02–05 的绝对编码；RoPE 旋转的是投影之后的 q、κ（07）。",
+            2: "base 只决定频率；RoPE 改的是 q、κ 的方向，ALiBi 改的是分数（07、08）。",
+            3: "RoPE 不碰 v；ALiBi 是加上 −s_h·|k|，不是相乘（07、08）。",
+        },
+    },
+    {
+        "question": "RoPE 的注意力分数 (R_m q)·(R_n κ) 依赖什么？",
+        "options": [
+            "只依赖距离 |n − m|，和 q、κ 的内容无关",
+            "依赖 q、κ 的内容和有符号的偏移 k = n − m",
+            "依赖 m 和 n 本身，整体挪动位置分数就变",
+            "只依赖 q、κ 的内容，位置不影响分数",
+        ],
+        "answer": 1,
+        "explanation": "(R_m q)ᵀ(R_n κ) = qᵀR_{n−m}κ：位置只以 k = n − m 出现，整体挪动不变；内容 q、κ 当然还在；"
+                       "R_k ≠ R_{−k}，所以 +k 和 −k 的分数一般不同（07 打印了 f(k) 和 f(−k)）。",
+        "hint": "把 R_mᵀR_n 合并成一个旋转。",
+        "wrong": {
+            0: "分数里有 q 和 κ，不只是距离；而且 R_k ≠ R_{−k}，它分得出前后，不只认 |k|（07）。",
+            2: "R_mᵀR_n = R_{n−m}：m、n 只以差出现，整体挪动分数不变（07 挪了 100 个位置验证）。",
+            3: "旋转角随位置变，分数随 k 变（07 的曲线）。",
+        },
+    },
+]
+
+#: ALiBi (notebook 08).
+ALIBI = [
+    {
+        "question": "一个 12 个头的 ALiBi 模型（12 不是 2 的幂），作者的代码怎样定斜率？",
+        "options": [
+            "照样用 s_h = 2^(−8h/12)",
+            "8 个头的 8 个斜率，加上 16 个头的斜率里隔一个取的 4 个",
+            "12 个头全用 1/2",
+            "斜率是训练出来的",
+        ],
+        "answer": 1,
+        "explanation": "2 的幂 H 时斜率是 2^(−8/H) 起、公比 2^(−8/H) 的等比数列；不是 2 的幂时，作者先用最近的 2 的幂 P 的 P 个斜率，"
+                       "再从 2P 个头的斜率里取第 1、3、5…个补足（08 复现了 12 个头和 BLOOM 的 112 个头）。",
+        "hint": "看 08 里 `pl.alibi_slope_exponents(12)` 打印的指数。",
+        "wrong": {
+            0: "这是常见的直接套用；作者的参考代码对非 2 的幂另有做法（08）。",
+            2: "每个头斜率不同，才有看近的头和看远的头（08 的探索器）。",
+            3: "ALiBi 的斜率是固定的，不训练（08）。",
+        },
+    },
+]
+
+#: Stretching RoPE's context: PI, NTK-aware, YaRN (notebook 09).
+CONTEXT = [
     {
         "question": "RoPE 为什么外推不好（在比训练更长的输入上变差）？",
         "options": [
@@ -453,5 +470,5 @@ _CONTEXT = [
     },
 ]
 
-#: The interview self-check of notebook 10, in the order of the course: 01-05, 06, 07-08, 09.
-INTERVIEW_QUIZ = _BASICS + _RELATIVE_FAMILY + _ROPE_ALIBI + _CONTEXT
+#: The interview self-check of notebook 10: every bank, in the order of the course (01 to 09).
+INTERVIEW_QUIZ = PERMUTATION + SINUSOIDAL + RELATIVE + LEARNED + RELATIVE_FAMILY + ROPE + ALIBI + CONTEXT

@@ -16,57 +16,18 @@ import numpy as np
 
 from .attention import attention_weights_for_demo, softmax
 from .encoding import encode_positions
-from .validate import _check_array, _check_base, _check_d_model, _check_int, _is_int
-
-
-# ---------------------------------------------------------------------------
-# Small checks used only here
-# ---------------------------------------------------------------------------
-def _check_bool(name: str, value) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, got {value!r} / {name} 必须是 True 或 False，"
-                        f"收到的是 {value!r}")
-    return bool(value)
-
-
-def _check_int_array(name: str, value) -> np.ndarray:
-    """Whole numbers (an int, or an array / list of ints) as an int64 array."""
-    if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be integers, got {value!r} / {name} 必须是整数，收到的是 {value!r}")
-    arr = np.asarray(value)
-    if arr.dtype.kind not in "iu":
-        raise TypeError(f"{name} must be integers (offsets k = n - m), got dtype {arr.dtype} / "
-                        f"{name} 必须是整数（偏移 k = n − m），收到的类型是 {arr.dtype}")
-    return arr.astype(np.int64)
-
-
-def _check_matrix(name: str, value, rows: int | None = None, cols: int | None = None) -> np.ndarray:
-    arr = _check_array(name, value, ndim=2)
-    if (rows is not None and arr.shape[0] != rows) or (cols is not None and arr.shape[1] != cols):
-        want = f"({'any' if rows is None else rows}, {'any' if cols is None else cols})"
-        raise ValueError(f"{name} must have shape {want}, got {arr.shape} / {name} 的形状必须是 {want}，"
-                         f"收到的是 {arr.shape}")
-    if arr.shape[0] < 1 or arr.shape[1] < 1:
-        raise ValueError(f"{name} must not be empty, got shape {arr.shape} / {name} 不能为空")
-    return arr
-
-
-def _check_vector(name: str, value, length: int) -> np.ndarray:
-    arr = _check_array(name, value, ndim=1)
-    if len(arr) != length:
-        raise ValueError(f"{name} must have length {length}, got {len(arr)} / {name} 的长度必须是 {length}，"
-                         f"收到的是 {len(arr)}")
-    return arr
-
-
-def _check_position_list(name: str, value, length: int) -> np.ndarray:
-    if value is None:
-        return np.arange(length)
-    arr = _check_int_array(name, value)
-    if arr.ndim != 1 or len(arr) != length:
-        raise ValueError(f"{name} must be {length} integer positions, got shape {arr.shape} / "
-                         f"{name} 必须是 {length} 个整数位置")
-    return arr
+from .validate import (
+    check_array,
+    check_base,
+    check_bool,
+    check_d_model,
+    check_int,
+    check_int_array,
+    check_matrix,
+    check_position_list,
+    check_vector,
+    is_int,
+)
 
 
 # ---------------------------------------------------------------------------
@@ -74,9 +35,9 @@ def _check_position_list(name: str, value, length: int) -> np.ndarray:
 # ---------------------------------------------------------------------------
 def _t5_sizes(bidirectional, num_buckets, max_distance) -> tuple[bool, int, int, int]:
     """Checked (bidirectional, buckets per direction, max_exact, max_distance)."""
-    bidirectional = _check_bool("bidirectional", bidirectional)
-    num_buckets = _check_int("num_buckets", num_buckets, 2, 100000)
-    max_distance = _check_int("max_distance", max_distance, 1, 10**9)
+    bidirectional = check_bool("bidirectional", bidirectional)
+    num_buckets = check_int("num_buckets", num_buckets, 2, 100000)
+    max_distance = check_int("max_distance", max_distance, 1, 10**9)
     half = num_buckets // 2 if bidirectional else num_buckets
     max_exact = half // 2
     if max_exact < 1:
@@ -113,8 +74,8 @@ def t5_relative_bucket(relative_position, bidirectional: bool = True, num_bucket
     number, which never happens for T5's 32 buckets and max_distance 128.
     Introduced in notebook 06_relative_family.
     """
-    scalar = _is_int(relative_position)
-    rel = _check_int_array("relative_position", relative_position)
+    scalar = is_int(relative_position)
+    rel = check_int_array("relative_position", relative_position)
     bidirectional, half, max_exact, max_distance = _t5_sizes(bidirectional, num_buckets, max_distance)
     buckets = np.zeros(rel.shape, dtype=np.int64)
     if bidirectional:
@@ -162,14 +123,14 @@ def t5_position_bias(bias_table, query_len: int, key_len: int | None = None, bid
     Returns ``(num_heads, query_len, key_len)``.
     Introduced in notebook 06_relative_family.
     """
-    table = _check_array("bias_table", bias_table)
+    table = check_array("bias_table", bias_table)
     if table.ndim == 1:
         table = table[:, None]
     if table.ndim != 2 or table.shape[0] < 2:
         raise ValueError(f"bias_table must have shape (num_buckets, num_heads), got {np.shape(bias_table)} / "
                          f"bias_table 的形状必须是 (num_buckets, num_heads)")
-    query_len = _check_int("query_len", query_len, 1, 100000)
-    key_len = query_len if key_len is None else _check_int("key_len", key_len, 1, 100000)
+    query_len = check_int("query_len", query_len, 1, 100000)
+    key_len = query_len if key_len is None else check_int("key_len", key_len, 1, 100000)
     rel = np.arange(key_len)[None, :] - np.arange(query_len)[:, None]
     buckets = t5_relative_bucket(rel, bidirectional, table.shape[0], max_distance)
     return np.moveaxis(table[buckets], -1, 0)
@@ -183,7 +144,7 @@ def t5_demo_bias_table(bidirectional: bool = True, num_buckets: int = 32, max_di
     ones. Buckets no offset reaches get 0. For pictures only: a trained T5 learns its tables.
     Introduced in notebook 06_relative_family.
     """
-    table = np.zeros(_check_int("num_buckets", num_buckets, 2, 100000))
+    table = np.zeros(check_int("num_buckets", num_buckets, 2, 100000))
     for b, lo, hi in t5_bucket_ranges(bidirectional, num_buckets, max_distance):
         d = 0.0 if lo <= 0 <= hi else min(abs(lo), abs(hi))
         table[b] = -0.8 * math.log2(1.0 + d) + (0.6 if hi < 0 else 0.0)
@@ -200,18 +161,18 @@ def shaw_relative_index(query_len: int, key_len: int, max_relative: int) -> np.n
     row 0 is every k <= -max_relative, the last row every k >= max_relative.
     Introduced in notebook 06_relative_family.
     """
-    query_len = _check_int("query_len", query_len, 1, 100000)
-    key_len = _check_int("key_len", key_len, 1, 100000)
-    max_relative = _check_int("max_relative", max_relative, 0, 100000)
+    query_len = check_int("query_len", query_len, 1, 100000)
+    key_len = check_int("key_len", key_len, 1, 100000)
+    max_relative = check_int("max_relative", max_relative, 0, 100000)
     k = np.arange(key_len)[None, :] - np.arange(query_len)[:, None]
     return np.clip(k, -max_relative, max_relative) + max_relative
 
 
 def _shaw_inputs(q, key, rel_embeddings, max_relative):
-    q = _check_matrix("q", q)
-    key = _check_matrix("key", key, cols=q.shape[1])
-    max_relative = _check_int("max_relative", max_relative, 0, 100000)
-    rel = _check_matrix("rel_embeddings", rel_embeddings, 2 * max_relative + 1, q.shape[1])
+    q = check_matrix("q", q)
+    key = check_matrix("key", key, cols=q.shape[1])
+    max_relative = check_int("max_relative", max_relative, 0, 100000)
+    rel = check_matrix("rel_embeddings", rel_embeddings, 2 * max_relative + 1, q.shape[1])
     return q, key, rel, max_relative
 
 
@@ -241,8 +202,8 @@ def shaw_relative_attention(q, key, value, rel_keys, rel_values, max_relative: i
     Introduced in notebook 06_relative_family.
     """
     q, key, rel_k, max_relative = _shaw_inputs(q, key, rel_keys, max_relative)
-    value = _check_matrix("value", value, len(key))
-    rel_v = _check_matrix("rel_values", rel_values, 2 * max_relative + 1, value.shape[1])
+    value = check_matrix("value", value, len(key))
+    rel_v = check_matrix("rel_values", rel_values, 2 * max_relative + 1, value.shape[1])
     weights = softmax(shaw_relative_logits(q, key, rel_k, max_relative))
     idx = shaw_relative_index(len(q), len(key), max_relative)
     per_offset = np.zeros((len(q), len(rel_v)))       # weight each query puts on each clipped offset
@@ -293,11 +254,11 @@ class ScoreTerms:
 
 
 def _content_inputs(x_q, x_key, w_q, w_k):
-    x_q = _check_matrix("x_q", x_q)
+    x_q = check_matrix("x_q", x_q)
     d_model = x_q.shape[1]
-    x_key = _check_matrix("x_key", x_key, cols=d_model)
-    w_q = _check_matrix("w_q", w_q, rows=d_model)
-    w_k = _check_matrix("w_k", w_k, rows=d_model, cols=w_q.shape[1])
+    x_key = check_matrix("x_key", x_key, cols=d_model)
+    w_q = check_matrix("w_q", w_q, rows=d_model)
+    w_k = check_matrix("w_k", w_k, rows=d_model, cols=w_q.shape[1])
     return x_q, x_key, w_q, w_k
 
 
@@ -312,9 +273,9 @@ def absolute_score_terms(x_q, x_key, w_q, w_k, query_positions=None, key_positio
     Introduced in notebook 06_relative_family.
     """
     x_q, x_key, w_q, w_k = _content_inputs(x_q, x_key, w_q, w_k)
-    d_model = _check_d_model(x_q.shape[1])
-    m = _check_position_list("query_positions", query_positions, len(x_q))
-    n = _check_position_list("key_positions", key_positions, len(x_key))
+    d_model = check_d_model(x_q.shape[1])
+    m = check_position_list("query_positions", query_positions, len(x_q))
+    n = check_position_list("key_positions", key_positions, len(x_key))
     q_x, q_p = x_q @ w_q, encode_positions(m, d_model, base) @ w_q
     k_x, k_p = x_key @ w_k, encode_positions(n, d_model, base) @ w_k
     return ScoreTerms("absolute", {"a": q_x @ k_x.T, "b": q_x @ k_p.T, "c": q_p @ k_x.T, "d": q_p @ k_p.T})
@@ -335,12 +296,12 @@ def transformer_xl_score_terms(x_q, x_key, w_q, w_k_content, w_k_position, u, v,
     """
     x_q, x_key, w_q, w_k_content = _content_inputs(x_q, x_key, w_q, w_k_content)
     d_head = w_q.shape[1]
-    w_k_position = _check_matrix("w_k_position", w_k_position, cols=d_head)
-    d_r = _check_d_model(w_k_position.shape[0])
-    u, v = _check_vector("u", u, d_head), _check_vector("v", v, d_head)
-    base = _check_base(base)
-    m = _check_position_list("query_positions", query_positions, len(x_q))
-    n = _check_position_list("key_positions", key_positions, len(x_key))
+    w_k_position = check_matrix("w_k_position", w_k_position, cols=d_head)
+    d_r = check_d_model(w_k_position.shape[0])
+    u, v = check_vector("u", u, d_head), check_vector("v", v, d_head)
+    base = check_base(base)
+    m = check_position_list("query_positions", query_positions, len(x_q))
+    n = check_position_list("key_positions", key_positions, len(x_key))
     gap = m[:, None] - n[None, :]                                     # m - n = -k
     offsets, where = np.unique(gap, return_inverse=True)
     r = encode_positions(offsets, d_r, base) @ w_k_position          # W_{k,R} PE(m - n), one row per distinct gap
@@ -361,9 +322,9 @@ def transformer_xl_demo_parameters(d_model: int = 64, seed: int = 0) -> dict:
     trained model learns.
     Introduced in notebook 06_relative_family.
     """
-    d_model = _check_d_model(d_model)
+    d_model = check_d_model(d_model)
     w_q, w_k, _ = attention_weights_for_demo(d_model, seed)
-    rng = np.random.default_rng(_check_int("seed", seed, 0) + 2019)
+    rng = np.random.default_rng(check_int("seed", seed, 0) + 2019)
     scale = 1.0 / math.sqrt(d_model)
     return {"w_q": w_q, "w_k_content": w_k, "w_k_position": rng.normal(0.0, scale, (d_model, d_model)),
             "u": rng.normal(0.0, scale, d_model), "v": rng.normal(0.0, scale, d_model)}

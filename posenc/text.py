@@ -3,7 +3,7 @@
 """
 from __future__ import annotations
 
-from .validate import _check_array, _check_int
+from .validate import check_array, check_int
 
 
 def _text_width(text: str) -> int:
@@ -46,12 +46,12 @@ def format_matrix(m, row_labels=None, col_labels=None, *, decimals: int = 4, nam
     Returns the text; show it with ``print(pl.format_matrix(...))``.
     Introduced in notebook 01_permutation_invariance.
     """
-    m = _check_array("m", m)
+    m = check_array("m", m)
     if m.ndim == 1:
         m = m[None, :]
     if m.ndim != 2:
         raise ValueError(f"m must be 1-D or 2-D, got shape {m.shape} / m 必须是一维或二维数组")
-    decimals = _check_int("decimals", decimals, 0, 12)
+    decimals = check_int("decimals", decimals, 0, 12)
     labels = {}
     for which, given, n in (("row_labels", row_labels, m.shape[0]), ("col_labels", col_labels, m.shape[1])):
         if given is None:

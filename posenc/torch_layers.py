@@ -10,13 +10,8 @@ import torch
 from torch import nn
 
 from .encoding import frequencies, sinusoidal_encoding
-from .validate import (
-    _check_base,
-    _check_d_model,
-    _check_int,
-    _check_position_limit,
-    _check_table_size,
-)
+from .position_limit import check_position_limit
+from .validate import check_base, check_d_model, check_int, check_table_size
 
 
 def _check_input_shape(x, d_model: int) -> None:
@@ -38,15 +33,15 @@ class SinusoidalPositionalEncoding(nn.Module):
 
     def __init__(self, d_model: int, max_len: int = 5000, base: float = 10000.0):
         super().__init__()
-        self.d_model = _check_d_model(d_model)
-        self.max_len = _check_int("max_len", max_len, 1)
-        self.base = _check_base(base)
+        self.d_model = check_d_model(d_model)
+        self.max_len = check_int("max_len", max_len, 1)
+        self.base = check_base(base)
         table = sinusoidal_encoding(self.max_len, self.d_model, self.base)
         self.register_buffer("pe", torch.tensor(table, dtype=torch.float32), persistent=False)
 
     def table(self, seq_len: int) -> torch.Tensor:
         """The first ``seq_len`` rows, ``[seq_len, d_model]``."""
-        _check_position_limit(seq_len, self.max_len, learned=False)
+        check_position_limit(seq_len, self.max_len, learned=False)
         return self.pe[:seq_len]
 
     def forward(self, x):
@@ -65,9 +60,9 @@ class LearnedPositionalEmbedding(nn.Module):
 
     def __init__(self, max_len: int, d_model: int, init_std: float | None = None):
         super().__init__()
-        self.max_len = _check_int("max_len", max_len, 1)
-        self.d_model = _check_int("d_model", d_model, 1)
-        _check_table_size(self.max_len, self.d_model)
+        self.max_len = check_int("max_len", max_len, 1)
+        self.d_model = check_int("d_model", d_model, 1)
+        check_table_size(self.max_len, self.d_model)
         self.embedding = nn.Embedding(self.max_len, self.d_model)
         if init_std is not None:
             nn.init.normal_(self.embedding.weight, std=init_std)
@@ -79,7 +74,7 @@ class LearnedPositionalEmbedding(nn.Module):
 
     def table(self, seq_len: int) -> torch.Tensor:
         """The rows of positions 0 .. seq_len-1 (PositionLimitError past max_len)."""
-        _check_position_limit(seq_len, self.max_len, learned=True)
+        check_position_limit(seq_len, self.max_len, learned=True)
         return self.embedding.weight[:seq_len]
 
     def forward(self, x):
@@ -87,9 +82,15 @@ class LearnedPositionalEmbedding(nn.Module):
         return x + self.table(x.shape[1]).to(x.dtype)
 
 
-def rope_torch(x, positions, base: float = 10000.0):
-    """Torch version of :func:`rope` (same convention), differentiable.
+def rope_torch(x, positions, base: float = 10000.0, *, inv_freq=None, attention_factor: float = 1.0):
+    """Torch version of :func:`posenc.rope.rope` (same convention), differentiable.
 
+    ``x`` is ``(..., seq_len, d)``, ``positions`` has seq_len entries; pair i turns by
+    ``pos · w_i`` (angles computed in float64, exact even at large positions). A RoPE-scaling
+    method (notebook 09) passes its own frequencies ``inv_freq`` (the ``w'_i`` of
+    :func:`rope_frequencies`, d/2 of them, instead of ``base``'s) and its ``attention_factor``,
+    which multiplies cos and sin as in the reference code. The one torch RoPE: the toy
+    :class:`OrderModel` rotates its q and κ with it too.
     Introduced in notebook 07_rope.
     """
     if not isinstance(x, torch.Tensor) or x.dim() < 2:
@@ -97,8 +98,17 @@ def rope_torch(x, positions, base: float = 10000.0):
     positions = torch.as_tensor(positions, dtype=torch.float64)
     if positions.dim() != 1 or positions.shape[0] != x.shape[-2]:
         raise ValueError("positions must be 1-D with seq_len entries / positions 必须是长度为 seq_len 的一维序列")
-    w = torch.tensor(frequencies(x.shape[-1], base), dtype=torch.float64)
+    if inv_freq is None:
+        w = torch.tensor(frequencies(x.shape[-1], base), dtype=torch.float64)
+    else:
+        w = torch.as_tensor(inv_freq, dtype=torch.float64)
+        if w.shape != (x.shape[-1] // 2,):
+            raise ValueError(f"inv_freq must have d/2 = {x.shape[-1] // 2} entries, got {tuple(w.shape)} / "
+                             f"inv_freq 必须有 d/2 = {x.shape[-1] // 2} 个频率")
     t = positions[:, None] * w[None, :]  # angles in float64: exact even at large positions
-    c, s = torch.cos(t).to(x.dtype), torch.sin(t).to(x.dtype)
+    c, s = torch.cos(t), torch.sin(t)
+    if attention_factor != 1.0:
+        c, s = c * attention_factor, s * attention_factor
+    c, s = c.to(x.dtype), s.to(x.dtype)
     x0, x1 = x[..., 0::2], x[..., 1::2]
     return torch.stack([x0 * c - x1 * s, x0 * s + x1 * c], dim=-1).flatten(-2)

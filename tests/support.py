@@ -14,6 +14,30 @@ def pixels(fig) -> np.ndarray:
     return np.frombuffer(buf.getvalue(), dtype=np.uint8)
 
 
+def rgb(png: bytes) -> np.ndarray:
+    """PNG bytes as an (height, width, 3) array of ints."""
+    from PIL import Image
+
+    return np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(int)
+
+
+def full_render(fig) -> np.ndarray:
+    """An unpickled copy of ``fig`` drawn on a fresh canvas (no blit, no cached layer or glyph),
+    as :func:`rgb` pixels."""
+    import pickle
+
+    buf = io.BytesIO()
+    with pl.figure_style():
+        pickle.loads(pickle.dumps(fig)).savefig(buf, format="png", dpi="figure")
+    return rgb(buf.getvalue())
+
+
+def share_differing(a: np.ndarray, b: np.ndarray) -> float:
+    """Share of pixels that differ by more than 8 (of 255) in some channel."""
+    assert a.shape == b.shape
+    return float(np.mean(np.any(np.abs(a - b) > 8, axis=-1)))
+
+
 def assert_draws_cleanly(make) -> None:
     """``make()`` returns a Figure that draws something, with no warning of any kind."""
     from matplotlib.figure import Figure
@@ -23,6 +47,57 @@ def assert_draws_cleanly(make) -> None:
         fig = make()
         assert isinstance(fig, Figure)
         assert pixels(fig).std() > 0
+
+
+#: English words that must not appear in the Chinese half of a message (after its " / ").
+#: ("a" is left out: the Chinese half may name the letters a, b, c, d.)
+ENGLISH_WORDS = {"and", "are", "at", "be", "between", "both", "but", "cannot", "contains",
+                 "either", "from", "got", "in", "is", "least", "most", "must", "neither", "not", "of",
+                 "one", "only", "or", "should", "than", "the", "to", "with", "within"}
+
+
+def chinese_half(message: str) -> str:
+    """The Chinese half of an ``"English / 中文"`` message: from the " / " before its first CJK
+    character outside quotes (the whole message when there is no such separator)."""
+    import re
+
+    unquoted = re.sub(r"'[^']*'|\"[^\"]*\"", lambda m: "_" * len(m.group()), message)
+    first = next((i for i, ch in enumerate(unquoted) if "\u4e00" <= ch <= "\u9fff"), None)
+    assert first is not None, f"no Chinese in {message!r}"
+    sep = message.rfind(" / ", 0, first)
+    return message[sep + 3:] if sep >= 0 else message
+
+
+def english_words_in(text: str) -> list:
+    """English words of :data:`ENGLISH_WORDS` in ``text``, leaving out quoted strings and code."""
+    import re
+
+    text = re.sub(r"'[^']*'|\"[^\"]*\"|`[^`]*`", "", text)
+    return [w for w in re.findall(r"[A-Za-z]+", text) if w.lower() in ENGLISH_WORDS and w not in ("None",)]
+
+
+def assert_wrong(verdict, shown, *keywords) -> None:
+    """A wrong answer's verdict: it starts by quoting the entry (``你填的是 <shown>``) and names
+    each keyword (the slip it shows)."""
+    assert not verdict, verdict.message
+    assert verdict.message.startswith(f"你填的是 {shown}"), verdict.message
+    for word in keywords:
+        assert word in verdict.message, (word, verdict.message)
+
+
+def assert_placeholder(verdict) -> None:
+    """The verdict for an answer left at None: not right, and it says so."""
+    assert not verdict and "None" in verdict.message
+
+
+def notebook_code(name: str) -> list:
+    """The source of every code cell of ``notebooks/<name>``."""
+    import json
+    import pathlib
+
+    path = pathlib.Path(__file__).resolve().parents[1] / "notebooks" / name
+    return ["".join(c["source"]) for c in json.loads(path.read_text(encoding="utf-8"))["cells"]
+            if c["cell_type"] == "code"]
 
 
 def assert_refused_clearly(call, exc, words) -> None:

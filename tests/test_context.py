@@ -20,6 +20,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import posenc_lib as pl
+from posenc.context import rope_scaled_score, yarn_attention_factor
 from support import assert_refused_clearly
 
 
@@ -146,9 +147,9 @@ def test_yarn_correction_range_rounds_outward_as_the_reference():
 def test_attention_factor():
     for s in (1.0, 2.0, 4.0, 16.0, 32.0):
         want = 1.0 if s <= 1 else 0.1 * math.log(s) + 1.0
-        assert pl.yarn_attention_factor(s) == pytest.approx(want, rel=1e-15)
-    assert round(pl.yarn_attention_factor(4), 4) == 1.1386
-    assert round(pl.yarn_attention_factor(16), 4) == 1.2773
+        assert yarn_attention_factor(s) == pytest.approx(want, rel=1e-15)
+    assert round(yarn_attention_factor(4), 4) == 1.1386
+    assert round(yarn_attention_factor(16), 4) == 1.2773
 
 
 @given(dims, bases, lengths)
@@ -222,13 +223,13 @@ def test_scaled_score_is_the_mean_cosine():
     for method, s in (("none", 1.0), ("pi", 4.0), ("ntk", 4.0), ("yarn", 4.0)):
         w, att = pl.rope_frequencies(8, 10000.0, method, s, 16)
         want = [sum(math.cos(k * wi) for wi in w) / 4 for k in ks]
-        np.testing.assert_allclose(pl.rope_scaled_score(8, ks, method=method, factor=s, original_max_len=16),
+        np.testing.assert_allclose(rope_scaled_score(8, ks, method=method, factor=s, original_max_len=16),
                                    want, atol=1e-12)
-        np.testing.assert_allclose(pl.rope_scaled_score(8, ks, method=method, factor=s, original_max_len=16,
+        np.testing.assert_allclose(rope_scaled_score(8, ks, method=method, factor=s, original_max_len=16,
                                                         with_attention_factor=True),
                                    np.array(want) * att ** 2, atol=1e-12)
     # plain RoPE's curve is 04's sum of cosines, divided by the number of pairs
-    np.testing.assert_allclose(pl.rope_scaled_score(16, ks), pl.pe_dot_by_offset(ks, 16) / 8, atol=1e-12)
+    np.testing.assert_allclose(rope_scaled_score(16, ks), pl.pe_dot_by_offset(ks, 16) / 8, atol=1e-12)
 
 
 @pytest.mark.parametrize("call,exc,words", [
@@ -242,7 +243,7 @@ def test_scaled_score_is_the_mean_cosine():
      ValueError, "beta_slow"),
     (lambda: pl.rope_angle_coverage(8, 1, 16), ValueError, "train_len"),
     (lambda: pl.yarn_correction_range(8, 0), ValueError, "original_max_len"),
-    (lambda: pl.rope_scaled_score(8, [0, float("nan")]), ValueError, "offsets"),
+    (lambda: rope_scaled_score(8, [0, float("nan")]), ValueError, "offsets"),
 ])
 def test_bad_input_is_refused_clearly(call, exc, words):
     assert_refused_clearly(call, exc, words)

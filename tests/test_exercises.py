@@ -1,5 +1,6 @@
 """posenc/exercises/: ``Verdict`` and the generic checks (``verdict``), then the ``check_*``
-helpers of each concept (``encoding``, ``models``, ``rope_alibi``).
+helpers of ``encoding`` and ``learned`` (RoPE's and ALiBi's checks: test_exercises_rope_feedback.py,
+test_exercises_alibi_feedback.py).
 
 Each check must say 正确 to the right answer in any reasonable form, and 再想想 with a hint
 naming the usual slip to a wrong one. Right answers are worked out here by hand or from the
@@ -11,7 +12,6 @@ import numpy as np
 import pytest
 
 import posenc_lib as pl
-from support import assert_refused_clearly
 
 
 # ---------------------------------------------------------------------------
@@ -124,76 +124,11 @@ def test_check_rotation():
     assert pl.check_rotation(3, 4, d4.tolist())
 
 
-def test_check_shifted_pe():
-    pe1 = [math.sin(1), math.cos(1)]
-    assert pl.check_shifted_pe(pe1, 2, [math.sin(3), math.cos(3)])
-    assert pl.check_shifted_pe(pe1, 2, [0.1411, -0.9900])  # the hand-calculated PE(3), 4 decimals
-    back = pl.check_shifted_pe(pe1, 2, [math.sin(-1), math.cos(-1)])
-    assert not back and "方向反了" in back.message
-    added = pl.check_shifted_pe(pe1, 2, [math.sin(1) + math.sin(2), math.cos(1) + math.cos(2)])
-    assert not added and "不是" in added.message
-    assert not pl.check_shifted_pe(pe1, 2, None)
-    with pytest.raises(ValueError):
-        pl.check_shifted_pe([0.1, 0.2, 0.3], 1, [0, 0, 0])
-
-
 # ---------------------------------------------------------------------------
-# models: the learned table's size, the order-blind bound
+# learned: the order-blind bound
 # ---------------------------------------------------------------------------
-def test_check_position_params():
-    assert pl.check_position_params(1024, 768, 786432)
-    assert pl.check_position_params(1024, 768, 786432.0)
-    for wrong, words in ((1024 + 768, "相乘"), (1023 * 768, "1024 行"), (0, "正弦"), (5, "max_len 行"),
-                         (None, "None"), ("786432", "整数")):
-        v = pl.check_position_params(1024, 768, wrong)
-        assert not v and words in v.message, (wrong, v.message)
-
-
 def test_check_order_blind_accuracy():
     assert pl.check_order_blind_accuracy(0.5) and pl.check_order_blind_accuracy(1 / 2)
     for wrong, words in ((0.125, "瞎猜"), (50, "百分数"), (None, "None"), (1.0, "同一个答案"), ("a", "同一个答案")):
         v = pl.check_order_blind_accuracy(wrong)
         assert not v and words in v.message, (wrong, v.message)
-
-
-# ---------------------------------------------------------------------------
-# rope_alibi: slopes, angles, the shift question
-# ---------------------------------------------------------------------------
-def test_check_alibi_slope():
-    assert pl.check_alibi_slope(3, 8, 1 / 8)
-    assert pl.check_alibi_slope(3, 8, 2 ** -3)
-    v = pl.check_alibi_slope(3, 8, 1 / 4)
-    assert not v and "从 1 开始" in v.message
-    v = pl.check_alibi_slope(3, 8, 2 ** (-3 / 8))
-    assert not v and "8" in v.message
-    v = pl.check_alibi_slope(3, 8, -1 / 8)
-    assert not v and "正数" in v.message
-    assert not pl.check_alibi_slope(3, 8, None) and not pl.check_alibi_slope(3, 8, "1/8")
-
-
-def test_check_rope_angle():
-    assert pl.check_rope_angle(1, 100, 4, 1.0)
-    assert pl.check_rope_angle(1, 100, 4, 1.0 + 2 * math.pi)          # a whole turn more
-    v = pl.check_rope_angle(1, 100, 4, math.degrees(1.0))
-    assert not v and "弧度" in v.message
-    v = pl.check_rope_angle(1, 100, 4, 100 / 0.01)
-    assert not v and "÷" in v.message
-    v = pl.check_rope_angle(1, 100, 4, 100 * 10000 ** (-1 / 4))
-    assert not v and "2i" in v.message
-    assert not pl.check_rope_angle(1, 100, 4, None)
-
-
-def test_check_rope_shift():
-    assert pl.check_rope_shift(False)
-    assert "不变" in pl.check_rope_shift(False).message
-    assert not pl.check_rope_shift(True)
-    assert not pl.check_rope_shift(None)
-    assert not pl.check_rope_shift("no")
-
-
-@pytest.mark.parametrize("call,exc,words", [
-    (lambda: pl.check_alibi_slope(9, 8, 0.5), ValueError, "h"),
-    (lambda: pl.check_rope_angle(2, 5, 4, 1.0), ValueError, "i"),
-])
-def test_bad_input_is_refused_clearly(call, exc, words):
-    assert_refused_clearly(call, exc, words)

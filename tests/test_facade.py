@@ -1,6 +1,7 @@
-"""posenc_lib.py is a short map over the posenc package, and the package keeps its shape.
+"""posenc_lib.py is a map over the posenc package, and the package keeps its shape.
 
-``import posenc_lib`` stays light and torch-free; ``__all__`` is complete and resolves; the one
+``import posenc_lib`` stays light and torch-free; ``__all__`` (built from the facade's imports)
+resolves, each name to the room it is imported from; the one
 ``EXPLORERS`` dict lives in the facade and nowhere else; the rooms import each other without
 cycles; no file grows past ~700 lines or by appended sections; torch classes are ordinary
 module-level classes (a trained model pickles).
@@ -85,15 +86,11 @@ def facade_reexports() -> dict:
     return names
 
 
-def test_every_reexported_public_name_is_in_all():
+def test_all_is_the_facades_imports_the_lazy_names_and_explorers():
     names = facade_reexports()
     assert len(names) > 50, "the facade's imports were not found"
-    missing = sorted(n for n in names if not n.startswith("_") and n not in pl.__all__)
-    assert not missing, f"re-exported but not in __all__: {missing}"
+    assert set(pl.__all__) == set(names) | set(pl._LAZY) | {"EXPLORERS"}
     assert not [n for n in names if n.startswith("_") and n != "__version__"], "private names re-exported"
-    lazy = set(pl._LAZY)
-    unexplained = set(pl.__all__) - set(names) - lazy - {"EXPLORERS"}
-    assert not unexplained, f"in __all__ but neither imported, lazy nor EXPLORERS: {unexplained}"
     for name, module in names.items():                  # each is defined in the room it comes from
         obj = getattr(pl, name)
         home = getattr(obj, "__module__", None)
@@ -103,9 +100,13 @@ def test_every_reexported_public_name_is_in_all():
         assert getattr(pl, name).__module__ == module
 
 
-def test_facade_is_short():
-    lines = FACADE.read_text(encoding="utf-8").count("\n")
-    assert lines <= 200, f"posenc_lib.py has {lines} lines: it is a map, keep code in the rooms"
+def test_position_limit_error_needs_no_torch():
+    code = "import sys, posenc_lib as pl; assert issubclass(pl.PositionLimitError, IndexError); print('torch' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+    import posenc.torch_layers as layers
+
+    assert layers.check_position_limit.__module__ == "posenc.position_limit"
 
 
 # ---------------------------------------------------------------------------
@@ -224,3 +225,68 @@ def test_pickle_round_trips_a_trained_order_model(trained_model_and_batch):
     assert type(copy) is pl.OrderModel
     with torch.no_grad():
         assert torch.equal(copy(data.tokens, data.mask), model(data.tokens, data.mask))
+
+
+# ---------------------------------------------------------------------------
+# Notebooks build explorers by their class (Shift-Tab shows its signature)
+# ---------------------------------------------------------------------------
+def test_notebooks_build_explorers_by_class_not_through_the_dict():
+    import importlib.util
+    import json
+
+    spec = importlib.util.spec_from_file_location("build_contents", ROOT / "tools" / "build_contents.py")
+    build_contents = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build_contents)
+    classes = {cls.__name__ for cls in pl.EXPLORERS.values()}
+    used = set()
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        code = ["".join(c["source"]) for c in json.loads(path.read_text(encoding="utf-8"))["cells"]
+                if c["cell_type"] == "code"]
+        assert not [c for c in code if "EXPLORERS[" in c], f"{path.name}: build explorers as pl.<Name>Explorer(...)"
+        mine = {m.group(1) for c in code for m in re.finditer(r"\bpl\.(\w+Explorer)\(", c)}
+        assert mine <= classes, f"{path.name}: unknown explorers {mine - classes}"
+        if path.name != build_contents.INDEX and path.name[:2].isdigit():   # the contents page's "sliders" mark
+            assert build_contents.course_info(path)["sliders"] == bool(mine), path.name
+        used |= mine
+    assert used == classes, f"explorers no notebook builds: {classes - used}"
+
+
+# ---------------------------------------------------------------------------
+# Every public docstring names a notebook that really uses the name
+# ---------------------------------------------------------------------------
+def test_every_public_docstring_ends_naming_a_notebook_that_uses_it():
+    """The last line says ``Introduced in notebook NN_name`` and that notebook mentions the name
+    (code or text); a result class counts as used where the function returning it is, and a
+    ``plot_*`` where the explorer drawing the same figure is built."""
+    import inspect
+    import json
+
+    texts = {p.stem: "\n".join("".join(c["source"]) for c in json.loads(p.read_text(encoding="utf-8"))["cells"])
+             for p in sorted((ROOT / "notebooks").glob("*.ipynb"))}
+    returns = {}                      # class name -> public functions returning it
+    for name in pl.__all__:
+        obj = getattr(pl, name)
+        if inspect.isfunction(obj):
+            returns.setdefault(str(obj.__annotations__.get("return", "")), []).append(name)
+    problems = []
+    for name in pl.__all__:
+        obj = getattr(pl, name)
+        if not (inspect.isfunction(obj) or inspect.isclass(obj)) or obj is pl.Explorer:  # Explorer: the base class
+            continue
+        lines = (inspect.getdoc(obj) or "").strip().splitlines()
+        found = re.findall(r"Introduced in notebooks? (\d\d_\w+(?:(?:,| and) \d\d_\w+)*)", lines[-1] if lines else "")
+        if not found:
+            problems.append(f"{name}: the docstring does not end with 'Introduced in notebook NN_name'")
+            continue
+        for notebook in re.findall(r"\d\d_\w+", found[0]):
+            text = texts.get(notebook)
+            if text is None:
+                problems.append(f"{name}: no notebook {notebook}")
+                continue
+            mentioned = lambda n: re.search(rf"(?<![\w.])(pl\.)?{n}\b", text) is not None
+            ok = (mentioned(name)
+                  or any(mentioned(f) for f in returns.get(name, []))
+                  or any(f"pl.{ex}(" in text for ex in re.findall(r":class:`(\w+Explorer)`", lines[-1])))
+            if not ok:
+                problems.append(f"{name}: says notebook {notebook} introduces it, but that notebook never uses it")
+    assert not problems, "\n".join(problems)

@@ -76,6 +76,25 @@ def test_every_method_gives_other_pixels():
             assert not np.array_equal(seen[a], seen[b])
 
 
+def test_a_target_shorter_than_training_is_said_in_words_and_needs_no_extension():
+    """Decision: L' < L is a shorter context than training, not an error (the sliders reach
+    it): no pair meets an unseen angle, and the figure says there is nothing to extend. A
+    factor s < 1 (the same request through s = L' / L) is refused with that reason."""
+    ex = pl.RopeScalingExplorer(method="yarn", original_max_len=4096, target_len=16)
+    assert not ex.coverage.unseen.any()
+    assert "16 < L = 4096" in ex.view.title_turn.get_text()
+    assert ("无需扩展" in ex.view.title_turn.get_text()) or ("nothing to extend" in ex.view.title_turn.get_text())
+    ex.controls["target_len"].value = 8192
+    assert "→" in ex.view.title_turn.get_text() and "<" not in ex.view.title_turn.get_text()
+    cov = pl.rope_angle_coverage(8, 64, 16, method="pi", factor=4)
+    assert not cov.unseen.any() and np.all(cov.target_angle < 64 * pl.frequencies(8))
+    for call in (lambda: pl.rope_frequencies(8, method="pi", factor=0.5),
+                 lambda: pl.plot_rope_scaling(method="pi", factor=0.25)):
+        assert_refused_clearly(call, ValueError, "a shorter target needs no scaling")
+    model = pl.OrderModel(len(pl.VOCAB), len(pl.ANIMALS), pe="rope")
+    assert_refused_clearly(lambda: model.set_rope_scaling("pi", 0.5), ValueError, "factor must be >= 1")
+
+
 @pytest.mark.parametrize("call,exc,words", [
     (lambda: pl.plot_rope_scaling(method="rope"), ValueError, "method"),
     (lambda: pl.plot_rope_scaling(factor=0.5), ValueError, "factor"),

@@ -8,8 +8,6 @@ widget image (blitted, cached layers and glyphs) equals an independent full rend
 the very pixels of a normal draw on this matplotlib; otherwise it stays out of the way.
 """
 import inspect
-import io
-import pickle
 import warnings
 
 import numpy as np
@@ -17,43 +15,13 @@ import pytest
 
 import posenc_lib as pl
 from posenc.figures.explorer import _GlyphCache
-from support import pixels
+from posenc.figures.frames import control_values
+from support import full_render, pixels, rgb, share_differing
 
 
 def sweep(control):
-    """Values across a control's whole range, from one end to the other."""
-    if hasattr(control, "options"):
-        opts = [o[1] if isinstance(o, tuple) else o for o in control.options]
-        if len(opts) > 24:  # a slider made a SelectionSlider for its frames: 4 values, end to end
-            return [opts[round(k * (len(opts) - 1) / 3)] for k in range(4)]
-        return opts
-    if isinstance(control.value, bool):
-        return [not control.value, control.value]
-    lo, hi = control.min, control.max
-    if type(control).__name__ == "FloatLogSlider":
-        return [control.base ** e for e in np.linspace(lo, hi, 4)]
-    values = np.linspace(lo, hi, 4)
-    return [type(control.value)(round(v / control.step) * control.step) for v in values]
-
-
-def rgb(png_bytes):
-    from PIL import Image
-
-    return np.asarray(Image.open(io.BytesIO(png_bytes)).convert("RGB"))
-
-
-def full_render(fig) -> np.ndarray:
-    """An unpickled copy of ``fig`` drawn on a fresh canvas: no cached layer, no cached glyph."""
-    buf = io.BytesIO()
-    with pl.figure_style():
-        pickle.loads(pickle.dumps(fig)).savefig(buf, format="png", dpi="figure")
-    return rgb(buf.getvalue())
-
-
-def share_differing(shown, full) -> float:
-    """Share of pixels that differ by more than 8 (of 255) in some channel."""
-    assert shown.shape == full.shape
-    return float(np.mean(np.any(np.abs(shown.astype(int) - full) > 8, axis=-1)))
+    """Values across a control's whole range, from one end to the other (4 of a long slider)."""
+    return control_values(control, 4)
 
 
 # ---------------------------------------------------------------------------

@@ -10,35 +10,15 @@ widget message in between two frames.
 """
 import asyncio
 import base64
-import io
-import pickle
 
 import numpy as np
 import pytest
 
 import posenc_lib as pl
 from posenc.figures import frames as F
+from support import full_render, rgb, share_differing
 
 FRAMED = sorted(name for name, cls in pl.EXPLORERS.items() if cls.FRAMES is not None)
-
-
-def rgb(png: bytes) -> np.ndarray:
-    from PIL import Image
-
-    return np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(int)
-
-
-def full_render(fig) -> np.ndarray:
-    """An unpickled copy of ``fig`` drawn on a fresh canvas: no blit, no cached layer or glyph."""
-    buf = io.BytesIO()
-    with pl.figure_style():
-        pickle.loads(pickle.dumps(fig)).savefig(buf, format="png", dpi="figure")
-    return rgb(buf.getvalue())
-
-
-def share_differing(a: np.ndarray, b: np.ndarray) -> float:
-    assert a.shape == b.shape
-    return float(np.mean(np.any(np.abs(a - b) > 8, axis=-1)))
 
 
 def frame_png(fs, i) -> bytes:
@@ -49,12 +29,8 @@ def frame_png(fs, i) -> bytes:
 
 def other_value(control):
     """A value of ``control`` other than its current one (its far end)."""
-    if hasattr(control, "options"):
-        opts = [o[1] if isinstance(o, tuple) else o for o in control.options]
-        return opts[-1] if control.value != opts[-1] else opts[0]
-    if isinstance(control.value, bool):
-        return not control.value
-    return control.max if control.value != control.max else control.min
+    ends = F.control_values(control, 2, max_options=0)
+    return ends[-1] if ends[-1] != control.value else ends[0]
 
 
 @pytest.fixture

@@ -4,10 +4,10 @@ be drawn through it). Checked at the default state and across every control's ra
 import io
 
 import matplotlib.text as mtext
-import numpy as np
 import pytest
 
 import posenc_lib as pl
+from posenc.figures.frames import control_values
 
 TOLERANCE = 0.5   # px
 
@@ -57,14 +57,8 @@ def clipped(fig) -> list[str]:
 
 
 def sample(control):
-    if hasattr(control, "options"):
-        return [o[1] if isinstance(o, tuple) else o for o in control.options]
-    if isinstance(control.value, bool):
-        return [not control.value, control.value]
-    if type(control).__name__ == "FloatLogSlider":
-        return [control.base ** e for e in np.linspace(control.min, control.max, 5)]
-    values = np.linspace(control.min, control.max, 5)
-    return [type(control.value)(round(v / control.step) * control.step) for v in values]
+    """Every option of a control with options, both states of a checkbox, 5 values of a slider."""
+    return control_values(control, 5, max_options=None)
 
 
 @pytest.mark.parametrize("name", sorted(pl.EXPLORERS))

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import posenc_lib as pl
+from posenc.exercises.relative_family import moving_terms
 from support import assert_refused_clearly
 
 
@@ -302,8 +303,8 @@ def test_transformer_xl_depends_on_the_offset_only_absolute_does_not():
         assert np.abs(ab[0][x] - ab[1][x]).max() > 1e-3, x           # absolute terms move with m
     # (c) is a constant over keys of the same content, (b) and (d) vary with k
     assert np.ptp(xl[0]["c"]) < 1e-12 and np.ptp(xl[0]["b"]) > 1e-3 and np.ptp(xl[0]["d"]) > 1e-3
-    assert pl.moving_terms("absolute", "m") == {"b", "c", "d"} and pl.moving_terms("transformer_xl", "m") == set()
-    assert pl.moving_terms("absolute", "k") == {"b", "d"} == pl.moving_terms("transformer_xl", "k")
+    assert moving_terms("absolute", "m") == {"b", "c", "d"} and moving_terms("transformer_xl", "m") == set()
+    assert moving_terms("absolute", "k") == {"b", "d"} == moving_terms("transformer_xl", "k")
 
 
 # ---------------------------------------------------------------------------

@@ -34,7 +34,7 @@ def test_format_extrapolation_table():
 
 
 @pytest.mark.parametrize("call,exc,words", [
-    (lambda: pl.extrapolation_table(("alibi", "t5")), ValueError, "pe must be one of"),
+    (lambda: pl.extrapolation_table(("alibi", "t5")), ValueError, "pes must be one of"),
     (lambda: pl.format_extrapolation_table([]), ValueError, "rows"),
     (lambda: pl.format_extrapolation_table(5), TypeError, "rows"),
 ])

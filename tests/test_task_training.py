@@ -11,6 +11,7 @@ import pytest
 import torch
 
 import posenc_lib as pl
+from posenc.task.training import rows_with_gradient
 from support import SMALL, assert_refused_clearly
 
 
@@ -109,7 +110,7 @@ def test_untrained_rows_of_a_longer_table_never_move():
 @pytest.mark.parametrize("train_lengths,max_len", [((4, 8), 16), ((4, 12), 20), ((5, 5), 9)])
 def test_rows_with_gradient_are_the_training_positions(train_lengths, max_len):
     # Positions 0 .. hi-1 occur in training sentences (hi = longest length); rows past them do not.
-    assert pl.rows_with_gradient(train_lengths, max_len) == train_lengths[1]
+    assert rows_with_gradient(train_lengths, max_len) == train_lengths[1]
 
 
 @pytest.mark.parametrize("max_len,d_model", [(1024, 768), (512, 768), (8, 32), (1, 1)])

@@ -7,6 +7,8 @@ import pytest
 import torch
 
 import posenc_lib as pl
+from posenc.task.evaluation import sentence_tokens
+from posenc.task.training import finetune_order_model
 from support import assert_refused_clearly
 
 SMALL = dict(steps=5, n_train=64, n_test=64)
@@ -143,20 +145,44 @@ def _rope_model(seed=0):
     return pl.OrderModel(len(pl.VOCAB), len(pl.ANIMALS), pe="rope").eval()
 
 
+def rotated_by(model, x):
+    """q (or κ) as the model rotates it: the one torch RoPE with the model's scaled frequencies."""
+    return pl.rope_torch(x, torch.arange(x.shape[-2]), model.base, inv_freq=model._rope_inv_freq,
+                         attention_factor=model._rope_attention_factor)
+
+
 def test_scaled_rotation_equals_rope_torch_at_interpolated_positions():
     model = _rope_model()
     x = torch.randn(2, 4, 10, model.head_dim)
     model.set_rope_scaling("none")
-    assert torch.equal(model._rotate(x, 10), pl.rope_torch(x, torch.arange(10)))
+    assert model._rope_inv_freq is None and model._rope_attention_factor == 1.0
+    assert torch.equal(rotated_by(model, x), pl.rope_torch(x, torch.arange(10)))
     model.set_rope_scaling("pi", 4.0)
     want = pl.rope_torch(x, torch.arange(10, dtype=torch.float64) / 4)   # positions divided by s
-    assert torch.allclose(model._rotate(x, 10), want, atol=1e-6)
+    assert torch.allclose(rotated_by(model, x), want, atol=1e-6)
     model.set_rope_scaling("yarn", 4.0, 16)
     inv, att = pl.rope_frequencies(model.head_dim, 10000.0, "yarn", 4.0, 16)
     t = np.arange(10)[:, None] * inv[None, :]
     x0, x1 = x[..., 0::2].double().numpy(), x[..., 1::2].double().numpy()
     ref = np.stack([x0 * np.cos(t) - x1 * np.sin(t), x0 * np.sin(t) + x1 * np.cos(t)], axis=-1).reshape(x.shape)
-    assert np.allclose(model._rotate(x, 10).double().numpy(), att * ref, atol=1e-5)
+    assert np.allclose(rotated_by(model, x).double().numpy(), att * ref, atol=1e-5)
+
+
+def test_the_model_rotates_q_and_k_with_rope_torch():
+    """The attention weights of a scaled RoPE model, recomputed by hand from its q, k and
+    pl.rope_torch with the model's frequencies, match the model's own."""
+    model = _rope_model()
+    model.set_rope_scaling("yarn", 4.0, 16)
+    data = pl.make_bite_dataset(4, (20, 24), seed=0, task="anywhere")
+    with torch.no_grad():
+        weights = model.attention_weights(data.tokens, data.mask)[0]
+        x = model.tok_emb(data.tokens)
+        bsz, seq, _ = x.shape
+        q, k, _ = model.blocks[0].qkv(x).view(bsz, seq, 3, model.num_heads, model.head_dim).permute(2, 0, 3, 1, 4)
+        q, k = rotated_by(model, q), rotated_by(model, k)
+        scores = q @ k.transpose(-1, -2) / math.sqrt(model.head_dim)
+        scores = scores.masked_fill(~data.mask[:, None, None, :], float("-inf"))
+    assert torch.allclose(weights, torch.softmax(scores, -1), atol=1e-6)
 
 
 def test_scaling_changes_the_logits_and_none_restores_them_exactly():
@@ -239,7 +265,7 @@ def test_context_extension_table_evaluates_one_model_under_each_scaling():
 def test_finetuning_copies_the_model():
     run = pl.trained_run("rope", task="anywhere", train_lengths=(8, 16))
     before = {k: v.clone() for k, v in run.model.state_dict().items()}
-    tuned = pl.finetune_order_model(run, lengths=(17, 32), steps=2, task="anywhere", method="pi", factor=2,
+    tuned = finetune_order_model(run, lengths=(17, 32), steps=2, task="anywhere", method="pi", factor=2,
                                     original_max_len=16, n_train=32, n_test=32)
     assert all(torch.equal(before[k], v) for k, v in run.model.state_dict().items())
     assert run.model.rope_scaling_config is None
@@ -250,28 +276,14 @@ def test_finetuning_copies_the_model():
 def test_attention_maps_are_the_model_weights():
     run = pl.trained_run("sinusoidal")
     maps = pl.attention_maps(run, "嗯猫咬狗啊。")
-    ids = torch.tensor([pl.sentence_tokens("嗯猫咬狗啊。")])
+    ids = torch.tensor([sentence_tokens("嗯猫咬狗啊。")])
     with torch.no_grad():
         want = run.model.attention_weights(ids)
     assert maps.shape == (2, 4, 6, 6)
     for layer in range(2):
         np.testing.assert_allclose(maps[layer], want[layer][0].numpy(), atol=0)
     np.testing.assert_allclose(maps.sum(-1), 1.0, atol=1e-5)
-    assert_refused_clearly(lambda: pl.sentence_tokens("猫咬X"), ValueError, "vocabulary")
-
-
-def test_accuracy_by_distance_groups_rows_by_biter_to_verb():
-    model = pl.trained_run("rope", task="anywhere", train_lengths=(8, 16)).model
-    ds = pl.make_bite_dataset(256, (20, 20), seed=3, split="test", task="anywhere")
-    got = pl.accuracy_by_distance(model, ds)
-    with torch.no_grad():
-        right = (model(ds.tokens, ds.mask).argmax(-1) == ds.labels).numpy()
-    gaps = (ds.verbs - ds.starts).numpy()
-    assert set(got) == set(gaps.tolist())
-    for k, acc in got.items():
-        assert acc == right[gaps == k].mean()
-    adjacent = pl.accuracy_by_distance(model, pl.make_bite_dataset(64, (8, 8), seed=0))
-    assert list(adjacent) == [1]
+    assert_refused_clearly(lambda: sentence_tokens("猫咬X"), ValueError, "vocabulary")
 
 
 def test_context_table_reports_progress_for_every_step():

@@ -34,19 +34,10 @@ def pct(values, q):
 
 
 def sweep_values(control):
-    """Distinct values spread over a control's range (same idea as the tests' sweep)."""
-    if hasattr(control, "options"):
-        opts = [o[1] if isinstance(o, tuple) else o for o in control.options]
-        if len(opts) > 24:  # a slider made a SelectionSlider for its frames: 9 values, end to end
-            return [opts[round(k * (len(opts) - 1) / 8)] for k in range(9)]
-        return opts
-    if isinstance(control.value, bool):
-        return [False, True]
-    lo, hi = control.min, control.max
-    if type(control).__name__ == "FloatLogSlider":
-        return [control.base ** e for e in np.linspace(lo, hi, 9)]
-    values = np.linspace(lo, hi, 9)
-    return [type(control.value)(round(v / control.step) * control.step) for v in values]
+    """Distinct values spread over a control's range: the tests' sweep, 9 values of a long slider."""
+    from posenc.figures.frames import control_values
+
+    return control_values(control, 9)
 
 
 def naive_render(ex) -> bytes:
@@ -325,8 +316,6 @@ def bench_import(repeats: int) -> dict:
 def bench_training() -> list[dict]:
     import posenc_lib as pl
 
-    if not hasattr(pl, "train_order_model") and "train_order_model" not in dir(pl):
-        return []
     rows = []
     for pe in ("none", "sinusoidal", "learned"):
         res = pl.train_order_model(pe)

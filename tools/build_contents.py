@@ -24,6 +24,8 @@ NB_DIR = ROOT / "notebooks"
 INDEX = "00_index.ipynb"
 NAV_TAG = "navigation"
 README_START, README_END = "<!-- contents:start -->", "<!-- contents:end -->"
+#: A code cell that builds an explorer (a figure with sliders): ``pl.RopeExplorer(...)``.
+EXPLORER_CALL = re.compile(r"\bpl\.[A-Z]\w*Explorer\(")
 
 
 def chapters() -> list[pathlib.Path]:
@@ -49,7 +51,7 @@ def course_info(path: pathlib.Path) -> dict:
     minutes = int(info.get("minutes", 0))
     if not minutes:
         raise SystemExit(f"{path.name}: set metadata posenc.minutes (a time estimate)")
-    has_sliders = any("EXPLORERS[" in c.source for c in nb.cells if c.cell_type == "code")
+    has_sliders = any(EXPLORER_CALL.search(c.source) for c in nb.cells if c.cell_type == "code")
     return {"requires": requires, "minutes": minutes, "sliders": has_sliders}
 
 

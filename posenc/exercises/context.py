@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 from ..context import rope_angle_coverage
-from ..validate import _check_base, _check_d_model, _check_int, _check_real
+from ..validate import check_base, check_d_model, check_int, check_real
 from .verdict import (
     Verdict,
     _first_slip,
@@ -29,10 +29,10 @@ def check_rotations(i: int, d_model: int, length: int, answer, base: float = 100
     divided by L (inverted), and ``i`` instead of ``2i`` in the exponent.
     Introduced in notebook 09_context_extension.
     """
-    d_model = _check_d_model(d_model)
-    i = _check_int("i", i, 0, d_model // 2 - 1)
-    length = _check_int("length", length, 1)
-    base = _check_base(base)
+    d_model = check_d_model(d_model)
+    i = check_int("i", i, 0, d_model // 2 - 1)
+    length = check_int("length", length, 1)
+    base = check_base(base)
     w = base ** (-2.0 * i / d_model)
     right = length * w / (2 * math.pi)
     got, refusal = _reading(answer, "array", expected="答案应是一个数（圈数，可以是小数）。")
@@ -59,11 +59,11 @@ def check_ntk_base(d_model: int, factor, answer, base: float = 10000.0) -> Verdi
     ``(d-2)/d``, and the base raised instead of multiplied.
     Introduced in notebook 09_context_extension.
     """
-    d_model = _check_d_model(d_model)
+    d_model = check_d_model(d_model)
     if d_model < 4:
         raise ValueError("d_model must be >= 4 / d_model 必须 >= 4")
-    factor = _check_real("factor", factor, greater_than=1.0)
-    base = _check_base(base)
+    factor = check_real("factor", factor, greater_than=1.0)
+    base = check_base(base)
     expo = d_model / (d_model - 2)
     right = base * factor ** expo
     got, refusal = _reading(answer, "array", expected="答案应是一个数（新的 base）。")
@@ -89,7 +89,7 @@ def check_yarn_attention_factor(factor, answer) -> Verdict:
     square (what the logits are multiplied by) and forgetting the +1.
     Introduced in notebook 09_context_extension.
     """
-    factor = _check_real("factor", factor, greater_than=1.0)
+    factor = check_real("factor", factor, greater_than=1.0)
     right = 0.1 * math.log(factor) + 1.0
     got, refusal = _reading(answer, "array", expected="答案应是一个数，例如 1.1。")
     if refusal is not None:
@@ -118,9 +118,9 @@ def check_unseen_pairs(d_model: int, train_len: int, target_len: int, answer, ba
     that already completed a turn in training.
     Introduced in notebook 09_context_extension.
     """
-    d_model = _check_d_model(d_model)
-    train_len = _check_int("train_len", train_len, 2)
-    target_len = _check_int("target_len", target_len, train_len + 1)
+    d_model = check_d_model(d_model)
+    train_len = check_int("train_len", train_len, 2)
+    target_len = check_int("target_len", target_len, train_len + 1)
     cov = rope_angle_coverage(d_model, train_len, target_len, base)
     right = int(cov.unseen.sum())
     got, refusal = _reading(

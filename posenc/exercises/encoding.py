@@ -19,7 +19,7 @@ from ..encoding import (
     wavelengths,
 )
 from ..text import _format_vector
-from ..validate import _check_array, _check_d_model, _check_int, _check_real
+from ..validate import check_array, check_d_model, check_int, check_real
 from .verdict import PLACEHOLDER, Verdict, _first_slip, _read_answer, _reading, _wrong
 
 #: Tolerance of a 4-decimal answer: rounded (error <= 5e-5) or truncated (< 1e-4) to 4 decimals.
@@ -84,11 +84,11 @@ def check_pe(pos, answer, d_model: int = 2, base: float = 10000.0, word=None) ->
     alone (the word vector not added) and PE(pos ± 1) (a position counted off by one).
     Introduced in notebook 02_sinusoidal_hand_calculation.
     """
-    pos = _check_int("pos", pos, 0)
-    d_model = _check_d_model(d_model)
+    pos = check_int("pos", pos, 0)
+    d_model = check_d_model(d_model)
     pe = encode_positions([pos], d_model, base)[0]
     if word is not None:
-        word = _check_array("word", word, ndim=1)
+        word = check_array("word", word, ndim=1)
         if len(word) != d_model:
             raise ValueError(f"word must have d_model = {d_model} entries, got {len(word)} / "
                              f"word 的长度必须等于 d_model = {d_model}")
@@ -138,9 +138,9 @@ def check_wavelength(i: int, d_model: int, answer, base: float = 10000.0, decima
     with π too coarse.
     Introduced in notebook 03_clock_hands_frequencies.
     """
-    d_model = _check_d_model(d_model)
-    i = _check_int("i", i, 0, d_model // 2 - 1)
-    decimals = _check_int("decimals", decimals, 0, 6)
+    d_model = check_d_model(d_model)
+    i = check_int("i", i, 0, d_model // 2 - 1)
+    decimals = check_int("decimals", decimals, 0, 6)
     lams = wavelengths(d_model, base)
     right = float(lams[i])
     w = float(frequencies(d_model, base)[i])
@@ -192,7 +192,7 @@ def check_flipped_bits(pos: int, answer) -> Verdict:
     ``pos - 1``, bits counted from 1 or from the left.
     Introduced in notebook 03_clock_hands_frequencies.
     """
-    pos = _check_int("pos", pos, 1, 2**62 - 1)
+    pos = check_int("pos", pos, 1, 2**62 - 1)
     right = [int(b) for b in flipped_bits(pos)]
     n = pos.bit_length()
     change = f"{pos - 1:0{n}b} → {pos:0{n}b}"
@@ -242,7 +242,7 @@ def check_nearest_repeat(answer, d_model: int = 2, max_offset: int = 1000,
     turned half way (opposite), the slowest hand's wavelength alone.
     Introduced in notebook 03_clock_hands_frequencies.
     """
-    d_model = _check_d_model(d_model)
+    d_model = check_d_model(d_model)
     k, dist = nearest_repeat(d_model, max_offset, base)
     if answer is None:
         return Verdict(False, PLACEHOLDER)
@@ -282,8 +282,8 @@ def check_split_column(j: int, d_model: int, answer) -> Verdict:
     the same column number in both layouts, the pair index i instead of a column.
     Introduced in notebook 03_clock_hands_frequencies.
     """
-    d_model = _check_d_model(d_model)
-    j = _check_int("j", j, 0, d_model - 1)
+    d_model = check_d_model(d_model)
+    j = check_int("j", j, 0, d_model - 1)
     perm = split_permutation(d_model)
     right = int(perm[j])
     kind = "sin" if right % 2 == 0 else "cos"
@@ -330,8 +330,8 @@ def check_dot_product(k, d_model: int, answer, base: float = 10000.0) -> Verdict
     (the value at k = 0 only).
     Introduced in notebook 04_relative_position.
     """
-    d_model = _check_d_model(d_model)
-    k = _check_real("k", k)
+    d_model = check_d_model(d_model)
+    k = check_real("k", k)
     w = frequencies(d_model, base)
     right = float(pe_dot_by_offset([k], d_model, base)[0])
     arr, refusal = _reading(
@@ -380,7 +380,7 @@ def check_rotation(k, d_model: int, answer, base: float = 10000.0) -> Verdict:
     degrees instead of radians, and sin and cos swapped inside the blocks.
     Introduced in notebook 04_relative_position.
     """
-    d_model = _check_d_model(d_model)
+    d_model = check_d_model(d_model)
     right = relative_rotation(k, d_model, base)
     arr, refusal = _reading(
         answer, "array", right.shape,
@@ -412,7 +412,7 @@ def check_rotation_product(a: int, b: int, answer) -> Verdict:
     R_b taken backwards (``-(a + b)``) and multiplied offsets (``±a·b``).
     Introduced in notebook 04_relative_position.
     """
-    a, b = _check_int("a", a, -10**6, 10**6), _check_int("b", b, -10**6, 10**6)
+    a, b = check_int("a", a, -10**6, 10**6), check_int("b", b, -10**6, 10**6)
     right = b - a
     got, refusal = _reading(
         answer, "int",
@@ -442,7 +442,7 @@ def _scaled_rotation_scores(a: float, b: float, k: float = 1.0) -> np.ndarray:
 
     Introduced in notebook 04_relative_position.
     """
-    a, b, k = _check_real("a", a), _check_real("b", b), _check_real("k", k)
+    a, b, k = check_real("a", a), check_real("b", b), check_real("k", k)
     m_block = np.array([[a, b], [-b, a]])
     pe = encode_positions([0.0, k, -k], 2)
     return np.array([pe[0] @ m_block @ pe[1], pe[0] @ m_block @ pe[2]])
@@ -480,37 +480,3 @@ def check_scaled_rotation_scores(a: float, b: float, answer, k: float = 1.0) -> 
         return _wrong(answer, slip)
     return _wrong(answer, "d_model = 2 时只有一对，w_0 = 1：S(k) = a·cos k − b·sin k（第 5 节的公式）。"
                           "取 m = 0，分别算 n = +1 和 n = −1。")
-
-
-def check_shifted_pe(pe, k, answer, base: float = 10000.0, pos: int | None = None) -> Verdict:
-    """Check ``PE(pos + k)`` computed from the vector ``pe = PE(pos)`` alone (pos unknown).
-
-    The right answer is ``R_k @ pe``. Recognises the wrong direction (``R_k.T @ pe`` =
-    PE(pos - k)) and the additive guess ``pe + PE(k)`` some tutorials write. When the
-    exercise gives ``pe`` rounded, pass the hidden ``pos``: the verdict then says whether
-    the rounding of ``pe`` moved the last decimal away from the exact PE(pos + k).
-    Introduced in notebook 04_relative_position.
-    """
-    pe = _check_array("pe", pe, ndim=1)
-    d_model = _check_d_model(len(pe))
-    rot = relative_rotation(k, d_model, base)
-    right = rot @ pe
-    arr, refusal = _reading(
-        answer, "array", right.shape,
-        expected=f"答案应是长度为 {d_model} 的向量。提示：PE(pos+k) = R_k · PE(pos)。")
-    if refusal is not None:
-        return refusal
-    if np.allclose(arr, right, atol=5e-4):
-        message = f"R_k · PE(pos) = {_format_vector(right)}：不用知道 pos 是几。"
-        if pos is not None:
-            exact = encode_positions([_check_int("pos", pos, 0) + k], d_model, base)[0]
-            if _format_vector(exact) != _format_vector(right):
-                message += (f"精确的 PE({pos + k}) = {_format_vector(exact)}；第 4 位小数的差别来自"
-                            f"题目给的 PE({pos}) 已经四舍五入到 4 位。")
-        return Verdict(True, message)
-    if np.allclose(arr, rot.T @ pe, atol=5e-4):
-        return _wrong(answer, "方向反了：这是 R_k 的转置乘 PE(pos) = PE(pos−k)。")
-    if np.allclose(arr, pe + encode_positions([k], d_model, base)[0], atol=5e-4):
-        return _wrong(answer, "PE(pos+k) 不是 PE(pos) + PE(k)：PE(k) 的各项 (sin kw, cos kw) 是旋转矩阵的系数，"
-                              "要去乘 PE(pos)，而不是加上去。")
-    return _wrong(answer, "用 R_k 的每个 2×2 块 [[cos kw, sin kw], [−sin kw, cos kw]] 去乘 PE(pos) 的对应一对。")

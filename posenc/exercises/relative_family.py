@@ -16,7 +16,7 @@ from ..relative_family import (
     transformer_xl_demo_parameters,
     transformer_xl_score_terms,
 )
-from ..validate import _check_int
+from ..validate import check_int, check_one_of
 from .verdict import Verdict, _letter_set_verdict, _reading, _wrong
 
 
@@ -33,7 +33,7 @@ def check_t5_bucket(k: int, answer, bidirectional: bool = True, num_buckets: int
     bidirectional mode, and the other mode's bucket.
     Introduced in notebook 06_relative_family.
     """
-    k = _check_int("k", k, -10**9, 10**9)
+    k = check_int("k", k, -10**9, 10**9)
     bidirectional, half, max_exact, max_distance = _t5_sizes(bidirectional, num_buckets, max_distance)
     right = t5_relative_bucket(k, bidirectional, num_buckets, max_distance)
     got, refusal = _reading(
@@ -130,9 +130,9 @@ def check_shaw_row(m: int, n: int, max_relative: int, answer) -> Verdict:
     (no ``+ max_relative``) and |n - m|.
     Introduced in notebook 06_relative_family.
     """
-    m = _check_int("m", m, 0, 100000)
-    n = _check_int("n", n, 0, 100000)
-    max_relative = _check_int("max_relative", max_relative, 0, 100000)
+    m = check_int("m", m, 0, 100000)
+    n = check_int("n", n, 0, 100000)
+    max_relative = check_int("max_relative", max_relative, 0, 100000)
     size = max(m, n) + 1
     right = int(shaw_relative_index(size, size, max_relative)[m, n])
     k = n - m
@@ -169,13 +169,10 @@ def moving_terms(scheme: str = "absolute", vary: str = "m") -> set:
     """The terms (letters) that change when the query position m moves with the offset k fixed
     (``vary="m"``), or when k moves with m fixed (``vary="k"``), measured on the demo words
     and parameters of the figures.
-    Introduced in notebook 06_relative_family.
+    The answer :func:`check_moving_terms` checks (notebook 06_relative_family).
     """
-    if scheme not in TERM_LABELS:
-        raise ValueError(f"scheme must be one of {tuple(TERM_LABELS)}, got {scheme!r} / scheme 只能是 "
-                         f"{tuple(TERM_LABELS)} 之一")
-    if vary not in ("m", "k"):
-        raise ValueError(f"vary must be 'm' or 'k', got {vary!r} / vary 只能是 'm' 或 'k'")
+    check_one_of("scheme", scheme, tuple(TERM_LABELS))
+    check_one_of("vary", vary, ("m", "k"))
     x_q, x_key = random_word_vectors(2, 16)[:, None, :]
     p = transformer_xl_demo_parameters(16)
     pairs = [(30, 33), (47, 50)] if vary == "m" else [(30, 33), (30, 41)]   # (m, n)
@@ -236,12 +233,13 @@ def shift_invariance(m: int = 3, n: int = 7, shift: int = 100, d_model: int = 16
 
     from ..encoding import encode_positions
     from ..relative_family import shaw_relative_logits, t5_position_bias
-    from ..rope_alibi import alibi_bias, rope
+    from ..alibi import alibi_bias
+    from ..rope import rope
 
-    m, n = _check_int("m", m, 0, 1000), _check_int("n", n, 0, 1000)
-    shift = _check_int("shift", shift, 1, 1000)
+    m, n = check_int("m", m, 0, 1000), check_int("n", n, 0, 1000)
+    shift = check_int("shift", shift, 1, 1000)
     length = max(m, n) + shift + 1
-    rng = np.random.default_rng(_check_int("seed", seed, 0))
+    rng = np.random.default_rng(check_int("seed", seed, 0))
     x_q, x_key = rng.normal(size=(2, d_model))
     w_q, w_k = rng.normal(size=(2, d_model, d_model)) / math.sqrt(d_model)
     q, key = x_q @ w_q, x_key @ w_k

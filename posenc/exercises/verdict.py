@@ -13,7 +13,10 @@ import numpy as np
 
 @dataclass
 class Verdict:
-    """The answer to a ``check_*`` call: truthy when correct, with a hint when not."""
+    """The answer to a ``check_*`` call: truthy when correct, with a hint when not.
+
+    Introduced in notebook 01_permutation_invariance.
+    """
 
     ok: bool
     message: str
@@ -87,7 +90,7 @@ def _read_answer(answer, kind: str, shape=()):
         return nums if isinstance(nums, int) else None
     if kind == "ints":
         return set(flat) if all(isinstance(x, int) for x in flat) else None
-    raise ValueError(f"unknown answer kind {kind!r}")
+    raise ValueError(f"unknown answer kind {kind!r} / 不认识的答案类型 {kind!r}")
 
 
 def _shown(answer) -> str:
@@ -177,7 +180,7 @@ def check_value(answer, expected, *, tol: float = 5e-4, hint: str = "", slips=No
     Correct when every entry is within ``tol`` (default: 4-decimal rounding; ``tol=0`` for
     exact answers). ``slips`` maps a message to a wrong value a typical slip gives; an
     answer matching one gets that message. A wrong answer's message names what was entered.
-    Introduced in notebook 02_sinusoidal_hand_calculation.
+    The generic check under the ``check_*`` helpers of the notebooks.
     """
     expected = np.asarray(expected, dtype=float)
     what = "一个数" if expected.shape == () else f"形状为 {expected.shape} 的一组数"

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..rope_alibi import (
+from ..alibi import (
     alibi_attention,
     alibi_bias,
     alibi_causal_bias,
     alibi_slope_exponents,
     alibi_slopes,
 )
-from ..validate import _check_int, _is_int
+from ..validate import check_bool, check_int, is_int
 from .explorer import Explorer, _slider_style
 from .style import _alibi_cmap, _new_axes, _place_index_ticks, figure_style, label
 
@@ -29,13 +29,14 @@ def plot_alibi_bias(seq_len: int = 12, num_heads: int = 8, heads=(1, 4, 8), caus
     its grid cell and the line describing the form goes above them instead of a suptitle.
     Introduced in notebook 08_alibi_extrapolation.
     """
-    seq_len = _check_int("seq_len", seq_len, 2, 64)
-    num_heads = _check_int("num_heads", num_heads, 1, 1024)
-    if _is_int(heads):
+    seq_len = check_int("seq_len", seq_len, 2, 64)
+    num_heads = check_int("num_heads", num_heads, 1, 1024)
+    if is_int(heads):
         heads = (heads,)
-    heads = [_check_int("heads", h, 1, num_heads) for h in heads]
+    heads = [check_int("heads", h, 1, num_heads) for h in heads]
     if not heads or len(heads) > 4:
         raise ValueError("heads must name 1 to 4 heads / heads 要给 1 到 4 个头")
+    causal, annotate = check_bool("causal", causal), check_bool("annotate", annotate)
     bias = alibi_causal_bias(seq_len, num_heads) if causal else alibi_bias(seq_len, num_heads)
     slopes, exponents = alibi_slopes(num_heads), alibi_slope_exponents(num_heads)
     own_figure = ax is None
@@ -183,14 +184,15 @@ class AlibiExplorer(Explorer):
         import ipywidgets as w
 
         st = _slider_style()
-        num_heads = _check_int("num_heads", num_heads, 1, 16)
-        head = _check_int("head", head, 1, num_heads)
+        num_heads = check_int("num_heads", num_heads, 1, 16)
+        seq_len = check_int("seq_len", seq_len, 4, _AlibiView.MAX_LEN)
+        head = check_int("head", head, 1, num_heads)
+        causal = check_bool("causal", causal)
         controls = {
             "num_heads": w.IntSlider(num_heads, min=1, max=16, description="num_heads", style=st),
-            "seq_len": w.IntSlider(_check_int("seq_len", seq_len, 4, _AlibiView.MAX_LEN), min=4,
-                                   max=_AlibiView.MAX_LEN, description="seq_len", style=st),
+            "seq_len": w.IntSlider(seq_len, min=4, max=_AlibiView.MAX_LEN, description="seq_len", style=st),
             "head": w.IntSlider(head, min=1, max=num_heads, description=label("head (第几个头)", "head"), style=st),
-            "causal": w.Checkbox(value=bool(causal), description=label("因果形式 causal", "causal")),
+            "causal": w.Checkbox(value=causal, description=label("因果形式 causal", "causal")),
         }
         self._syncing = False
         super().__init__(controls)

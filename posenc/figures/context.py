@@ -14,12 +14,10 @@ from ..context import (
     ROPE_SCALING_METHODS,
     YARN_BETA_FAST,
     YARN_BETA_SLOW,
-    _check_factor,
-    _check_method,
     rope_angle_coverage,
     rope_scaled_score,
 )
-from ..validate import _check_base, _check_d_model, _check_int
+from ..validate import check_base, check_d_model, check_factor, check_int, check_one_of
 from .explorer import Explorer, _slider_style
 from .style import _new_axes, figure_style, label
 
@@ -113,8 +111,13 @@ class _ScalingView:
         name = _method_name(method)
         self.title_slow.set_text(label(f"{name}，s = {factor:g}：每对变慢的倍数",
                                        f"{name}, s = {factor:g}: slowdown per pair"))
-        self.title_turn.set_text(label(f"L = {original_max_len} → L' = {target_len}：{int(cov.unseen.sum())} 对出现没见过的角度",
-                                       f"L = {original_max_len} → L' = {target_len}: {int(cov.unseen.sum())} pairs meet new angles"))
+        if target_len < original_max_len:      # nothing to extend: said in words, not left to the reader
+            self.title_turn.set_text(label(f"L' = {target_len} < L = {original_max_len}：比训练还短，无需扩展",
+                                           f"L' = {target_len} < L = {original_max_len}: shorter, nothing to extend"))
+        else:
+            self.title_turn.set_text(label(
+                f"L = {original_max_len} → L' = {target_len}：{int(cov.unseen.sum())} 对出现没见过的角度",
+                f"L = {original_max_len} → L' = {target_len}: {int(cov.unseen.sum())} pairs meet new angles"))
         # score against the offset: plain and scaled, on integer offsets 0 .. L'
         ks = np.unique(np.round(np.linspace(0.0, 1.0, self.GRID) * target_len))
         plain = rope_scaled_score(d_model, ks, base)
@@ -144,17 +147,19 @@ def plot_rope_scaling(method: str = "none", factor: float = 4.0, original_max_le
     angle (in turns) in training and at ``target_len`` with the scaled frequencies; red:
     angles training never produced. Right: the score of q = κ against the offset over the
     whole target length, plain (grey) and scaled (orange); the blue band is the range of
-    scores seen in training, the dashed line the training length.
-    Introduced in notebook 09_context_extension.
+    scores seen in training, the dashed line the training length. A ``target_len`` below
+    ``original_max_len`` is a shorter context than training: nothing to extend, and the middle
+    title says so. (``factor`` below 1 is refused: see :func:`rope_frequencies`.)
+    Introduced in notebook 09_context_extension, as the figure its :class:`RopeScalingExplorer` draws.
     """
-    method = _check_method(method)
-    factor = _check_factor(factor)
-    original_max_len = _check_int("original_max_len", original_max_len, 2, 10**6)
-    target_len = _check_int("target_len", target_len, 2, 10**6)
-    d_model = _check_d_model(d_model)
+    method = check_one_of("method", method, ROPE_SCALING_METHODS)
+    factor = check_factor(factor)
+    original_max_len = check_int("original_max_len", original_max_len, 2, 10**6)
+    target_len = check_int("target_len", target_len, 2, 10**6)
+    d_model = check_d_model(d_model)
     if d_model > 256:
         raise ValueError(f"d_model must be <= 256 here, got {d_model} / 这里 d_model 不能超过 256")
-    base = _check_base(base)
+    base = check_base(base)
     with figure_style():
         fig, axes = _new_axes(ax, (11.5, 3.4), 1, 3, width_ratios=[1, 1, 1.25])
         _ScalingView(*axes).update(method, factor, original_max_len, target_len, d_model, base)
@@ -177,11 +182,16 @@ class RopeScalingExplorer(Explorer):
                  base=10000.0):
         import ipywidgets as w
 
-        self.base = _check_base(base)
+        method = check_one_of("method", method, ROPE_SCALING_METHODS)
+        factor = check_one_of("factor", factor, FACTORS)
+        original_max_len = check_one_of("original_max_len", original_max_len, ORIGINAL_LENGTHS)
+        target_len = check_one_of("target_len", target_len, TARGET_LENGTHS)
+        d_model = check_one_of("d_model", d_model, HEAD_DIMS)
+        self.base = check_base(base)
         st = _slider_style()
         options = [(label(*METHOD_NAMES[m]), m) for m in ROPE_SCALING_METHODS]
         controls = {
-            "method": w.Dropdown(options=options, value=_check_method(method),
+            "method": w.Dropdown(options=options, value=method,
                                  description=label("方法", "method"), style=st),
             "factor": w.SelectionSlider(options=FACTORS, value=factor, description=label("s（倍数 factor）", "factor s"),
                                         style=st),

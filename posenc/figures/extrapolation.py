@@ -4,9 +4,9 @@ Introduced in notebook 08_alibi_extrapolation.
 """
 from __future__ import annotations
 
-from ..task.data import _check_lengths
-from ..task.experiments import _check_rows
-from ..validate import _check_int
+from ..task.data import MAX_LENGTH
+from ..task.experiments import EXTRAPOLATION_ROW_KEYS
+from ..validate import check_int, check_lengths, check_rows
 from .style import PE_STYLES, _new_axes, figure_style, label
 
 
@@ -17,7 +17,7 @@ def plot_extrapolation(rows, ax=None):
     The dashed line is chance (1/2: the mirror-pair argument).
     Introduced in notebook 08_alibi_extrapolation.
     """
-    rows = _check_rows(rows)
+    rows = check_rows(rows, EXTRAPOLATION_ROW_KEYS, "extrapolation_table")
     styles = PE_STYLES
     with figure_style():
         from matplotlib.lines import Line2D
@@ -58,8 +58,8 @@ def plot_accuracy_by_start(by_start: dict, seq_len: int, train_lengths=(4, 8), a
     whose distance to the final 。 (``seq_len - 1 - start``) occurred in training.
     Introduced in notebook 08_alibi_extrapolation.
     """
-    seq_len = _check_int("seq_len", seq_len, 4, 32)
-    lo, hi = _check_lengths("train_lengths", train_lengths, 4)
+    seq_len = check_int("seq_len", seq_len, 4, 32)
+    lo, hi = check_lengths("train_lengths", train_lengths, 4, MAX_LENGTH)
     if not isinstance(by_start, dict) or not by_start:
         raise ValueError("by_start must be a non-empty dict {model name: {start: accuracy}} / "
                          "by_start 必须是非空 dict")

@@ -66,6 +66,30 @@ def slider_values(control) -> list | None:
     return None
 
 
+def control_values(control, n: int, *, max_options: int | None = 24) -> list:
+    """Values spread over a control's whole range, from one end to the other: what tests and
+    tools/benchmark.py set a control to when they sweep it.
+
+    A control with options (Dropdown, SelectionSlider, ...): every option, or ``n`` of them
+    end to end when there are more than ``max_options`` (None: never fewer than all). A
+    checkbox: the other state, then the current one. A slider: ``n`` values from min to max,
+    evenly spaced (in the exponent for a FloatLogSlider), rounded to its step.
+    """
+    import numpy as np
+
+    if hasattr(control, "options"):
+        opts = [o[1] if isinstance(o, tuple) else o for o in control.options]
+        if max_options is not None and len(opts) > max_options:
+            return [opts[round(k * (len(opts) - 1) / (n - 1))] for k in range(n)]
+        return opts
+    if isinstance(control.value, bool):
+        return [not control.value, control.value]
+    lo, hi = control.min, control.max
+    if type(control).__name__ == "FloatLogSlider":
+        return [control.base ** e for e in np.linspace(lo, hi, n)]
+    return [type(control.value)(round(v / control.step) * control.step) for v in np.linspace(lo, hi, n)]
+
+
 def _links_by_value(control) -> bool:
     """An IntSlider from 0 in steps of 1: its value is the frame index."""
     import ipywidgets as w

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..hand_calculation import HandCalculation, hand_calculation
+from ..validate import check_base, check_one_of, check_slider_value
 from .explorer import Explorer, _base_slider, _slider_style
 from .style import _new_axes, figure_style, label, token_label
 
@@ -93,6 +94,11 @@ class HandCalcExplorer(Explorer):
     def __init__(self, word_0=0.5, word_1=0.5, start=1, d_model=2, base=10000.0):
         import ipywidgets as w
 
+        word_0 = check_slider_value("word_0", word_0, -1.0, 1.0, 0.05)
+        word_1 = check_slider_value("word_1", word_1, -1.0, 1.0, 0.05)
+        start = check_one_of("start", start, (0, 1))
+        d_model = check_one_of("d_model", d_model, (2, 4, 6, 8))
+        base = check_base(base, 10.0, 1e6)
         st = _slider_style()
         controls = {
             "word_0": w.FloatSlider(word_0, min=-1, max=1, step=0.05, description="word_0", style=st),

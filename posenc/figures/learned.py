@@ -13,9 +13,9 @@ import numpy as np
 
 from ..distance import position_similarity, similarity_by_offset
 from ..encoding import sinusoidal_encoding
-from ..task.data import ANIMALS, DEFAULT_STEPS, _check_lengths, _check_pe
+from ..task.data import ANIMALS, DEFAULT_STEPS, MAX_LENGTH, PE_KINDS
 from ..task.training import train_order_model, trained_run
-from ..validate import _check_array, _check_int
+from ..validate import check_array, check_int, check_lengths, check_one_of, check_slider_value
 from .explorer import Explorer, _slider_style
 from .frames import play_link
 from .style import PE_COLORS, _new_axes, figure_style, label
@@ -98,7 +98,7 @@ def _runs_losses(runs) -> dict:
     out = {}
     for pe, r in runs.items():
         losses = getattr(r, "losses", r)
-        out[_check_pe(pe)] = _check_array(f"losses of {pe}", losses, ndim=1)
+        out[check_one_of("pe", pe, PE_KINDS)] = check_array(f"losses of {pe}", losses, ndim=1)
     return out
 
 
@@ -131,9 +131,7 @@ def _snapshot_at(run, step):
     steps = [s for s, _ in run.snapshots]
     if step is None:
         return run.snapshots[-1]
-    if step not in steps:
-        raise ValueError(f"step must be one of the snapshot steps {steps}, got {step!r} / "
-                         f"step 必须是快照的步数之一")
+    check_one_of("step", step, steps)
     return run.snapshots[steps.index(step)]
 
 
@@ -217,7 +215,7 @@ def plot_length_accuracy(curves: dict, train_lengths=(4, 8), ax=None):
     if not isinstance(curves, dict) or not curves:
         raise ValueError("curves must be a non-empty dict {label: {length: accuracy}} / "
                          "curves 必须是非空字典")
-    lo, hi = _check_lengths("train_lengths", train_lengths, 3)
+    lo, hi = check_lengths("train_lengths", train_lengths, 3, MAX_LENGTH)
     with figure_style():
         fig, ax = _new_axes(ax, (6.8, 3.2))
         ax.axvspan(lo - 0.5, hi + 0.5, color="0.92", zorder=0)
@@ -363,12 +361,12 @@ class TrainingPanel:
     def __init__(self, seed: int = 0, steps: int | None = None, pes=("none", "sinusoidal", "learned")):
         import ipywidgets as w
 
-        pes = tuple(_check_pe(p) for p in pes)
+        pes = tuple(check_one_of("pes", p, PE_KINDS) for p in pes)
         if not pes or len(set(pes)) != len(pes):
             raise ValueError(f"pes must name distinct encodings, got {pes!r} / pes 必须是互不相同的编码名")
         self.pes = pes
-        seed = _check_int("seed", seed, 0, 10**6)
-        steps = DEFAULT_STEPS if steps is None else _check_int("steps", steps, 5, 300)
+        seed = check_int("seed", seed, 0, 10**6)
+        steps = DEFAULT_STEPS if steps is None else check_slider_value("steps", steps, 5, 300, 5)
         st = _slider_style()
         self.controls = {
             "seed": w.BoundedIntText(seed, min=0, max=10**6, description="seed", style=st,

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..attention import AttentionDemo, attention_demo
+from ..validate import check_bool, check_one_of
 from .explorer import Explorer, _slider_style
 from .style import _new_axes, figure_style, label, token_label
 
@@ -117,6 +118,8 @@ class PermutationExplorer(Explorer):
     def __init__(self, sentence="狗咬猫", use_pe=False):
         import ipywidgets as w
 
+        sentence = check_one_of("sentence", sentence, PERMUTATION_SENTENCES)
+        use_pe = check_bool("use_pe", use_pe)
         st = _slider_style()
         controls = {
             "sentence": w.Dropdown(options=list(PERMUTATION_SENTENCES), value=sentence,

@@ -24,7 +24,7 @@ from ..encoding import (
     pe_dot_by_offset,
     relative_rotation,
 )
-from ..validate import _check_base, _check_d_model, _check_int, _check_real, _is_int
+from ..validate import check_base, check_bool, check_d_model, check_int, check_one_of, check_real, is_int
 from .explorer import Explorer, _base_slider, _slider_style
 from .style import _new_axes, figure_style, label
 
@@ -34,7 +34,7 @@ def plot_dot_product(d_model: int = 64, base: float = 10000.0, k_max: int = 100,
 
     Introduced in notebook 04_relative_position.
     """
-    k_max = _check_int("k_max", k_max, 1, 100000)
+    k_max = check_int("k_max", k_max, 1, 100000)
     ks = np.arange(-k_max, k_max + 1)
     dots = pe_dot_by_offset(ks, d_model, base)
     with figure_style():
@@ -56,10 +56,10 @@ def plot_shift_regression(k: int = 1, d_model: int = 2, i: int = 0, base: float 
     prediction from (sin, cos) against the target: the diagonal, R^2 = 1.
     Introduced in notebook 04_relative_position.
     """
-    d_model = _check_d_model(d_model)
-    i = _check_int("i", i, 0, d_model // 2 - 1)
-    k = _check_real("k", k)
-    seq_len = _check_int("seq_len", seq_len, 3, 100000)
+    d_model = check_d_model(d_model)
+    i = check_int("i", i, 0, d_model // 2 - 1)
+    k = check_real("k", k)
+    seq_len = check_int("seq_len", seq_len, 3, 100000)
     w = frequencies(d_model, base)[i]
     pos = np.arange(seq_len, dtype=float)
     s, c, y = np.sin(pos * w), np.cos(pos * w), np.sin((pos + k) * w)
@@ -98,8 +98,9 @@ def plot_cosine_histograms(d_models=(16, 64, 512), n_words: int = 200, seq_len: 
     directions.
     Introduced in notebook 04_relative_position.
     """
-    if _is_int(d_models):
+    if is_int(d_models):
         d_models = (d_models,)
+    d_models = [check_int("d_models", d, 1, 4096) for d in d_models]
     cosines = [word_pe_cosines(d, n_words, seq_len, base, seed) for d in d_models]
     with figure_style():
         fig, ax = _new_axes(ax, (6.4, 3.0))
@@ -219,10 +220,10 @@ class _RelativeView:
 def plot_relative_rotation(pos: int = 5, k: int = 3, d_model: int = 8, base: float = 10000.0, ax=None):
     """R_k as a heatmap and a few pairs of PE(pos) and PE(pos + k) as arrows on unit circles.
 
-    Introduced in notebook 04_relative_position.
+    Introduced in notebook 04_relative_position, as the figure its :class:`RelativeExplorer` draws.
     """
-    pos, k = _check_real("pos", pos), _check_real("k", k)
-    d_model, base = _check_d_model(d_model), _check_base(base)
+    pos, k = check_real("pos", pos), check_real("k", k)
+    d_model, base = check_d_model(d_model), check_base(base)
     with figure_style():
         fig, (ax_r, ax_c) = _new_axes(ax, (8.2, 2.9), 1, 2, width_ratios=[1, 4.2])
         _RelativeView(ax_r, ax_c).update(pos, k, d_model, base)
@@ -242,6 +243,10 @@ class RelativeExplorer(Explorer):
     def __init__(self, pos=5, k=3, d_model=8, base=10000.0):
         import ipywidgets as w
 
+        pos = check_int("pos", pos, 0, 100)
+        k = check_int("k", k, -50, 50)
+        d_model = check_one_of("d_model", d_model, (2, 4, 8, 16, 32, 64))
+        base = check_base(base)
         st = _slider_style()
         controls = {
             "k": w.IntSlider(k, min=-50, max=50, description="k", style=st),
@@ -249,7 +254,7 @@ class RelativeExplorer(Explorer):
             "d_model": w.SelectionSlider(options=[2, 4, 8, 16, 32, 64], value=d_model,
                                          description="d_model", style=st),
         }
-        self.base = _check_base(base)
+        self.base = base
         super().__init__(controls)
 
     FIGSIZE = (7.6, 2.4)
@@ -335,9 +340,9 @@ def plot_similarity(d_model: int = 64, base: float = 10000.0, projection: bool =
 
     With ``projection`` the scores are ``(W_q PE(m))·(W_k PE(n))`` for the fixed random
     matrices of :func:`attention_weights_for_demo`.
-    Introduced in notebook 04_relative_position.
+    Introduced in notebook 04_relative_position, as the figure its :class:`SimilarityExplorer` draws.
     """
-    d_model, base = _check_d_model(d_model), _check_base(base)
+    d_model, base = check_d_model(d_model), check_base(base)
     with figure_style():
         fig, (ax_curve, ax_heat) = _new_axes(ax, (8, 3.2), 1, 2, width_ratios=[1.5, 1])
         _SimilarityView(ax_curve, ax_heat).update(d_model, base, bool(projection))
@@ -356,6 +361,9 @@ class SimilarityExplorer(Explorer):
     def __init__(self, d_model=64, base=10000.0, projection=False):
         import ipywidgets as w
 
+        d_model = check_d_model(d_model, maximum=256)
+        base = check_base(base, 10.0, 1e6)
+        projection = check_bool("projection", projection)
         st = _slider_style()
         controls = {
             "d_model": w.IntSlider(d_model, min=2, max=256, step=2, description="d_model", style=st),

@@ -23,7 +23,7 @@ from ..relative_family import (
     transformer_xl_demo_parameters,
     transformer_xl_score_terms,
 )
-from ..validate import _check_int
+from ..validate import check_bool, check_int, check_slider_value
 from .explorer import Explorer, _slider_style
 from .style import _new_axes, figure_style, label
 
@@ -140,10 +140,10 @@ def plot_t5_buckets(num_buckets: int = 32, max_distance: int = 128, bidirectiona
 
     The bias table is :func:`t5_demo_bias_table`, an illustrative one (not trained). The axis
     is symlog: linear for |k| <= 10, logarithmic beyond, so T5's log-spaced buckets look even.
-    Introduced in notebook 06_relative_family.
+    Introduced in notebook 06_relative_family, as the figure its :class:`T5BucketExplorer` draws.
     """
     _t5_sizes(bidirectional, num_buckets, max_distance)
-    _check_int("num_buckets", num_buckets, 2, _T5View.NB_MAX)
+    check_int("num_buckets", num_buckets, 2, _T5View.NB_MAX)
     with figure_style():
         fig, (ax_bucket, ax_bias) = _new_axes(ax, (7.6, 4.2), 2, 1, height_ratios=[1.25, 1])
         _T5View(ax_bucket, ax_bias).update(num_buckets, max_distance, bool(bidirectional))
@@ -164,14 +164,15 @@ class T5BucketExplorer(Explorer):
     def __init__(self, num_buckets=32, max_distance=128, bidirectional=True):
         import ipywidgets as w
 
+        num_buckets = check_slider_value("num_buckets", num_buckets, 4, _T5View.NB_MAX, 4)
+        max_distance = check_int("max_distance", max_distance, 40, 512)
+        bidirectional = check_bool("bidirectional", bidirectional)
         st = _slider_style()
         controls = {
-            "num_buckets": w.IntSlider(_check_int("num_buckets", num_buckets, 4, _T5View.NB_MAX), min=4,
-                                       max=_T5View.NB_MAX, step=4, description="num_buckets", style=st),
-            "max_distance": w.IntSlider(_check_int("max_distance", max_distance, 40, 512), min=40, max=512,
-                                        description="max_distance", style=st),
-            "bidirectional": w.Checkbox(value=bool(bidirectional),
-                                        description=label("双向 bidirectional", "bidirectional")),
+            "num_buckets": w.IntSlider(num_buckets, min=4, max=_T5View.NB_MAX, step=4, description="num_buckets",
+                                       style=st),
+            "max_distance": w.IntSlider(max_distance, min=40, max=512, description="max_distance", style=st),
+            "bidirectional": w.Checkbox(value=bidirectional, description=label("双向 bidirectional", "bidirectional")),
         }
         super().__init__(controls)
 
@@ -283,9 +284,9 @@ def plot_score_terms(m: int = 50, terms="abcd", ax=None):
     parameters from :func:`transformer_xl_demo_parameters`. ``terms`` (e.g. ``"bd"``) picks the
     terms in the black sum; the others are drawn dotted. The titles give the largest change of
     any term since m = 24: the right panel never changes with m.
-    Introduced in notebook 06_relative_family.
+    Introduced in notebook 06_relative_family, as the figure its :class:`ScoreTermsExplorer` draws.
     """
-    m = _check_int("m", m, _TermsView.M_MIN, _TermsView.M_MAX)
+    m = check_int("m", m, _TermsView.M_MIN, _TermsView.M_MAX)
     shown = _check_terms(terms)
     with figure_style():
         fig, (ax_abs, ax_xl) = _new_axes(ax, (7.6, 3.9), 1, 2)
@@ -307,15 +308,16 @@ class ScoreTermsExplorer(Explorer):
     def __init__(self, m=50, a=True, b=True, c=True, d=True):
         import ipywidgets as w
 
+        m = check_int("m", m, _TermsView.M_MIN, _TermsView.M_MAX)
+        a, b, c, d = (check_bool(x, v) for x, v in zip(TERMS, (a, b, c, d)))
         st = _slider_style()
-        controls = {"m": w.IntSlider(_check_int("m", m, _TermsView.M_MIN, _TermsView.M_MAX), min=_TermsView.M_MIN,
-                                     max=_TermsView.M_MAX, description=label("m (query 位置)", "m (query position)"),
-                                     style=st)}
+        controls = {"m": w.IntSlider(m, min=_TermsView.M_MIN, max=_TermsView.M_MAX,
+                                     description=label("m (query 位置)", "m (query position)"), style=st)}
         names = {"a": label("(a) 内容–内容", "(a) content-content"), "b": label("(b) 内容–位置", "(b) content-position"),
                  "c": label("(c) 位置–内容 | u", "(c) position-content | u"),
                  "d": label("(d) 位置–位置 | v", "(d) position-position | v")}
         for x, value in zip(TERMS, (a, b, c, d)):
-            controls[x] = w.Checkbox(value=bool(value), description=names[x], indent=False,
+            controls[x] = w.Checkbox(value=value, description=names[x], indent=False,
                                      layout=w.Layout(width="auto"))
         super().__init__(controls)
 
@@ -339,9 +341,9 @@ def plot_shaw_index(query_len: int = 8, key_len: int | None = None, max_relative
 
     Introduced in notebook 06_relative_family.
     """
-    query_len = _check_int("query_len", query_len, 1, 24)
-    key_len = query_len if key_len is None else _check_int("key_len", key_len, 1, 24)
-    max_relative = _check_int("max_relative", max_relative, 0, 24)
+    query_len = check_int("query_len", query_len, 1, 24)
+    key_len = query_len if key_len is None else check_int("key_len", key_len, 1, 24)
+    max_relative = check_int("max_relative", max_relative, 0, 24)
     clipped = shaw_relative_index(query_len, key_len, max_relative) - max_relative
     with figure_style():
         fig, ax = _new_axes(ax, (4.6, 3.9))

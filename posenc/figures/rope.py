@@ -10,8 +10,8 @@ import math
 import numpy as np
 
 from ..encoding import frequencies
-from ..rope_alibi import rope, rope_rotation
-from ..validate import _check_base, _check_int
+from ..rope import rope, rope_rotation
+from ..validate import check_base, check_int
 from .explorer import Explorer, _base_slider, _slider_style
 from .style import _new_axes, figure_style, label
 
@@ -145,13 +145,13 @@ def plot_rope(pos: int = 5, n: int = 20, i: int = 0, base: float = 10000.0, ax=N
     κ rotated to n (orange). Right: ``rope(q, m).rope(κ, n) / (|q||κ|)`` for m = 0 and every
     offset k (solid), the same curve mirrored (dotted) and pair i's own cosine (green); the
     dots are the score computed at the actual (m, n).
-    Introduced in notebook 07_rope.
+    Introduced in notebook 07_rope, as the figure its :class:`RopeExplorer` draws.
     """
     q, key = _rope_demo_vectors()
-    pos = _check_int("pos", pos, -10**6, 10**6)
-    n = _check_int("n", n, -10**6, 10**6)
-    i = _check_int("i", i, 0, len(q) // 2 - 1)
-    base = _check_base(base)
+    pos = check_int("pos", pos, -10**6, 10**6)
+    n = check_int("n", n, -10**6, 10**6)
+    i = check_int("i", i, 0, len(q) // 2 - 1)
+    base = check_base(base)
     if abs(n - pos) > _RopeView.OFFSET_MAX:
         raise ValueError(f"|n - pos| must be <= {_RopeView.OFFSET_MAX}, got {n - pos} / |n − pos| 不能超过 "
                          f"{_RopeView.OFFSET_MAX}")
@@ -177,7 +177,10 @@ class RopeExplorer(Explorer):
         import ipywidgets as w
 
         self.q, self.key = _rope_demo_vectors()
-        self.n = _check_int("n", n, 0, 40)
+        self.n = check_int("n", n, 0, 40)
+        pos = check_int("pos", pos, self.n - _RopeView.OFFSET_MAX + 10, self.n + _RopeView.OFFSET_MAX - 10)
+        i = check_int("i", i, 0, len(self.q) // 2 - 1)
+        base = check_base(base, 10.0, 1e5)
         st = _slider_style()
         controls = {
             "pos": w.IntSlider(pos, min=self.n - _RopeView.OFFSET_MAX + 10, max=self.n + _RopeView.OFFSET_MAX - 10,

@@ -9,15 +9,15 @@ import numbers
 
 import numpy as np
 
-from ..encoding import binary_bits, frequencies, sinusoidal_encoding, wavelengths
+from ..encoding import LAYOUTS, binary_bits, frequencies, sinusoidal_encoding, wavelengths
 from ..validate import (
-    LAYOUTS,
-    _check_base,
-    _check_d_model,
-    _check_int,
-    _check_layout,
-    _check_table_size,
-    _is_int,
+    check_base,
+    check_d_model,
+    check_int,
+    check_one_of,
+    check_real,
+    check_table_size,
+    is_int,
 )
 from .explorer import Explorer, _base_slider, _slider_style
 from .frames import play_link
@@ -66,9 +66,9 @@ def plot_pe_heatmap(seq_len: int = 50, d_model: int = 64, base: float = 10000.0,
 
     Introduced in notebook 03_clock_hands_frequencies.
     """
-    seq_len, d_model = _check_int("seq_len", seq_len, 1), _check_d_model(d_model)
-    base, layout = _check_base(base), _check_layout(layout)
-    _check_table_size(seq_len, d_model)
+    seq_len, d_model = check_int("seq_len", seq_len, 1), check_d_model(d_model)
+    base, layout = check_base(base), check_one_of("layout", layout, LAYOUTS)
+    check_table_size(seq_len, d_model)
     with figure_style():
         fig, ax = _new_axes(ax, (6.5, 3.4))
         view = _PEHeatmapView(ax)
@@ -89,12 +89,18 @@ class HeatmapExplorer(Explorer):
     def __init__(self, seq_len=50, d_model=64, base=10000.0, layout="interleaved"):
         import ipywidgets as w
 
+        seq_len = check_int("seq_len", seq_len, 2, 200)
+        d_model = check_d_model(d_model, maximum=256)
+        base = check_base(base, 10.0, 1e6)
+        layout = check_one_of("layout", layout, LAYOUTS)
         st = _slider_style()
+        # Chinese first, the keyword in brackets: the value passed on stays the English keyword.
+        layouts = [(label(_LAYOUT_NAMES[x], x), x) for x in LAYOUTS]
         controls = {
             "seq_len": w.IntSlider(seq_len, min=2, max=200, description="seq_len", style=st),
             "d_model": w.IntSlider(d_model, min=2, max=256, step=2, description="d_model", style=st),
             "base": _base_slider(base),
-            "layout": w.Dropdown(options=list(LAYOUTS), value=layout, description="layout", style=st),
+            "layout": w.Dropdown(options=layouts, value=layout, description="layout", style=st),
         }
         super().__init__(controls)
 
@@ -213,8 +219,8 @@ def plot_clock(pos: int = 3, d_model: int = 16, base: float = 10000.0, ax=None):
 
     Introduced in notebook 03_clock_hands_frequencies.
     """
-    pos = _check_int("pos", pos, 0)
-    d_model, base = _check_d_model(d_model), _check_base(base)
+    pos = check_int("pos", pos, 0)
+    d_model, base = check_d_model(d_model), check_base(base)
     with figure_style():
         fig, (ax, axb) = _new_axes(ax, (9, 3.2), 2, 1, height_ratios=[2.2, 1])
         view = _ClockView(ax, axb)
@@ -237,6 +243,9 @@ class ClockExplorer(Explorer):
     def __init__(self, pos=3, d_model=16, base=10000.0):
         import ipywidgets as w
 
+        pos = check_int("pos", pos, 0, 255)
+        d_model = check_d_model(d_model, maximum=16)
+        base = check_base(base, 10.0, 1e6)
         st = _slider_style()
         controls = {
             "pos": w.IntSlider(pos, min=0, max=255, description="pos", style=st),
@@ -269,6 +278,7 @@ def plot_wavelengths(d_model: int = 512, bases=(10000.0,), ax=None):
     """
     if isinstance(bases, numbers.Real):
         bases = (bases,)
+    bases = [check_real("bases", b, greater_than=1.0) for b in bases]
     lams = [wavelengths(d_model, b) for b in bases]
     with figure_style():
         fig, ax = _new_axes(ax, (6, 3.2))
@@ -295,13 +305,13 @@ def plot_pe_curves(d_model: int = 4, max_pos: int = 10, base: float = 10000.0, p
     Introduced in notebook 02_sinusoidal_hand_calculation.
     """
     w = frequencies(d_model, base)
-    max_pos = _check_int("max_pos", max_pos, 1, 100000)
+    max_pos = check_int("max_pos", max_pos, 1, 100000)
     n_pairs = len(w)
     if pairs is None:
         pairs = list(range(n_pairs)) if n_pairs <= 4 else sorted({0, 1, n_pairs - 1})
-    elif _is_int(pairs):
+    elif is_int(pairs):
         pairs = [pairs]
-    pairs = [_check_int("pairs", p, 0, n_pairs - 1) for p in pairs]
+    pairs = [check_int("pairs", p, 0, n_pairs - 1) for p in pairs]
     if not pairs:
         raise ValueError("pairs must name at least one pair / pairs 至少要有一对")
     grid = np.linspace(0.0, max_pos, 60 * max_pos + 1 if max_pos <= 50 else 3001)
@@ -341,12 +351,12 @@ def plot_binary_vs_sinusoid(ks=(0, 1, 2, 3), n_pos: int = 32, ax=None):
     writes b for the bit index: k means the position offset everywhere in the course.)
     Introduced in notebook 03_clock_hands_frequencies.
     """
-    if _is_int(ks):
+    if is_int(ks):
         ks = (ks,)
-    ks = [_check_int("k", k, 0, 20) for k in ks]
+    ks = [check_int("ks", k, 0, 20) for k in ks]
     if not ks:
         raise ValueError("ks must hold at least one bit index / ks 至少要有一个 bit 编号")
-    n_pos = _check_int("n_pos", n_pos, 2, 4096)
+    n_pos = check_int("n_pos", n_pos, 2, 4096)
     pos = np.arange(n_pos + 1)
     x = np.linspace(0, n_pos, 40 * n_pos + 1)
     gap = 1.5

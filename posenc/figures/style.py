@@ -82,7 +82,7 @@ def cjk_font() -> str | None:
 def label(zh: str, en: str) -> str:
     """``zh`` when a CJK font is available, else the English ``en`` (no tofu boxes).
 
-    Introduced in notebook 01_permutation_invariance.
+    Used by every figure and explorer for its texts.
     """
     return zh if cjk_font() else en
 
@@ -90,7 +90,7 @@ def label(zh: str, en: str) -> str:
 def token_label(token: str) -> str:
     """A token as figures show it: itself with a CJK font, its English gloss without.
 
-    Introduced in notebook 01_permutation_invariance.
+    Used by the figures that label tokens (notebooks 01 and 02).
     """
     if cjk_font():
         return token
@@ -103,7 +103,7 @@ def figure_style():
 
     ``font.family`` lists DejaVu Sans first and the CJK font second, which gives
     per-character fallback for mixed Chinese/English labels.
-    Introduced in notebook 01_permutation_invariance.
+    Introduced in notebook 03_clock_hands_frequencies.
     """
     import matplotlib
 

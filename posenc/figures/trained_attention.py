@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..task.evaluation import attention_maps, sentence_tokens
-from ..validate import _check_int
+from ..validate import check_int
 from .style import GLOSS, _new_axes, cjk_font, figure_style, label
 
 #: Glosses of the task's filler tokens, for machines without a CJK font.
@@ -48,9 +48,9 @@ def plot_trained_attention(models, sentences=("嗯猫咬狗啊。", "嗯狗咬�
     maps = {}
     for name, model in models.items():
         m = getattr(model, "model", model)
-        layer = _check_int("layer", layer, 0, m.num_layers - 1)
+        layer = check_int("layer", layer, 0, m.num_layers - 1)
         if head is not None:
-            head = _check_int("head", head, 0, m.num_heads - 1)
+            head = check_int("head", head, 0, m.num_heads - 1)
         for s in sentences:
             w = attention_maps(m, s)[layer]
             maps[name, s] = w.mean(axis=0) if head is None else w[head]

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..validate import _check_int
+from ..validate import check_bool, check_int, check_lengths, check_one_of
 
 if TYPE_CHECKING:
     import torch
@@ -59,28 +59,6 @@ MAX_LENGTH = 64
 #: The two variants of the task: the animals next to 咬 ("adjacent", notebooks 05, 07, 08), or
 #: anywhere before and after it ("anywhere", notebook 09).
 TASKS = ("adjacent", "anywhere")
-
-
-def _check_lengths(name: str, lengths, min_length: int) -> tuple[int, int]:
-    """A (lo, hi) pair of sentence lengths with min_length <= lo <= hi <= MAX_LENGTH."""
-    if not isinstance(lengths, (tuple, list)) or len(lengths) != 2:
-        raise ValueError(f"{name} must be a pair of integers (lo, hi), got {lengths!r} / "
-                         f"{name} 必须是整数对 (lo, hi)")
-    lo = _check_int(f"{name}[0]", lengths[0], min_length, MAX_LENGTH)
-    hi = _check_int(f"{name}[1]", lengths[1], lo, MAX_LENGTH)
-    return lo, hi
-
-
-def _check_task(task) -> str:
-    if task not in TASKS:
-        raise ValueError(f"task must be one of {TASKS}, got {task!r} / task 只能是 {TASKS} 之一")
-    return task
-
-
-def _check_pe(pe) -> str:
-    if pe not in PE_KINDS:
-        raise ValueError(f"pe must be one of {PE_KINDS}, got {pe!r} / pe 只能是 {PE_KINDS} 之一")
-    return pe
 
 
 @dataclass
@@ -132,33 +110,33 @@ def _mix64(x: np.ndarray) -> np.ndarray:
     return x
 
 
-def _key_is_test(a, b, length, start, filler_code, terminator: bool) -> np.ndarray:
-    """Fixed (seed-independent) assignment of an unordered key to the test split.
+def _split_hash(task: str, a, b, length, pa, pv, pb, fill, terminator: bool) -> np.ndarray:
+    """One splitmix64 hash per sentence pair of its unordered key: the same for a sentence
+    and its mirror, and independent of the random seed.
 
-    Introduced in notebook 05_learned_embeddings.
+    The key is built per task. "adjacent" (notebook 05): the unordered animal pair, the
+    length, the biter's position and the fillers (as one base-2 number) packed into one
+    integer, hashed once. "anywhere" (notebook 09): the pair, the length, the three
+    positions and then every filler folded in one at a time, so sentences of any length up to
+    MAX_LENGTH get a well-mixed, collision-free-in-practice hash.
     """
     lo, hi = np.minimum(a, b), np.maximum(a, b)
-    key = (((lo * 8 + hi) * 64 + length) * 64 + start) * 2 + int(terminator)
-    key = key.astype(np.uint64) * np.uint64(1 << 32) + filler_code.astype(np.uint64)
-    h = _mix64(key + np.uint64(0x9E3779B97F4A7C15))
-    return (h >> np.uint64(11)).astype(np.float64) / float(1 << 53) < _HOLDOUT_FRACTION
-
-
-def _anywhere_key_is_test(a, b, length, pos_a, pos_v, pos_b, fill, terminator: bool) -> np.ndarray:
-    """Fixed (seed-independent) test-split membership of an unordered key of the "anywhere" task.
-
-    The key (the unordered animal pair, the length, the three positions and every filler)
-    is folded into one splitmix64 hash, so sentences of any length up to MAX_LENGTH get a
-    well-mixed, collision-free-in-practice assignment; a sentence and its mirror share it.
-    Introduced in notebook 09_context_extension.
-    """
-    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    if task == "adjacent":
+        filler_code = (fill * (len(FILLERS) ** np.arange(fill.shape[1]))[None, :]).sum(1)
+        key = (((lo * 8 + hi) * 64 + length) * 64 + pa) * 2 + int(terminator)
+        key = key.astype(np.uint64) * np.uint64(1 << 32) + filler_code.astype(np.uint64)
+        return _mix64(key + np.uint64(0x9E3779B97F4A7C15))
     h = _mix64(np.uint64(0xA0761D6478BD642F) + np.uint64(2 + int(terminator)) + (lo * 8 + hi).astype(np.uint64))
-    for part in (length, pos_a, pos_v, pos_b):
+    for part in (length, pa, pv, pb):
         h = _mix64(h ^ np.asarray(part).astype(np.uint64))
     with np.errstate(over="ignore"):
         for col in range(fill.shape[1]):
             h = _mix64(h + fill[:, col].astype(np.uint64) + np.uint64(0x9E3779B97F4A7C15))
+    return h
+
+
+def _in_test_split(h: np.ndarray) -> np.ndarray:
+    """A fixed fraction (``_HOLDOUT_FRACTION``) of keys, by their hash, is held out for testing."""
     return (h >> np.uint64(11)).astype(np.float64) / float(1 << 53) < _HOLDOUT_FRACTION
 
 
@@ -195,18 +173,15 @@ def make_bite_dataset(n: int, lengths=DEFAULT_TRAIN_LENGTHS, seed: int = 0, anim
     ``[f] A [f] 咬 [f] B [f] 。`` (introduced in notebook 09_context_extension).
     Introduced in notebook 05_learned_embeddings.
     """
-    n = _check_int("n", n, 2)
+    n = check_int("n", n, 2)
     if n % 2:
         raise ValueError(f"n must be even (sentences come in mirror pairs), got {n} / "
                          f"n 必须是偶数（句子成对出现：A咬B 与 B咬A）")
-    if not isinstance(terminator, bool):
-        raise ValueError(f"terminator must be True or False, got {terminator!r} / "
-                         f"terminator 只能是 True 或 False")
-    task = _check_task(task)
-    lo, hi = _check_lengths("lengths", lengths, 4 if terminator else 3)
-    seed = _check_int("seed", seed, 0)
-    if split not in _SPLITS:
-        raise ValueError(f"split must be one of {_SPLITS}, got {split!r} / split 只能是 {_SPLITS} 之一")
+    terminator = check_bool("terminator", terminator)
+    task = check_one_of("task", task, TASKS)
+    lo, hi = check_lengths("lengths", lengths, 4 if terminator else 3, MAX_LENGTH)
+    seed = check_int("seed", seed, 0)
+    split = check_one_of("split", split, _SPLITS)
     if animals is None:
         animals = ANIMALS
     if isinstance(animals, str):
@@ -239,12 +214,8 @@ def make_bite_dataset(n: int, lengths=DEFAULT_TRAIN_LENGTHS, seed: int = 0, anim
         flip = rng.random(m) < 0.5                    # which orientation comes first
         if split == "all":
             keep = np.ones(m, dtype=bool)
-        elif task == "adjacent":
-            filler_code = (fill * (len(FILLERS) ** np.arange(fill.shape[1]))[None, :]).sum(1)
-            is_test = _key_is_test(a, b, length, pa, filler_code, terminator)
-            keep = is_test if split == "test" else ~is_test
         else:
-            is_test = _anywhere_key_is_test(a, b, length, pa, pv, pb, fill, terminator)
+            is_test = _in_test_split(_split_hash(task, a, b, length, pa, pv, pb, fill, terminator))
             keep = is_test if split == "test" else ~is_test
         idx = np.flatnonzero(keep)[: n_pairs - total]
         for k, v in (("a", a), ("b", b), ("length", length), ("pa", pa), ("pv", pv), ("pb", pb),

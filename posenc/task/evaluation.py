@@ -9,8 +9,9 @@ import contextlib
 
 import numpy as np
 
-from ..validate import PositionLimitError, _check_int
-from .data import ANIMALS, BiteDataset, _check_lengths, _check_task, make_bite_dataset
+from ..position_limit import PositionLimitError
+from ..validate import check_int, check_lengths, check_one_of
+from .data import ANIMALS, MAX_LENGTH, TASKS, BiteDataset, make_bite_dataset
 
 
 @contextlib.contextmanager
@@ -32,12 +33,22 @@ def _deterministic_torch(num_threads: int):
         torch.use_deterministic_algorithms(old_det)
 
 
+def _order_model(model, attention: bool = False):
+    """The model itself, given an OrderModel (any torch module called as ``model(tokens, mask)``
+    will do; with ``attention``, one with ``attention_weights``) or a :class:`TrainResult`."""
+    model = getattr(model, "model", model)
+    if not (callable(model) and hasattr(model, "training")) or (attention and not hasattr(model, "attention_weights")):
+        raise ValueError("model must be an OrderModel or a TrainResult / model 必须是 OrderModel 或 TrainResult")
+    return model
+
+
 def _predictions(model, dataset: BiteDataset):
     """The predicted biter of every row (a LongTensor), with the model in eval mode and no
     gradients; the model's train/eval mode is restored afterwards."""
     if not isinstance(dataset, BiteDataset):
         raise ValueError(f"dataset must be a BiteDataset, got {type(dataset).__name__} / "
                          f"dataset 必须是 BiteDataset")
+    model = _order_model(model)
     import torch
 
     was_training = model.training
@@ -78,17 +89,6 @@ def accuracy_by_start(model, dataset: BiteDataset) -> dict:
     return {int(s): float(correct[starts == s].mean()) for s in np.unique(starts)}
 
 
-def accuracy_by_distance(model, dataset: BiteDataset) -> dict:
-    """Accuracy per distance from the biter to 咬 (``dataset.verbs - dataset.starts``): {distance: accuracy}.
-
-    Always 1 in the adjacent task; in the "anywhere" task it grows with the sentence.
-    Introduced in notebook 09_context_extension.
-    """
-    correct = (_predictions(model, dataset) == dataset.labels).numpy()
-    dist = (dataset.verbs - dataset.starts).numpy()
-    return {int(k): float(correct[dist == k].mean()) for k in np.unique(dist)}
-
-
 def _length_test_set(length: int, *, seed: int = 0, n: int = 512, terminator: bool = True,
                      task: str = "adjacent") -> BiteDataset:
     """The held-out sentences of exactly ``length`` tokens that every length test uses.
@@ -97,7 +97,7 @@ def _length_test_set(length: int, *, seed: int = 0, n: int = 512, terminator: bo
     the same set for :func:`length_accuracy` and :func:`extrapolation_table`.
     Introduced in notebook 05_learned_embeddings.
     """
-    n = _check_int("n_per_length", n, 2)
+    n = check_int("n_per_length", n, 2)
     if n % 2:
         raise ValueError("n_per_length must be even (mirror pairs) / n_per_length 必须是偶数")
     return make_bite_dataset(n, (length, length), seed + 1000 + length, split="test",
@@ -134,9 +134,9 @@ def length_accuracy(model, lengths=(4, 16), *, seed: int = 0, n_per_length: int 
     (introduced in notebook 09_context_extension).
     Introduced in notebook 05_learned_embeddings.
     """
-    lo, hi = _check_lengths("lengths", lengths, 4)
-    seed = _check_int("seed", seed, 0)
-    task = _check_task(task)
+    lo, hi = check_lengths("lengths", lengths, 4, MAX_LENGTH)
+    seed = check_int("seed", seed, 0)
+    task = check_one_of("task", task, TASKS)
     return _accuracies_at_lengths(model, range(lo, hi + 1), seed=seed, n_per_length=n_per_length,
                                   task=task)[0]
 
@@ -149,7 +149,7 @@ def order_blind_bound(seed: int = 0, n: int = 1000) -> float:
     Computed from the data: for every pair, the best single guess, averaged.
     Introduced in notebook 05_learned_embeddings.
     """
-    ds = make_bite_dataset(_check_int("n", n, 2), seed=_check_int("seed", seed, 0), split="test")
+    ds = make_bite_dataset(check_int("n", n, 2), seed=check_int("seed", seed, 0), split="test")
     labels = ds.labels.numpy().reshape(-1, 2)                    # rows 2k, 2k+1
     guesses = np.arange(len(ANIMALS))
     hits = (labels[:, :, None] == guesses[None, None, :]).sum(axis=1)   # (pairs, guesses)
@@ -160,7 +160,7 @@ def sentence_tokens(sentence) -> list:
     """The token ids of a sentence written as a string of task tokens, e.g. "嗯猫咬狗啊。".
 
     Every character must be a token of the task's vocabulary (VOCAB, without the padding).
-    Introduced in notebook 05_learned_embeddings.
+    Used by :func:`attention_maps` and :func:`plot_trained_attention` (notebooks 05 and 09).
     """
     from .data import PAD, TOKEN_TO_ID, VOCAB
 
@@ -185,9 +185,7 @@ def attention_maps(model, sentence) -> np.ndarray:
     """
     import torch
 
-    model = getattr(model, "model", model)
-    if not hasattr(model, "attention_weights"):
-        raise ValueError("model must be an OrderModel or a TrainResult / model 必须是 OrderModel 或 TrainResult")
+    model = _order_model(model, attention=True)
     ids = torch.tensor([sentence_tokens(sentence)])
     was_training = model.training
     model.eval()

@@ -6,16 +6,15 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from ..context import ROPE_SCALING_METHODS, _check_method, rope_frequencies
+from ..context import ROPE_SCALING_METHODS, rope_frequencies
 from ..text import _aligned_table
-from ..validate import _check_int
+from ..validate import check_callback, check_int, check_lengths, check_one_of, check_rows
 from .data import (
     DEFAULT_TEST_LENGTHS,
     DEFAULT_TRAIN_LENGTHS,
     MAX_LENGTH,
-    _check_lengths,
-    _check_pe,
-    _check_task,
+    PE_KINDS,
+    TASKS,
 )
 from .evaluation import _accuracies_at_lengths
 from .training import finetune_order_model, train_order_model, trained_run
@@ -40,13 +39,14 @@ def extrapolation_table(pes: Sequence[str] = ("sinusoidal", "learned", "rope", "
     Introduced in notebook 08_alibi_extrapolation.
     """
     pes = tuple(pes)
-    task = _check_task(task)
+    task = check_one_of("task", task, TASKS)
     for p in pes:
-        _check_pe(p)
+        check_one_of("pes", p, PE_KINDS)
     terminator = train_kwargs.get("terminator", True)
-    lo, hi = _check_lengths("train_lengths", train_lengths, 4 if terminator else 3)
-    tlo, thi = _check_lengths("test_lengths", test_lengths, 4 if terminator else 3)
-    seed = _check_int("seed", seed, 0)
+    lo, hi = check_lengths("train_lengths", train_lengths, 4 if terminator else 3, MAX_LENGTH)
+    tlo, thi = check_lengths("test_lengths", test_lengths, 4 if terminator else 3, MAX_LENGTH)
+    seed = check_int("seed", seed, 0)
+    check_callback("callback", callback, "(label, index)")
     if learned_max_lens is None:
         learned_max_lens = (hi, max(hi, thi))
     plan = [("none", None)] if include_none and "none" not in pes else []
@@ -72,18 +72,8 @@ def extrapolation_table(pes: Sequence[str] = ("sinusoidal", "learned", "rope", "
     return rows
 
 
-def _check_rows(rows) -> list:
-    """The rows of :func:`extrapolation_table` (a non-empty list of row dicts)."""
-    try:
-        rows = list(rows)
-    except TypeError:
-        raise TypeError("rows must be the list returned by extrapolation_table / rows 必须是 "
-                        "extrapolation_table 返回的列表") from None
-    if not rows or not all(isinstance(r, dict) and {"label", "in_distribution", "by_length"} <= set(r)
-                           for r in rows):
-        raise ValueError("rows must be the non-empty list returned by extrapolation_table / rows 必须是 "
-                         "extrapolation_table 返回的非空列表")
-    return rows
+#: What a row of :func:`extrapolation_table` must have (its formatter and its plot read these).
+EXTRAPOLATION_ROW_KEYS = ("label", "in_distribution", "by_length")
 
 
 def format_extrapolation_table(rows, decimals: int = 2) -> str:
@@ -94,8 +84,8 @@ def format_extrapolation_table(rows, decimals: int = 2) -> str:
     ``-`` where the model cannot run, with the reason (the Chinese half of the error) below.
     Introduced in notebook 08_alibi_extrapolation.
     """
-    rows = _check_rows(rows)
-    decimals = _check_int("decimals", decimals, 0, 6)
+    rows = check_rows(rows, EXTRAPOLATION_ROW_KEYS, "extrapolation_table")
+    decimals = check_int("decimals", decimals, 0, 6)
     lengths = sorted({L for r in rows for L in r["by_length"]})
     head = ["位置编码", "训练长度内"] + [str(L) for L in lengths]
     body = []
@@ -145,12 +135,13 @@ def context_extension_table(methods: Sequence[str] = ROPE_SCALING_METHODS, facto
     (method, s) is tested or fine-tuned (index 1 .. len(methods)·len(factors)).
     Introduced in notebook 09_context_extension.
     """
-    methods = tuple(_check_method(m) for m in methods)
-    task = _check_task(task)
-    lo, hi = _check_lengths("train_lengths", train_lengths, 4)
-    seed = _check_int("seed", seed, 0)
-    finetune_steps = _check_int("finetune_steps", finetune_steps, 0, 10000)
-    factors = tuple(_check_int("factor", f, 1, MAX_LENGTH // hi) for f in factors)
+    methods = tuple(check_one_of("methods", m, ROPE_SCALING_METHODS) for m in methods)
+    task = check_one_of("task", task, TASKS)
+    lo, hi = check_lengths("train_lengths", train_lengths, 4, MAX_LENGTH)
+    seed = check_int("seed", seed, 0)
+    check_callback("callback", callback, "(label, index)")
+    finetune_steps = check_int("finetune_steps", finetune_steps, 0, 10000)
+    factors = tuple(check_int("factors", f, 1, MAX_LENGTH // hi) for f in factors)
     if not methods or not factors:
         raise ValueError("methods and factors must not be empty / methods 和 factors 不能为空")
     if callback is not None:
@@ -190,15 +181,8 @@ def format_context_table(rows, decimals: int = 2) -> str:
     One line per method; for each factor s, the accuracy at the training length L and at s·L.
     Introduced in notebook 09_context_extension.
     """
-    try:
-        rows = list(rows)
-    except TypeError:
-        raise TypeError("rows must be the list returned by context_extension_table / rows 必须是 "
-                        "context_extension_table 返回的列表") from None
-    if not rows or not all(isinstance(r, dict) and {"label", "by_factor"} <= set(r) for r in rows):
-        raise ValueError("rows must be the non-empty list returned by context_extension_table / rows 必须是 "
-                         "context_extension_table 返回的非空列表")
-    decimals = _check_int("decimals", decimals, 0, 6)
+    rows = check_rows(rows, ("label", "by_factor"), "context_extension_table")
+    decimals = check_int("decimals", decimals, 0, 6)
     factors = sorted({s for r in rows for s in r["by_factor"]})
     hi = rows[0].get("train_lengths", (None, None))[1]
     head = ["方法"]

@@ -13,20 +13,20 @@ import torch
 from torch import nn
 
 from ..context import rope_frequencies
-from ..rope_alibi import alibi_slopes
+from ..alibi import alibi_slopes
 from ..torch_layers import (
     LearnedPositionalEmbedding,
     SinusoidalPositionalEncoding,
     rope_torch,
 )
-from ..validate import _check_base, _check_int
+from ..validate import check_base, check_bool, check_int, check_one_of
 from .data import (
     DEFAULT_D_MODEL,
     DEFAULT_NUM_HEADS,
     DEFAULT_NUM_LAYERS,
     LEARNED_INIT_STD,
     PAD_ID,
-    _check_pe,
+    PE_KINDS,
 )
 
 #: Rows of the sinusoidal table an OrderModel precomputes (the formula has no limit; the
@@ -79,15 +79,14 @@ class OrderModel(nn.Module):
                  num_heads: int = DEFAULT_NUM_HEADS, pe: str = "none", max_len: int = 16,
                  base: float = 10000.0, num_layers: int = DEFAULT_NUM_LAYERS, causal: bool = False):
         super().__init__()
-        if not isinstance(causal, bool):
-            raise ValueError(f"causal must be True or False, got {causal!r} / causal 只能是 True 或 False")
-        vocab_size = _check_int("vocab_size", vocab_size, 2)
-        num_classes = _check_int("num_classes", num_classes, 2)
-        d_model = _check_int("d_model", d_model, 2)
-        num_heads = _check_int("num_heads", num_heads, 1)
-        num_layers = _check_int("num_layers", num_layers, 1, 4)
-        self.pe = _check_pe(pe)
-        max_len = _check_int("max_len", max_len, 1)
+        causal = check_bool("causal", causal)
+        vocab_size = check_int("vocab_size", vocab_size, 2)
+        num_classes = check_int("num_classes", num_classes, 2)
+        d_model = check_int("d_model", d_model, 2)
+        num_heads = check_int("num_heads", num_heads, 1)
+        num_layers = check_int("num_layers", num_layers, 1, 4)
+        self.pe = check_one_of("pe", pe, PE_KINDS)
+        max_len = check_int("max_len", max_len, 1)
         if d_model % num_heads:
             raise ValueError(f"d_model ({d_model}) must be divisible by num_heads ({num_heads}) / "
                              f"d_model 必须能被 num_heads 整除")
@@ -95,7 +94,7 @@ class OrderModel(nn.Module):
         if d_model % 2 or (pe == "rope" and head_dim % 2):
             raise ValueError(f"d_model and (for rope) d_model/num_heads must be even, got "
                              f"d_model={d_model}, num_heads={num_heads} / 维度必须是偶数")
-        base = _check_base(base)
+        base = check_base(base)
         self.d_model, self.num_heads, self.head_dim = d_model, num_heads, head_dim
         self.max_len, self.base, self.num_layers = max_len, base, num_layers
         self.causal = causal
@@ -159,22 +158,13 @@ class OrderModel(nn.Module):
         finally:
             self.set_rope_scaling(**(previous or {}))
 
-    def _rotate(self, x, seq):
-        """RoPE on [batch, heads, seq, head_dim], with the scaled frequencies when set."""
-        pos = torch.arange(seq)
-        if self._rope_inv_freq is None:
-            return rope_torch(x, pos, self.base)
-        t = pos.to(torch.float64)[:, None] * self._rope_inv_freq[None, :]   # angles in float64
-        c = (torch.cos(t) * self._rope_attention_factor).to(x.dtype)
-        s = (torch.sin(t) * self._rope_attention_factor).to(x.dtype)
-        x0, x1 = x[..., 0::2], x[..., 1::2]
-        return torch.stack([x0 * c - x1 * s, x0 * s + x1 * c], dim=-1).flatten(-2)
-
     def _attend(self, block, x, mask):
         bsz, seq, _ = x.shape
         q, k, v = block.qkv(x).view(bsz, seq, 3, self.num_heads, self.head_dim).permute(2, 0, 3, 1, 4)
         if self.pe == "rope":
-            q, k = self._rotate(q, seq), self._rotate(k, seq)
+            pos = torch.arange(seq)
+            rotate = dict(inv_freq=self._rope_inv_freq, attention_factor=self._rope_attention_factor)
+            q, k = rope_torch(q, pos, self.base, **rotate), rope_torch(k, pos, self.base, **rotate)
         bias = torch.zeros(bsz, 1, 1, seq).masked_fill(~mask[:, None, None, :], float("-inf"))
         if self.causal:
             future = torch.ones(seq, seq, dtype=torch.bool).triu(1)             # key n > query m

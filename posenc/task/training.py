@@ -10,7 +10,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-from ..validate import _check_int, _check_real
+from ..validate import check_bool, check_callback, check_int, check_lengths, check_one_of, check_real
 from .data import (
     ANIMALS,
     DEFAULT_D_MODEL,
@@ -21,10 +21,10 @@ from .data import (
     DEFAULT_NUM_LAYERS,
     DEFAULT_STEPS,
     DEFAULT_TRAIN_LENGTHS,
+    MAX_LENGTH,
+    PE_KINDS,
+    TASKS,
     VOCAB,
-    _check_lengths,
-    _check_pe,
-    _check_task,
     make_bite_dataset,
 )
 from .evaluation import _deterministic_torch, evaluate
@@ -72,36 +72,33 @@ def train_order_model(pe: str, *, steps: int = DEFAULT_STEPS, seed: int = 0,
     introduced in notebook 09_context_extension).
     Introduced in notebook 05_learned_embeddings.
     """
-    pe = _check_pe(pe)
-    task = _check_task(task)
-    if not isinstance(causal, bool):
-        raise ValueError(f"causal must be True or False, got {causal!r} / causal 只能是 True 或 False")
-    steps = _check_int("steps", steps, 1)
-    seed = _check_int("seed", seed, 0)
-    lo, hi = _check_lengths("train_lengths", train_lengths, 4 if terminator else 3)
-    max_len = hi if max_len is None else _check_int("max_len", max_len, 1)
+    pe = check_one_of("pe", pe, PE_KINDS)
+    task = check_one_of("task", task, TASKS)
+    causal = check_bool("causal", causal)
+    steps = check_int("steps", steps, 1)
+    seed = check_int("seed", seed, 0)
+    lo, hi = check_lengths("train_lengths", train_lengths, 4 if terminator else 3, MAX_LENGTH)
+    max_len = hi if max_len is None else check_int("max_len", max_len, 1)
     if pe == "learned" and max_len < hi:
         raise ValueError(f"max_len ({max_len}) must be >= the longest training sentence ({hi}) / "
                          f"max_len 不能小于最长训练句子长度 {hi}")
-    lr = _check_real("lr", lr, greater_than=0.0)
+    lr = check_real("lr", lr, greater_than=0.0)
     if lr >= 1:
         raise ValueError(f"lr must be in (0, 1), got {lr:g} / lr 必须在 (0, 1) 之间")
-    num_threads = _check_int("num_threads", num_threads, 1)
+    num_threads = check_int("num_threads", num_threads, 1)
     for name, value in (("n_train", n_train), ("n_test", n_test)):
-        if _check_int(name, value, 2) % 2:
+        if check_int(name, value, 2) % 2:
             raise ValueError(f"{name} must be even (mirror pairs), got {value} / {name} 必须是偶数")
-    callback_every = _check_int("callback_every", callback_every, 1)
+    callback_every = check_int("callback_every", callback_every, 1)
     if snapshot_every is not None:
-        snapshot_every = _check_int("snapshot_every", snapshot_every, 1)
-    if callback is not None and not callable(callback):
-        raise ValueError("callback must be callable(step, loss) / callback 必须是可调用对象")
+        snapshot_every = check_int("snapshot_every", snapshot_every, 1)
+    check_callback("callback", callback, "(step, loss)")
     config = dict(pe=pe, steps=steps, seed=seed, d_model=d_model, num_heads=num_heads,
                   train_lengths=(lo, hi), max_len=max_len, lr=lr, n_train=n_train,
                   n_test=n_test, base=base, terminator=terminator, num_threads=num_threads,
                   num_layers=num_layers, task=task, causal=causal)
 
     import torch
-    from torch import nn
 
     from .model import OrderModel
 
@@ -113,30 +110,50 @@ def train_order_model(pe: str, *, steps: int = DEFAULT_STEPS, seed: int = 0,
         model = OrderModel(len(VOCAB), len(ANIMALS), d_model=d_model, num_heads=num_heads,
                            pe=pe, max_len=max_len, base=base,
                            num_layers=num_layers, causal=causal)
-        opt = torch.optim.Adam(model.parameters(), lr=lr)     # no weight decay: unused rows stay put
-        loss_fn = nn.CrossEntropyLoss()
-        snapshots, losses = [], []
+        snapshots = []
         take_snapshots = pe == "learned" and snapshot_every is not None
         if take_snapshots:
             snapshots.append((0, model.pos_emb.weight.detach().numpy().copy()))
-        model.train()
-        t0 = time.perf_counter()
-        for step in range(1, steps + 1):
-            opt.zero_grad(set_to_none=True)
-            loss = loss_fn(model(train.tokens, train.mask), train.labels)
-            loss.backward()
-            opt.step()
-            value = float(loss.detach())
-            losses.append(value)
+
+        def after_step(step: int, loss: float) -> None:
             if take_snapshots and (step % snapshot_every == 0 or step == steps):
                 snapshots.append((step, model.pos_emb.weight.detach().numpy().copy()))
             if callback is not None and (step % callback_every == 0 or step == steps):
-                callback(step, value)
-        seconds = time.perf_counter() - t0
-        model.eval()
-        train_acc, test_acc = evaluate(model, train), evaluate(model, test)
-    return TrainResult(model=model, losses=losses, train_accuracy=train_acc, test_accuracy=test_acc,
-                       seconds=seconds, snapshots=snapshots, config=config)
+                callback(step, loss)
+
+        result = _fit(model, train, test, steps=steps, lr=lr, after_step=after_step)
+    result.snapshots, result.config = snapshots, config
+    return result
+
+
+def _fit(model, train, test, *, steps: int, lr: float, after_step=None) -> TrainResult:
+    """The training loop of :func:`train_order_model` and :func:`finetune_order_model`.
+
+    ``steps`` full-batch Adam steps (learning rate ``lr``, no weight decay: rows of a learned
+    table that no sentence reaches stay put) on ``train``, calling ``after_step(step, loss)``
+    after each (step counts from 1); then the model in eval mode and its accuracy on ``train``
+    and ``test``. The caller holds the determinism and RNG context.
+    """
+    import torch
+    from torch import nn
+
+    opt = torch.optim.Adam(model.parameters(), lr=lr)
+    loss_fn = nn.CrossEntropyLoss()
+    losses = []
+    model.train()
+    t0 = time.perf_counter()
+    for step in range(1, steps + 1):
+        opt.zero_grad(set_to_none=True)
+        loss = loss_fn(model(train.tokens, train.mask), train.labels)
+        loss.backward()
+        opt.step()
+        losses.append(float(loss.detach()))
+        if after_step is not None:
+            after_step(step, losses[-1])
+    seconds = time.perf_counter() - t0
+    model.eval()
+    return TrainResult(model=model, losses=losses, train_accuracy=evaluate(model, train),
+                       test_accuracy=evaluate(model, test), seconds=seconds, snapshots=[], config={})
 
 
 #: Steps between the table snapshots of a memoised learned run (the ``learned`` slider's step).
@@ -179,26 +196,25 @@ def trained_run(pe: str, *, seed: int = 0, steps: int | None = None, max_len: in
     notebook 09_context_extension).
     Introduced in notebook 05_learned_embeddings.
     """
-    pe = _check_pe(pe)
-    seed = _check_int("seed", seed, 0)
-    task = _check_task(task)
-    steps = DEFAULT_STEPS if steps is None else _check_int("steps", steps, 1, 10000)
+    pe = check_one_of("pe", pe, PE_KINDS)
+    seed = check_int("seed", seed, 0)
+    task = check_one_of("task", task, TASKS)
+    steps = DEFAULT_STEPS if steps is None else check_int("steps", steps, 1, 10000)
     unknown = sorted(set(options) - set(_RUN_OPTIONS))
     if unknown:
         raise TypeError(f"trained_run got unexpected options {unknown}; allowed: {_RUN_OPTIONS} / "
                         f"trained_run 不认识这些参数：{unknown}")
-    if not isinstance(causal, bool):
-        raise ValueError(f"causal must be True or False, got {causal!r} / causal 只能是 True 或 False")
+    causal = check_bool("causal", causal)
     lengths = None
     if train_lengths is not None:
-        lengths = _check_lengths("train_lengths", train_lengths, 4)
+        lengths = check_lengths("train_lengths", train_lengths, 4, MAX_LENGTH)
         if lengths == tuple(DEFAULT_TRAIN_LENGTHS):
             lengths = None
     hi = DEFAULT_TRAIN_LENGTHS[1] if lengths is None else lengths[1]
     if pe != "learned" or max_len is None:
         max_len = hi if pe == "learned" else None
     else:
-        max_len = _check_int("max_len", max_len, hi, 4096)
+        max_len = check_int("max_len", max_len, hi, 4096)
     extra = tuple(sorted(options.items()))
     if task == "adjacent" and lengths is None and not causal and not extra:
         return _trained_run(pe, seed, steps, max_len)      # the runs notebooks 05 and 07 share
@@ -212,11 +228,11 @@ def rows_with_gradient(train_lengths=(4, 8), max_len: int = 16, *, seed: int = 0
     pass on a batch of training sentences with ``train_lengths`` and counts the rows of the
     table whose gradient is not all zero. Rows for positions no training sentence reaches
     get none: training never moves them.
-    Introduced in notebook 05_learned_embeddings.
+    The answer :func:`check_rows_with_gradient` checks (notebook 05_learned_embeddings).
     """
-    lo, hi = _check_lengths("train_lengths", train_lengths, 4)
-    max_len = _check_int("max_len", max_len, hi, 4096)
-    seed = _check_int("seed", seed, 0)
+    lo, hi = check_lengths("train_lengths", train_lengths, 4, MAX_LENGTH)
+    max_len = check_int("max_len", max_len, hi, 4096)
+    seed = check_int("seed", seed, 0)
     import torch
 
     from .model import OrderModel
@@ -238,8 +254,8 @@ def position_table_parameters(max_len: int, d_model: int) -> int:
     GPT-2's 1024 x 768 table costs nothing to count.
     Introduced in notebook 05_learned_embeddings.
     """
-    max_len = _check_int("max_len", max_len, 1, 10**9)
-    d_model = _check_int("d_model", d_model, 1, 10**6)
+    max_len = check_int("max_len", max_len, 1, 10**9)
+    d_model = check_int("d_model", d_model, 1, 10**6)
     import torch
 
     table = torch.nn.Embedding(max_len, d_model, device="meta")
@@ -259,22 +275,21 @@ def finetune_order_model(run, *, lengths, steps: int = 20, lr: float = 1e-3, see
     Adam (``lr``), deterministic; the training sentences are
     ``make_bite_dataset(n_train, lengths, seed + 500, split="train", task=task)``, the
     held-out ones ``split="test"`` with ``seed + 501``.
-    Introduced in notebook 09_context_extension.
+    Used by ``context_extension_table(finetune_steps=...)`` (notebook 09_context_extension).
     """
     import copy
 
     import torch
-    from torch import nn
 
     model = getattr(run, "model", run)
     if not hasattr(model, "set_rope_scaling"):
         raise ValueError("run must be a TrainResult or an OrderModel / run 必须是 TrainResult 或 OrderModel")
-    steps = _check_int("steps", steps, 0, 10000)
-    lr = _check_real("lr", lr, greater_than=0.0)
-    seed = _check_int("seed", seed, 0)
-    task = _check_task(task)
-    lo, hi = _check_lengths("lengths", lengths, 4)
-    num_threads = _check_int("num_threads", num_threads, 1)
+    steps = check_int("steps", steps, 0, 10000)
+    lr = check_real("lr", lr, greater_than=0.0)
+    seed = check_int("seed", seed, 0)
+    task = check_one_of("task", task, TASKS)
+    lo, hi = check_lengths("lengths", lengths, 4, MAX_LENGTH)
+    num_threads = check_int("num_threads", num_threads, 1)
     train = make_bite_dataset(n_train, (lo, hi), seed + 500, split="train", task=task)
     test = make_bite_dataset(n_test, (lo, hi), seed + 501, split="test", task=task)
     model = copy.deepcopy(model)
@@ -284,19 +299,6 @@ def finetune_order_model(run, *, lengths, steps: int = 20, lr: float = 1e-3, see
                   task=task, method=method, factor=factor, original_max_len=original_max_len)
     with _deterministic_torch(num_threads), torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
-        opt = torch.optim.Adam(model.parameters(), lr=lr)
-        loss_fn = nn.CrossEntropyLoss()
-        losses = []
-        model.train()
-        t0 = time.perf_counter()
-        for _ in range(steps):
-            opt.zero_grad(set_to_none=True)
-            loss = loss_fn(model(train.tokens, train.mask), train.labels)
-            loss.backward()
-            opt.step()
-            losses.append(float(loss.detach()))
-        seconds = time.perf_counter() - t0
-        model.eval()
-        train_acc, test_acc = evaluate(model, train), evaluate(model, test)
-    return TrainResult(model=model, losses=losses, train_accuracy=train_acc, test_accuracy=test_acc,
-                       seconds=seconds, snapshots=[], config=config)
+        result = _fit(model, train, test, steps=steps, lr=lr)
+    result.config = config
+    return result

@@ -2,33 +2,11 @@
 """
 from __future__ import annotations
 
-from ..task.data import ANIMALS, _check_lengths
+from ..task.data import ANIMALS, MAX_LENGTH
 from ..task.evaluation import order_blind_bound
-from ..task.training import position_table_parameters, rows_with_gradient
-from ..validate import _check_int
+from ..task.training import rows_with_gradient
+from ..validate import check_int, check_lengths
 from .verdict import PLACEHOLDER, Verdict, _read_answer, _reading, _wrong, check_value
-
-
-def check_position_params(max_len: int, d_model: int, answer) -> Verdict:
-    """Check the number of trainable parameters of a learned ``max_len x d_model`` table.
-
-    Introduced in notebook 05_learned_embeddings.
-    """
-    right = position_table_parameters(max_len, d_model)
-    got, refusal = _reading(
-        answer, "int",
-        expected="答案应是一个整数（参数个数）。提示：表有 max_len 行，每行 d_model 个数。")
-    if refusal is not None:
-        return refusal
-    if got == right:
-        return Verdict(True, f"{max_len} 行 × {d_model} 列 = {right:,} 个可训练参数。")
-    if got == max_len + d_model:
-        return _wrong(answer, "这是 max_len + d_model；表里每个位置（每行）都有 d_model 个数，要相乘。")
-    if got == (max_len - 1) * d_model:
-        return _wrong(answer, f"少了一行：位置是 0 … {max_len - 1}，一共 {max_len} 行，不是 {max_len - 1} 行。")
-    if got == 0:
-        return _wrong(answer, "0 是正弦编码的参数量（公式算出，不训练）；可学习的表每个数都是参数。")
-    return _wrong(answer, "一张表 = max_len 行 × d_model 列，每个数都是一个可训练参数。")
 
 
 def check_order_blind_accuracy(answer) -> Verdict:
@@ -62,8 +40,8 @@ def check_segments(n_tokens: int, max_len: int, answer) -> Verdict:
     the absolute position, and a last segment taken as full.
     Introduced in notebook 05_learned_embeddings.
     """
-    n_tokens = _check_int("n_tokens", n_tokens, 1)
-    max_len = _check_int("max_len", max_len, 1)
+    n_tokens = check_int("n_tokens", n_tokens, 1)
+    max_len = check_int("max_len", max_len, 1)
     segments = -(-n_tokens // max_len)
     last_count = n_tokens - (segments - 1) * max_len
     right = (segments, last_count - 1)
@@ -104,8 +82,8 @@ def check_rows_with_gradient(train_lengths, max_len: int, answer) -> Verdict:
     lengths, and the rows without a gradient.
     Introduced in notebook 05_learned_embeddings.
     """
-    lo, hi = _check_lengths("train_lengths", train_lengths, 4)
-    max_len = _check_int("max_len", max_len, hi)
+    lo, hi = check_lengths("train_lengths", train_lengths, 4, MAX_LENGTH)
+    max_len = check_int("max_len", max_len, hi)
     right = rows_with_gradient((lo, hi), max_len=max_len)
     got, refusal = _reading(
         answer, "int",

@@ -1,11 +1,9 @@
-"""posenc/rope_alibi.py: RoPE and ALiBi in numpy, and scores of content + position.
+"""posenc/rope.py: RoPE in numpy, and scores of content + position (RoPE against an additive PE).
 
 Expected values come from tests/reference.py: RoPE with complex numbers (pair i =
-x_2i + i x_2i+1 multiplied by e^{i pos theta_i}, as in RoFormer and Meta's LLaMA code), the
-ALiBi slopes 2^(-8h/H) and biases as plain loops, softmax by hand; and hand-made tables.
+x_2i + i x_2i+1 multiplied by e^{i pos theta_i}, as in RoFormer and Meta's LLaMA code);
+and hand-made tables.
 """
-import math
-
 import numpy as np
 import pytest
 from hypothesis import given
@@ -20,9 +18,6 @@ vectors = st.integers(1, 8).flatmap(
 positions = st.integers(-500, 500)
 
 
-# ---------------------------------------------------------------------------
-# RoPE
-# ---------------------------------------------------------------------------
 @given(x=vectors, pos=st.floats(-1000, 1000, allow_nan=False), base=st.sampled_from([100.0, 10000.0, 5e5]))
 def test_rope_matches_complex_multiplication(x, pos, base):
     expected = ref.rope_vector(x, pos, base)
@@ -108,65 +103,6 @@ def test_rope_scores_ignore_absolute_position_additive_ones_do_not():
 
 
 # ---------------------------------------------------------------------------
-# ALiBi
-# ---------------------------------------------------------------------------
-def test_alibi_slopes_for_a_power_of_2_heads_are_geometric_from_2_to_the_minus_8_over_h():
-    expected = [1 / 2, 1 / 4, 1 / 8, 1 / 16, 1 / 32, 1 / 64, 1 / 128, 1 / 256]
-    np.testing.assert_allclose(pl.alibi_slopes(8), expected, rtol=1e-15)
-    np.testing.assert_allclose(pl.alibi_slopes(8), [1 / 2 ** h for h in range(1, 9)], rtol=1e-15)
-    np.testing.assert_allclose(pl.alibi_slopes(4), [1 / 4, 1 / 16, 1 / 64, 1 / 256], rtol=1e-15)
-    # a power of 2 heads: geometric, start = ratio = 2^(-8/H)
-    for h in (1, 2, 16, 64):
-        s = pl.alibi_slopes(h)
-        np.testing.assert_allclose(s[0], 2 ** (-8 / h))
-        np.testing.assert_allclose(s[1:] / s[:-1], 2 ** (-8 / h))
-
-
-def test_alibi_slopes_for_other_head_counts_follow_the_authors_recipe():
-    """Not a power of 2 (BLOOM-176B has 112 heads): the closest lower power's slopes, then every
-    other slope of twice that power."""
-    for h in (3, 5, 6, 7, 12, 112):
-        np.testing.assert_allclose(pl.alibi_slopes(h), ref.alibi_reference_slopes(h), rtol=1e-14)
-    np.testing.assert_allclose(pl.alibi_slopes(12)[8:], 2.0 ** -np.array([0.5, 1.5, 2.5, 3.5]), rtol=1e-14)
-
-
-def test_alibi_bias_hand_values():
-    b = pl.alibi_bias(4, 2)
-    assert b.shape == (2, 4, 4)
-    assert b[0, 0, 3] == pytest.approx(-3 * 2 ** -4) and b[1, 2, 0] == pytest.approx(-2 * 2 ** -8)
-
-
-@pytest.mark.parametrize("seq_len,num_heads", [(1, 1), (5, 2), (7, 8), (12, 3)])
-def test_alibi_bias_matches_loops(seq_len, num_heads):
-    np.testing.assert_allclose(pl.alibi_bias(seq_len, num_heads), ref.alibi_bias(seq_len, num_heads), atol=1e-15)
-    np.testing.assert_array_equal(pl.alibi_causal_bias(seq_len, num_heads),
-                                  ref.alibi_bias(seq_len, num_heads, causal=True))
-
-
-@pytest.mark.parametrize("causal", [False, True])
-def test_alibi_attention_matches_hand_softmax(causal):
-    seq_len, num_heads = 9, 4
-    bias = ref.alibi_bias(seq_len, num_heads, causal)
-    for query in (0, 4, 8):
-        got = pl.alibi_attention(seq_len, num_heads, query, causal)
-        for h in range(num_heads):
-            np.testing.assert_allclose(got[h], ref.softmax(bias[h][query]), atol=1e-15)
-    w = pl.alibi_attention(33, 8)      # middle query: each step away multiplies by exp(-m)
-    np.testing.assert_allclose(w[:, 17] / w[:, 16], np.exp(-pl.alibi_slopes(8)))
-    np.testing.assert_allclose(w[:, 15], w[:, 17])
-
-
-def test_causal_bias_equals_plus_m_j_after_softmax():
-    """The reference implementation adds +m j: a constant per row away from -m (i - j)."""
-    seq_len, num_heads = 6, 8
-    causal = pl.alibi_causal_bias(seq_len, num_heads)
-    for h, m in enumerate(pl.alibi_slopes(num_heads)):
-        for i in range(seq_len):
-            shifted = [m * j if j <= i else -math.inf for j in range(seq_len)]
-            np.testing.assert_allclose(ref.softmax(list(causal[h, i])), ref.softmax(shifted), atol=1e-15)
-
-
-# ---------------------------------------------------------------------------
 # Bad input gets a clear error naming the parameter (English and Chinese)
 # ---------------------------------------------------------------------------
 @pytest.mark.parametrize("call,exc,words", [
@@ -182,11 +118,6 @@ def test_causal_bias_equals_plus_m_j_after_softmax():
     (lambda: pl.content_position_scores([1, 0], [0, 1], k_max=-1), ValueError, "k_max"),
     (lambda: pl.content_position_scores([1, 0], [0, 1], np.ones((2, 3)), np.ones((2, 3))), ValueError, "d_k"),
     (lambda: pl.content_position_scores([1, 0], [0, 1], np.ones((3, 2)), np.ones((3, 2))), ValueError, "w_q"),
-    (lambda: pl.alibi_slopes(0), ValueError, "num_heads"),
-    (lambda: pl.alibi_causal_bias(0, 2), ValueError, "seq_len"),
-    (lambda: pl.alibi_causal_bias(4, 0), ValueError, "num_heads"),
-    (lambda: pl.alibi_attention(5, 2, query=5), ValueError, "query"),
-    (lambda: pl.alibi_attention(5, 2.0), TypeError, "num_heads"),
 ])
 def test_bad_input_is_refused_clearly(call, exc, words):
     assert_refused_clearly(call, exc, words)

@@ -1,0 +1,82 @@
+"""ALiBi (attention with linear biases) in numpy: the head slopes by the authors' recipe, the
+distance bias (symmetric and causal) and the attention the bias alone gives.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .attention import softmax
+from .validate import check_bool, check_int, check_table_size
+
+
+def alibi_slope_exponents(num_heads: int) -> np.ndarray:
+    """The exponents e_h with ``s_h = 2 ** -e_h``, h = 1 .. H, by the ALiBi authors' recipe.
+
+    H a power of 2: ``e_h = 8h/H`` (8 heads: 1, 2, ..., 8). Otherwise, with P the largest
+    power of 2 below H: the P slopes of P heads (``8h/P``), then every other slope of 2P heads
+    (``8h'/(2P)`` for h' = 1, 3, 5, ...) until there are H. The authors' reference code
+    (and BLOOM, 112 heads) does this so that every head count keeps the geometric sequence
+    of a power of 2 and its in-between values.
+    Introduced in notebook 08_alibi_extrapolation.
+    """
+    num_heads = check_int("num_heads", num_heads, 1, 1024)
+    p = 1 << (num_heads.bit_length() - 1)          # largest power of 2 <= H
+    base = 8.0 * np.arange(1, p + 1) / p
+    extra = 8.0 * np.arange(1, 2 * (num_heads - p), 2) / (2 * p)
+    return np.concatenate([base, extra])
+
+
+def alibi_slopes(num_heads: int) -> np.ndarray:
+    """ALiBi head slopes s_h for h = 1 .. H (the ALiBi paper writes them m; here m is a
+    position): ``2 ** -alibi_slope_exponents(H)``.
+
+    For H a power of 2 this is the paper's ``s_h = 2 ** (-8h/H)`` (8 heads: 1/2 ... 1/256);
+    for other H, the authors' recipe in :func:`alibi_slope_exponents` (12 heads: 1/2 ... 1/256,
+    then 2^-0.5, 2^-1.5, 2^-2.5, 2^-3.5).
+    Introduced in notebook 08_alibi_extrapolation.
+    """
+    return 2.0 ** -alibi_slope_exponents(num_heads)
+
+
+def alibi_bias(seq_len: int, num_heads: int) -> np.ndarray:
+    """ALiBi biases ``-s_h * |n - m|`` (query position m = row, key position n = column),
+    shape ``(num_heads, seq_len, seq_len)``.
+
+    Added to the attention scores before the softmax; no position vectors at all. The bias
+    depends on the offset k = n - m only, through |k|: it cannot tell left from right.
+    Introduced in notebook 08_alibi_extrapolation.
+    """
+    seq_len = check_int("seq_len", seq_len, 1)
+    slopes = alibi_slopes(num_heads)
+    check_table_size(seq_len * seq_len, len(slopes))
+    dist = np.abs(np.arange(seq_len)[:, None] - np.arange(seq_len)[None, :])
+    return -slopes[:, None, None] * dist[None, :, :]
+
+
+def alibi_causal_bias(seq_len: int, num_heads: int) -> np.ndarray:
+    """ALiBi as in the paper's decoder: ``-s_h (m - n)`` for keys n <= m, ``-inf`` for n > m.
+
+    Shape ``(num_heads, seq_len, seq_len)``; the ``-inf`` entries are the causal mask
+    (softmax gives them weight 0). On the allowed entries it equals :func:`alibi_bias`.
+    Introduced in notebook 08_alibi_extrapolation.
+    """
+    bias = alibi_bias(seq_len, num_heads)
+    future = np.triu(np.ones((bias.shape[1], bias.shape[1]), dtype=bool), k=1)
+    return np.where(future[None, :, :], -np.inf, bias)
+
+
+def alibi_attention(seq_len: int, num_heads: int, query: int | None = None,
+                    causal: bool = False) -> np.ndarray:
+    """Attention weights of one query row from the ALiBi bias alone (all q.k = 0).
+
+    Returns ``(num_heads, seq_len)``: ``softmax_n(-s_h |n - query|)`` (with ``causal``, only
+    keys n <= query). ``query`` defaults to the middle, ``seq_len // 2``. The weights fall
+    off geometrically, by the factor ``exp(-s_h)`` per step: a discrete Laplace
+    (two-sided geometric) shape.
+    Introduced in notebook 08_alibi_extrapolation.
+    """
+    seq_len = check_int("seq_len", seq_len, 1, 4096)
+    query = seq_len // 2 if query is None else check_int("query", query, 0, seq_len - 1)
+    causal = check_bool("causal", causal)
+    bias = alibi_causal_bias(seq_len, num_heads) if causal else alibi_bias(seq_len, num_heads)
+    return softmax(bias[:, query, :])

@@ -1,0 +1,152 @@
+"""``check_*`` for RoPE (notebook 07): a rotation angle, a RoPE score by hand, which position
+a rotated PE row encodes, and whether a shift of both positions changes the score.
+
+Every wrong answer is answered by naming what the learner entered and the slip it shows.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..rope import rope
+from ..validate import check_base, check_d_model, check_int, check_real, check_vector_pair
+from .verdict import Verdict, _first_slip, _reading, _wrong, check_choice
+
+
+def check_rope_angle(i: int, pos, d_model: int, answer, base: float = 10000.0) -> Verdict:
+    """Check the angle (radians) by which RoPE turns pair ``i`` of a vector at position ``pos``.
+
+    The angle is ``pos * w_i`` with ``w_i = base ** (-2i / d_model)``; the same angle plus a
+    whole number of turns (2*pi) counts as right. Recognises degrees, dividing by w_i,
+    using i instead of 2i in the exponent, and using the dimension 2i as the pair index.
+    Introduced in notebook 07_rope.
+    """
+    d_model = check_d_model(d_model)
+    i = check_int("i", i, 0, d_model // 2 - 1)
+    pos = check_real("pos", pos)
+    base = check_base(base)
+    w = base ** (-2.0 * i / d_model)
+    right = pos * w
+    arr, refusal = _reading(
+        answer, "array", (),
+        expected="答案应是一个数（弧度）。")
+    if refusal is not None:
+        return refusal
+    got = float(arr)
+    turns = (got - right) / (2 * math.pi)
+    if abs(got - right) <= 5e-4 or (abs(turns - round(turns)) * 2 * math.pi <= 5e-4):
+        extra = "" if abs(got - right) <= 5e-4 else f"（你的答案多转了 {round(turns):+d} 整圈 2π，是同一个旋转）"
+        return Verdict(True, f"角度 = pos·w_{i} = {pos:g} × {w:.6g} = {right:.6g} 弧度{extra}。")
+    slips = {
+        "这是角度制 (degrees)；RoPE 的角度用弧度。": math.degrees(right),
+        "这是 pos ÷ w_i；角度是 pos × w_i。": pos / w,
+        "指数是 −2i/d_model（第 i 对对应第 2i、2i+1 维），这是用 −i/d_model 算的。": pos * base ** (-i / d_model),
+        f"这是把维度下标 2i = {2 * i} 当成了对的下标 i：第 i 对的频率是 base^(−2i/d_model) = "
+        f"base^(−{2 * i}/{d_model})。": pos * base ** (-4.0 * i / d_model),
+    }
+    close = lambda a, b: abs(a - b) <= max(5e-4, 1e-4 * abs(b))
+    message = _first_slip(got, right, slips, close)
+    if message:
+        return _wrong(answer, message)
+    return _wrong(answer, f"和正弦位置编码同一组频率：w_i = base^(−2i/d_model)，这里 2i/d_model = {2 * i}/{d_model}；"
+                          f"角度 = pos × w_i。")
+
+
+def check_rope_score(answer, q=(1.0, 0.0), key=(0.0, 1.0), m: int = 3, n: int = 4,
+                     base: float = 10000.0) -> Verdict:
+    """Check ``rope(q, m) . rope(κ, n)`` computed by hand (4 decimals; κ = ``key``).
+
+    The right value is ``qᵀ 𝓡_(n-m) κ``. Recognises the opposite direction (the offset m - n,
+    as with notebook 04's R_k on both), rotating by m + n (q and κ turned opposite ways),
+    forgetting the rotation, rotating only κ or only q, and degrees.
+    Introduced in notebook 07_rope.
+    """
+    q, key = check_vector_pair(q, key)
+    m = check_int("m", m, -10**6, 10**6)
+    n = check_int("n", n, -10**6, 10**6)
+    score = lambda a, b: float(rope(q[None], [a], base)[0] @ rope(key[None], [b], base)[0])
+    right = score(m, n)
+    arr, refusal = _reading(
+        answer, "array", (),
+        expected="答案应是一个数（保留 4 位小数）。")
+    if refusal is not None:
+        return refusal
+    got = float(arr)
+    close = lambda a, b: abs(a - b) <= 5e-4
+    k = n - m
+    if close(got, right):
+        return Verdict(True, f"rope(q, {m})·rope(κ, {n}) = qᵀ𝓡_{k}κ = {right:.4f}：只有偏移 k = n − m = {k} 进来了。")
+    slips = {
+        f"这是偏移 m − n = {-k} 的分数：转的方向反了。RoPE 把每一对逆时针转 pos·w_i，"
+        f"分数 = qᵀ𝓡_(n−m)κ，k = n − m = {k}。": score(n, m),
+        f"这是按 m + n = {m + n} 转出来的分数：q 和 κ 转的方向不一致（一个逆时针、一个顺时针），"
+        f"分数就依赖 m + n。两个都按 RoPE 逆时针转，只剩 n − m。": score(0, m + n),
+        "这是没有旋转时的 q·κ：RoPE 要先把 q 转到位置 m、κ 转到位置 n。": float(q @ key),
+        f"这是只把 κ 转到位置 n = {n}、q 留在原处的结果；q 也要转到位置 m = {m}。": score(0, n),
+        f"这是只把 q 转到位置 m = {m}、κ 留在原处的结果；κ 也要转到位置 n = {n}。": score(m, 0),
+        "角度按度 (degrees) 算了；RoPE 的角度 pos·w_i 是弧度。":
+            float(rope(q[None], [0.0], base)[0] @ rope(key[None], [math.radians(k)], base)[0]),
+    }
+    message = _first_slip(got, right, slips, close)
+    if message:
+        return _wrong(answer, message)
+    return _wrong(answer, f"先把 q 逆时针转 m·w_i、κ 逆时针转 n·w_i，再做点积；等价于 qᵀ𝓡_(n−m)κ，"
+                          f"这里 n − m = {k}。")
+
+
+def check_rope_pe_position(answer, p: int = 20, pos: int = 6) -> Verdict:
+    """``rope(PE(p), pos)`` is the sinusoidal encoding of which position? (``p - pos``)
+
+    RoPE turns each pair counter-clockwise by pos·w_i, notebook 04's R_pos turns the clock
+    hands clockwise: ``rope(x, pos) = R_(-pos) x``, so ``rope(PE(p), pos) = PE(p - pos)``.
+    Recognises ``p + pos`` (04's direction), ``pos - p`` and answering ``p`` or ``pos``.
+    Introduced in notebook 07_rope.
+    """
+    p = check_int("p", p, -10**6, 10**6)
+    pos = check_int("pos", pos, -10**6, 10**6)
+    right = p - pos
+    got, refusal = _reading(
+        answer, "int",
+        expected="答案应是一个整数：位置的编号。")
+    if refusal is not None:
+        return refusal
+    if got == right:
+        return Verdict(True, f"rope(PE({p}), {pos}) = R_(−{pos})·PE({p}) = PE({right})：RoPE 把钟面上的指针"
+                             f"逆时针拨回 {pos} 步。")
+    slips = {
+        p + pos: f"PE({p + pos}) 是第 04 篇的 R_{pos}·PE({p})：R_k 在钟面上顺时针转，把位置往后挪。"
+                 f"RoPE 在同一个平面里逆时针转：rope(x, pos) = R_(−pos)·x。",
+        pos - p: f"减反了：PE({p}) 逆时针转 {pos} 步，是从位置 {p} 往回数 {pos} 步，得 {p} − {pos}，不是 {pos} − {p}。",
+        p: f"旋转会移动指针：每一对转过 {pos}·w_i，正好是从位置 {p} 挪 {pos} 步的角度。",
+        pos: f"{pos} 是旋转用的位置；问的是 PE({p}) 转完之后变成了哪个位置的编码。",
+    }
+    if got in slips:
+        return _wrong(answer, slips[got])
+    return _wrong(answer, f"每一对转过 {pos}·w_i，正好是「挪 {pos} 步」的角度；想想 RoPE 的逆时针在钟面上是往前还是往后。")
+
+
+def check_rope_shift(answer, shift: int = 7, m: int = 3, n: int = 10, d_model: int = 16,
+                     seed: int = 0) -> Verdict:
+    """Does ``rope(q, m) . rope(κ, n)`` change when both positions move by ``shift``?
+
+    ``answer`` is True (it changes) or False (it does not). The verdict is computed: random
+    q, κ (``seed``), scores at (m, n) and (m + shift, n + shift).
+    Introduced in notebook 07_rope.
+    """
+    shift = check_int("shift", shift, -10**6, 10**6)
+    m = check_int("m", m, -10**6, 10**6)
+    n = check_int("n", n, -10**6, 10**6)
+    rng = np.random.default_rng(check_int("seed", seed, 0))
+    q, key = rng.normal(size=(2, check_d_model(d_model)))
+    before = float(rope(q[None], [m])[0] @ rope(key[None], [n])[0])
+    after = float(rope(q[None], [m + shift])[0] @ rope(key[None], [n + shift])[0])
+    changes = abs(after - before) > 1e-9 * max(1.0, abs(before))
+    hint = "R(mθ)ᵀR(nθ) = R((n − m)θ)：分数里只剩 n − m。两个位置一起挪，n − m 变了吗？"
+    hints = {True: f"两个位置一起挪 {shift}，偏移 k = n − m 还是 {n - m}；RoPE 的分数只认 k（和内容 q、κ）。"
+                   f"这里算出来：挪动前 {before:+.6f}，挪动后 {after:+.6f}。"}
+    verdict = check_choice(answer, changes, options=(True, False), hint=hint, hints=hints)
+    if verdict:
+        return Verdict(True, f"不变：挪动前 {before:+.6f}，挪动 {shift} 后 {after:+.6f}（差 {abs(after - before):.1e}），"
+                             f"因为 k = n − m 没变。")
+    return verdict
