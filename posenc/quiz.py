@@ -41,7 +41,7 @@ class Quiz:
     ``wrong`` ({option index: what picking it shows}). A right pick shows 正确 and the
     explanation, a wrong one 再想想, the option picked and its message (else the hint). ``.radios[n].value``
     can be set from code (that is how the tests answer); ``.widget`` is what to display.
-    Introduced in notebook 10_summary_interview.
+    Introduced in notebook 12_summary_interview.
     """
 
     def __init__(self, questions):
@@ -470,5 +470,5 @@ CONTEXT = [
     },
 ]
 
-#: The interview self-check of notebook 10: every bank, in the order of the course (01 to 09).
+#: The interview self-check of notebook 12 (the summary): every bank, in the order of the course (01 to 09).
 INTERVIEW_QUIZ = PERMUTATION + SINUSOIDAL + RELATIVE + LEARNED + RELATIVE_FAMILY + ROPE + ALIBI + CONTEXT

@@ -1,4 +1,4 @@
-"""The two synthesis exercises of notebook 10: which encodings keep a score when both positions
+"""The two synthesis exercises of notebook 12 (the summary): which encodings keep a score when both positions
 shift, and which context extensions keep the fastest RoPE pair. Expected sets come from the
 schemes' definitions (position enters only through k = n - m, or through m and n themselves;
 w_0 = base^0 = 1), the measured values from the check's own measurement function."""
