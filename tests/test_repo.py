@@ -25,6 +25,8 @@ def test_readme_gives_two_commands_and_ci_runs_the_test_one():
     ci_lines = [line.strip() for line in (ROOT / ".ci/run").read_text().splitlines()
                 if line.strip() and not line.lstrip().startswith("#")]
     assert ci_lines[-1] == test_cmd, "the last command of .ci/run must be the README's test command"
+    # CI sets CI itself (a missing browser fails instead of skipping), whatever the host sets
+    assert "export CI=true" in ci_lines[:-1], ".ci/run must export CI=true before the tests"
     # JupyterLab opens the contents notebook, with its settings override (Chinese UI) from the repo
     opened = re.search(r"default_url=/lab/tree/([^?\"]+)", open_cmd).group(1)
     assert (ROOT / opened).exists(), opened
