@@ -1,7 +1,8 @@
 """Every course notebook, run for real in JupyterLab 4 inside headless Chromium.
 
 Per notebook (parametrized over ``<notebook dir>/*.ipynb``, sorted):
-  1. open it, wait for the kernel, clear outputs, Run All, wait for every code cell;
+  1. open it, wait for the kernel: the notebook is not marked modified (it stores the
+     metadata the kernel writes); clear outputs, Run All, wait for every code cell;
   2. no cell has an ``error`` output or a ``stderr`` stream (read from the notebook
      model, not the DOM); nor does the kernel send one outside any cell (widget
      callbacks) while the controls are moved;
@@ -91,6 +92,18 @@ JS_READY_STATE = """
     k = kk ? {status: kk.status, connection: kk.connectionStatus, name: kk.name} : 'no kernel';
   }
   return {openWidgets: ws, ready: w ? w.context.isReady : null, kernel: k, dialogs};
+}
+"""
+
+#: After the kernel is ready: JupyterLab has copied the kernel's spec and ``language_info``
+#: (kernel_info reply) into the notebook; is the notebook marked modified?
+JS_OPENED_CLEAN = """
+async () => {
+  const w = window.__nb, kernel = w.sessionContext.session.kernel;
+  await Promise.all([kernel.info, kernel.spec]);
+  await new Promise(r => setTimeout(r, 500));   // the panel's handlers of those promises
+  const m = w.context.model;
+  return {dirty: m.dirty, kernelspec: m.getMetadata('kernelspec'), language_info: m.getMetadata('language_info')};
 }
 """
 
@@ -532,6 +545,11 @@ def _check_notebook(notebook: Path, lab_server, browser, tmp_path: Path, row: di
             state = page.evaluate(JS_READY_STATE, rel)
             fail(f"notebook/kernel not ready (kernel idle + connected) within "
                  f"{KERNEL_READY_TIMEOUT_MS // 1000} s: {state}\nserver log:\n{lab_server.log_tail()}")
+        opened = page.evaluate(JS_OPENED_CLEAN)
+        if opened["dirty"]:
+            fail(f"opening the notebook and starting its kernel marked it modified (unsaved-changes dot): "
+                 f"JupyterLab wrote {opened['kernelspec']} and {opened['language_info']} into its metadata; "
+                 f"run python tools/strip_notebooks.py")
         prep = page.evaluate(JS_PREPARE)
         assert prep["windowingMode"] == "none", (
             f"JupyterLab windowingMode is {prep['windowingMode']!r}, the settings override did not apply")
