@@ -47,3 +47,94 @@ def fonts_for(page, context, selector: str) -> list[tuple[str, int]]:
                 for f in cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]]
     finally:
         cdp.detach()
+
+
+#: How far an explorer reaches past the notebook output it is shown in: the right edge of the
+#: explorer and of everything in it, and content that a scroll container hides off to the side.
+JS_OVERFLOW = r"""
+(ex) => {
+  const area = ex.closest('.jp-OutputArea-output') || ex.parentElement;
+  const limit = area.getBoundingClientRect().right;
+  let worst = null;
+  for (const el of [ex, ...ex.querySelectorAll('*')]) {
+    if (!el.getClientRects().length) continue;
+    const r = el.getBoundingClientRect();
+    const reach = Math.max(r.right, r.left + el.scrollWidth);
+    if (reach > limit + 1 && (!worst || reach >= worst.reach))   // the innermost of equals
+      worst = {reach, element: el.tagName.toLowerCase() + '.' + String(el.className).split(' ').slice(-2).join('.'),
+               text: (el.textContent || '').trim().slice(0, 50)};
+  }
+  const a = area.getBoundingClientRect();
+  return {output: Math.round(a.width), need: worst ? Math.round(worst.reach - a.left) : null, worst};
+}
+"""
+
+#: The kernel has handled every message sent before this one (a silent empty execute: no cell
+#: hook runs), then the explorer's DOM has been quiet for ``quietMs`` (at most ``maxMs``).
+JS_KERNEL_ROUND_TRIP_AND_QUIET = r"""
+async ([ex, quietMs, maxMs]) => {
+  const k = window.__nb.sessionContext.session.kernel;
+  await k.requestExecute({code: '', silent: true, store_history: false}).done;
+  await new Promise(resolve => {
+    const t0 = performance.now();
+    let last = t0;
+    const obs = new MutationObserver(() => { last = performance.now(); });
+    obs.observe(ex, {subtree: true, childList: true, attributes: true, characterData: true});
+    const tick = () => {
+      const now = performance.now();
+      if (now - last >= quietMs || now - t0 >= maxMs) { obs.disconnect(); resolve(); }
+      else setTimeout(tick, 50);
+    };
+    tick();
+  });
+}
+"""
+
+
+def wider_than_output(page, explorer) -> str | None:
+    """A problem line if ``explorer`` (a Locator) reaches past its notebook output, else None."""
+    r = page.evaluate(JS_OVERFLOW, explorer.element_handle())
+    if r["need"] is None:
+        return None
+    w = r["worst"]
+    return f"needs {r['need']} px in a {r['output']} px output (widest: <{w['element']}> {w['text']!r})"
+
+
+def overflow_at_extremes(page, explorer) -> list[str]:
+    """Move every control of ``explorer`` (a Locator) the way a reader can and report each
+    setting at which the explorer is wider than its notebook output: each slider to its last
+    position (End key), one after the other (so the last check has them all at the end), then
+    each back to its first (Home); each option of a dropdown; both states of a checkbox."""
+    ex_el = explorer.element_handle()
+    problems = []
+
+    def check(where: str) -> None:
+        page.evaluate(JS_KERNEL_ROUND_TRIP_AND_QUIET, [ex_el, 200, 3000])
+        problem = wider_than_output(page, explorer)
+        if problem:
+            problems.append(f"at {where}: {problem}")
+
+    sliders = explorer.locator(".widget-slider")
+    for key in ("End", "Home"):
+        for j in range(sliders.count()):
+            slider = sliders.nth(j)
+            handle = slider.locator(".noUi-handle").first
+            if handle.get_attribute("disabled") is not None:
+                continue
+            handle.focus()
+            page.keyboard.press(key)
+            check(f"{slider.locator('.widget-label').first.text_content().strip()} = "
+                  f"{slider.locator('.widget-readout').first.text_content().strip()} ({key})")
+    dropdowns = explorer.locator(".widget-dropdown select")
+    for j in range(dropdowns.count()):
+        select = dropdowns.nth(j)
+        for option in select.locator("option").all_text_contents():
+            select.select_option(label=option)
+            check(f"dropdown {j} = {option!r}")
+    checkboxes = explorer.locator(".widget-checkbox input[type=checkbox]")
+    for j in range(checkboxes.count()):
+        box = checkboxes.nth(j)
+        for _ in range(2):
+            box.click()
+            check(f"checkbox {j} {'on' if box.is_checked() else 'off'}")
+    return problems
