@@ -85,9 +85,11 @@ print(json.dumps(verdicts))
 _no_cjk_process = None
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(session, config, items):
-    """If a collected test asks for ``no_cjk_verdicts``, start drawing them now, in the
-    background, so that the fresh interpreter works while the other tests run."""
+    """If a selected test asks for ``no_cjk_verdicts``, start drawing them now, in the
+    background, so that the fresh interpreter works while the other tests run. (Called last:
+    ``-m "not slow"`` has deselected its tests by then, and nothing starts.)"""
     global _no_cjk_process
     if any("no_cjk_verdicts" in getattr(item, "fixturenames", ()) for item in items):
         import json

@@ -140,6 +140,7 @@ def test_check_shifted_pe():
 # ---------------------------------------------------------------------------
 # models: the learned table's size, the order-blind bound
 # ---------------------------------------------------------------------------
+@pytest.mark.slow
 def test_check_position_params():
     assert pl.check_position_params(1024, 768, 786432)
     assert pl.check_position_params(1024, 768, 786432.0)

@@ -19,6 +19,9 @@ import pytest
 import posenc_lib as pl
 from posenc.figures import frames as F
 
+#: Every test here renders or fills frames (many full figure renders each): the slow set.
+pytestmark = pytest.mark.slow
+
 FRAMED = sorted(name for name, cls in pl.EXPLORERS.items() if cls.FRAMES is not None)
 
 

@@ -108,6 +108,7 @@ def test_training_panel_refuses_bad_arguments():
         pl.TrainingPanel(steps=1)
 
 
+@pytest.mark.slow
 def test_training_panel_without_cjk_font_draws_no_tofu(without_cjk_font):
     without_cjk_font('''
 figs = [pl.TrainingPanel(steps=10).monitor.figure]

@@ -113,6 +113,7 @@ def test_strip_notebooks_writes_what_a_real_kernel_reports():
         "language_info": language_info}
 
 
+@pytest.mark.slow
 def test_contents_navigation_and_readme_list_are_up_to_date():
     out = subprocess.run([sys.executable, "tools/build_contents.py", "--check"], cwd=ROOT,
                          capture_output=True, text=True)

@@ -50,7 +50,7 @@ from ui_checks import overflow_at_extremes, truncated_labels, wider_than_output
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOK_DIR = Path(os.environ.get("POSENC_NOTEBOOK_DIR") or REPO / "notebooks").resolve()
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
 SELFTEST_NOTEBOOK = Path(__file__).resolve().parent / "selftest_errors.ipynb"

@@ -10,7 +10,7 @@ import pytest
 
 from ui_checks import JS_UI, fonts_for
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
