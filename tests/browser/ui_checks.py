@@ -69,24 +69,26 @@ JS_OVERFLOW = r"""
 }
 """
 
-#: The kernel has handled every message sent before this one (a silent empty execute: no cell
-#: hook runs), then the explorer's DOM has been quiet for ``quietMs`` (at most ``maxMs``).
-JS_KERNEL_ROUND_TRIP_AND_QUIET = r"""
+#: Wait until the explorer is settled after an input: a kernel round trip (a silent empty
+#: execute: no cell hook runs) and then ``quietMs`` without a DOM change in the explorer, repeated
+#: until one whole round saw no change (the widget may send its new value only after the kernel
+#: answered the previous one, so a single round trip can come too early); at most ``maxMs``.
+JS_SETTLED = r"""
 async ([ex, quietMs, maxMs]) => {
   const k = window.__nb.sessionContext.session.kernel;
-  await k.requestExecute({code: '', silent: true, store_history: false}).done;
-  await new Promise(resolve => {
-    const t0 = performance.now();
-    let last = t0;
-    const obs = new MutationObserver(() => { last = performance.now(); });
-    obs.observe(ex, {subtree: true, childList: true, attributes: true, characterData: true});
-    const tick = () => {
-      const now = performance.now();
-      if (now - last >= quietMs || now - t0 >= maxMs) { obs.disconnect(); resolve(); }
-      else setTimeout(tick, 50);
-    };
-    tick();
-  });
+  const t0 = performance.now();
+  let changed = true, last = t0;
+  const obs = new MutationObserver(() => { changed = true; last = performance.now(); });
+  obs.observe(ex, {subtree: true, childList: true, attributes: true, characterData: true});
+  try {
+    while (changed && performance.now() - t0 < maxMs) {
+      changed = false;
+      await k.requestExecute({code: '', silent: true, store_history: false}).done;
+      while (performance.now() - last < quietMs && performance.now() - t0 < maxMs)
+        await new Promise(r => setTimeout(r, 50));
+    }
+  } finally { obs.disconnect(); }
+  return !changed;
 }
 """
 
@@ -109,7 +111,9 @@ def overflow_at_extremes(page, explorer) -> list[str]:
     problems = []
 
     def check(where: str) -> None:
-        page.evaluate(JS_KERNEL_ROUND_TRIP_AND_QUIET, [ex_el, 200, 3000])
+        if not page.evaluate(JS_SETTLED, [ex_el, 250, 10_000]):
+            problems.append(f"at {where}: the explorer kept changing for 10 s (not checked)")
+            return
         problem = wider_than_output(page, explorer)
         if problem:
             problems.append(f"at {where}: {problem}")
