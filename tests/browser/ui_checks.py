@@ -69,33 +69,39 @@ JS_OVERFLOW = r"""
 }
 """
 
-#: Wait until the explorer is settled after an input: a kernel round trip (a silent empty
-#: execute: no cell hook runs) and then ``quietMs`` without a DOM change in the explorer, repeated
-#: until one whole round saw no change (the widget may send its new value only after the kernel
-#: answered the previous one, so a single round trip can come too early); at most ``maxMs``.
+#: The explorer after an input, once settled: kernel round trips (a silent empty execute: no
+#: cell hook runs), each followed by ``waitMs``, until two in a row (the first one after the
+#: input excluded) leave what the reader sees
+#: (the explorer's visible text and how far it reaches) unchanged: the widget may send its new
+#: value only after the kernel answered the previous one, so one round trip can come too early;
+#: frames being filled in hidden images do not count. At most ``maxMs``. Returns
+#: {settled, overflow} (overflow as JS_OVERFLOW reports it).
 JS_SETTLED = r"""
-async ([ex, quietMs, maxMs]) => {
+async ([ex, waitMs, maxMs]) => {
   const k = window.__nb.sessionContext.session.kernel;
+  const measure = """ + JS_OVERFLOW.strip() + r""";
+  const seen = () => { const o = measure(ex); return [JSON.stringify([ex.innerText, o.need]), o]; };
   const t0 = performance.now();
-  let changed = true, last = t0;
-  const obs = new MutationObserver(() => { changed = true; last = performance.now(); });
-  obs.observe(ex, {subtree: true, childList: true, attributes: true, characterData: true});
-  try {
-    while (changed && performance.now() - t0 < maxMs) {
-      changed = false;
-      await k.requestExecute({code: '', silent: true, store_history: false}).done;
-      while (performance.now() - last < quietMs && performance.now() - t0 < maxMs)
-        await new Promise(r => setTimeout(r, 50));
-    }
-  } finally { obs.disconnect(); }
-  return !changed;
+  let before = null, overflow = null;     // the first round only flushes what was pending
+  while (performance.now() - t0 < maxMs) {
+    await k.requestExecute({code: '', silent: true, store_history: false}).done;
+    await new Promise(r => setTimeout(r, waitMs));
+    const [now, o] = seen();
+    overflow = o;
+    if (now === before) return {settled: true, overflow};
+    before = now;
+  }
+  return {settled: false, overflow};
 }
 """
 
 
 def wider_than_output(page, explorer) -> str | None:
     """A problem line if ``explorer`` (a Locator) reaches past its notebook output, else None."""
-    r = page.evaluate(JS_OVERFLOW, explorer.element_handle())
+    return _overflow_problem(page.evaluate(JS_OVERFLOW, explorer.element_handle()))
+
+
+def _overflow_problem(r: dict) -> str | None:
     if r["need"] is None:
         return None
     w = r["worst"]
@@ -111,10 +117,10 @@ def overflow_at_extremes(page, explorer) -> list[str]:
     problems = []
 
     def check(where: str) -> None:
-        if not page.evaluate(JS_SETTLED, [ex_el, 250, 10_000]):
-            problems.append(f"at {where}: the explorer kept changing for 10 s (not checked)")
-            return
-        problem = wider_than_output(page, explorer)
+        r = page.evaluate(JS_SETTLED, [ex_el, 250, 10_000])
+        if not r["settled"]:
+            problems.append(f"at {where}: what the explorer shows kept changing for 10 s")
+        problem = _overflow_problem(r["overflow"])
         if problem:
             problems.append(f"at {where}: {problem}")
 
