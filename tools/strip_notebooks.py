@@ -12,7 +12,9 @@ the notebook is marked modified (the unsaved-changes dot) before the reader did 
 from __future__ import annotations
 
 import argparse
+import json
 import pathlib
+import subprocess
 
 import nbformat
 
@@ -23,13 +25,16 @@ KERNEL = "python3"
 def kernel_metadata() -> dict:
     """``{"kernelspec": ..., "language_info": ...}`` as JupyterLab writes them for the installed
     ``python3`` kernel: the spec's name, display name and language, and ipykernel's
-    ``language_info`` (what its ``kernel_info`` reply sends; it names this Python's version)."""
-    from ipykernel.ipkernel import IPythonKernel
+    ``language_info`` (what its ``kernel_info`` reply sends; it names the Python version), read
+    by the kernel's own Python in a subprocess (importing ipykernel here would make it the comm
+    backend of every widget in this process)."""
     from jupyter_client.kernelspec import KernelSpecManager
 
     spec = KernelSpecManager().get_kernel_spec(KERNEL)
+    code = "import json; from ipykernel.ipkernel import IPythonKernel as K; print(json.dumps(K.language_info))"
+    out = subprocess.run([spec.argv[0], "-c", code], capture_output=True, text=True, check=True)
     return {"kernelspec": {"name": KERNEL, "display_name": spec.display_name, "language": spec.language},
-            "language_info": dict(IPythonKernel.language_info)}
+            "language_info": json.loads(out.stdout)}
 
 
 def strip(nb, metadata: dict | None = None) -> bool:
