@@ -58,18 +58,34 @@ class HandCalculation:
         return str(self)
 
     def _repr_html_(self) -> str:
-        # Padded cells that never wrap (a long vector stays on one line); the wrapper scrolls
-        # sideways when d_model makes the table wider than the notebook.
-        pad = "padding:2px 8px;white-space:nowrap;text-align:left"
-        cells = "".join(f"<th style='{pad}'>{html.escape(h)}</th>" for h in self.HEAD)
+        # A vector cell holds one pair of dimensions (2i, 2i+1) per line, the pairs the
+        # figure draws: the table is as wide at d_model = 8 as at 2 (one line per vector
+        # needed 1,577 px at d_model = 8, in a notebook output 968 px wide). The wrapper
+        # scrolls sideways only in an output narrower than that.
+        pad = "padding:3px 8px;text-align:left;vertical-align:top"
+        cells = "".join(f"<th style='{pad};white-space:nowrap;border-bottom:1px solid #ccc'>{html.escape(h)}</th>" for h in self.HEAD)
+        mono = f"{pad};white-space:pre;font-family:monospace;font-size:0.9em"
         body = "".join(
-            "<tr>" + "".join(f"<td style='{pad};font-family:monospace;font-size:0.9em'>{html.escape(str(c))}</td>"
-                             for c in r) + "</tr>"
-            for r in self.rows()
+            f"<tr style='border-bottom:1px solid #eee'><td style='{pad}'>{html.escape(str(t))}</td><td style='{mono}'>{int(p)}</td>"
+            + "".join(f"<td style='{mono}'>{html.escape(_pair_lines(v))}</td>" for v in vectors) + "</tr>"
+            for t, p, *vectors in zip(self.tokens, self.positions, self.word_vectors, self.encodings, self.outputs)
         )
-        return (f"<div style='overflow-x:auto'><table class='posenc-hand-calc' style='border-collapse:collapse'>"
-                f"<caption>{html.escape(self.caption())}</caption>"
+        note = ""
+        if self.d_model > 2:
+            note = f"<br><small>向量每行一对维度 (2i, 2i+1)：i = 0 … {self.d_model // 2 - 1}</small>"
+        return (f"<div style='overflow-x:auto'><table class='posenc-hand-calc' style='border-collapse:collapse;line-height:1.35'>"
+                f"<caption>{html.escape(self.caption())}{note}</caption>"
                 f"<thead><tr>{cells}</tr></thead><tbody>{body}</tbody></table></div>")
+
+
+def _pair_lines(v, decimals: int = 4) -> str:
+    """``[0.8415, 0.5403,`` / `` 0.0100, 1.0000]``: a vector one pair (2i, 2i+1) per line,
+    numbers aligned across lines (a sign column when any is negative)."""
+    sign = " " if len(v) > 2 and any(x < 0 for x in v) else ""
+    numbers = [f"{x:{sign}.{decimals}f}" for x in v]
+    lines = [", ".join(numbers[j:j + 2]) for j in range(0, len(numbers), 2)]
+    return "\n".join(("[" if k == 0 else " ") + line + ("]" if k == len(lines) - 1 else ",")
+                     for k, line in enumerate(lines))
 
 
 def hand_calculation(tokens=("猫", "咬", "狗"), word_vectors=None, start: int = 1,

@@ -15,17 +15,16 @@ settings.load_profile("course")
 
 
 def pytest_terminal_summary(terminalreporter):
-    """Print how long each notebook took to execute (nbclient, fresh kernel)."""
+    """Print how long each notebook took to execute (nbclient, fresh kernel): for reading, never
+    a pass condition."""
     try:
-        from test_notebooks import DURATIONS, SLOW_CELLS
+        from test_notebooks import DURATIONS
     except ImportError:
         return
     if DURATIONS:
         terminalreporter.section("notebook execution times (nbclient, fresh kernel)")
         for name, seconds in sorted(DURATIONS.items()):
-            slow = ", ".join(f"cell {i} {s:.1f} s{'' if shown else ' NO PROGRESS'}"
-                             for i, s, shown in SLOW_CELLS.get(name, []))
-            terminalreporter.write_line(f"{name:45s} {seconds:6.1f} s" + (f"   cells > 2 s: {slow}" if slow else ""))
+            terminalreporter.write_line(f"{name:45s} {seconds:6.1f} s")
 
 
 _NO_CJK_PROLOGUE = """
@@ -86,9 +85,11 @@ print(json.dumps(verdicts))
 _no_cjk_process = None
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(session, config, items):
-    """If a collected test asks for ``no_cjk_verdicts``, start drawing them now, in the
-    background, so that the fresh interpreter works while the other tests run."""
+    """If a selected test asks for ``no_cjk_verdicts``, start drawing them now, in the
+    background, so that the fresh interpreter works while the other tests run. (Called last:
+    ``-m "not slow"`` has deselected its tests by then, and nothing starts.)"""
     global _no_cjk_process
     if any("no_cjk_verdicts" in getattr(item, "fixturenames", ()) for item in items):
         import json

@@ -173,6 +173,7 @@ def test_word_pe_cosines_match_loops_and_shrink_like_one_over_sqrt_d():
         assert abs(mean_abs / math.sqrt(2 / (math.pi * d)) - 1) < 0.1
 
 
+@pytest.mark.slow
 def test_probe_reads_both_back_in_high_dimensions_and_degrades_in_low():
     big = pl.word_position_probe(512)
     small = pl.word_position_probe(8)

@@ -268,6 +268,7 @@ def test_05_exercise_3_rows_that_get_a_gradient(ex05):
     assert_wrong(answer_cell(cell, None), None)
 
 
+@pytest.mark.slow
 def test_05_exercise_4_a_long_sentence_for_the_sinusoidal_model(ex05):
     cell = ex05[3]
     assert_right(answer_cell(cell, "C"), "'C'")

@@ -6,6 +6,7 @@ import posenc_lib as pl
 from support import assert_refused_clearly
 
 
+@pytest.mark.slow
 def test_alibi_head_slider_follows_num_heads():
     ex = pl.AlibiExplorer(num_heads=8, head=6)
     head = ex.controls["head"]

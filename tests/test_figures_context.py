@@ -16,6 +16,7 @@ from support import assert_draws_cleanly, assert_refused_clearly, pixels
     dict(method="yarn", factor=4, original_max_len=16, target_len=64, d_model=8),
     dict(method="none", original_max_len=8192, target_len=16, d_model=8),
 ])
+@pytest.mark.slow
 def test_plot_rope_scaling_draws_cleanly(kwargs):
     assert_draws_cleanly(lambda: pl.plot_rope_scaling(**kwargs))
 
@@ -65,6 +66,7 @@ def test_yarn_title_shows_the_attention_factor():
     assert f"{0.1 * math.log(16) + 1:.3f}" in ex.view.title_score.get_text()
 
 
+@pytest.mark.slow
 def test_every_method_gives_other_pixels():
     ex = pl.EXPLORERS["rope_scaling"]()
     seen = []
@@ -105,6 +107,7 @@ def test_bad_input_is_refused_clearly(call, exc, words):
     assert_refused_clearly(call, exc, words)
 
 
+@pytest.mark.slow
 def test_no_cjk_font_fallback(without_cjk_font):
     without_cjk_font('''
 figs = [pl.plot_rope_scaling(), pl.plot_rope_scaling("yarn", 4, 16, 64, 8), pl.EXPLORERS["rope_scaling"]().figure]

@@ -40,6 +40,7 @@ def test_every_public_explorer_is_registered():
 # ---------------------------------------------------------------------------
 # The contract, for every explorer
 # ---------------------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(pl.EXPLORERS))
 def test_every_control_moves_the_figure(name):
     with warnings.catch_warnings():
@@ -60,6 +61,7 @@ def test_every_control_moves_the_figure(name):
         assert ex.redraws == 1, "updates should blit, not redraw the whole figure"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(pl.EXPLORERS))
 def test_explorer_image_is_what_the_figure_shows(name):
     """After every move (first and repeated, so cached layers and cached glyphs are used)
@@ -86,6 +88,7 @@ def test_setting_a_value_redraws_before_it_returns(name):
         assert ex.shown_png() == ex.png(), f"{name}.{cname}: the widget image is not the current canvas"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(pl.EXPLORERS))
 def test_explorer_without_cjk_font_draws_no_tofu(name, no_cjk_verdicts):
     assert no_cjk_verdicts[f"explorer {name}"] == "ok"
@@ -112,6 +115,7 @@ def assert_moves_draw_what_a_full_render_shows(ex, name):
     assert differ < 0.002, f"{name} {ex.values}: {differ:.2%} of pixels differ from a full render"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["permutation", "hand_calc"])
 def test_glyph_cache_works_and_replays_the_pixels_of_a_full_render(name, fresh_glyph_check):
     assert _GlyphCache.works() is True
@@ -162,6 +166,7 @@ def _without_glyph_helper(monkeypatch):
     # text drawn as before, one internal gone: the cache must not be trusted all the same
     ("no _draw_text_glyphs_and_boxes", ["permutation", "hand_calc", "clock"]),
 ], ids=["draw_text_image unused", "glyph helper removed"])
+@pytest.mark.slow
 def test_glyph_cache_stays_out_when_matplotlib_internals_change(change, names, monkeypatch, fresh_glyph_check):
     from matplotlib.backends.backend_agg import RendererAgg
 

@@ -18,6 +18,9 @@ import posenc_lib as pl
 from posenc.figures import frames as F
 from support import full_render, rgb, share_differing
 
+#: Every test here renders or fills frames (many full figure renders each): the slow set.
+pytestmark = pytest.mark.slow
+
 FRAMED = sorted(name for name, cls in pl.EXPLORERS.items() if cls.FRAMES is not None)
 
 

@@ -6,8 +6,6 @@ Expected values: cosines as loops (tests/reference.py) on the run's own snapshot
 calls of the training API.
 """
 import re
-import io
-import time
 
 import numpy as np
 import pytest
@@ -58,24 +56,20 @@ def test_learned_explorer_shows_the_snapshot_similarity():
     assert ex.redraws == 1
 
 
-def test_learned_explorer_updates_much_faster_than_a_new_figure():
-    """A slider move redraws in place: its median time is a small fraction of drawing the same
-    figure anew with plot_learned_similarity (a ratio in one run, never an absolute time)."""
+def test_learned_explorer_moves_change_the_same_artists_and_never_train():
+    """A slider move updates the artists it has in place and blits them: the same figure, the
+    same artists, no full redraw, the same run (nothing trained). How long a move takes against
+    a new figure is measured by tools/benchmark.py, never asserted in a test."""
     ex = pl.LearnedTableExplorer()
+    fig, run, image = ex.figure, ex.run, ex.view.image
+    children = [list(ax.get_children()) for ax in fig.axes]
+    redraws = ex.redraws
     opts = list(ex.controls["step"].options)
-    moves, fresh = [], []
     for j in range(12):
-        step = opts[(7 * j + 3) % len(opts)]
-        t = time.perf_counter()
-        ex.controls["step"].value = step
-        moves.append(time.perf_counter() - t)
-        t = time.perf_counter()
-        fig = pl.plot_learned_similarity(ex.run, step)
-        fig.canvas.draw() if fig.canvas is not None else None
-        fig.savefig(io.BytesIO(), format="png", dpi=90)
-        fresh.append(time.perf_counter() - t)
-    # measured about 12 ms per move against about 250 ms per new figure (ratio ~0.05)
-    assert np.median(moves) < 0.3 * np.median(fresh), (moves, fresh)
+        ex.controls["step"].value = opts[(7 * j + 3) % len(opts)]
+    assert ex.figure is fig and ex.run is run is pl.trained_run("learned") and ex.view.image is image
+    assert [list(ax.get_children()) for ax in fig.axes] == children
+    assert ex.redraws == redraws
 
 
 # ---------------------------------------------------------------------------
@@ -114,6 +108,7 @@ def test_training_panel_refuses_bad_arguments():
         pl.TrainingPanel(steps=1)
 
 
+@pytest.mark.slow
 def test_training_panel_without_cjk_font_draws_no_tofu(without_cjk_font):
     without_cjk_font('''
 figs = [pl.TrainingPanel(steps=10).monitor.figure]

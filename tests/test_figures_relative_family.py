@@ -122,6 +122,7 @@ def test_plots_refuse_bad_input(call, exc, words):
     assert_refused_clearly(call, exc, words)
 
 
+@pytest.mark.slow
 def test_no_cjk_font_fallback(without_cjk_font):
     without_cjk_font('''
 figs = [pl.plot_t5_buckets(), pl.plot_t5_buckets(bidirectional=False), pl.plot_score_terms(), pl.plot_shaw_index()]

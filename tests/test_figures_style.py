@@ -26,6 +26,7 @@ def test_plot_samples_name_only_public_plots():
     assert all(PLOT_SAMPLES[name] for name in PLOTS), "every plot needs at least one sample"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", PLOT_CASES, ids=plot_case_id)
 def test_plot_returns_a_figure_that_draws_without_warnings(case):
     name, i = case
@@ -33,6 +34,7 @@ def test_plot_returns_a_figure_that_draws_without_warnings(case):
     assert_draws_cleanly(lambda: eval(plot_call(name, i), {"pl": pl}))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", PLOT_CASES, ids=plot_case_id)
 def test_plot_draws_into_the_callers_axes_and_keeps_to_its_grid_cell(case):
     """Axes the caller made outside figure_style(), with no pyplot, in a grid of two: the plot
@@ -62,6 +64,7 @@ def test_plot_draws_into_the_callers_axes_and_keeps_to_its_grid_cell(case):
             f"{name}: an axes at {box.bounds} leaves the caller's grid cell {cell.bounds}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", PLOT_CASES, ids=plot_case_id)
 def test_plot_without_cjk_font_draws_no_tofu(case, no_cjk_verdicts):
     name, _ = case
@@ -69,6 +72,7 @@ def test_plot_without_cjk_font_draws_no_tofu(case, no_cjk_verdicts):
     assert no_cjk_verdicts[plot_case_id(case)] == "ok"
 
 
+@pytest.mark.slow
 def test_drawing_every_plot_and_explorer_never_imports_pyplot(no_cjk_verdicts):
     assert no_cjk_verdicts["matplotlib.pyplot imported"] is False
 

@@ -63,6 +63,7 @@ def test_bad_input_is_refused_clearly(runs, call, exc, words):
     assert_refused_clearly(lambda: call(runs), exc, words)
 
 
+@pytest.mark.slow
 def test_no_cjk_font_fallback(without_cjk_font):
     without_cjk_font('''
 runs = {pe: pl.train_order_model(pe, steps=3, n_train=32, n_test=32) for pe in ("none", "learned")}

@@ -51,6 +51,28 @@ def test_printed_table_is_chinese_and_matches_the_html():
     pe1 = [math.sin(1), math.cos(1), math.sin(0.01), math.cos(0.01)]
     shown = "[" + ", ".join(f"{v:.4f}" for v in pe1) + "]"
     row = next(line for line in lines if line.startswith("咬"))
-    assert shown in row and shown in html
+    assert shown in row
+    # the HTML table writes each vector one pair (2i, 2i+1) per line
+    assert "[{:.4f}, {:.4f},\n {:.4f}, {:.4f}]".format(*pe1) in html
     # columns stay aligned under CJK headers: every data line as wide as the rule, or narrower
     assert all(_text_width(line) <= _text_width(lines[2]) for line in lines[3:])
+
+
+def test_html_table_writes_one_pair_per_line_with_the_numbers_aligned():
+    """At d_model = 8 every vector cell has 4 lines (pairs i = 0..3) of 2 numbers, PE(pos) from
+    the formula; in a cell holding a negative number every number keeps a sign column, so the
+    lines stay aligned in monospace."""
+    import re
+
+    calc = pl.hand_calculation(d_model=8)
+    cells = re.findall(r"<td[^>]*>(\[[^<]*\])</td>", calc._repr_html_())
+    assert len(cells) == 3 * 3                      # 3 tokens x (word vector, PE, input)
+    for token, pos in enumerate((1, 2, 3)):
+        lines = cells[3 * token + 1].split("\n")
+        assert len(lines) == 4
+        assert len({line.index(",") for line in lines}) == 1, lines      # aligned columns
+        assert len({len(line) for line in lines}) == 1, lines
+        numbers = [float(x) for line in lines for x in line.strip("[], ").split(",")]
+        expected = [f(pos / 10000 ** (2 * i / 8)) for i in range(4) for f in (math.sin, math.cos)]
+        assert numbers == pytest.approx(expected, abs=5e-5)
+    assert "i = 0 … 3" in calc._repr_html_()

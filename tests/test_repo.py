@@ -25,6 +25,8 @@ def test_readme_gives_two_commands_and_ci_runs_the_test_one():
     ci_lines = [line.strip() for line in (ROOT / ".ci/run").read_text().splitlines()
                 if line.strip() and not line.lstrip().startswith("#")]
     assert ci_lines[-1] == test_cmd, "the last command of .ci/run must be the README's test command"
+    # CI sets CI itself (a missing browser fails instead of skipping), whatever the host sets
+    assert "export CI=true" in ci_lines[:-1], ".ci/run must export CI=true before the tests"
     # JupyterLab opens the contents notebook, with its settings override (Chinese UI) from the repo
     opened = re.search(r"default_url=/lab/tree/([^?\"]+)", open_cmd).group(1)
     assert (ROOT / opened).exists(), opened
@@ -71,6 +73,47 @@ def test_notebooks_are_stored_without_outputs():
         assert "widgets" not in nb["metadata"], path.name
 
 
+def strip_notebooks():
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import strip_notebooks
+    finally:
+        sys.path.pop(0)
+    return strip_notebooks
+
+
+def test_notebooks_hold_the_metadata_the_kernel_writes_when_opened():
+    """JupyterLab writes the kernel's ``kernelspec`` and ``language_info`` into a notebook once
+    the kernel starts; a notebook holding anything else shows the unsaved-changes dot before
+    the reader did a thing (the browser suite checks the dot itself)."""
+    expected = strip_notebooks().kernel_metadata()
+    assert set(expected["language_info"]) >= {"name", "version", "mimetype", "codemirror_mode"}
+    for path in NOTEBOOKS:
+        meta = json.loads(path.read_text(encoding="utf-8"))["metadata"]
+        stored = {key: meta.get(key) for key in expected}
+        assert stored == expected, f"{path.name}: run python tools/strip_notebooks.py"
+
+
+@pytest.mark.slow
+def test_strip_notebooks_writes_what_a_real_kernel_reports():
+    """The metadata tools/strip_notebooks.py writes equals a real kernel's ``kernel_info``
+    reply and the installed kernel spec (what JupyterLab copies into the notebook)."""
+    from jupyter_client.kernelspec import KernelSpecManager
+    from jupyter_client.manager import start_new_kernel
+
+    km, kc = start_new_kernel(kernel_name="python3")
+    try:
+        language_info = kc.kernel_info(reply=True, timeout=60)["content"]["language_info"]
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+    spec = KernelSpecManager().get_kernel_spec("python3")
+    assert strip_notebooks().kernel_metadata() == {
+        "kernelspec": {"name": "python3", "display_name": spec.display_name, "language": spec.language},
+        "language_info": language_info}
+
+
+@pytest.mark.slow
 def test_contents_navigation_and_readme_list_are_up_to_date():
     out = subprocess.run([sys.executable, "tools/build_contents.py", "--check"], cwd=ROOT,
                          capture_output=True, text=True)

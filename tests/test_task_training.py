@@ -99,6 +99,7 @@ def test_learned_rows_past_training_lengths_stay_untrained():
     np.testing.assert_array_equal(first[8:], last[8:])
 
 
+@pytest.mark.slow
 def test_untrained_rows_of_a_longer_table_never_move():
     run = pl.trained_run("learned", max_len=16)
     first, last = run.snapshots[0][1], run.snapshots[-1][1]

@@ -129,6 +129,7 @@ def test_causal_output_at_a_position_ignores_later_tokens():
         assert torch.allclose(la[..., :4, :4], lb[..., :4, :4], atol=1e-6)
 
 
+@pytest.mark.slow
 def test_causal_none_model_learns_order():
     res = pl.trained_run("none", causal=True)
     assert res.test_accuracy > 0.9 and res.config["causal"] is True
@@ -228,6 +229,7 @@ def test_training_with_the_variant_is_deterministic():
     assert c.losses != a.losses and c.config["task"] == "adjacent" and c.config["causal"] is False
 
 
+@pytest.mark.slow
 def test_trained_run_memoises_per_variant():
     default = pl.trained_run("rope")
     assert pl.trained_run("rope", task="adjacent", train_lengths=pl.DEFAULT_TRAIN_LENGTHS) is default
@@ -238,6 +240,7 @@ def test_trained_run_memoises_per_variant():
     assert_refused_clearly(lambda: pl.trained_run("rope", task="far"), ValueError, "task")
 
 
+@pytest.mark.slow
 def test_length_accuracy_and_extrapolation_table_use_the_variant():
     model = pl.trained_run("rope", task="anywhere", train_lengths=(8, 16)).model
     acc = pl.length_accuracy(model, (16, 17), task="anywhere")

@@ -19,6 +19,8 @@ import sys
 
 import nbformat
 
+from strip_notebooks import kernel_metadata   # tools/ is on sys.path when this runs as a script
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 NB_DIR = ROOT / "notebooks"
 INDEX = "00_index.ipynb"
@@ -96,8 +98,7 @@ def index_notebook(items) -> nbformat.NotebookNode:
             lines.append("")
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_markdown_cell("\n".join(lines).rstrip() + "\n", id="contents")]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nb.metadata["language_info"] = {"name": "python"}
+    nb.metadata.update(kernel_metadata())   # what the kernel writes on open: no unsaved-changes dot
     # For maintainers, not readers: where this page comes from.
     nb.metadata["posenc"] = {"generated_by": "tools/build_contents.py (do not edit by hand)"}
     return nb

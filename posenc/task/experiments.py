@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from ..context import ROPE_SCALING_METHODS, rope_frequencies
+from ..slow import takes_seconds
 from ..text import _aligned_table
 from ..validate import check_callback, check_int, check_lengths, check_one_of, check_rows
 from .data import (
@@ -20,6 +21,7 @@ from .evaluation import _accuracies_at_lengths
 from .training import finetune_order_model, train_order_model, trained_run
 
 
+@takes_seconds
 def extrapolation_table(pes: Sequence[str] = ("sinusoidal", "learned", "rope", "alibi"),
                         train_lengths=DEFAULT_TRAIN_LENGTHS, test_lengths=DEFAULT_TEST_LENGTHS, *,
                         seed: int = 0, n_per_length: int = 512, include_none: bool = True,
@@ -114,6 +116,7 @@ METHOD_LABELS = {"none": "不缩放 (none)", "pi": "PI", "ntk": "NTK-aware", "ya
 CONTEXT_TRAIN_LENGTHS = (8, 16)
 
 
+@takes_seconds
 def context_extension_table(methods: Sequence[str] = ROPE_SCALING_METHODS, factors: Sequence[int] = (2, 4),
                             train_lengths=CONTEXT_TRAIN_LENGTHS, *, task: str = "anywhere", seed: int = 0,
                             n_per_length: int = 512, finetune_steps: int = 0, finetune_lr: float = 1e-3,

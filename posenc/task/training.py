@@ -10,6 +10,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
+from ..slow import takes_seconds
 from ..validate import check_bool, check_callback, check_int, check_lengths, check_one_of, check_real
 from .data import (
     ANIMALS,
@@ -50,6 +51,7 @@ class TrainResult:
     config: dict
 
 
+@takes_seconds
 def train_order_model(pe: str, *, steps: int = DEFAULT_STEPS, seed: int = 0,
                       d_model: int = DEFAULT_D_MODEL, num_heads: int = DEFAULT_NUM_HEADS,
                       train_lengths=DEFAULT_TRAIN_LENGTHS, max_len: int | None = None,
@@ -178,6 +180,7 @@ def _trained_run(pe: str, seed: int, steps: int, max_len, task: str = "adjacent"
 _RUN_OPTIONS = ("d_model", "num_heads", "num_layers", "base", "lr", "n_train")
 
 
+@takes_seconds(memoised=True)
 def trained_run(pe: str, *, seed: int = 0, steps: int | None = None, max_len: int | None = None,
                 task: str = "adjacent", train_lengths=None, causal: bool = False, **options):
     """Memoised :func:`train_order_model` on the default task (train lengths 4-8).
@@ -262,6 +265,7 @@ def position_table_parameters(max_len: int, d_model: int) -> int:
     return int(sum(p.numel() for p in table.parameters() if p.requires_grad))
 
 
+@takes_seconds
 def finetune_order_model(run, *, lengths, steps: int = 20, lr: float = 1e-3, seed: int = 0,
                          task: str = "adjacent", method: str = "none", factor: float = 1.0,
                          original_max_len: int | None = None, n_train: int = DEFAULT_N_TRAIN,

@@ -31,7 +31,7 @@ import drag_metrics as dm  # noqa: E402
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOK_DIR = Path(os.environ.get("POSENC_NOTEBOOK_DIR") or REPO / "notebooks").resolve()
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 NOTEBOOKS = dm.notebooks_with_explorers(NOTEBOOK_DIR)
 DRIVERS = ("mouse", "page")

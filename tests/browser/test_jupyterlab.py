@@ -1,7 +1,8 @@
 """Every course notebook, run for real in JupyterLab 4 inside headless Chromium.
 
 Per notebook (parametrized over ``<notebook dir>/*.ipynb``, sorted):
-  1. open it, wait for the kernel, clear outputs, Run All, wait for every code cell;
+  1. open it, wait for the kernel: the notebook is not marked modified (it stores the
+     metadata the kernel writes); clear outputs, Run All, wait for every code cell;
   2. no cell has an ``error`` output or a ``stderr`` stream (read from the notebook
      model, not the DOM); nor does the kernel send one outside any cell (widget
      callbacks) while the controls are moved;
@@ -9,9 +10,12 @@ Per notebook (parametrized over ``<notebook dir>/*.ipynb``, sorted):
      (``img.posenc-figure``) are non-blank images; every slider, moved one step
      with the keyboard (and every checkbox / dropdown), makes a new figure (new
      ``src``, or a new image switched in by the frames' Stack, and new pixels);
-     the time from the keydown to the new ``src`` / image is
-     measured inside the page; the per-notebook slider median must be <= 200 ms
-     (the target; printed);
+     the time from the keydown to the new ``src`` / image is measured inside the
+     page and PRINTED (target <= 200 ms; never a pass condition: this machine is
+     shared and noisy, timings belong in tools/benchmark.py);
+     every explorer fits its notebook output (no wider than the output area, nothing
+     scrolled off to the side), at first and after each slider is moved to its last and
+     then its first position, each dropdown option, each checkbox state (ui_checks.py);
   4. text with Chinese characters is drawn with a CJK font (no tofu), checked with
      the DevTools protocol (``CSS.getPlatformFontsForNode``);
   5. a screenshot of the first explorer is written (images/screenshots/<stem>.png
@@ -32,7 +36,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import statistics
 import time
 import uuid
 from pathlib import Path
@@ -41,13 +44,13 @@ from urllib.parse import quote
 import pytest
 
 from lab_session import JS_FIND_PANEL
-from ui_checks import truncated_labels
+from ui_checks import overflow_at_extremes, truncated_labels, wider_than_output
 
 # same as conftest.py (not imported from there: works under any --import-mode)
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOK_DIR = Path(os.environ.get("POSENC_NOTEBOOK_DIR") or REPO / "notebooks").resolve()
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
 SELFTEST_NOTEBOOK = Path(__file__).resolve().parent / "selftest_errors.ipynb"
@@ -56,8 +59,6 @@ KERNEL_READY_TIMEOUT_MS = 90_000
 RUN_ALL_TIMEOUT_MS = 120_000
 WIDGET_RENDER_TIMEOUT_MS = 30_000
 IMAGE_UPDATE_TIMEOUT_MS = 10_000
-LATENCY_TARGET_MS = 200  # what we aim for; printed
-LATENCY_CAP_MS = 200  # per-notebook median asserted: the target itself (measured 52-99 ms under load)
 MAX_EXTRA_PRESSES = 3  # if one key step leaves the pixels identical
 MAX_CJK_NODES = 60
 
@@ -91,6 +92,18 @@ JS_READY_STATE = """
     k = kk ? {status: kk.status, connection: kk.connectionStatus, name: kk.name} : 'no kernel';
   }
   return {openWidgets: ws, ready: w ? w.context.isReady : null, kernel: k, dialogs};
+}
+"""
+
+#: After the kernel is ready: JupyterLab has copied the kernel's spec and ``language_info``
+#: (kernel_info reply) into the notebook; is the notebook marked modified?
+JS_OPENED_CLEAN = """
+async () => {
+  const w = window.__nb, kernel = w.sessionContext.session.kernel;
+  await Promise.all([kernel.info, kernel.spec]);
+  await new Promise(r => setTimeout(r, 500));   // the panel's handlers of those promises
+  const m = w.context.model;
+  return {dirty: m.dirty, kernelspec: m.getMetadata('kernelspec'), language_info: m.getMetadata('language_info')};
 }
 """
 
@@ -532,6 +545,11 @@ def _check_notebook(notebook: Path, lab_server, browser, tmp_path: Path, row: di
             state = page.evaluate(JS_READY_STATE, rel)
             fail(f"notebook/kernel not ready (kernel idle + connected) within "
                  f"{KERNEL_READY_TIMEOUT_MS // 1000} s: {state}\nserver log:\n{lab_server.log_tail()}")
+        opened = page.evaluate(JS_OPENED_CLEAN)
+        if opened["dirty"]:
+            fail(f"opening the notebook and starting its kernel marked it modified (unsaved-changes dot): "
+                 f"JupyterLab wrote {opened['kernelspec']} and {opened['language_info']} into its metadata; "
+                 f"run python tools/strip_notebooks.py")
         prep = page.evaluate(JS_PREPARE)
         assert prep["windowingMode"] == "none", (
             f"JupyterLab windowingMode is {prep['windowingMode']!r}, the settings override did not apply")
@@ -583,6 +601,9 @@ def _check_notebook(notebook: Path, lab_server, browser, tmp_path: Path, row: di
                 elif d["w"] < 10 or d["h"] < 10 or d["nonBackground"] < 0.001:
                     problems.append(f"{where}: figure {k} is blank ({d['w']}x{d['h']}, "
                                     f"{d['nonBackground']:.4%} non-background pixels)")
+            too_wide = wider_than_output(page, loc.nth(ex["index"]))
+            if too_wide:
+                problems.append(f"{where}: {too_wide}")
             if not (ex["sliders"] or ex["checkboxes"] or ex["dropdowns"]):
                 row["note"] += f"{ex['name']}: no controls; "
             elif not ex["sliders"]:
@@ -611,6 +632,11 @@ def _check_notebook(notebook: Path, lab_server, browser, tmp_path: Path, row: di
             if ex["figures"]:
                 _exercise_controls(page, loc.nth(ex["index"]), ex, latencies, row["other_ms"], problems)
 
+        # 3c. every explorer fits its notebook output at the extreme values of its controls
+        for ex in explorers:
+            problems += [f"explorer #{ex['index']} ({ex['name']}) {p}"
+                         for p in overflow_at_extremes(page, loc.nth(ex["index"]))]
+
         # errors raised by widget callbacks do not reach a cell: check the kernel's
         # messages that belong to no cell, and the model again
         late = page.evaluate("() => window.__iopub")
@@ -619,12 +645,6 @@ def _check_notebook(notebook: Path, lab_server, browser, tmp_path: Path, row: di
                             f" (parent {m['parent']}):\n{_indent(ANSI.sub('', m['text'])[-3000:])}")
         problems += _cell_problems(page.evaluate(JS_CELLS)["cells"])
 
-        if latencies:
-            med = statistics.median(latencies)
-            if med > LATENCY_CAP_MS:
-                problems.append(
-                    f"median slider->figure latency {med:.0f} ms > cap {LATENCY_CAP_MS} ms "
-                    f"(target {LATENCY_TARGET_MS} ms); all: {[round(x) for x in latencies]}")
         if problems:
             fail(f"{len(problems)} problem(s):\n\n" + "\n\n".join(problems))
     finally:

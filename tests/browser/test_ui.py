@@ -10,7 +10,7 @@ import pytest
 
 from ui_checks import JS_UI, fonts_for
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
@@ -54,5 +54,33 @@ def test_truncated_label_check_catches_a_cut_label(lab_server, browser):
           </div>""")
         problems = truncated_labels(page)
         assert len(problems) == 1 and "随机投影" in problems[0], problems
+    finally:
+        context.close()
+
+
+def test_overflow_check_catches_an_explorer_wider_than_its_output(browser):
+    """The check the notebook tests run at every extreme control value (ui_checks.wider_than_output)
+    on made-up explorers in a 400-px output: a table that scrolls sideways and a figure wider than
+    the output are reported; an explorer that fits is not."""
+    from ui_checks import wider_than_output
+
+    wide_row = "<td style='white-space:nowrap'>" + "[0.8415, 0.5403, 0.0998, 0.9950] " * 6 + "</td>"
+    context = browser.new_context()
+    page = context.new_page()
+    try:
+        page.set_content(f"""
+          <div class="jp-OutputArea-output" style="width:400px">
+            <div class="posenc-explorer" id="scrolls"><div style="overflow-x:auto"><table><tr>{wide_row}</tr></table></div></div>
+          </div>
+          <div class="jp-OutputArea-output" style="width:400px">
+            <div class="posenc-explorer" id="sticks-out"><img style="width:520px;height:10px"></div>
+          </div>
+          <div class="jp-OutputArea-output" style="width:400px">
+            <div class="posenc-explorer" id="fits"><table><tr><td>[0.8415, 0.5403]</td></tr></table></div>
+          </div>""")
+        scrolls = wider_than_output(page, page.locator("#scrolls"))
+        assert scrolls and "in a 400 px output" in scrolls and "0.8415" in scrolls, scrolls
+        assert "needs 520 px" in (wider_than_output(page, page.locator("#sticks-out")) or "")
+        assert wider_than_output(page, page.locator("#fits")) is None
     finally:
         context.close()
