@@ -136,14 +136,13 @@ def bench_frames(samples: int = 15) -> list[dict]:
 
 def bench_drag(before: str | None, rounds: int, notebooks: list[str], keys: int, drags: int,
                dsf: float, scale: int, cap_mb: float | None = None) -> dict:
-    """Real JupyterLab + Chromium (tests/browser/drag_metrics.py): each notebook's main
+    """Real JupyterLab + Chromium (tools/drag_metrics.py): each notebook's main
     slider, for this checkout and (``before``: a git ref) the code before, interleaved
     (before/after order alternates by round), fresh kernel each. Returns raw results."""
     import contextlib
     import tempfile
 
-    sys.path.insert(0, str(ROOT / "tests" / "browser"))
-    import drag_metrics as dm
+    import drag_metrics as dm  # tools/ is on sys.path: this script runs from it
 
     nbs = [p.name for p in dm.notebooks_with_explorers()]
     if notebooks:
@@ -196,8 +195,7 @@ def bench_memory(before: str | None, notebook: str, dsf: float, scale: int, cap_
     import contextlib
     import tempfile
 
-    sys.path.insert(0, str(ROOT / "tests" / "browser"))
-    import drag_metrics as dm
+    import drag_metrics as dm  # tools/ is on sys.path: this script runs from it
 
     nb = next(p.name for p in dm.notebooks_with_explorers() if p.name.startswith(notebook))
     setup = f"import posenc.figures.explorer as _E; _E.PIXEL_SCALE = {scale}\n" if scale != 1 else ""
@@ -250,8 +248,7 @@ def bench_memory(before: str | None, notebook: str, dsf: float, scale: int, cap_
 
 def drag_table(results: dict) -> list[str]:
     """Markdown rows: medians over rounds per notebook and mode."""
-    sys.path.insert(0, str(ROOT / "tests" / "browser"))
-    import drag_metrics as dm
+    import drag_metrics as dm  # tools/ is on sys.path: this script runs from it
 
     lines = ["| notebook (explorer.control) | code | key ms | mouse fps (cover) | 60 Hz fps (cover) "
              "| lag ms mouse / 60 Hz | release = kernel's |",

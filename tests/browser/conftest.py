@@ -86,7 +86,9 @@ def lab_server(chromium_path) -> Lab:
     # POSENC_NOTEBOOK_DIR points elsewhere, so that the self-test notebook next to this
     # file is reachable too.  Kernels start in their notebook's own directory either way.
     root = Path(os.path.commonpath([NOTEBOOK_DIR.parent, Path(__file__).resolve().parent]))
-    readme_ui = f"--LabApp.app_settings_dir={REPO / '.jupyter' / 'lab-settings'}"
+    # the README's launch: its config file (Chinese UI settings dir; root_dir and default_url are
+    # overridden by the launcher's own arguments, which take precedence over a config file)
+    readme_ui = f"--config={REPO / '.jupyter' / 'jupyter_lab_config.py'}"
     with contextlib.ExitStack() as stack:
         try:
             server = stack.enter_context(

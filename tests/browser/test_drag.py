@@ -20,13 +20,11 @@ Run:  python -m pytest tests/browser/test_drag.py
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import drag_metrics as dm  # noqa: E402
+import drag_metrics as dm  # tools/drag_metrics.py (pyproject puts tools/ on the test path)
 
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOK_DIR = Path(os.environ.get("POSENC_NOTEBOOK_DIR") or REPO / "notebooks").resolve()

@@ -29,7 +29,7 @@ frames are pre-rendered); :func:`measure_notebook` waits until its frames are re
 
 The module has no pytest dependency: ``tests/browser/test_drag.py`` (with the browser
 suite's server), ``tools/benchmark.py --only drag`` (before/after, interleaved) and the
-command line use it. ``python tests/browser/drag_metrics.py 03 07`` prints a table for
+command line use it. ``python tools/drag_metrics.py 03 07`` prints a table for
 those notebooks (its own private JupyterLab server, like the browser suite's).
 """
 from __future__ import annotations
@@ -41,7 +41,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # lab_session, also when imported from tools/
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # lab_session, also when run as a script
 from lab_session import (REPO, chromium, close_notebook, explorers, first_with_slider, jupyterlab,  # noqa: E402,F401
                          kernel_eval, kernel_exec, kernel_value, open_notebook, wait_kernel_true)
 

@@ -1,0 +1,18 @@
+"""The course's JupyterLab: ``python -m jupyter lab --config=.jupyter/jupyter_lab_config.py``.
+
+Jupyter does not read configuration from the folder it is started in, but ``--config=FILE``
+loads this file; every path here is relative to the file itself, so the command works from
+the repository root and from any other folder (give the path to this file).
+"""
+from pathlib import Path
+
+c = get_config()  # noqa: F821 (provided by Jupyter when it loads this file)
+
+_here = Path(__file__).resolve().parent
+# The repository is the server's root: the file browser reaches README.md and images/ too.
+c.ServerApp.root_dir = str(_here.parent)
+# Chinese menus (overrides.json selects the zh_CN language pack from requirements.txt).
+c.LabApp.app_settings_dir = str(_here / "lab-settings")
+# Open the contents page. No query string here: the server appends ``?token=...`` to this
+# path in the URL it prints, and a second ``?`` would make that URL fail to log in.
+c.LabApp.default_url = "/lab/tree/notebooks/00_index.ipynb"
