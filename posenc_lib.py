@@ -26,10 +26,12 @@ room (``posenc/…``)    what it holds                                          
 ``exercises/``         ``Verdict`` and every ``check_*``, one file per concept      all
 ``quiz``               the self-check quiz, one question bank per concept           10
 ``text`` · ``notebook``  aligned tables · the setup cell, ``progress``              all
-``figures/``           ``style`` (fonts, axes), ``explorer`` (sliders), ``frames``  all
-                       (the main slider's figures drawn ahead, switched in the
-                       browser), then one file per figure family: its view, its
-                       ``plot_*`` and its explorer
+``widgets/``           the engine under every explorer, apart from what it draws:   all
+                       ``canvas`` (blitting, glyph cache, PNG), ``controls``,
+                       ``frames`` (the main slider's figures drawn ahead, switched
+                       in the browser), ``explorer`` (the ``Explorer`` base class)
+``figures/``           ``style`` (fonts, axes), then one file per figure family:    all
+                       its view, its ``plot_*`` and its explorer
 =====================  ===========================================================  ========
 
 Where to start: ``encoding.py`` (the formula everything else builds on), then a figure family
@@ -235,7 +237,7 @@ from posenc.figures.style import (
 )
 
 # -- figures and explorers, one family per file ------------------------------------------------
-from posenc.figures.explorer import Explorer
+from posenc.widgets.explorer import Explorer
 from posenc.figures.permutation import PERMUTATION_SENTENCES, PermutationExplorer, plot_attention
 from posenc.figures.hand_calculation import HandCalcExplorer, plot_hand_calculation
 from posenc.figures.sinusoid import (

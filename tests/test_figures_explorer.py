@@ -1,10 +1,10 @@
-"""posenc/figures/explorer.py: the explorer contract, for every explorer in ``EXPLORERS``, and
+"""posenc/widgets/:  the explorer contract, for every explorer in ``EXPLORERS``, and
 the glyph cache behind it.
 
 Contract: ``.controls`` (name -> widget), ``.widget``, ``.figure``; every control moves the
 figure; setting a control's ``.value`` in code redraws before the assignment returns; the
 widget image (blitted, cached layers and glyphs) equals an independent full render of
-``.figure``. The glyph cache replays text only when ``_GlyphCache.works()`` proved it gives
+``.figure``. The glyph cache replays text only when ``GlyphCache.works()`` proved it gives
 the very pixels of a normal draw on this matplotlib; otherwise it stays out of the way.
 """
 import inspect
@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 import posenc_lib as pl
-from posenc.figures.explorer import _GlyphCache
-from posenc.figures.frames import control_values
+from posenc.widgets.canvas import GlyphCache
+from posenc.widgets.controls import control_values
 from support import full_render, pixels, rgb, share_differing
 
 
@@ -99,10 +99,10 @@ def test_explorer_without_cjk_font_draws_no_tofu(name, no_cjk_verdicts):
 # ---------------------------------------------------------------------------
 @pytest.fixture
 def fresh_glyph_check():
-    """Forget ``_GlyphCache.works()``'s verdict before and after the test."""
-    _GlyphCache.works.cache_clear()
+    """Forget ``GlyphCache.works()``'s verdict before and after the test."""
+    GlyphCache.works.cache_clear()
     yield
-    _GlyphCache.works.cache_clear()
+    GlyphCache.works.cache_clear()
 
 
 def assert_moves_draw_what_a_full_render_shows(ex, name):
@@ -118,9 +118,9 @@ def assert_moves_draw_what_a_full_render_shows(ex, name):
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["permutation", "hand_calc"])
 def test_glyph_cache_works_and_replays_the_pixels_of_a_full_render(name, fresh_glyph_check):
-    assert _GlyphCache.works() is True
+    assert GlyphCache.works() is True
     ex = pl.EXPLORERS[name]()
-    cache = ex._canvas.get_renderer()._posenc_glyph_cache
+    cache = ex.canvas.agg.get_renderer()._posenc_glyph_cache
     assert cache is not None and cache.entries, "the explorer's renderer should record its texts"
     for cname, control in ex.controls.items():
         a, b = sweep(control)[-2:]
@@ -174,12 +174,12 @@ def test_glyph_cache_stays_out_when_matplotlib_internals_change(change, names, m
         monkeypatch.setattr(RendererAgg, "draw_text", _draw_text_as_paths)
     else:
         _without_glyph_helper(monkeypatch)
-    assert _GlyphCache.works() is False
+    assert GlyphCache.works() is False
     for name in names:
         ex = pl.EXPLORERS[name]()
-        renderer = ex._canvas.get_renderer()
+        renderer = ex.canvas.agg.get_renderer()
         assert getattr(renderer, "_posenc_glyph_cache", None) is None, f"{name}: a cache was installed"
         assert "draw_text" not in vars(renderer), f"{name}: draw_text was replaced"
-        assert _GlyphCache.install(renderer) is False
+        assert GlyphCache.install(renderer) is False
         assert_moves_draw_what_a_full_render_shows(ex, name)
         assert getattr(renderer, "_posenc_glyph_cache", None) is None

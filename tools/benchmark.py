@@ -7,6 +7,7 @@ Run from the repository root (not part of the pass/fail tests; numbers are print
     python tools/benchmark.py --only sliders  # one part: sliders, frames, drag, notebooks, import, training
     python tools/benchmark.py --only drag --before main --rounds 2   # JupyterLab drags, before/after
     python tools/benchmark.py --only sliders --scale 2                # figures at 2x pixel density
+    python tools/benchmark.py --only fill --notebooks 03 04 --before main   # controls during the fill vs frames off
 
 All comparisons are measured in the same run on the same machine: medians, and ratios
 between our way and the naive way (or the code before a change, interleaved), never a bare
@@ -35,20 +36,27 @@ def pct(values, q):
 
 def sweep_values(control):
     """Distinct values spread over a control's range: the tests' sweep, 9 values of a long slider."""
-    from posenc.figures.frames import control_values
+    from posenc.widgets.controls import control_values
 
     return control_values(control, 9)
 
 
 def naive_render(ex) -> bytes:
-    """What `interact` + inline does on each change: a new figure, full draw, tight PNG."""
+    """What `interact` + inline does on each change: a new figure, its view, one full draw
+    (constrained layout) into a tight PNG."""
     import posenc_lib as pl
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from posenc.widgets.canvas import new_figure
 
     clone = object.__new__(type(ex))
-    clone.__dict__.update(ex.__dict__)  # same controls and settings; _build makes its own view
+    clone.__dict__.update(ex.__dict__)  # same controls and settings; _make_view makes its own view
     clone.table = types.SimpleNamespace(value="")  # don't touch the live explorer's table widget
     with pl.figure_style():
-        fig = clone._build()
+        fig = new_figure(type(ex).FIGSIZE)
+        clone._make_view(fig)
+        FigureCanvasAgg(fig)
+        clone._update(**ex.values)
         buf = io.BytesIO()
         fig.savefig(buf, format="png", bbox_inches="tight")
     return buf.getvalue()
@@ -56,9 +64,9 @@ def naive_render(ex) -> bytes:
 
 def set_scale(scale: int) -> None:
     """Draw every explorer made from now on at ``scale`` x the pixel density."""
-    import posenc.figures.explorer as E
+    import posenc.widgets.canvas as C
 
-    E.PIXEL_SCALE = scale
+    C.PIXEL_SCALE = scale
 
 
 def bench_sliders(repeats: int) -> list[dict]:
@@ -110,7 +118,8 @@ def bench_frames(samples: int = 15) -> list[dict]:
     """Per explorer with frames: one frame's render time (median), PNG size, the whole set
     as data: URLs, the fill time (frames x frame time) and the set the cap keeps."""
     import posenc_lib as pl
-    from posenc.figures import frames as F
+    from posenc.widgets import frames as F
+    from posenc.widgets.canvas import data_url
 
     rows = []
     for name in sorted(pl.EXPLORERS):
@@ -118,14 +127,14 @@ def bench_frames(samples: int = 15) -> list[dict]:
             continue
         fs = pl.EXPLORERS[name]().frames
         n = len(fs.values)
-        fs.render_frame(fs.index())  # builds the off-screen copy
+        fs.render(fs.values[fs.index()])  # builds the off-screen twin
         times, sizes = [], []
         for k in range(samples):
             i = round(k * (n - 1) / max(1, samples - 1))
             t0 = time.perf_counter()
-            png, _ = fs.render_frame(i)
+            png, _ = fs.render(fs.values[i])
             times.append(time.perf_counter() - t0)
-            sizes.append(len(F._data_url(png)))
+            sizes.append(len(data_url(png)))
         url = statistics.median(sizes)
         rows.append({"explorer": name, "control": fs.name, "positions": n, "frame_ms": pct(times, 50),
                      "png_kb": url * 3 / 4 / 1024, "set_mb": url * n / 2**20,
@@ -147,9 +156,9 @@ def bench_drag(before: str | None, rounds: int, notebooks: list[str], keys: int,
     nbs = [p.name for p in dm.notebooks_with_explorers()]
     if notebooks:
         nbs = [n for n in nbs if any(n.startswith(p) for p in notebooks)]
-    setup = f"import posenc.figures.explorer as _E; _E.PIXEL_SCALE = {scale}\n" if scale != 1 else ""
+    setup = f"import posenc.widgets.canvas as _C; _C.PIXEL_SCALE = {scale}\n" if scale != 1 else ""
     if cap_mb is not None:
-        setup += (f"import posenc.figures.frames as _F; _F.MAX_BYTES = int({cap_mb} * 2**20); "
+        setup += (f"import posenc.widgets.frames as _F; _F.MAX_BYTES = int({cap_mb} * 2**20); "
                   f"_F.MAX_TOTAL_BYTES = 4 * _F.MAX_BYTES\n")
     results: dict = {}
     with contextlib.ExitStack() as stack:
@@ -180,6 +189,75 @@ def bench_drag(before: str | None, rounds: int, notebooks: list[str], keys: int,
     return results
 
 
+def bench_fill(before: str | None, rounds: int, notebooks: list[str], keys: int) -> dict:
+    """Real JupyterLab + Chromium: each notebook run, then every control of its first explorer
+    with a main slider used right away, while the frames are being filled
+    (drag_metrics.measure_controls_during_fill), against the same walk with frames switched
+    off, and (``before``: a git ref) that code's fill; interleaved (the order of the modes
+    rotates by round), fresh kernel each. Returns {notebook: {mode: [result, ...]}}."""
+    import contextlib
+    import tempfile
+
+    import drag_metrics as dm  # tools/ is on sys.path: this script runs from it
+
+    nbs = [p.name for p in dm.notebooks_with_explorers()]
+    if notebooks:
+        nbs = [n for n in nbs if any(n.startswith(p) for p in notebooks)]
+    results: dict = {}
+    with contextlib.ExitStack() as stack:
+        labs = {"frames": stack.enter_context(dm.jupyterlab(root=ROOT, env_extra={"PYTHONPATH": str(ROOT)}))}
+        modes = {"frames": ("frames", ""), "off": ("frames", dm.FRAMES_OFF)}
+        if before:
+            tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="posenc-before-")))
+            archive = subprocess.run(["git", "-C", str(ROOT), "archive", before], capture_output=True, check=True)
+            subprocess.run(["tar", "-x", "-C", str(tmp)], input=archive.stdout, check=True)
+            labs["before"] = stack.enter_context(dm.jupyterlab(root=tmp, env_extra={"PYTHONPATH": str(tmp)}))
+            modes["before"] = ("before", "")
+        browser = stack.enter_context(dm.chromium())
+        order = list(modes)
+        for rnd in range(rounds):
+            for nb in nbs:
+                for mode in order[rnd % len(order):] + order[:rnd % len(order)]:
+                    lab_key, setup = modes[mode]
+                    lab = labs[lab_key]
+                    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+                    page = ctx.new_page()
+                    try:
+                        r = dm.measure_controls_during_fill(page, lab, f"notebooks/{nb}", setup=setup, keys=keys)
+                        results.setdefault(nb, {}).setdefault(mode, []).append(r)
+                        cells = ", ".join(f"{c['control']} {c['key_ms']:.0f} ms"
+                                          + ("" if c["fps"] is None else f" / {c['fps']:.1f} fps / lag {c['lag_ms']:.0f}")
+                                          for c in r["controls"])
+                        print(f"[{rnd}] {mode:6} {nb[:28]:28} fill {r['fill']} | {cells}", flush=True)
+                    except Exception as exc:  # keep going: report the failure
+                        print(f"[{rnd}] {mode:6} {nb}: FAILED {type(exc).__name__}: {str(exc)[:300]}", flush=True)
+                    finally:
+                        dm.close_notebook(page, lab)
+                        ctx.close()
+    return results
+
+
+def fill_table(results: dict) -> list[str]:
+    """Markdown rows: per notebook and control, medians over rounds of each mode."""
+    modes = [m for m in ("before", "frames", "off") if any(m in v for v in results.values())]
+    head = " | ".join(f"{m} key ms / fps / lag ms" for m in modes)
+    lines = [f"| notebook (explorer) | control | {head} |", "|---|---|" + "---:|" * len(modes)]
+    for nb, by_mode in results.items():
+        first = next(iter(by_mode.values()))[0]
+        for j, c in enumerate(first["controls"]):
+            cells = []
+            for m in modes:
+                rows = [r["controls"][j] for r in by_mode.get(m, []) if len(r["controls"]) > j]
+                if not rows:
+                    cells.append("-")
+                    continue
+                med = lambda k: statistics.median(x[k] for x in rows)  # noqa: E731
+                cells.append(f"{med('key_ms'):.0f}" + ("" if c["fps"] is None else
+                                                        f" / {med('fps'):.1f} / {med('lag_ms'):.0f}"))
+            lines.append(f"| {nb[:-6]} ({first['explorer']}) | {c['control']} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def _rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -198,9 +276,9 @@ def bench_memory(before: str | None, notebook: str, dsf: float, scale: int, cap_
     import drag_metrics as dm  # tools/ is on sys.path: this script runs from it
 
     nb = next(p.name for p in dm.notebooks_with_explorers() if p.name.startswith(notebook))
-    setup = f"import posenc.figures.explorer as _E; _E.PIXEL_SCALE = {scale}\n" if scale != 1 else ""
+    setup = f"import posenc.widgets.canvas as _C; _C.PIXEL_SCALE = {scale}\n" if scale != 1 else ""
     if cap_mb is not None:
-        setup += f"import posenc.figures.frames as _F; _F.MAX_BYTES = int({cap_mb} * 2**20)\n"
+        setup += f"import posenc.widgets.frames as _F; _F.MAX_BYTES = int({cap_mb} * 2**20)\n"
     rows = []
     with contextlib.ExitStack() as stack:
         roots = {"after": ROOT}
@@ -223,10 +301,8 @@ def bench_memory(before: str | None, notebook: str, dsf: float, scale: int, cap_
                     slider = dm.main_slider_index(page, name, pl.EXPLORERS[name].FRAMES)
                     data = 0.0
                     if dm.has_frames(page):
-                        dm.wait_kernel_true(page, "not any(r['pending'] for r in __import__("
-                                                  "'posenc.figures.frames', fromlist=['x']).status())", 600)
-                        data = dm.kernel_value(page, "sum(r['bytes'] for r in __import__("
-                                                     "'posenc.figures.frames', fromlist=['x']).status())") / 2**20
+                        dm.wait_kernel_true(page, "not any(r['pending'] for r in __posenc_frames().status())", 600)
+                        data = dm.kernel_value(page, "sum(r['bytes'] for r in __posenc_frames().status())") / 2**20
                     kernel = _rss_mb(int(dm.kernel_value(page, "__import__('os').getpid()")))
                     for _ in range(6):
                         dm.measure_drag(page, explorer, slider, span=0.9, settle_ms=300, driver="page")
@@ -322,7 +398,7 @@ def bench_training() -> list[dict]:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", choices=["sliders", "frames", "drag", "memory", "notebooks", "import",
+    parser.add_argument("--only", choices=["sliders", "frames", "drag", "fill", "memory", "notebooks", "import",
                                            "training"])
     parser.add_argument("--repeats", type=int, default=30, help="slider updates per control")
     parser.add_argument("--scale", type=int, default=1, help="pixel density of the figures (2: HiDPI)")
@@ -367,6 +443,14 @@ def main(argv=None) -> int:
         print(f"\n## Drags in JupyterLab + headless Chromium ({args.scale}x figures, device scale {args.dsf:g}; "
               f"medians over {args.rounds} round(s), {args.drags} drags per driver)\n")
         print("\n".join(drag_table(results)))
+        if args.json:
+            pathlib.Path(args.json).write_text(__import__("json").dumps(results, indent=1))
+    if args.only == "fill":  # not part of a full run: JupyterLab, several minutes per notebook
+        results = bench_fill(args.before, args.rounds, args.notebooks, min(args.keys, 4))
+        print(f"\n## Using every control during the frames' fill vs frames off (JupyterLab + headless Chromium; "
+              f"medians over {args.rounds} round(s); key = ms from input to new pixels, fps and release lag "
+              f"of one mouse drag)\n")
+        print("\n".join(fill_table(results)))
         if args.json:
             pathlib.Path(args.json).write_text(__import__("json").dumps(results, indent=1))
     if want("import"):

@@ -25,7 +25,7 @@ reader sees a hole there.
 
 The slider measured is the explorer's main control (``Explorer.FRAMES``, the one whose
 frames are pre-rendered); :func:`measure_notebook` waits until its frames are rendered
-(``posenc.figures.frames.status()``) before it measures, unless the checkout has no frames.
+(``posenc.widgets.frames.status()``) before it measures, unless the checkout has no frames.
 
 The module has no pytest dependency: ``tests/browser/test_drag.py`` (with the browser
 suite's server), ``tools/benchmark.py --only drag`` (before/after, interleaved) and the
@@ -58,6 +58,15 @@ def __posenc_explorer(name):
     if len(found) != 1:
         raise LookupError(f"{len(found)} explorers named {name!r}")
     return found[0]
+
+def __posenc_frames():
+    # the frames module of this checkout (posenc/widgets/ since the engine has a room of its
+    # own; posenc/figures/ in a checkout from before, measured by tools/benchmark.py --before)
+    import importlib, importlib.util
+    for name in ("posenc.widgets.frames", "posenc.figures.frames"):
+        if importlib.util.find_spec(name.rsplit(".", 1)[0]) is not None and importlib.util.find_spec(name) is not None:
+            return importlib.import_module(name)
+    return None
 """
 
 
@@ -78,13 +87,13 @@ def main_slider_index(page, name: str, control: str) -> int:
 
 def has_frames(page) -> bool:
     """Does the kernel's posenc have frames (False: a checkout before them)?"""
-    return kernel_eval(page, "__import__('importlib').util.find_spec('posenc.figures.frames') is not None") == "True"
+    return kernel_eval(page, "__posenc_frames() is not None") == "True"
 
 
 def wait_frames(page, name: str, timeout_s: float = 240) -> dict:
     """Wait until the explorer's frames are rendered (the fill runs while the kernel is
     quiet); returns its ``frames.status()`` row and the seconds waited."""
-    expr = (f"(lambda ex: [r for r in __import__('posenc.figures.frames', fromlist=['status']).status()"
+    expr = (f"(lambda ex: [r for r in __posenc_frames().status()"
             f" if r['explorer'] == ex.name][0])({kernel_explorer(name)})")
     t0 = time.monotonic()
     while True:
@@ -427,6 +436,73 @@ def measure_notebook(page, lab, rel: str, keys: int = 8, drags: int = 3, drivers
     if check_controls:
         out["controls"] = check_controls_redraw(page, explorer)
     return out
+
+
+JS_TIMED_SELECT_NEXT = """(el) => { window.__t0 = performance.now(); el.selectedIndex = (el.selectedIndex + 1) % el.options.length;
+                                    el.dispatchEvent(new Event('change', {bubbles: true})); }"""
+JS_TIMED_CLICK = """(el) => { window.__t0 = performance.now(); el.click(); }"""
+
+#: A kernel statement that switches frames off in the notebook's kernel (any checkout):
+#: run as ``setup`` before Run All, every explorer is then drawn by the kernel only.
+FRAMES_OFF = ("import importlib, importlib.util\n"
+              "_m = 'posenc.widgets.frames' if importlib.util.find_spec('posenc.widgets') else 'posenc.figures.frames'\n"
+              "importlib.import_module(_m).MAX_BYTES = 0\n")
+
+
+def _frames_done(page, name: str):
+    """(frames rendered, positions) of the explorer's frame set now; None without frames."""
+    rows = kernel_value(page, f"[(r['frames'], r['positions']) for r in (__posenc_frames().status() "
+                              f"if __posenc_frames() else []) if r['explorer'] == {name!r}]")
+    return tuple(rows[-1]) if rows else None
+
+
+def measure_change(page, explorer, kind: str, j: int, timeout_ms: int = 10_000) -> float:
+    """ms from changing checkbox / dropdown ``j`` of ``explorer`` to the first animation frame
+    showing a new decoded figure."""
+    outer, inner, js = {"checkbox": (".widget-checkbox", "input[type=checkbox]", JS_TIMED_CLICK),
+                        "dropdown": (".widget-dropdown", "select", JS_TIMED_SELECT_NEXT)}[kind]
+    _install(page, explorer, None)
+    _quiet(page, 300, 10_000)
+    before = page.evaluate("() => window.__smp.current()")
+    page.evaluate("() => window.__smp.reset()")
+    explorer.locator(outer).nth(j).locator(inner).first.evaluate(js)
+    page.wait_for_function(
+        "(b) => window.__smp.log.some(x => x && x.k !== b && x.k !== 'BLANK' && x.k !== 'NONE')",
+        arg=before, timeout=timeout_ms, polling="raf")
+    d = page.evaluate("() => window.__smp.dump()")
+    t0 = page.evaluate("() => window.__t0")
+    return next(c["t"] for c in d["changes"] if c["k"] not in (before, "BLANK", "NONE")) - t0
+
+
+def measure_controls_during_fill(page, lab, rel: str, setup: str = "", keys: int = 4) -> dict:
+    """Open and run notebook ``rel`` and, right away (while its frames are being filled,
+    unless ``setup`` is :data:`FRAMES_OFF`), use every control of its first explorer with a
+    main slider: each slider ``keys`` key steps (median ms to new pixels) and one drag with
+    Playwright's mouse (fps, coverage, release lag); each checkbox and dropdown one change
+    (ms to new pixels). Also: the main slider's frames rendered when the walk began and
+    ended. Returns ``{"notebook", "explorer", "fill": (start, end), "controls": [row, ...]}``."""
+    import posenc_lib as pl
+
+    open_notebook(page, lab, rel, setup=setup)
+    install_helpers(page)
+    framed = {n for n, c in pl.EXPLORERS.items() if getattr(c, "FRAMES", None)}
+    explorer, name = first_with_slider(page, framed)
+    start = _frames_done(page, name)
+    rows = []
+    sliders = explorer.locator(".widget-slider")
+    for j in range(sliders.count()):
+        label = sliders.nth(j).inner_text().strip().splitlines()[0][:24]
+        k = measure_key_steps(page, explorer, j, keys)
+        d = measure_drag(page, explorer, j, driver="mouse")
+        rows.append({"control": label, "kind": "slider", "key_ms": k["median_ms"], "fps": d["fps"],
+                     "coverage": d["coverage"], "lag_ms": d["lag_ms"]})
+    for kind, outer in (("checkbox", ".widget-checkbox"), ("dropdown", ".widget-dropdown")):
+        for j in range(explorer.locator(outer).count()):
+            label = explorer.locator(outer).nth(j).inner_text().strip().splitlines()[0][:24] or kind
+            rows.append({"control": label, "kind": kind, "key_ms": measure_change(page, explorer, kind, j),
+                         "fps": None, "coverage": None, "lag_ms": None})
+    return {"notebook": Path(rel).stem, "explorer": name, "fill": (start, _frames_done(page, name)),
+            "controls": rows}
 
 
 def summary(r: dict, drivers=("mouse", "page")) -> dict:

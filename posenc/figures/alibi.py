@@ -14,7 +14,8 @@ from ..alibi import (
     alibi_slopes,
 )
 from ..validate import check_bool, check_int, is_int
-from .explorer import Explorer, _slider_style
+from ..widgets.controls import slider_style
+from ..widgets.explorer import Explorer
 from .style import _alibi_cmap, _new_axes, _place_index_ticks, figure_style, label
 
 ALIBI_VMIN = -6.0   # bias colour scale: -6 and below share the darkest colour (exp(-6) ~ 0.0025)
@@ -183,7 +184,7 @@ class AlibiExplorer(Explorer):
     def __init__(self, num_heads=8, seq_len=24, head=1, causal=False):
         import ipywidgets as w
 
-        st = _slider_style()
+        st = slider_style()
         num_heads = check_int("num_heads", num_heads, 1, 16)
         seq_len = check_int("seq_len", seq_len, 4, _AlibiView.MAX_LEN)
         head = check_int("head", head, 1, num_heads)

@@ -18,7 +18,8 @@ from ..context import (
     rope_scaled_score,
 )
 from ..validate import check_base, check_d_model, check_factor, check_int, check_one_of
-from .explorer import Explorer, _slider_style
+from ..widgets.controls import slider_style
+from ..widgets.explorer import Explorer
 from .style import _new_axes, figure_style, label
 
 #: How figures name the scaling methods.
@@ -188,7 +189,7 @@ class RopeScalingExplorer(Explorer):
         target_len = check_one_of("target_len", target_len, TARGET_LENGTHS)
         d_model = check_one_of("d_model", d_model, HEAD_DIMS)
         self.base = check_base(base)
-        st = _slider_style()
+        st = slider_style()
         options = [(label(*METHOD_NAMES[m]), m) for m in ROPE_SCALING_METHODS]
         controls = {
             "method": w.Dropdown(options=options, value=method,

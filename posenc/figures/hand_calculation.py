@@ -9,7 +9,8 @@ import numpy as np
 
 from ..hand_calculation import HandCalculation, hand_calculation
 from ..validate import check_base, check_one_of, check_slider_value
-from .explorer import Explorer, _base_slider, _slider_style
+from ..widgets.controls import base_slider, slider_style
+from ..widgets.explorer import Explorer
 from .style import _new_axes, figure_style, label, token_label
 
 
@@ -99,13 +100,13 @@ class HandCalcExplorer(Explorer):
         start = check_one_of("start", start, (0, 1))
         d_model = check_one_of("d_model", d_model, (2, 4, 6, 8))
         base = check_base(base, 10.0, 1e6)
-        st = _slider_style()
+        st = slider_style()
         controls = {
             "word_0": w.FloatSlider(word_0, min=-1, max=1, step=0.05, description="word_0", style=st),
             "word_1": w.FloatSlider(word_1, min=-1, max=1, step=0.05, description="word_1", style=st),
             "start": w.SelectionSlider(options=[0, 1], value=start, description="start", style=st),
             "d_model": w.SelectionSlider(options=[2, 4, 6, 8], value=d_model, description="d_model", style=st),
-            "base": _base_slider(base),
+            "base": base_slider(base),
         }
         self.table = w.HTML()
         super().__init__(controls, extras=[self.table])

@@ -16,8 +16,8 @@ from ..encoding import sinusoidal_encoding
 from ..task.data import ANIMALS, DEFAULT_STEPS, MAX_LENGTH, PE_KINDS
 from ..task.training import train_order_model, trained_run
 from ..validate import check_array, check_int, check_lengths, check_one_of, check_slider_value
-from .explorer import Explorer, _slider_style
-from .frames import play_link
+from ..widgets.controls import play_link, slider_style
+from ..widgets.explorer import Explorer, LiveFigure
 from .style import PE_COLORS, _new_axes, figure_style, label
 
 #: y range of every loss plot (log axis): from below the final losses up past ln 8.
@@ -265,7 +265,7 @@ class LearnedTableExplorer(Explorer):
         self.run = _check_run(run)
         steps = [s for s, _ in self.run.snapshots]
         step = steps[-1] if step is None else _snapshot_at(self.run, step)[0]
-        st = _slider_style()
+        st = slider_style()
         controls = {"step": w.SelectionSlider(options=steps, value=step,
                                               description=label("训练步 step", "step"), style=st)}
         self.play = w.Play(value=steps.index(step), min=0, max=len(steps) - 1, step=1, interval=300,
@@ -287,45 +287,43 @@ class LearnedTableExplorer(Explorer):
         return False
 
 
-class _LossMonitor(Explorer):
-    """The training panel's live loss figure: an Explorer without controls, whose lines
-    are updated in place (``set_losses``) and blitted by :meth:`refresh`."""
+class _LossMonitor:
+    """The training panel's live loss figure: a :class:`~posenc.widgets.explorer.LiveFigure`
+    (no controls) whose lines are updated in place (``set_losses``) and blitted by
+    :meth:`refresh`."""
 
-    name = "loss-monitor"
     FIGSIZE = (8.6, 2.9)
 
     def __init__(self, pes, steps):
         self.pes, self.steps = tuple(pes), int(steps)
-        self._xlim = None
-        super().__init__({})
+        self.live = LiveFigure(self.FIGSIZE, self._make_view)
+        self.figure, self.image = self.live.figure, self.live.image
 
     def _make_view(self, fig):
         ax = fig.add_subplot(1, 1, 1)
         self.view = _LossView(ax, self.pes, self.steps)
         self.hint = ax.text(0.5, 0.5, label("点「训练」开始", "press train to start"), transform=ax.transAxes,
                             ha="center", va="center", fontsize=11, color="0.4")
-
-    def _animated(self):
         return [*self.view.artists(), self.hint]
 
-    def _update(self):
-        if self._xlim != self.steps:  # a new number of steps: new x axis, one full redraw
-            self.view.ax.set_xlim(0, self.steps)
-            changed = self._xlim is not None
-            self._xlim = self.steps
-            return changed
-        return False
-
     def reset(self, steps: int) -> None:
-        """Empty every line and set the x axis to ``steps``."""
-        self.steps = int(steps)
+        """Empty every line and set the x axis to ``steps`` (a new axis: one full redraw)."""
+        steps = int(steps)
+        new_axis = steps != self.steps
+        if new_axis:
+            self.view.ax.set_xlim(0, steps)
+        self.steps = steps
         for pe in self.pes:
             self.view.set_losses(pe, [])
         self.hint.set_visible(False)
-        self.refresh()
+        self.live.refresh(full=new_axis)
 
     def set_losses(self, pe, losses) -> None:
         self.view.set_losses(pe, losses)
+
+    def refresh(self) -> None:
+        """Blit the lines as they are now into the image."""
+        self.live.refresh()
 
 
 def _click_sent_time() -> float | None:
@@ -367,7 +365,7 @@ class TrainingPanel:
         self.pes = pes
         seed = check_int("seed", seed, 0, 10**6)
         steps = DEFAULT_STEPS if steps is None else check_slider_value("steps", steps, 5, 300, 5)
-        st = _slider_style()
+        st = slider_style()
         self.controls = {
             "seed": w.BoundedIntText(seed, min=0, max=10**6, description="seed", style=st,
                                      continuous_update=False, layout=w.Layout(width="130px")),

@@ -9,7 +9,8 @@ import numpy as np
 
 from ..attention import AttentionDemo, attention_demo
 from ..validate import check_bool, check_one_of
-from .explorer import Explorer, _slider_style
+from ..widgets.controls import slider_style
+from ..widgets.explorer import Explorer
 from .style import _new_axes, figure_style, label, token_label
 
 #: Sentences the permutation explorer offers; each group shares its tokens.
@@ -120,7 +121,7 @@ class PermutationExplorer(Explorer):
 
         sentence = check_one_of("sentence", sentence, PERMUTATION_SENTENCES)
         use_pe = check_bool("use_pe", use_pe)
-        st = _slider_style()
+        st = slider_style()
         controls = {
             "sentence": w.Dropdown(options=list(PERMUTATION_SENTENCES), value=sentence,
                                    description=label("语序 sentence", "sentence"), style=st),

@@ -25,7 +25,8 @@ from ..encoding import (
     relative_rotation,
 )
 from ..validate import check_base, check_bool, check_d_model, check_int, check_one_of, check_real, is_int
-from .explorer import Explorer, _base_slider, _slider_style
+from ..widgets.controls import base_slider, slider_style
+from ..widgets.explorer import Explorer
 from .style import _new_axes, figure_style, label
 
 
@@ -247,7 +248,7 @@ class RelativeExplorer(Explorer):
         k = check_int("k", k, -50, 50)
         d_model = check_one_of("d_model", d_model, (2, 4, 8, 16, 32, 64))
         base = check_base(base)
-        st = _slider_style()
+        st = slider_style()
         controls = {
             "k": w.IntSlider(k, min=-50, max=50, description="k", style=st),
             "pos": w.IntSlider(pos, min=0, max=100, description="pos", style=st),
@@ -364,10 +365,10 @@ class SimilarityExplorer(Explorer):
         d_model = check_d_model(d_model, maximum=256)
         base = check_base(base, 10.0, 1e6)
         projection = check_bool("projection", projection)
-        st = _slider_style()
+        st = slider_style()
         controls = {
             "d_model": w.IntSlider(d_model, min=2, max=256, step=2, description="d_model", style=st),
-            "base": _base_slider(base),
+            "base": base_slider(base),
             # indent=False and an auto width: the label is shown whole, not cut to the
             # checkbox's default 300 px with an 80 px indent in front.
             "projection": w.Checkbox(value=projection, indent=False, layout=w.Layout(width="auto"),

@@ -24,7 +24,8 @@ from ..relative_family import (
     transformer_xl_score_terms,
 )
 from ..validate import check_bool, check_int, check_slider_value
-from .explorer import Explorer, _slider_style
+from ..widgets.controls import slider_style
+from ..widgets.explorer import Explorer
 from .style import _new_axes, figure_style, label
 
 TERMS = ("a", "b", "c", "d")
@@ -167,7 +168,7 @@ class T5BucketExplorer(Explorer):
         num_buckets = check_slider_value("num_buckets", num_buckets, 4, _T5View.NB_MAX, 4)
         max_distance = check_int("max_distance", max_distance, 40, 512)
         bidirectional = check_bool("bidirectional", bidirectional)
-        st = _slider_style()
+        st = slider_style()
         controls = {
             "num_buckets": w.IntSlider(num_buckets, min=4, max=_T5View.NB_MAX, step=4, description="num_buckets",
                                        style=st),
@@ -310,7 +311,7 @@ class ScoreTermsExplorer(Explorer):
 
         m = check_int("m", m, _TermsView.M_MIN, _TermsView.M_MAX)
         a, b, c, d = (check_bool(x, v) for x, v in zip(TERMS, (a, b, c, d)))
-        st = _slider_style()
+        st = slider_style()
         controls = {"m": w.IntSlider(m, min=_TermsView.M_MIN, max=_TermsView.M_MAX,
                                      description=label("m (query 位置)", "m (query position)"), style=st)}
         names = {"a": label("(a) 内容–内容", "(a) content-content"), "b": label("(b) 内容–位置", "(b) content-position"),

@@ -12,7 +12,8 @@ import numpy as np
 from ..encoding import frequencies
 from ..rope import rope, rope_rotation
 from ..validate import check_base, check_int
-from .explorer import Explorer, _base_slider, _slider_style
+from ..widgets.controls import base_slider, slider_style
+from ..widgets.explorer import Explorer
 from .style import _new_axes, figure_style, label
 
 
@@ -181,13 +182,13 @@ class RopeExplorer(Explorer):
         pos = check_int("pos", pos, self.n - _RopeView.OFFSET_MAX + 10, self.n + _RopeView.OFFSET_MAX - 10)
         i = check_int("i", i, 0, len(self.q) // 2 - 1)
         base = check_base(base, 10.0, 1e5)
-        st = _slider_style()
+        st = slider_style()
         controls = {
             "pos": w.IntSlider(pos, min=self.n - _RopeView.OFFSET_MAX + 10, max=self.n + _RopeView.OFFSET_MAX - 10,
                                description=label("pos (q 的位置 m)", "pos (m, position of q)"), style=st),
             "i": w.IntSlider(i, min=0, max=len(self.q) // 2 - 1, description=label("i (第几对)", "i (pair)"),
                              style=st),
-            "base": _base_slider(base, max_exponent=5, step=0.25),
+            "base": base_slider(base, max_exponent=5, step=0.25),
         }
         super().__init__(controls)
 

@@ -19,8 +19,8 @@ from ..validate import (
     check_table_size,
     is_int,
 )
-from .explorer import Explorer, _base_slider, _slider_style
-from .frames import play_link
+from ..widgets.controls import base_slider, play_link, slider_style
+from ..widgets.explorer import Explorer
 from .style import _new_axes, _place_index_ticks, figure_style, label
 
 #: How the heatmap titles name the two column layouts.
@@ -93,13 +93,13 @@ class HeatmapExplorer(Explorer):
         d_model = check_d_model(d_model, maximum=256)
         base = check_base(base, 10.0, 1e6)
         layout = check_one_of("layout", layout, LAYOUTS)
-        st = _slider_style()
+        st = slider_style()
         # Chinese first, the keyword in brackets: the value passed on stays the English keyword.
         layouts = [(label(_LAYOUT_NAMES[x], x), x) for x in LAYOUTS]
         controls = {
             "seq_len": w.IntSlider(seq_len, min=2, max=200, description="seq_len", style=st),
             "d_model": w.IntSlider(d_model, min=2, max=256, step=2, description="d_model", style=st),
-            "base": _base_slider(base),
+            "base": base_slider(base),
             "layout": w.Dropdown(options=layouts, value=layout, description="layout", style=st),
         }
         super().__init__(controls)
@@ -246,12 +246,12 @@ class ClockExplorer(Explorer):
         pos = check_int("pos", pos, 0, 255)
         d_model = check_d_model(d_model, maximum=16)
         base = check_base(base, 10.0, 1e6)
-        st = _slider_style()
+        st = slider_style()
         controls = {
             "pos": w.IntSlider(pos, min=0, max=255, description="pos", style=st),
             "d_model": w.SelectionSlider(options=list(range(2, 17, 2)), value=d_model,
                                          description="d_model", style=st),
-            "base": _base_slider(base),
+            "base": base_slider(base),
         }
         self.play = w.Play(value=pos, min=0, max=255, step=1, interval=250, description="play")
         super().__init__(controls, extras=[self.play])

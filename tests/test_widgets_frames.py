@@ -1,4 +1,4 @@
-"""posenc/figures/frames.py: the main slider's figures rendered ahead of time and switched in
+"""posenc/widgets/frames.py: the main slider's figures rendered ahead of time and switched in
 the browser (a Stack of data: URL images ``jsdlink``-ed to the slider).
 
 What the reader sees must not change: each frame is byte for byte the PNG a separate explorer
@@ -6,7 +6,8 @@ draws at that value, and a full render of ``.figure`` (an unpickled copy drawn o
 canvas) agrees with it; setting a control's ``.value`` in code moves the Stack and the figure
 before it returns; another control drops the frames. The fill renders the frames nearest the
 slider first, keeps within the memory cap, waits until the kernel has been quiet and lets a
-widget message in between two frames.
+widget message in between two frames. A FrameSet needs no explorer: a slider, an image and a
+render callable; an explorer renders its frames on a twin built from its constructor arguments.
 """
 import asyncio
 import base64
@@ -15,7 +16,9 @@ import numpy as np
 import pytest
 
 import posenc_lib as pl
-from posenc.figures import frames as F
+from posenc.widgets import frames as F
+from posenc.widgets.canvas import data_url
+from posenc.widgets.controls import control_values
 from support import full_render, rgb, share_differing
 
 #: Every test here renders or fills frames (many full figure renders each): the slow set.
@@ -32,14 +35,14 @@ def frame_png(fs, i) -> bytes:
 
 def other_value(control):
     """A value of ``control`` other than its current one (its far end)."""
-    ends = F.control_values(control, 2, max_options=0)
+    ends = control_values(control, 2, max_options=0)
     return ends[-1] if ends[-1] != control.value else ends[0]
 
 
 @pytest.fixture
 def scheduler(monkeypatch):
     """A scheduler of this test's own (explorers made by other tests stay alive: widgets do)."""
-    s = F._Scheduler()
+    s = F.FrameScheduler()
     monkeypatch.setattr(F, "SCHEDULER", s)
     return s
 
@@ -239,7 +242,7 @@ def test_fill_renders_nearest_first_within_the_cap(monkeypatch):
     order, the bytes held never pass the cap, and one more frame would not have fitted."""
     ex = pl.ClockExplorer(pos=100)
     fs = ex.frames
-    one = len(F._data_url(frame_png(fs.fill(limit=1), 100)))
+    one = len(data_url(frame_png(fs.fill(limit=1), 100)))
     fs.drop()
     fs.max_bytes = int(12.5 * one)
     order = []
@@ -249,8 +252,8 @@ def test_fill_renders_nearest_first_within_the_cap(monkeypatch):
     assert order == nearest_first(256, 100)[:len(order)]
     assert 8 <= len(order) <= 16
     nxt = nearest_first(256, 100)[len(order)]
-    png, _ = fs.render_frame(nxt)
-    assert fs.bytes + len(F._data_url(png)) > fs.max_bytes
+    png, _ = fs.render(fs.values[nxt])
+    assert fs.bytes + len(data_url(png)) > fs.max_bytes
     fs.publish()
     assert [i for i, c in enumerate(fs.stack.children) if c is not ex.image] == sorted(order)
 
@@ -354,7 +357,7 @@ def test_status_lists_each_frame_set():
 def test_a_frame_that_fails_leaves_the_explorer_live(scheduler, monkeypatch):
     async def scenario():
         ex = pl.RopeExplorer()
-        monkeypatch.setattr(type(ex), "_offscreen", lambda self: 1 / 0)
+        monkeypatch.setattr(type(ex), "_make_twin", lambda self: 1 / 0)
         await asyncio.sleep(F.QUIET_S * 2)
         return ex
 
@@ -362,3 +365,87 @@ def test_a_frame_that_fails_leaves_the_explorer_live(scheduler, monkeypatch):
     assert isinstance(ex.frames.broken, ZeroDivisionError) and not ex.frames.wants_frame()
     ex.controls["pos"].value = 12
     assert ex.shown_png() == ex.png()
+
+
+# ---------------------------------------------------------------------------
+# The narrow doors: a FrameSet needs only a slider, an image and a render callable; an
+# explorer's frames come from a twin built from its own constructor arguments
+# ---------------------------------------------------------------------------
+def test_a_frame_set_needs_no_explorer_only_a_render_callable(scheduler):
+    import ipywidgets as w
+
+    slider, live = w.IntSlider(2, min=0, max=4), w.Image(format="url")
+    calls = []
+
+    def render(value):
+        calls.append(value)
+        return f"png of {value}".encode(), ()
+
+    fs = F.FrameSet(slider, live, render, label="plain", name="x", scheduler=scheduler)
+    fs.fill()
+    assert calls == [2, 1, 3, 0, 4], "nearest the slider first, lower side first on ties"
+    assert [frame_png(fs, i) for i in range(5)] == [f"png of {i}".encode() for i in range(5)]
+    assert all(c is not live for c in fs.stack.children)
+    slider.value = 4                              # moved in code: moved() says a frame is there
+    assert fs.moved() is True
+    fs.follow()
+    assert fs.stack.selected_index == 4 and fs.shown_png() == b"png of 4"
+    fs.invalidate()
+    assert not fs.frames and all(c is live for c in fs.stack.children) and fs.shown_png() is None
+    with pytest.raises(TypeError, match="frame_slider"):
+        F.FrameSet(w.IntSlider(0, min=-3, max=3), live, render, scheduler=scheduler)
+
+
+def test_the_scheduler_installs_and_uninstalls_its_cell_hooks():
+    from IPython.core.events import EventManager, available_events
+
+    class Shell:
+        events = EventManager(None, available_events)
+
+    s, shell = F.FrameScheduler(), Shell()
+    before = {e: list(shell.events.callbacks[e]) for e in ("pre_run_cell", "post_run_cell")}
+    assert s.install(shell) is True and s.install(shell) is True   # once only
+    for e in before:
+        assert len(shell.events.callbacks[e]) == len(before[e]) + 1
+    s.last_activity = 0.0
+    shell.events.trigger("pre_run_cell", None)                      # a cell runs: activity
+    assert s.last_activity > 0.0 and not s.quiet()
+    s.uninstall()
+    assert {e: list(shell.events.callbacks[e]) for e in before} == before
+    s.uninstall()                                                   # twice is harmless
+
+
+def test_the_twin_is_the_same_class_from_the_same_arguments_with_its_widgets_closed():
+    import ipywidgets as w
+
+    ex = pl.ClockExplorer(pos=40, d_model=8, base=100.0)
+    ex.controls["d_model"].value = 12              # the twin is built from the arguments, not the state
+    twin = ex._make_twin()
+    assert type(twin) is type(ex) and twin._init_args == ((), {"pos": 40, "d_model": 8, "base": 100.0})
+    assert twin.widget is None and twin.frames is None and twin.image is None
+    assert not any(isinstance(c, w.Widget) for c in twin.controls.values()), "plain values, not widgets"
+    assert all(v.comm is None for v in vars(twin).values() if isinstance(v, w.Widget))
+    for mine, theirs in zip(twin.figure.axes, ex.figure.axes, strict=True):
+        assert np.allclose(mine.get_position().bounds, theirs.get_position().bounds)
+    png, extras = ex._render_frame(77)             # drawn with the live settings (d_model 12)
+    assert extras == ()
+    ref = pl.ClockExplorer(pos=77, d_model=12, base=100.0)
+    assert png == ref.shown_png()
+
+
+def test_the_loss_monitor_is_a_live_figure_not_an_explorer():
+    from posenc.widgets.explorer import Explorer, LiveFigure
+
+    panel = pl.TrainingPanel(steps=10)
+    assert not isinstance(panel.monitor, Explorer) and isinstance(panel.monitor.live, LiveFigure)
+    before = panel.image.value
+    panel.monitor.set_losses(panel.pes[0], [2.0, 1.0, 0.5])
+    panel.monitor.refresh()
+    assert panel.image.value != before
+    assert share_differing(rgb(png_of_image(panel.image)), full_render(panel.monitor.figure)) < 0.002
+
+
+def png_of_image(image) -> bytes:
+    from posenc.widgets.canvas import png_of
+
+    return png_of(image.value)

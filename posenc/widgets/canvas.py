@@ -1,0 +1,262 @@
+"""A figure that redraws only what moved: Agg canvas, cached background and layer, glyph
+cache, PNG bytes."""
+from __future__ import annotations
+
+import base64
+import functools
+import io
+import math
+
+import numpy as np
+
+#: Dots per inch of every explorer figure at 1x.
+FIGURE_DPI = 90
+#: Pixel density of explorer figures: 1 draws them at FIGURE_DPI and shows them pixel for
+#: pixel; 2 draws them at twice the dpi and shows them at half that size (sharp on a HiDPI
+#: screen). Kept at 1: at 2 a live update costs more than a 60 Hz frame (median over the
+#: controls 7.5 -> 17.2 ms, worst rope_scaling.factor 14.5 -> 30.8 ms) and frame sets take
+#: 2.4x the memory (clock 15.9 -> 37.5 MB, so its 24 MB cap keeps 163 of 256 frames).
+#: Measured 2026-11-30: ``python tools/benchmark.py --only sliders --scale 2``, ``--only frames``.
+PIXEL_SCALE = 1
+
+
+def new_figure(figsize):
+    """A constrained-layout figure at the explorers' dpi (and pixel density)."""
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=figsize, dpi=FIGURE_DPI * PIXEL_SCALE, layout="constrained")
+
+
+def freeze_layout(fig) -> None:
+    """Run the constrained layout once, then keep the axes where they are.
+
+    Later redraws then never move an axes, so the blitted background stays valid.
+    """
+    fig.canvas.draw()
+    fig.set_layout_engine("none")
+
+
+def copy_layout(fig, layout_of) -> None:
+    """Give ``fig`` the frozen axes positions of ``layout_of`` (same axes, same order), without a draw."""
+    fig.set_layout_engine("none")
+    for mine, theirs in zip(fig.axes, layout_of.axes, strict=True):
+        mine._set_position(theirs.get_position(original=True), which="original")
+
+
+def data_url(png: bytes) -> bytes:
+    """PNG bytes as a ``data:`` URL (what an ``Image(format="url")`` shows at once)."""
+    return b"data:image/png;base64," + base64.b64encode(png)
+
+
+def png_of(url) -> bytes:
+    """The PNG bytes inside a ``data:`` URL."""
+    url = bytes(url)
+    return base64.b64decode(url[url.index(b",") + 1:])
+
+
+def _is_image(artist) -> bool:
+    from matplotlib.image import AxesImage
+
+    return isinstance(artist, AxesImage)
+
+
+class BlitCanvas:
+    """A figure on its own Agg canvas, redrawn by blitting.
+
+    ``animated`` lists the artists an update may change: they are drawn on top of a cached
+    background (everything else, drawn once). :meth:`draw` with ``moving`` (the artists one
+    control can change) and ``key`` (that control's name) also caches a layer of the animated
+    artists that control cannot change, so repeated moves of one slider redraw only what
+    moves. ``redraws`` counts full redraws (tests and benchmarks).
+    """
+
+    def __init__(self, figure, animated=()):
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        self.figure = figure
+        self.agg = FigureCanvasAgg(figure)
+        self._background = None
+        self._layer_key, self._layer = None, None
+        self.set_animated(animated)
+        self.redraws = 0
+
+    def set_animated(self, artists) -> None:
+        """The artists an update may change (drawn over the background, never into it)."""
+        self.animated = list(artists)
+        for a in self.animated:
+            a.set_animated(True)
+        self.forget_background()
+
+    def size(self) -> tuple[int, int]:
+        """Width and height in physical pixels."""
+        return self.agg.get_width_height(physical=True)
+
+    def forget_background(self) -> None:
+        """The next draw redraws the whole figure (something outside the animated artists changed)."""
+        self._background = None
+
+    def forget_layer(self) -> None:
+        """Drop the cached layer (it holds artists drawn with settings that changed since)."""
+        self._layer_key, self._layer = None, None
+
+    def draw(self, full: bool = False, moving=None, key=None) -> None:
+        """Draw the animated artists over the cached background (the whole figure first when
+        ``full`` or when there is no background yet). ``moving``: the only artists that can
+        have changed since the last draw with the same ``key``; the others come from a layer."""
+        full = full or self._background is None
+        agg = self.agg
+        if full:
+            agg.draw()
+            self._background = agg.copy_from_bbox(self.figure.bbox)
+            self.forget_layer()
+            self.redraws += 1
+        renderer = agg.get_renderer()
+        GlyphCache.install(renderer)
+        animated = self.animated
+        if moving is None:
+            self.forget_layer()
+            agg.restore_region(self._background)
+            dirty = animated
+        else:
+            ids = {id(a) for a in moving}
+            dirty = [a for a in animated if id(a) in ids]
+            if self._layer_key != key:
+                agg.restore_region(self._background)
+                for a in animated:
+                    if id(a) not in ids:
+                        a.draw(renderer)
+                self._layer = agg.copy_from_bbox(self.figure.bbox)
+                self._layer_key = key
+            agg.restore_region(self._layer)
+        for a in dirty:
+            a.draw(renderer)
+        for ax in {id(a.axes): a.axes for a in dirty if _is_image(a)}.values():
+            # An image blitted last would cover its axes' frame and lines drawn above it.
+            over = [*ax.spines.values(), *(ln for ln in ax.lines if not ln.get_animated())]
+            for artist in over:
+                if artist.get_visible():
+                    artist.draw(renderer)
+
+    def png(self) -> bytes:
+        """The canvas as PNG bytes (fast zlib level)."""
+        from PIL import Image
+
+        w, h = self.size()
+        img = Image.frombuffer("RGBA", (w, h), self.agg.buffer_rgba(), "raw", "RGBA", 0, 1)
+        out = io.BytesIO()
+        img.convert("RGB").save(out, format="png", compress_level=1)
+        return out.getvalue()
+
+
+class GlyphCache:
+    """Replay the glyph bitmaps of strings a canvas has drawn before.
+
+    Matplotlib's Agg renderer lays out and rasterises every glyph of every text on every
+    draw (about 0.4 ms for one Chinese character, 4 ms for a title). Explorers redraw the
+    same strings again and again (token labels, titles, 0/1 digits), so each canvas gets
+    one of these: the first draw of a string records the ``draw_text_image`` calls the
+    renderer makes, keyed by string, font, size, angle and sub-pixel phase; later draws
+    replay them (same pixels, no layout, no FreeType). Anything unusual (mathtext, no
+    antialiasing, a renderer without the expected internals) takes the normal path.
+
+    This leans on matplotlib internals (``RendererAgg._renderer.draw_text_image``, known good
+    on matplotlib 3.7-3.11). :meth:`works` checks once per process that a replayed string
+    gives exactly the pixels of a normal draw; if a matplotlib release changes those
+    internals, the check fails and every explorer draws its texts the normal way.
+    """
+
+    MAX_ENTRIES = 4096
+
+    def __init__(self, renderer):
+        self.renderer = renderer
+        self.original = renderer.draw_text
+        self.entries: dict = {}
+
+    @classmethod
+    def install(cls, renderer) -> bool:
+        """Route ``renderer``'s text drawing through a cache; False if the cache can't be trusted."""
+        if getattr(renderer, "_posenc_glyph_cache", None) is not None:
+            return True
+        if not cls.works():
+            return False  # another matplotlib: draw texts the normal way
+        cls._attach(renderer)
+        return True
+
+    @staticmethod
+    @functools.lru_cache(maxsize=1)
+    def works() -> bool:
+        """Does replaying give the very pixels of a normal draw on this matplotlib? (cached)"""
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+
+        from ..figures.style import figure_style, label
+
+        try:
+            with figure_style():
+                fig = Figure(figsize=(2.0, 0.5), dpi=90)
+                fig.text(0.03, 0.3, label("猫咬狗 pos = 1", "cat bites dog, pos = 1"), fontsize=9)
+                canvas = FigureCanvasAgg(fig)
+                canvas.draw()
+                plain = bytes(canvas.buffer_rgba())
+                renderer = canvas.get_renderer()
+                if not (hasattr(renderer, "_renderer") and hasattr(renderer, "_draw_text_glyphs_and_boxes")):
+                    return False
+                GlyphCache._attach(renderer)
+                canvas.draw()   # records
+                canvas.draw()   # replays
+                return bytes(canvas.buffer_rgba()) == plain and bool(renderer._posenc_glyph_cache.entries)
+        except Exception:   # any change of internals: fall back, never break a figure
+            return False
+
+    @classmethod
+    def _attach(cls, renderer) -> None:
+        cache = cls(renderer)
+        renderer._posenc_glyph_cache = cache
+        renderer.draw_text = cache.draw_text
+
+    def draw_text(self, gc, x, y, s, prop, angle, ismath=False, mtext=None):
+        if ismath or not gc.get_antialiased():
+            return self.original(gc, x, y, s, prop, angle, ismath=ismath, mtext=mtext)
+        ix, iy = math.floor(x), math.floor(y)
+        key = (s, hash(prop), prop.get_size_in_points(), angle, round((x - ix) * 64),
+               round((y - iy) * 64), self.renderer.dpi,
+               getattr(mtext, "get_fontfeatures", lambda: None)(),
+               getattr(mtext, "get_language", lambda: None)())
+        glyphs = self.entries.get(key)
+        if glyphs is None:
+            glyphs = self._record(gc, x, y, s, prop, angle, mtext, ix, iy)
+            if glyphs is None:
+                return None
+            if len(self.entries) >= self.MAX_ENTRIES:
+                self.entries.clear()
+            self.entries[key] = glyphs
+            return None
+        draw = self.renderer._renderer.draw_text_image
+        for buffer, dx, dy in glyphs:
+            draw(buffer, ix + dx, iy + dy, 0, gc)
+        return None
+
+    def _record(self, gc, x, y, s, prop, angle, mtext, ix, iy):
+        real = self.renderer._renderer
+        glyphs = []
+        ok = True
+
+        class Recorder:
+            def draw_text_image(self, buffer, left, bottom, angle_, gc_):
+                nonlocal ok
+                ok = ok and angle_ == 0
+                glyphs.append((np.array(buffer, copy=True), left - ix, bottom - iy))
+                real.draw_text_image(buffer, left, bottom, angle_, gc_)
+
+            def __getattr__(self, name):  # e.g. draw_path for mathtext boxes
+                nonlocal ok
+                ok = False
+                return getattr(real, name)
+
+        self.renderer._renderer = Recorder()
+        try:
+            self.original(gc, x, y, s, prop, angle, mtext=mtext)
+        finally:
+            self.renderer._renderer = real
+        # Nothing recorded for visible text means the renderer drew it some other way: don't cache.
+        return glyphs if ok and (glyphs or not s.strip()) else None

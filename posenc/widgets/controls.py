@@ -1,0 +1,111 @@
+"""Controls: slider style, the ``base`` slider, the values a control can take, a slider the
+browser can follow, and Play buttons linked in the browser."""
+from __future__ import annotations
+
+
+def slider_style() -> dict:
+    """Widget style: labels as wide as their text (no truncation)."""
+    return {"description_width": "initial"}
+
+
+def base_slider(value, max_exponent: float = 6, step: float = 0.1):
+    """The ``base`` slider every explorer uses: 10 .. 10**max_exponent on a log scale."""
+    import ipywidgets as w
+
+    return w.FloatLogSlider(value, base=10, min=1, max=max_exponent, step=step, description="base",
+                            style=slider_style())
+
+
+def slider_values(control) -> list | None:
+    """Every value a slider can take, in index order (None: not a discrete slider)."""
+    import ipywidgets as w
+
+    if isinstance(control, w.SelectionSlider):
+        return [o[1] if isinstance(o, tuple) else o for o in control.options]
+    if isinstance(control, w.IntSlider):
+        return list(range(control.min, control.max + 1, control.step))
+    if isinstance(control, w.FloatSlider):
+        n = int(round((control.max - control.min) / control.step))
+        return [round(control.min + k * control.step, 10) for k in range(n + 1)]
+    return None
+
+
+def control_values(control, n: int, *, max_options: int | None = 24) -> list:
+    """Values spread over a control's whole range, from one end to the other: what tests and
+    tools/benchmark.py set a control to when they sweep it.
+
+    A control with options (Dropdown, SelectionSlider, ...): every option, or ``n`` of them
+    end to end when there are more than ``max_options`` (None: never fewer than all). A
+    checkbox: the other state, then the current one. A slider: ``n`` values from min to max,
+    evenly spaced (in the exponent for a FloatLogSlider), rounded to its step.
+    """
+    import numpy as np
+
+    if hasattr(control, "options"):
+        opts = [o[1] if isinstance(o, tuple) else o for o in control.options]
+        if max_options is not None and len(opts) > max_options:
+            return [opts[round(k * (len(opts) - 1) / (n - 1))] for k in range(n)]
+        return opts
+    if isinstance(control.value, bool):
+        return [not control.value, control.value]
+    lo, hi = control.min, control.max
+    if type(control).__name__ == "FloatLogSlider":
+        return [control.base ** e for e in np.linspace(lo, hi, n)]
+    return [type(control.value)(round(v / control.step) * control.step) for v in np.linspace(lo, hi, n)]
+
+
+def links_by_value(control) -> bool:
+    """An IntSlider from 0 in steps of 1: its value is the frame index."""
+    import ipywidgets as w
+
+    return isinstance(control, w.IntSlider) and control.min == 0 and control.step == 1
+
+
+def frame_slider(control):
+    """``control`` if a Stack can follow it in the browser, else an equivalent
+    ``SelectionSlider`` (same description, style, layout, values and readout text).
+
+    The browser can copy an IntSlider's value from 0 in steps of 1, or a SelectionSlider's
+    index, into a Stack's ``selected_index``; any other slider (an IntSlider from -50, a
+    FloatSlider) becomes a SelectionSlider over the very values it could take.
+    """
+    import ipywidgets as w
+
+    if links_by_value(control) or isinstance(control, w.SelectionSlider):
+        return control
+    values = slider_values(control)
+    if values is None:
+        raise TypeError(f"{type(control).__name__} cannot drive frames: not a discrete slider")
+    fmt = getattr(control, "readout_format", "") or ""
+    value = min(values, key=lambda v: abs(v - control.value))
+    slider = w.SelectionSlider(options=[(format(v, fmt), v) for v in values], value=value,
+                               description=control.description, style=control.style, layout=control.layout,
+                               continuous_update=control.continuous_update, disabled=control.disabled,
+                               readout=control.readout)
+    control.close()
+    return slider
+
+
+def from_browser(widget) -> bool:
+    """Is ``widget`` being updated by a message from the browser (not by Python code)?"""
+    return bool(getattr(widget, "_property_lock", None))
+
+
+def play_link(play, slider, attr: str = "value"):
+    """Link a ``Play`` widget to ``slider.<attr>`` in the browser (``jslink``: playing needs
+    no kernel round trip, so it steps through the frames), and in Python for changes made by
+    code (``play.value = 3`` moves the slider before it returns, and the other way round).
+    Returns the browser-side link."""
+    import ipywidgets as w
+
+    link = w.jslink((play, "value"), (slider, attr))
+
+    def follow(target, target_attr):
+        def on_change(change):
+            if not from_browser(change["owner"]) and getattr(target, target_attr) != change["new"]:
+                setattr(target, target_attr, change["new"])
+        return on_change
+
+    play.observe(follow(slider, attr), names="value")
+    slider.observe(follow(play, "value"), names=attr)
+    return link

@@ -1,0 +1,396 @@
+"""Frames: the figures of a main slider, rendered ahead of time and switched in the browser,
+so that a drag never waits for the kernel.
+
+Without frames every slider move is a kernel round trip (widget message -> update the
+artists -> blit -> PNG -> message back), and ipywidgets sends the next value only after the
+kernel answered: a drag gets 7-14 figures a second. With frames, the figure shown is an
+``ipywidgets.Stack`` of ``Image`` widgets, one per position of the slider, each holding a
+``data:image/png;base64,...`` URL; the Stack's ``selected_index`` is ``jsdlink``-ed to the
+slider's ``value`` (an ``IntSlider`` from 0 in steps of 1) or ``index`` (a
+``SelectionSlider``), so the browser switches the figure itself.
+
+A :class:`FrameSet` knows nothing of what it shows: it is given the slider, the live image
+(shown where no frame is rendered yet), and a ``render(value) -> (png, extra_values)``
+callable. :class:`~posenc.widgets.explorer.Explorer` builds one for its ``FRAMES`` control.
+
+* A position whose frame is not rendered yet shows the live image, redrawn by the kernel.
+  (data: URLs, not PNG bytes: the browser shows a data: URL at once, a PNG widget's ``blob:``
+  URL loads asynchronously and blanks the figure for a moment on every switch.)
+* The fill yields to the reader. Frames are rendered in the kernel's event loop, one per
+  callback, only once the kernel has been quiet (no cell run, no control of any explorer
+  moved) for :data:`QUIET_S`, so a message from the browser waits at most for one frame.
+  A reader who moves a control pauses every fill. Positions nearest the slider's handle
+  are filled first. The explorer moved last is filled first, then the others in the order
+  they were made (higher on the page first). With no running event loop (plain Python,
+  pytest) nothing is scheduled: call :meth:`FrameSet.fill`.
+* Moving any other control drops the frames (every position shows the live image again,
+  one message) and a new fill starts when the kernel is quiet; the dropped widgets are
+  closed later, a few per quiet callback, not while the reader waits for the new figure.
+* Memory: at most :data:`MAX_BYTES` of data: URLs per set, the frames nearest the slider's
+  position first (when the reader moves on, the farthest frames make room for nearer
+  ones), and at most :data:`MAX_TOTAL_BYTES` in one kernel (the set used least recently
+  gives its frames up first).
+* Setting the slider's ``.value`` in code stays synchronous: the Stack's index follows
+  before the assignment returns.
+"""
+from __future__ import annotations
+
+import asyncio
+import time
+import weakref
+
+from .canvas import data_url, png_of
+from .controls import from_browser, links_by_value, slider_values
+
+#: The kernel must have been quiet this long (s) before a frame is rendered.
+QUIET_S = 0.25
+#: Pause (s) after each frame: callbacks that are ready (a widget message being handled)
+#: run before the next frame.
+YIELD_S = 0.002
+#: Frames rendered meanwhile are sent to the browser at most this often (s) during a fill.
+PUBLISH_S = 0.15
+#: Widgets of dropped frames closed per quiet callback (each close is one message).
+CLOSE_BATCH = 32
+#: Data: URL bytes one set's frames may hold (kernel memory; the browser keeps about as
+#: much again in decoded images while they are shown).
+MAX_BYTES = 24 * 2**20
+#: Data: URL bytes all frames of one kernel may hold (a re-run cell leaves its old explorer
+#: behind, as every ipywidget that is not closed stays alive).
+MAX_TOTAL_BYTES = 4 * MAX_BYTES
+
+
+class FrameScheduler:
+    """Fills frame sets in the running event loop while the kernel is quiet.
+
+    One per process (:data:`SCHEDULER`). :meth:`install` hooks IPython's cell events (a cell
+    that runs is activity; one that finished wakes the fill), :meth:`uninstall` removes the
+    hooks; :meth:`wake` installs them the first time it finds a running loop.
+    """
+
+    def __init__(self):
+        self._sets: list = []  # weak references, in creation order
+        self.last_activity = time.monotonic()
+        self.handle = None
+        self.loop = None
+        self._hooks = None  # (shell, [(event, callback), ...]) once installed
+        self._closing: list = []  # widgets of dropped frames, closed while quiet
+        self.rendered = 0  # frames rendered by the background fill (tests, benchmarks)
+
+    # -- sets -----------------------------------------------------------------
+    def add(self, fs) -> None:
+        self._sets = [r for r in self._sets if r() is not None]
+        self._sets.append(weakref.ref(fs))
+
+    def sets(self) -> list:
+        """Every frame set alive, in the order they were made."""
+        return [s for s in (r() for r in self._sets) if s is not None]
+
+    def close_later(self, widgets) -> None:
+        """Close these widgets when the kernel is quiet, a few per callback (each close is a
+        message to the browser); at once when no event loop runs (plain Python, pytest)."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            for x in widgets:
+                x.close()
+            return
+        self._closing.extend(widgets)
+        self.wake()
+
+    # -- activity -------------------------------------------------------------
+    def touch(self) -> None:
+        """Something happened (a cell ran, a control moved): wait QUIET_S again."""
+        self.last_activity = time.monotonic()
+
+    def quiet(self) -> bool:
+        return time.monotonic() - self.last_activity >= QUIET_S
+
+    # -- IPython hooks --------------------------------------------------------
+    def install(self, shell=None) -> bool:
+        """Register the cell hooks on ``shell`` (default: the running IPython); False: none."""
+        if self._hooks is not None:
+            return True
+        if shell is None:
+            try:
+                from IPython import get_ipython
+            except ImportError:  # pragma: no cover - ipywidgets needs IPython
+                return False
+            shell = get_ipython()
+        if shell is None:
+            return False
+        hooks = [("pre_run_cell", self._pre_run_cell), ("post_run_cell", self._post_run_cell)]
+        for event, callback in hooks:
+            shell.events.register(event, callback)
+        self._hooks = (shell, hooks)
+        return True
+
+    def uninstall(self) -> None:
+        """Remove the cell hooks and cancel a pending fill callback."""
+        if self._hooks is not None:
+            shell, hooks = self._hooks
+            for event, callback in hooks:
+                try:
+                    shell.events.unregister(event, callback)
+                except ValueError:
+                    pass
+            self._hooks = None
+        if self.handle is not None:
+            self.handle.cancel()
+            self.handle = None
+
+    def _pre_run_cell(self, *args) -> None:
+        self.touch()
+
+    def _post_run_cell(self, *args) -> None:
+        self.touch()
+        self.wake()
+
+    # -- the fill -------------------------------------------------------------
+    def wake(self) -> None:
+        """Make sure a fill is scheduled; nothing happens without a running event loop."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # plain Python / pytest: frames are rendered only by FrameSet.fill()
+        self.install()
+        if self.handle is not None and self.loop is loop and not self.handle.cancelled():
+            return
+        self.loop = loop
+        self.handle = loop.call_later(QUIET_S, self._tick)
+
+    def _tick(self) -> None:
+        self.handle = None
+        wait = self.last_activity + QUIET_S - time.monotonic()
+        if wait > 0:
+            self.handle = self.loop.call_later(wait, self._tick)
+            return
+        if self._closing:
+            batch, self._closing = self._closing[:CLOSE_BATCH], self._closing[CLOSE_BATCH:]
+            for x in batch:
+                x.close()
+            self.handle = self.loop.call_later(YIELD_S, self._tick)
+            return
+        fs = self._choose()
+        if fs is None:
+            for s in self.sets():
+                s.publish()
+            return
+        try:
+            if fs.render_next():
+                self.rendered += 1
+        except Exception as exc:  # never break the kernel's loop: this set stays live
+            fs.broken = exc
+        self.handle = self.loop.call_later(YIELD_S, self._tick)
+
+    def _choose(self):
+        """The frame set to render for next: the one used last; room made if needed."""
+        sets = self.sets()
+        wanting = [s for s in sets if s.wants_frame()]
+        if not wanting:
+            return None
+        fs = max(wanting, key=lambda s: s.last_used)
+        while sum(s.bytes for s in sets) + fs.frame_size() > MAX_TOTAL_BYTES:
+            older = [s for s in sets if s is not fs and s.frames and s.last_used < fs.last_used]
+            if not older:
+                return None
+            min(older, key=lambda s: s.last_used).drop()
+        return fs
+
+
+SCHEDULER = FrameScheduler()
+
+
+class FrameSet:
+    """The frames of one slider, and the Stack(s) that show them.
+
+    ``slider``: an IntSlider from 0 in steps of 1 or a SelectionSlider
+    (:func:`~posenc.widgets.controls.frame_slider` makes one). ``live``: the Image shown where
+    no frame is rendered. ``render(value)``: the PNG bytes of the figure at that slider value
+    and the values of ``live_extras`` (widgets whose ``.value`` also follows the slider, e.g.
+    an HTML table: each gets a Stack of its own, switched by the same slider). ``label`` and
+    ``name`` (the explorer's and the slider's names) identify the set in :func:`status`.
+    """
+
+    def __init__(self, slider, live, render, live_extras=(), label: str = "", name: str = "", scheduler=None):
+        import ipywidgets as w
+
+        self.slider, self.live, self.render = slider, live, render
+        self.label, self.name = label, name
+        self.scheduler = SCHEDULER if scheduler is None else scheduler
+        self.values = slider_values(slider)
+        if self.values is None or not (links_by_value(slider) or isinstance(slider, w.SelectionSlider)):
+            raise TypeError(f"{type(slider).__name__} cannot drive frames: use frame_slider()")
+        self.attr = "value" if links_by_value(slider) else "index"
+        self.live_extras = tuple(live_extras)
+        self.max_bytes = MAX_BYTES
+        self.frames: dict = {}  # index -> Image widget holding a data: URL
+        self.extras: dict = {}  # index -> one widget per extra
+        self.sizes: dict = {}   # index -> bytes held
+        self.bytes = 0
+        self.broken = None  # the exception that stopped this set's fill, if any
+        # fill order: moved last first; never moved: made first (higher on the page) first
+        self.last_used = -time.monotonic()
+        self._dirty = False
+        self._full_at = None
+        self._last_publish = 0.0
+        n, i = len(self.values), self.index()
+        self.stack = w.Stack(children=[live] * n, selected_index=i, _dom_classes=("posenc-frames",))
+        self.extra_stacks = [w.Stack(children=[x] * n, selected_index=i) for x in self.live_extras]
+        self.links = [w.jsdlink((slider, self.attr), (s, "selected_index"))
+                      for s in (self.stack, *self.extra_stacks)]
+        slider.add_class("posenc-frames-control")
+        self.scheduler.add(self)
+        self.scheduler.wake()
+
+    # -- state ------------------------------------------------------------------
+    def index(self) -> int:
+        """The slider's position (= the Stack index it selects)."""
+        return self.slider.value if self.attr == "value" else self.slider.index
+
+    def shown(self, i: int) -> bool:
+        """Does the browser have a frame at position ``i`` (published, not the live image)?"""
+        return self.stack.children[i] is not self.live
+
+    def shown_png(self) -> bytes | None:
+        """The PNG bytes of the frame the Stack shows now; None when it shows the live image."""
+        i = self.stack.selected_index
+        child = self.live if i is None else self.stack.children[i]
+        return None if child is self.live else png_of(child.value)
+
+    def frame_size(self) -> int:
+        """Bytes one more frame will probably take (the mean so far; 0 before the first)."""
+        return self.bytes // len(self.sizes) if self.sizes else 0
+
+    def _missing(self):
+        """The position nearest the slider that has no frame (None: all have one)."""
+        i0 = self.index()
+        for d in range(len(self.values)):
+            for i in (i0 - d, i0 + d):
+                if 0 <= i < len(self.values) and i not in self.frames:
+                    return i
+        return None
+
+    def _farthest(self):
+        i0 = self.index()
+        return max(self.frames, key=lambda i: (abs(i - i0), i)) if self.frames else None
+
+    def wants_frame(self) -> bool:
+        """Is there a frame to render now (within the memory cap)?"""
+        if self.broken is not None or self.max_bytes <= 0:
+            return False
+        i = self._missing()
+        if i is None or self._full_at == self.index():
+            return False
+        if self.bytes + self.frame_size() <= self.max_bytes:
+            return True
+        far = self._farthest()
+        i0 = self.index()
+        return far is not None and abs(far - i0) > abs(i - i0)
+
+    # -- moves ------------------------------------------------------------------
+    def moved(self) -> bool:
+        """The slider moved (browser or code): True if the browser shows a frame there (the
+        caller then only moves its artists), False if the live image must be redrawn. Call
+        :meth:`follow` after the live image is up to date."""
+        self.scheduler.touch()
+        self.last_used = time.monotonic()
+        if self._dirty:
+            self.publish()
+        return self.shown(self.index())
+
+    def follow(self) -> None:
+        """Select the slider's position in the Stack(s) when code moved it (from the browser,
+        the jsdlink has switched already), and let the fill go on later."""
+        if not from_browser(self.slider):
+            i = self.index()
+            for s in (self.stack, *self.extra_stacks):
+                s.selected_index = i
+        self.scheduler.wake()
+
+    def drop(self) -> None:
+        """Forget every frame: each position shows the live image again."""
+        old = [*self.frames.values(), *(x for xs in self.extras.values() for x in xs)]
+        self.frames.clear()
+        self.extras.clear()
+        self.sizes.clear()
+        self.bytes = 0
+        self._full_at = None
+        # (while another control is dragged the Stack already shows the live image only:
+        # don't send the children list again on every move)
+        self._dirty = any(c is not self.live for c in self.stack.children)
+        self.publish()
+        if old:
+            self.scheduler.close_later(old)
+
+    def invalidate(self) -> None:
+        """What the frames show changed (another control moved): drop them; a new fill
+        starts when the kernel is quiet."""
+        self.scheduler.touch()
+        self.last_used = time.monotonic()
+        self.drop()
+        self.scheduler.wake()
+
+    # -- rendering ----------------------------------------------------------------
+    def render_next(self) -> bool:
+        """Render the frame nearest the slider (making room if needed); False: nothing to do."""
+        import ipywidgets as w
+
+        if not self.wants_frame():
+            self._maybe_publish(force=True)
+            return False
+        i, i0 = self._missing(), self.index()
+        png, values = self.render(self.values[i])
+        url = data_url(png)
+        size = len(url) + sum(len(str(v).encode()) for v in values)
+        layout = {} if self.live.width == "" else {"width": self.live.width, "height": self.live.height}
+        self.frames[i] = w.Image(value=url, format="url", _dom_classes=("posenc-figure",), **layout)
+        self.extras[i] = tuple(type(x)(value=v, layout=x.layout) for x, v in zip(self.live_extras, values))
+        self.sizes[i] = size
+        self.bytes += size
+        self._dirty = True
+        while self.bytes > self.max_bytes:  # the farthest frames make room
+            far = self._farthest()
+            self._evict(far)
+            if far == i:
+                self._full_at = i0
+                break
+        self._maybe_publish()
+        return True
+
+    def _evict(self, i: int) -> None:
+        self.scheduler.close_later([self.frames.pop(i), *self.extras.pop(i)])
+        self.bytes -= self.sizes.pop(i)
+        self._dirty = True
+
+    def _maybe_publish(self, force: bool = False) -> None:
+        if self._dirty and (force or time.monotonic() - self._last_publish > PUBLISH_S
+                            or not self.wants_frame()):
+            self.publish()
+
+    def publish(self) -> None:
+        """Send the Stack(s) every frame rendered so far."""
+        if self._dirty:
+            n = len(self.values)
+            self.stack.children = [self.frames.get(i, self.live) for i in range(n)]
+            for j, s in enumerate(self.extra_stacks):
+                s.children = [self.extras[i][j] if i in self.extras else self.live_extras[j] for i in range(n)]
+            self._dirty = False
+            self._last_publish = time.monotonic()
+
+    def fill(self, limit: int | None = None) -> "FrameSet":
+        """Render frames now, nearest the slider first (all, or ``limit`` of them), and
+        publish them: for tests and for code that runs with no event loop."""
+        count = 0
+        while (limit is None or count < limit) and self.render_next():
+            count += 1
+        self.publish()
+        return self
+
+
+def status() -> list[dict]:
+    """One row per frame set alive: its label (the explorer's name), slider, frames rendered,
+    positions, bytes, whether more frames are wanted (for tests and benchmarks)."""
+    return [{"explorer": s.label, "control": s.name, "frames": len(s.frames),
+             "positions": len(s.values), "bytes": s.bytes, "pending": s.wants_frame() or s._dirty,
+             "broken": repr(s.broken) if s.broken else None}
+            for s in SCHEDULER.sets()]
