@@ -287,8 +287,8 @@ def test_a_kernel_over_its_total_gives_up_the_frames_used_least_recently(schedul
         ex.frames.fill(limit=5)
     one = a.frames.bytes // 5
     monkeypatch.setattr(F, "MAX_TOTAL_BYTES", 16 * one)
-    b.controls["pos"].value = 6                  # b, then c used last: a gives its frames up
-    c.controls["pos"].value = 6
+    b.controls["pos"].set_state({"value": 6})    # the reader moves b, then c (messages from the
+    c.controls["pos"].set_state({"value": 6})    # browser): a, used least recently, gives its frames up
     assert scheduler._choose() is c.frames
     assert a.frames.bytes == 0 and b.frames.bytes > 0
     assert all(ch is a.image for ch in a.frames.stack.children)
@@ -449,3 +449,16 @@ def png_of_image(image) -> bytes:
     from posenc.widgets.canvas import png_of
 
     return png_of(image.value)
+
+
+def test_the_fill_order_follows_the_reader_not_the_notebook_s_code(scheduler):
+    """Explorers are filled in page order (made first, first) until the reader moves one;
+    a cell that sets a control in code does not reorder them."""
+    a, b = pl.RopeExplorer(), pl.RopeExplorer()
+    b.controls["pos"].value = 9                  # code (a notebook cell): no reordering
+    b.controls["base"].value = 100.0
+    assert scheduler._choose() is a.frames
+    b.controls["base"].set_state({"value": 1000.0})   # the reader moves b in the browser
+    assert scheduler._choose() is b.frames
+    a.controls["pos"].set_state({"value": 3})
+    assert scheduler._choose() is a.frames

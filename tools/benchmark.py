@@ -143,13 +143,38 @@ def bench_frames(samples: int = 15) -> list[dict]:
     return rows
 
 
+def _checkout(stack, ref: str) -> Path:
+    """The code of git ref ``ref`` in a temporary folder (removed when ``stack`` closes)."""
+    import tempfile
+
+    tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="posenc-before-")))
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", ref], capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", str(tmp)], input=archive.stdout, check=True)
+    return tmp
+
+
+def _in_page(browser, lab, measure, dsf: float = 1.0):
+    """``measure(page)`` in a fresh browser context; the notebook's kernel is shut down after.
+    Returns its result, or the exception it raised (the caller reports it and goes on)."""
+    import drag_metrics as dm
+
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000}, device_scale_factor=dsf)
+    page = ctx.new_page()
+    try:
+        return measure(page)
+    except Exception as exc:  # keep going: the caller reports the failure
+        return exc
+    finally:
+        dm.close_notebook(page, lab)
+        ctx.close()
+
+
 def bench_drag(before: str | None, rounds: int, notebooks: list[str], keys: int, drags: int,
                dsf: float, scale: int, cap_mb: float | None = None) -> dict:
     """Real JupyterLab + Chromium (tools/drag_metrics.py): each notebook's main
     slider, for this checkout and (``before``: a git ref) the code before, interleaved
     (before/after order alternates by round), fresh kernel each. Returns raw results."""
     import contextlib
-    import tempfile
 
     import drag_metrics as dm  # tools/ is on sys.path: this script runs from it
 
@@ -164,39 +189,30 @@ def bench_drag(before: str | None, rounds: int, notebooks: list[str], keys: int,
     with contextlib.ExitStack() as stack:
         labs = {"after": stack.enter_context(dm.jupyterlab(root=ROOT, env_extra={"PYTHONPATH": str(ROOT)}))}
         if before:
-            tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="posenc-before-")))
-            archive = subprocess.run(["git", "-C", str(ROOT), "archive", before], capture_output=True, check=True)
-            subprocess.run(["tar", "-x", "-C", str(tmp)], input=archive.stdout, check=True)
+            tmp = _checkout(stack, before)
             labs["before"] = stack.enter_context(dm.jupyterlab(root=tmp, env_extra={"PYTHONPATH": str(tmp)}))
         browser = stack.enter_context(dm.chromium())
         for rnd in range(rounds):
             for nb in nbs:
                 modes = list(labs)[::-1] if rnd % 2 else list(labs)
                 for mode in modes:
-                    lab = labs[mode]
-                    ctx = browser.new_context(viewport={"width": 1400, "height": 1000}, device_scale_factor=dsf)
-                    page = ctx.new_page()
-                    try:
-                        r = dm.measure_notebook(page, lab, f"notebooks/{nb}", keys, drags,
-                                                setup=setup if mode == "after" else "")
-                        results.setdefault(nb, {}).setdefault(mode, []).append(r)
-                        print(f"[{rnd}] {mode:6} {dm.format_row(r)}", flush=True)
-                    except Exception as exc:  # keep going: report the failure
-                        print(f"[{rnd}] {mode:6} {nb}: FAILED {type(exc).__name__}: {str(exc)[:300]}", flush=True)
-                    finally:
-                        dm.close_notebook(page, lab)
-                        ctx.close()
+                    r = _in_page(browser, labs[mode], lambda page: dm.measure_notebook(
+                        page, labs[mode], f"notebooks/{nb}", keys, drags, setup=setup if mode == "after" else ""), dsf)
+                    if isinstance(r, Exception):
+                        print(f"[{rnd}] {mode:6} {nb}: FAILED {type(r).__name__}: {str(r)[:300]}", flush=True)
+                        continue
+                    results.setdefault(nb, {}).setdefault(mode, []).append(r)
+                    print(f"[{rnd}] {mode:6} {dm.format_row(r)}", flush=True)
     return results
 
 
-def bench_fill(before: str | None, rounds: int, notebooks: list[str], keys: int) -> dict:
+def bench_fill(before: str | None, rounds: int, notebooks: list[str], keys: int, wait_s: float = 0.0) -> dict:
     """Real JupyterLab + Chromium: each notebook run, then every control of its first explorer
-    with a main slider used right away, while the frames are being filled
+    with a main slider used after ``wait_s`` seconds (0: right away), while the frames are being filled
     (drag_metrics.measure_controls_during_fill), against the same walk with frames switched
     off, and (``before``: a git ref) that code's fill; interleaved (the order of the modes
     rotates by round), fresh kernel each. Returns {notebook: {mode: [result, ...]}}."""
     import contextlib
-    import tempfile
 
     import drag_metrics as dm  # tools/ is on sys.path: this script runs from it
 
@@ -208,9 +224,7 @@ def bench_fill(before: str | None, rounds: int, notebooks: list[str], keys: int)
         labs = {"frames": stack.enter_context(dm.jupyterlab(root=ROOT, env_extra={"PYTHONPATH": str(ROOT)}))}
         modes = {"frames": ("frames", ""), "off": ("frames", dm.FRAMES_OFF)}
         if before:
-            tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="posenc-before-")))
-            archive = subprocess.run(["git", "-C", str(ROOT), "archive", before], capture_output=True, check=True)
-            subprocess.run(["tar", "-x", "-C", str(tmp)], input=archive.stdout, check=True)
+            tmp = _checkout(stack, before)
             labs["before"] = stack.enter_context(dm.jupyterlab(root=tmp, env_extra={"PYTHONPATH": str(tmp)}))
             modes["before"] = ("before", "")
         browser = stack.enter_context(dm.chromium())
@@ -219,21 +233,16 @@ def bench_fill(before: str | None, rounds: int, notebooks: list[str], keys: int)
             for nb in nbs:
                 for mode in order[rnd % len(order):] + order[:rnd % len(order)]:
                     lab_key, setup = modes[mode]
-                    lab = labs[lab_key]
-                    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
-                    page = ctx.new_page()
-                    try:
-                        r = dm.measure_controls_during_fill(page, lab, f"notebooks/{nb}", setup=setup, keys=keys)
-                        results.setdefault(nb, {}).setdefault(mode, []).append(r)
-                        cells = ", ".join(f"{c['control']} {c['key_ms']:.0f} ms"
-                                          + ("" if c["fps"] is None else f" / {c['fps']:.1f} fps / lag {c['lag_ms']:.0f}")
-                                          for c in r["controls"])
-                        print(f"[{rnd}] {mode:6} {nb[:28]:28} fill {r['fill']} | {cells}", flush=True)
-                    except Exception as exc:  # keep going: report the failure
-                        print(f"[{rnd}] {mode:6} {nb}: FAILED {type(exc).__name__}: {str(exc)[:300]}", flush=True)
-                    finally:
-                        dm.close_notebook(page, lab)
-                        ctx.close()
+                    r = _in_page(browser, labs[lab_key], lambda page: dm.measure_controls_during_fill(
+                        page, labs[lab_key], f"notebooks/{nb}", setup=setup, keys=keys, wait_s=wait_s))
+                    if isinstance(r, Exception):
+                        print(f"[{rnd}] {mode:6} {nb}: FAILED {type(r).__name__}: {str(r)[:300]}", flush=True)
+                        continue
+                    results.setdefault(nb, {}).setdefault(mode, []).append(r)
+                    cells = ", ".join(f"{c['control']} {c['key_ms']:.0f} ms"
+                                      + ("" if c["fps"] is None else f" / {c['fps']:.1f} fps / lag {c['lag_ms']:.0f}")
+                                      for c in r["controls"])
+                    print(f"[{rnd}] {mode:6} {nb[:28]:28} fill {r['fill']} | {cells}", flush=True)
     return results
 
 
@@ -271,7 +280,6 @@ def bench_memory(before: str | None, notebook: str, dsf: float, scale: int, cap_
     across 90 % of the main slider (the browser decodes many figures) and the tab's
     renderer RSS and JS heap."""
     import contextlib
-    import tempfile
 
     import drag_metrics as dm  # tools/ is on sys.path: this script runs from it
 
@@ -283,9 +291,7 @@ def bench_memory(before: str | None, notebook: str, dsf: float, scale: int, cap_
     with contextlib.ExitStack() as stack:
         roots = {"after": ROOT}
         if before:
-            tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="posenc-before-")))
-            archive = subprocess.run(["git", "-C", str(ROOT), "archive", before], capture_output=True, check=True)
-            subprocess.run(["tar", "-x", "-C", str(tmp)], input=archive.stdout, check=True)
+            tmp = _checkout(stack, before)
             roots = {"before": tmp, **roots}
         browser = stack.enter_context(dm.chromium())
         for mode, root in roots.items():
@@ -410,6 +416,8 @@ def main(argv=None) -> int:
     parser.add_argument("--keys", type=int, default=8, help="drag: key steps")
     parser.add_argument("--dsf", type=float, default=1.0, help="drag: browser device scale factor")
     parser.add_argument("--cap-mb", type=float, default=None, help="drag: frames' memory cap per explorer (MB)")
+    parser.add_argument("--fill-wait", type=float, default=0.0,
+                        help="fill: seconds between Run All and the first control used (the fill runs meanwhile)")
     parser.add_argument("--json", help="drag: write the raw results here")
     args = parser.parse_args(argv)
     want = (lambda part: args.only in (None, part))
@@ -446,9 +454,10 @@ def main(argv=None) -> int:
         if args.json:
             pathlib.Path(args.json).write_text(__import__("json").dumps(results, indent=1))
     if args.only == "fill":  # not part of a full run: JupyterLab, several minutes per notebook
-        results = bench_fill(args.before, args.rounds, args.notebooks, min(args.keys, 4))
+        results = bench_fill(args.before, args.rounds, args.notebooks, min(args.keys, 4), args.fill_wait)
         print(f"\n## Using every control during the frames' fill vs frames off (JupyterLab + headless Chromium; "
-              f"medians over {args.rounds} round(s); key = ms from input to new pixels, fps and release lag "
+              f"medians over {args.rounds} round(s); controls used {args.fill_wait:g} s after Run All; "
+              f"key = ms from input to new pixels, fps and release lag "
               f"of one mouse drag)\n")
         print("\n".join(fill_table(results)))
         if args.json:

@@ -474,9 +474,11 @@ def measure_change(page, explorer, kind: str, j: int, timeout_ms: int = 10_000) 
     return next(c["t"] for c in d["changes"] if c["k"] not in (before, "BLANK", "NONE")) - t0
 
 
-def measure_controls_during_fill(page, lab, rel: str, setup: str = "", keys: int = 4) -> dict:
-    """Open and run notebook ``rel`` and, right away (while its frames are being filled,
-    unless ``setup`` is :data:`FRAMES_OFF`), use every control of its first explorer with a
+def measure_controls_during_fill(page, lab, rel: str, setup: str = "", keys: int = 4,
+                                 wait_s: float = 0.0) -> dict:
+    """Open and run notebook ``rel``, leave the kernel alone for ``wait_s`` seconds (the fill
+    of its frames starts once the kernel has been quiet a moment) and then, while the fill is
+    still going on (unless ``setup`` is :data:`FRAMES_OFF`), use every control of its first explorer with a
     main slider: each slider ``keys`` key steps (median ms to new pixels) and one drag with
     Playwright's mouse (fps, coverage, release lag); each checkbox and dropdown one change
     (ms to new pixels). Also: the main slider's frames rendered when the walk began and
@@ -487,6 +489,7 @@ def measure_controls_during_fill(page, lab, rel: str, setup: str = "", keys: int
     install_helpers(page)
     framed = {n for n, c in pl.EXPLORERS.items() if getattr(c, "FRAMES", None)}
     explorer, name = first_with_slider(page, framed)
+    page.wait_for_timeout(wait_s * 1000)
     start = _frames_done(page, name)
     rows = []
     sliders = explorer.locator(".widget-slider")

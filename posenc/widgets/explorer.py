@@ -181,7 +181,7 @@ class Explorer:
             return
         self.refresh(changed=name)
         if self.frames is not None:
-            self.frames.invalidate()
+            self.frames.invalidate(change["owner"])
 
     def refresh(self, full: bool = False, changed: str | None = None) -> None:
         """Update artists from the controls, redraw, and push new PNG bytes to the widget.

@@ -20,8 +20,9 @@ callable. :class:`~posenc.widgets.explorer.Explorer` builds one for its ``FRAMES
   callback, only once the kernel has been quiet (no cell run, no control of any explorer
   moved) for :data:`QUIET_S`, so a message from the browser waits at most for one frame.
   A reader who moves a control pauses every fill. Positions nearest the slider's handle
-  are filled first. The explorer moved last is filled first, then the others in the order
-  they were made (higher on the page first). With no running event loop (plain Python,
+  are filled first. The explorer the reader moved last is filled first, then the others in
+  the order they were made (higher on the page first; a move made by a cell's code does not
+  change that order). With no running event loop (plain Python,
   pytest) nothing is scheduled: call :meth:`FrameSet.fill`.
 * Moving any other control drops the frames (every position shows the live image again,
   one message) and a new fill starts when the kernel is quiet; the dropped widgets are
@@ -43,7 +44,7 @@ from .canvas import data_url, png_of
 from .controls import from_browser, links_by_value, slider_values
 
 #: The kernel must have been quiet this long (s) before a frame is rendered.
-QUIET_S = 0.25
+QUIET_S = 1.0
 #: Pause (s) after each frame: callbacks that are ready (a widget message being handled)
 #: run before the next frame.
 YIELD_S = 0.002
@@ -228,9 +229,10 @@ class FrameSet:
         self.sizes: dict = {}   # index -> bytes held
         self.bytes = 0
         self.broken = None  # the exception that stopped this set's fill, if any
-        # fill order: moved last first; never moved: made first (higher on the page) first
+        # fill order: moved last by the reader first; never moved: made first (higher on the page) first
         self.last_used = -time.monotonic()
         self._dirty = False
+        self._unpublished_closes: list = []  # frames evicted or dropped, out of the Stack at the next publish
         self._full_at = None
         self._last_publish = 0.0
         n, i = len(self.values), self.index()
@@ -293,7 +295,7 @@ class FrameSet:
         caller then only moves its artists), False if the live image must be redrawn. Call
         :meth:`follow` after the live image is up to date."""
         self.scheduler.touch()
-        self.last_used = time.monotonic()
+        self._used(self.slider)
         if self._dirty:
             self.publish()
         return self.shown(self.index())
@@ -309,7 +311,7 @@ class FrameSet:
 
     def drop(self) -> None:
         """Forget every frame: each position shows the live image again."""
-        old = [*self.frames.values(), *(x for xs in self.extras.values() for x in xs)]
+        self._unpublished_closes += [*self.frames.values(), *(x for xs in self.extras.values() for x in xs)]
         self.frames.clear()
         self.extras.clear()
         self.sizes.clear()
@@ -319,16 +321,20 @@ class FrameSet:
         # don't send the children list again on every move)
         self._dirty = any(c is not self.live for c in self.stack.children)
         self.publish()
-        if old:
-            self.scheduler.close_later(old)
 
-    def invalidate(self) -> None:
-        """What the frames show changed (another control moved): drop them; a new fill
-        starts when the kernel is quiet."""
+    def invalidate(self, control=None) -> None:
+        """What the frames show changed (``control``, another control, moved): drop them; a
+        new fill starts when the kernel is quiet."""
         self.scheduler.touch()
-        self.last_used = time.monotonic()
+        self._used(control)
         self.drop()
         self.scheduler.wake()
+
+    def _used(self, control) -> None:
+        """A reader's move (a message from the browser) puts this set first in the fill
+        order; a move made by code (a notebook cell) does not change the order."""
+        if control is not None and from_browser(control):
+            self.last_used = time.monotonic()
 
     # -- rendering ----------------------------------------------------------------
     def render_next(self) -> bool:
@@ -358,7 +364,9 @@ class FrameSet:
         return True
 
     def _evict(self, i: int) -> None:
-        self.scheduler.close_later([self.frames.pop(i), *self.extras.pop(i)])
+        # closed only after a publish has taken them out of the Stack's children: a closed
+        # child the browser still shows would leave a hole in the figure
+        self._unpublished_closes += [self.frames.pop(i), *self.extras.pop(i)]
         self.bytes -= self.sizes.pop(i)
         self._dirty = True
 
@@ -368,7 +376,7 @@ class FrameSet:
             self.publish()
 
     def publish(self) -> None:
-        """Send the Stack(s) every frame rendered so far."""
+        """Send the Stack(s) every frame rendered so far; frames taken out are closed later."""
         if self._dirty:
             n = len(self.values)
             self.stack.children = [self.frames.get(i, self.live) for i in range(n)]
@@ -376,6 +384,9 @@ class FrameSet:
                 s.children = [self.extras[i][j] if i in self.extras else self.live_extras[j] for i in range(n)]
             self._dirty = False
             self._last_publish = time.monotonic()
+        if self._unpublished_closes:
+            gone, self._unpublished_closes = self._unpublished_closes, []
+            self.scheduler.close_later(gone)
 
     def fill(self, limit: int | None = None) -> "FrameSet":
         """Render frames now, nearest the slider first (all, or ``limit`` of them), and
