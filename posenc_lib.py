@@ -101,10 +101,12 @@ from posenc.distance import (
 from posenc.relative_family import (
     ScoreTerms,
     absolute_score_terms,
+    offset_range_text,
     shaw_relative_attention,
     shaw_relative_index,
     shaw_relative_logits,
     t5_bucket_ranges,
+    t5_bucket_table,
     t5_demo_bias_table,
     t5_position_bias,
     t5_relative_bucket,

@@ -39,8 +39,9 @@ def frequencies(d_model: int, base: float = 10000.0) -> np.ndarray:
 def wavelengths(d_model: int, base: float = 10000.0) -> np.ndarray:
     """Wavelengths ``2*pi / w_i``: how many positions pair i needs for one full turn.
 
-    They run from 2*pi (i = 0) to ``2*pi * base ** ((d_model - 2) / d_model)``.
-    Introduced in notebook 03_clock_hands_frequencies.
+    They run from 2*pi (i = 0) to ``2*pi * base ** ((d_model - 2) / d_model)``. First used in
+    notebook 02 (how many positions pair 1 needs for a turn); notebook 03 plots them all.
+    Introduced in notebook 02_sinusoidal_hand_calculation.
     """
     return 2.0 * np.pi / frequencies(d_model, base)
 
@@ -73,8 +74,9 @@ def sinusoidal_encoding(
     Row r is position ``start + r``. With ``layout="interleaved"`` (the paper's order)
     column 2i holds ``sin(pos * w_i)`` and column 2i+1 holds ``cos(pos * w_i)``; with
     ``layout="split"`` (tensor2tensor / Marian) the first half holds all the sines and
-    the second half all the cosines, same frequencies.
-    Introduced in notebook 02_sinusoidal_hand_calculation.
+    the second half all the cosines, same frequencies. Notebook 01 adds it as each seat's
+    number; notebook 02 derives the formula.
+    Introduced in notebook 01_permutation_invariance.
     """
     seq_len = check_int("seq_len", seq_len, 1)
     d_model = check_d_model(d_model)

@@ -16,6 +16,7 @@ import numpy as np
 
 from .attention import attention_weights_for_demo, softmax
 from .encoding import encode_positions
+from .text import _aligned_table
 from .validate import (
     check_array,
     check_base,
@@ -111,6 +112,42 @@ def t5_bucket_ranges(bidirectional: bool = True, num_buckets: int = 32, max_dist
         hi = math.inf if hit[-1] == reach else int(hit[-1])
         out.append((int(b), lo, hi))
     return out
+
+
+def offset_range_text(lo, hi) -> tuple[str, str]:
+    """How the course prints the offsets one T5 bucket holds (a row of :func:`t5_bucket_ranges`):
+    ``("k = -11 … -8", "4")``, ``("k = 3", "1")``; an open end reads ``("k ≤ -91", "∞")``.
+    Introduced in notebook 06_relative_family.
+    """
+    if lo == -math.inf:
+        return f"k ≤ {hi}", "∞"
+    if hi == math.inf:
+        return f"k ≥ {lo}", "∞"
+    return (f"k = {lo}" if lo == hi else f"k = {lo} … {hi}"), str(int(hi) - int(lo) + 1)
+
+
+def t5_bucket_table(bidirectional: bool = True, num_buckets: int = 32, max_distance: int = 128) -> str:
+    """Which offsets each T5 bucket holds, as aligned text (columns aligned by display width, so
+    the Chinese headers sit over their columns).
+
+    Bidirectional: the k ≤ 0 half on the left, the k > 0 half (bucket + num_buckets/2) on the
+    right, one line per bucket pair; a bucket no offset reaches shows ``-`` and ``0``.
+    Causal: one bucket per line. Rows come from :func:`t5_bucket_ranges`.
+    Introduced in notebook 06_relative_family.
+    """
+    bidirectional, half, _, max_distance = _t5_sizes(bidirectional, num_buckets, max_distance)
+    ranges = {b: (lo, hi) for b, lo, hi in t5_bucket_ranges(bidirectional, num_buckets, max_distance)}
+
+    def cells(b):
+        return (str(b), *offset_range_text(*ranges[b])) if b in ranges else (str(b), "-", "0")
+
+    if bidirectional:
+        head = ("桶", "k ≤ 0 一侧的偏移", "个数", "|", "桶", "k > 0 一侧的偏移", "个数")
+        rows = [(*cells(b), "|", *cells(b + half)) for b in range(half)]
+        right = (0, 2, 4, 6)
+    else:
+        head, rows, right = ("桶", "偏移", "个数"), [cells(b) for b in range(half)], (0, 2)
+    return "\n".join(_aligned_table(head, rows, right=right))
 
 
 def t5_position_bias(bias_table, query_len: int, key_len: int | None = None, bidirectional: bool = True,

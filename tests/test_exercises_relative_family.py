@@ -5,6 +5,7 @@ import math
 import pytest
 
 import posenc_lib as pl
+from posenc.exercises.relative_family import moving_terms
 from test_relative_family import t5_bucket_reference
 
 
@@ -93,3 +94,15 @@ def test_moving_terms_names_each_wrong_letter():
     assert not v and "(c)" in v.message and "不变" in v.message
     assert not pl.check_moving_terms("xz") and "字母" in pl.check_moving_terms("xz").message
     assert not pl.check_moving_terms(None)
+
+
+def test_moving_terms_says_how_to_answer_none():
+    """Transformer-XL with m moving: no term moves. Typing 无 (or none, 没有) is read as the empty
+    answer; an answer that is not letters is told how to write "none"."""
+    assert moving_terms("transformer_xl", "m") == set()     # measured: the right answer is "no term"
+    for none in ("", "无", "没有", " none ", "都不变"):
+        assert pl.check_moving_terms(none, "transformer_xl"), none
+    v = pl.check_moving_terms("无", "absolute")              # none is wrong here: (b), (c), (d) move
+    assert not v and "漏了 (b)" in v.message
+    v = pl.check_moving_terms("全都不变", "transformer_xl")
+    assert not v and '""' in v.message and "一项都不变" in v.message

@@ -307,6 +307,47 @@ def test_transformer_xl_depends_on_the_offset_only_absolute_does_not():
     assert moving_terms("absolute", "k") == {"b", "d"} == moving_terms("transformer_xl", "k")
 
 
+def display_width(text):
+    """Terminal columns of a string: East Asian wide / fullwidth characters take two (UAX #11)."""
+    import unicodedata
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+@pytest.mark.parametrize("bidirectional, num_buckets, max_distance", [(True, 32, 128), (False, 32, 128),
+                                                                      (True, 16, 64)])
+def test_t5_bucket_table_columns_line_up_by_display_width(bidirectional, num_buckets, max_distance):
+    """The printed bucket table of notebook 06: every right-aligned column (桶, 个数) ends at the
+    display column where its header ends, and every offset column starts where its header
+    starts, counting a Chinese character as two columns; its rows are t5_bucket_ranges's."""
+    lines = pl.t5_bucket_table(bidirectional, num_buckets, max_distance).splitlines()
+    head, body = lines[0], lines[2:]
+    halves = lambda line: line.split(" | ") if bidirectional else [line]
+    for side, head_half in enumerate(halves(head)):
+        offsets_at = display_width(head_half[:head_half.index("k ≤" if side == 0 and bidirectional else
+                                                              "k >" if bidirectional else "偏移")])
+        for line in body:
+            half = halves(line)[side].rstrip()
+            assert display_width(half) == display_width(head_half.rstrip()), (head_half, half)   # 个数 column
+            bucket = half.split()[0]
+            bucket_end = display_width(head_half[:head_half.index("桶") + 1])
+            assert display_width(half[:half.index(bucket) + len(bucket)]) == bucket_end, (head_half, half)
+            start = len(half) - len(half[len(half.split()[0]) + half.index(half.split()[0]):].lstrip())
+            assert display_width(half[:start]) == offsets_at, (head_half, half)
+    ranges = pl.t5_bucket_ranges(bidirectional, num_buckets, max_distance)
+    shown = {int(cell.split()[0]): cell.split()[1:] for line in body for cell in halves(line)}
+    for b, lo, hi in ranges:
+        count = "∞" if math.inf in (abs(lo), abs(hi)) else str(hi - lo + 1)
+        assert shown[b][-1] == count, (b, shown[b])
+    assert len(body) == (num_buckets // 2 if bidirectional else num_buckets)
+
+
+def test_offset_range_text():
+    assert pl.offset_range_text(-11, -8) == ("k = -11 … -8", "4")
+    assert pl.offset_range_text(3, 3) == ("k = 3", "1")
+    assert pl.offset_range_text(-math.inf, -91) == ("k ≤ -91", "∞")
+    assert pl.offset_range_text(91, math.inf) == ("k ≥ 91", "∞")
+
+
 # ---------------------------------------------------------------------------
 # Bad input
 # ---------------------------------------------------------------------------

@@ -6,13 +6,26 @@ Run from the repository root after adding or renaming a notebook:
     python tools/build_contents.py --check  # exit 1 if anything is out of date (used by the tests)
 
 Sources of truth: the notebooks' file names (NN_ascii_name.ipynb, in order), the first
-"# " heading and first paragraph of each notebook's first markdown cell, and each
-notebook's metadata ``"posenc": {"requires": ["04"], "minutes": 30}`` (what to read first
-and a time estimate). Which notebooks have sliders is read from their code cells.
+"# " heading and first paragraph of each notebook's first markdown cell, and what each
+notebook contains. Two things are derived here and written into each notebook's metadata
+``"posenc": {"requires": [...], "minutes": ...}`` (the tests check the stored values equal
+the derivation):
+
+- ``requires`` (先读): the earlier notebooks whose helpers its code calls (each public
+  ``pl.*`` docstring ends "Introduced in notebook NN_..."; the setup, text-table and generic
+  check helpers every notebook uses do not count), plus the concepts it uses without calling
+  a helper, listed in :data:`CONCEPT_REFERENCES`. A helper introduced in a *later* notebook
+  is a forward reference: the build stops and names it.
+- ``minutes`` (用时): :func:`estimate_minutes`, a rule from what there is to read, run and do
+  (:data:`READING_RULE`), said in words on the contents page.
+
+Which notebooks have sliders is read from their code cells.
 """
 from __future__ import annotations
 
 import argparse
+import ast
+import math
 import pathlib
 import re
 import sys
@@ -28,6 +41,45 @@ NAV_TAG = "navigation"
 README_START, README_END = "<!-- contents:start -->", "<!-- contents:end -->"
 #: A code cell that builds an explorer (a figure with sliders): ``pl.RopeExplorer(...)``.
 EXPLORER_CALL = re.compile(r"\bpl\.[A-Z]\w*Explorer\(")
+#: A widget a reader drives: an explorer or the training panel.
+INTERACTIVE_CALL = re.compile(r"\bpl\.[A-Z]\w*(?:Explorer|Panel)\(")
+#: An exercise: a ``pl.check_*`` call in a code cell.
+CHECK_CALL = re.compile(r"\bpl\.check_\w+\(")
+#: A slow cell the reader waits for (training, fitting), shown with a progress bar.
+SLOW_CALL = re.compile(r"\bpl\.progress\(")
+#: A self-check quiz: ``pl.Quiz(pl.BANK)``; each question of the bank counts.
+QUIZ_CALL = re.compile(r"\bpl\.Quiz\(\s*pl\.(\w+)")
+PL_NAME = re.compile(r"\bpl\.([A-Za-z_]\w*)")
+INTRODUCED = re.compile(r"Introduced in notebooks? (\d\d)_")
+#: Rooms every notebook uses (the setup cell, progress bars, aligned tables, the generic
+#: checks, argument checks, figure machinery): using them is not a prerequisite.
+INFRASTRUCTURE = {"posenc.notebook", "posenc.text", "posenc.exercises.verdict", "posenc.validate",
+                  "posenc.figures.style", "posenc.figures.explorer", "posenc.figures.frames"}
+
+#: Concepts a notebook uses from an earlier one without calling that notebook's helpers:
+#: notebook -> {earlier notebook: what it uses}. The ``pl.*`` names its code calls add the rest.
+CONCEPT_REFERENCES = {
+    "02": {"01": "加上位置编码就打破置换等变（第 7 节）"},
+    "03": {"02": "正弦公式 PE[pos, 2i] = sin(pos·w_i)"},
+    "04": {"03": "钟面上的指针与转向"},
+    "05": {"01": "不看语序的模型只看到字的多重集", "04": "PE(m)·PE(n) 只依赖 n − m"},
+    "06": {"04": "R_k、随机 W_q、W_k 之后的分数", "05": "可学习位置表在 max_len 之外没有行"},
+    "07": {"04": "R_k 与符号约定", "06": "相对位置编码家族"},
+    "08": {"05": "谁咬谁任务与长度外推", "07": "RoPE"},
+    "09": {"07": "RoPE 的每一对按 pos·w_i 转", "08": "外推实验"},
+    "12": {"03": "时钟指针、base 的作用"},      # the summary answers what every notebook teaches
+}
+
+#: How the time estimate is made (:func:`estimate_minutes`), and said on the contents page.
+READING_RULE = {
+    "cjk_per_minute": 300,        # Chinese characters of narrative read per minute
+    "words_per_minute": 200,      # English words (terms, code names in prose) per minute
+    "per_code_cell": 0.75,        # reading a code cell and its output
+    "per_interactive": 3,         # an explorer or the training panel, tried as the text suggests
+    "per_exercise": 2.5,          # one exercise (a pl.check_* call), thought through first
+    "per_slow_cell": 1,           # waiting for a cell with a progress bar (training, fits)
+    "per_quiz_question": 1,       # one question of a self-check quiz
+}
 
 
 def chapters() -> list[pathlib.Path]:
@@ -46,15 +98,113 @@ def title_and_summary(path: pathlib.Path) -> tuple[str, str]:
 
 
 def course_info(path: pathlib.Path) -> dict:
-    """The notebook's ``posenc`` metadata: ``requires`` (notebook numbers) and ``minutes``."""
+    """The notebook's stored ``posenc`` metadata: ``requires`` (notebook numbers), ``minutes``,
+    and whether it has sliders (read from its code cells)."""
     nb = nbformat.read(path, as_version=4)
     info = dict(nb.metadata.get("posenc", {}))
     requires = [str(r) for r in info.get("requires", [])]
     minutes = int(info.get("minutes", 0))
-    if not minutes:
-        raise SystemExit(f"{path.name}: set metadata posenc.minutes (a time estimate)")
     has_sliders = any(EXPLORER_CALL.search(c.source) for c in nb.cells if c.cell_type == "code")
     return {"requires": requires, "minutes": minutes, "sliders": has_sliders}
+
+
+def introduced_in() -> dict[str, str]:
+    """Every public ``pl.*`` name with a docstring naming where it is introduced -> that
+    notebook's number, leaving out the :data:`INFRASTRUCTURE` rooms. Read from the source
+    (no import: the torch-backed names stay unloaded)."""
+    facade = ast.parse((ROOT / "posenc_lib.py").read_text(encoding="utf-8"))
+    module_of = {}
+    for node in facade.body:
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("posenc"):
+            for alias in node.names:
+                module_of[alias.asname or alias.name] = node.module
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "_LAZY" for t in node.targets):
+            module_of.update(ast.literal_eval(node.value))
+    docs: dict[str, dict[str, str]] = {}
+    out = {}
+    for name, module in module_of.items():
+        if module in INFRASTRUCTURE:
+            continue
+        if module not in docs:
+            file = ROOT / (module.replace(".", "/") + ".py")
+            if not file.exists():
+                file = ROOT / module.replace(".", "/") / "__init__.py"
+            tree = ast.parse(file.read_text(encoding="utf-8"))
+            docs[module] = {n.name: ast.get_docstring(n) or "" for n in tree.body
+                            if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+        found = INTRODUCED.search(docs[module].get(name, ""))
+        if found:
+            out[name] = found.group(1)
+    return out
+
+
+def derived_requires(path: pathlib.Path, introduced: dict[str, str]) -> list[str]:
+    """The earlier notebooks ``path`` uses: those introducing the ``pl.*`` names its code calls,
+    plus its :data:`CONCEPT_REFERENCES`. Raises SystemExit on a forward reference."""
+    me = path.name[:2]
+    nb = nbformat.read(path, as_version=4)
+    used = {m.group(1) for c in nb.cells if c.cell_type == "code" for m in PL_NAME.finditer(c.source)}
+    need = set(CONCEPT_REFERENCES.get(me, {}))
+    for name in sorted(used):
+        home = introduced.get(name)
+        if home is None or home == me:
+            continue
+        if home > me:
+            raise SystemExit(f"{path.name}: uses pl.{name}, introduced in notebook {home} (later): "
+                             "a forward reference; introduce it here or move the use")
+        need.add(home)
+    later = sorted(n for n in need if n >= me)
+    if later:
+        raise SystemExit(f"{path.name}: CONCEPT_REFERENCES names later notebooks {later}")
+    return sorted(need)
+
+
+def reading_stats(path: pathlib.Path) -> dict:
+    """What a reader reads, runs and does in a notebook: the counts :func:`estimate_minutes` uses."""
+    nb = nbformat.read(path, as_version=4)
+    prose = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    code = [c.source for c in nb.cells if c.cell_type == "code"]
+    quiz_questions = 0
+    for bank in {m.group(1) for c in code for m in QUIZ_CALL.finditer(c)}:
+        sys.path.insert(0, str(ROOT))
+        try:
+            import posenc_lib
+        finally:
+            sys.path.pop(0)
+        quiz_questions += len(getattr(posenc_lib, bank))
+    return {
+        "cjk": len(re.findall(r"[\u4e00-\u9fff]", prose)),
+        "words": len(re.findall(r"[A-Za-z]+", prose)),
+        "code_cells": len(code),
+        "interactive": sum(len(INTERACTIVE_CALL.findall(c)) for c in code),
+        "exercises": sum(len(CHECK_CALL.findall(c)) for c in code),
+        "slow_cells": sum(1 for c in code if SLOW_CALL.search(c)),
+        "quiz_questions": quiz_questions,
+    }
+
+
+def estimate_minutes(stats: dict, rule: dict = READING_RULE) -> int:
+    """Minutes for a reader who reads the text and every output, tries each explorer and does
+    each exercise: prose at ``cjk_per_minute`` Chinese characters and ``words_per_minute``
+    English words, plus fixed minutes per code cell, explorer, exercise, slow cell and quiz
+    question; rounded to the nearest 5 minutes (at least 5)."""
+    total = (stats["cjk"] / rule["cjk_per_minute"] + stats["words"] / rule["words_per_minute"]
+             + stats["code_cells"] * rule["per_code_cell"] + stats["interactive"] * rule["per_interactive"]
+             + stats["exercises"] * rule["per_exercise"] + stats["slow_cells"] * rule["per_slow_cell"]
+             + stats["quiz_questions"] * rule["per_quiz_question"])
+    return max(5, 5 * math.floor(total / 5 + 0.5))
+
+
+def rule_text(rule: dict = READING_RULE) -> str:
+    """The time estimate's rule in words, for the contents page."""
+    num = lambda x: f"{x:g}"
+    return (f"用时按同一条规则估算（tools/build_contents.py 的 estimate_minutes）：正文每分钟读 "
+            f"{num(rule['cjk_per_minute'])} 个汉字、{num(rule['words_per_minute'])} 个英文词；"
+            f"每个代码格连同输出 {num(rule['per_code_cell'])} 分钟，每个探索器或训练面板 "
+            f"{num(rule['per_interactive'])} 分钟，每道练习 {num(rule['per_exercise'])} 分钟，"
+            f"每个带进度条的慢单元格 {num(rule['per_slow_cell'])} 分钟，自测题每题 "
+            f"{num(rule['per_quiz_question'])} 分钟；合计后取到 5 分钟的整数倍。"
+            "这是认真读每一个输出、动手拖滑块、先想再答练习的读者的用时。")
 
 
 def requires_text(info: dict) -> str:
@@ -62,15 +212,19 @@ def requires_text(info: dict) -> str:
 
 
 def number_ranges(numbers) -> str:
-    """["01", "02", "03", "05"] -> "01–03、05"."""
+    """["01", "02", "03", "05", "07", "08"] -> "01–03、05、07、08": a dash for three or more in a row."""
     out, run = [], []
+
+    def close():
+        out.extend([f"{run[0]}–{run[-1]}"] if len(run) > 2 else run)
+
     for n in numbers:
         if run and int(n) != int(run[-1]) + 1:
-            out.append(run[0] if len(run) == 1 else f"{run[0]}–{run[-1]}")
+            close()
             run = []
         run.append(n)
     if run:
-        out.append(run[0] if len(run) == 1 else f"{run[0]}–{run[-1]}")
+        close()
     return "、".join(out)
 
 
@@ -84,6 +238,9 @@ def index_notebook(items) -> nbformat.NotebookNode:
         "再到相对位置编码家族、RoPE、ALiBi 与外推、上下文扩展，最后用一篇小结把答案说出口。"
         f"带滑块 (slider) 的篇目：{number_ranges(sliders)}；每一篇都有可重跑的计算和带提示的练习。"
         f"全部读完、跑完、做完练习大约 {total // 60} 小时 {total % 60} 分钟。",
+        "",
+        "「先读」列出一篇真正用到的前面各篇：它的代码调用了哪一篇引入的函数，"
+        "以及它直接引用的概念。" + rule_text(),
         "",
         "| # | 笔记本 | 先读 | 用时 |",
         "|---|---|---|---|",
@@ -111,8 +268,13 @@ def nav_markdown(prev, nxt) -> str:
     return "---\n" + " | ".join(parts)
 
 
-def with_navigation(path, prev, nxt) -> str:
+def with_navigation(path, prev, nxt, info=None) -> str:
+    """The notebook with its navigation bar last and, when ``info`` is given, its derived
+    ``posenc`` metadata (``requires``, ``minutes``)."""
     nb = nbformat.read(path, as_version=4)
+    if info is not None:
+        nb.metadata["posenc"] = {**nb.metadata.get("posenc", {}),
+                                 "minutes": info["minutes"], "requires": info["requires"]}
     cells = [c for c in nb.cells if NAV_TAG not in c.get("metadata", {}).get("tags", [])]
     nav = nbformat.v4.new_markdown_cell(nav_markdown(prev, nxt), id="navigation")
     nav.metadata["tags"] = [NAV_TAG]
@@ -130,13 +292,20 @@ def readme_block(items) -> str:
     return "\n".join([README_START, *rows, README_END])
 
 
+def derived_info(path: pathlib.Path, introduced: dict[str, str]) -> dict:
+    """``course_info`` with ``requires`` and ``minutes`` derived from the notebook itself."""
+    return {**course_info(path), "requires": derived_requires(path, introduced),
+            "minutes": estimate_minutes(reading_stats(path))}
+
+
 def planned() -> dict[pathlib.Path, str]:
-    items = [(p, (*title_and_summary(p), course_info(p))) for p in chapters()]
+    introduced = introduced_in()
+    items = [(p, (*title_and_summary(p), derived_info(p, introduced))) for p in chapters()]
     out = {NB_DIR / INDEX: nbformat.writes(index_notebook(items)) + "\n"}
-    for j, (path, _) in enumerate(items):
+    for j, (path, (_, _, info)) in enumerate(items):
         prev = (items[j - 1][0].name, items[j - 1][1][0]) if j > 0 else None
         nxt = (items[j + 1][0].name, items[j + 1][1][0]) if j + 1 < len(items) else None
-        out[path] = with_navigation(path, prev, nxt)
+        out[path] = with_navigation(path, prev, nxt, info)
     readme = ROOT / "README.md"
     text = readme.read_text(encoding="utf-8")
     pattern = re.compile(re.escape(README_START) + ".*?" + re.escape(README_END), re.S)

@@ -17,7 +17,7 @@ from ..relative_family import (
     transformer_xl_score_terms,
 )
 from ..validate import check_int, check_one_of
-from .verdict import Verdict, _letter_set_verdict, _reading, _wrong
+from .verdict import Verdict, _letter_set_verdict, _letters, _reading, _wrong
 
 
 def _mode(bidirectional: bool) -> str:
@@ -191,7 +191,8 @@ def check_moving_terms(answer, scheme: str = "absolute", vary: str = "m") -> Ver
     """Which of the four terms (a)-(d) change when ``vary`` moves (``"m"``: the query position,
     the offset k kept; ``"k"``: the offset, m kept)?
 
-    ``answer`` is letters, e.g. ``"bcd"`` or ``["b", "d"]`` (``""`` for none). The right set is
+    ``answer`` is letters, e.g. ``"bcd"`` or ``["b", "d"]``; ``""`` (or 无, 没有, none) for none.
+    An answer that is not letters is told how to write "none". The right set is
     measured (:func:`moving_terms`); the feedback names each letter picked or missed wrongly.
     Introduced in notebook 06_relative_family.
     """
@@ -204,9 +205,18 @@ def check_moving_terms(answer, scheme: str = "absolute", vary: str = "m") -> Ver
         pos = _POSITIONS_IN[scheme][x]
         return f"({x}) {names[x]} " + ("只含内容、不含位置" if not pos else "含 " + "、".join(pos))
 
+    if isinstance(answer, str) and answer.strip().lower() in NO_TERM_WORDS:
+        answer = ""                         # "no term": the empty set of letters
+    if answer is not None and _letters(answer, "abcd") is None:
+        return _wrong(answer, f"答案应是 a 到 d 中的字母，例如 \"bd\"；{NO_TERM_HINT}")
     return _letter_set_verdict(answer, right, "abcd", described, example="bd",
                                praise=f"{moved}时变的是 {shown}：", extra=f"{moved}时它不变",
                                missing=f"{moved}时它会变")
+
+
+#: Answers :func:`check_moving_terms` reads as "no term moves" (the empty set of letters).
+NO_TERM_WORDS = ("", "无", "没有", "都不变", "一项也没有", "none")
+NO_TERM_HINT = "如果你认为一项都不变，填空字符串 \"\"（写 \"无\" 也行）。"
 
 
 #: The position schemes :func:`shift_invariance` compares: letter -> (name, notebook).
