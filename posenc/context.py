@@ -2,9 +2,10 @@
 scaling and YaRN, as the frequencies ``w'_i`` they give each pair, and the per-pair
 diagnostics that show why plain RoPE fails there.
 
-The definitions are those of the ``rope_scaling`` types open model configs accept (Hugging
-Face transformers, ``modeling_rope_utils``): ``"linear"`` (here ``"pi"``), NTK-aware base
-scaling (the static form of ``"dynamic"``; here ``"ntk"``) and ``"yarn"``.
+The definitions follow the ``rope_scaling`` types open model configs accept (Hugging Face
+transformers, ``modeling_rope_utils``): ``"linear"`` (here ``"pi"``), ``"dynamic"`` (dynamic
+NTK: the base grows with the current length), ``"yarn"`` and ``"llama3"`` (Llama 3.1's
+wavelength rule). ``"ntk"`` is NTK-aware base scaling in its static form (a fixed factor).
 Introduced in notebook 09_context_extension.
 """
 from __future__ import annotations
@@ -28,6 +29,10 @@ from .validate import (
 
 #: The scaling methods :func:`rope_frequencies` knows.
 ROPE_SCALING_METHODS = ("none", "pi", "ntk", "yarn")
+#: Every method :func:`rope_frequencies` computes: the four above (the ones the toy model and the
+#: explorer use) and two whose frequencies need more than a factor: ``"dynamic"`` (the current
+#: length ``seq_len``) and ``"llama3"`` (``low_freq_factor``, ``high_freq_factor``).
+_ALL_METHODS = ROPE_SCALING_METHODS + ("dynamic", "llama3")
 #: YaRN's defaults (the paper's and Hugging Face's): pairs that turn more than 32 times in the
 #: original context are left alone, pairs that turn less than once are interpolated.
 YARN_BETA_FAST = 32.0
@@ -102,7 +107,8 @@ def yarn_attention_factor(factor) -> float:
 
 def rope_frequencies(d_model: int, base: float = 10000.0, method: str = "none", factor: float = 1.0,
                      original_max_len: int | None = None, beta_fast: float = YARN_BETA_FAST,
-                     beta_slow: float = YARN_BETA_SLOW) -> tuple[np.ndarray, float]:
+                     beta_slow: float = YARN_BETA_SLOW, seq_len: int | None = None,
+                     low_freq_factor: float = 1.0, high_freq_factor: float = 4.0) -> tuple[np.ndarray, float]:
     """RoPE's per-pair frequencies ``w'_i`` after context-extension scaling, and the attention factor.
 
     Returns ``(inv_freq, attention_factor)``, ``inv_freq`` of length d_model/2 (pair i turns by
@@ -117,6 +123,14 @@ def rope_frequencies(d_model: int, base: float = 10000.0, method: str = "none", 
     * ``"yarn"``: per pair, a blend ``w_i · (1 - γ_i) + (w_i / s) · γ_i`` with γ from
       :func:`yarn_ramp` (defined on the pair's turns in ``original_max_len`` positions, the
       context the model was trained on; required), and attention factor ``0.1·ln(s) + 1``.
+    * ``"dynamic"`` (dynamic NTK; Hugging Face ``"dynamic"``): with ``L = original_max_len``
+      (required) and the current length ``L' = max(seq_len, L)`` (``seq_len=None`` means L),
+      the base ``base · ((s·L'/L) - (s - 1))^(d/(d-2))``: nothing changes up to L, and at
+      ``L' = 2L`` with s = 4 the effective factor is 5, not 2. Needs d_model >= 4.
+    * ``"llama3"`` (Llama 3.1; Hugging Face ``"llama3"``): by wavelength ``λ_i = 2π / w_i``
+      against ``L = original_max_len`` (required): ``λ_i < L / high_freq_factor`` unchanged,
+      ``λ_i > L / low_freq_factor`` divided by s, in between ``(1 - t)·w_i/s + t·w_i`` with
+      ``t = (L/λ_i - low_freq_factor) / (high_freq_factor - low_freq_factor)``.
 
     The attention factor multiplies cos and sin (so q and κ), as in the reference code.
     ``factor`` is s = L' / L, the target length over the training length: below 1 (a target
@@ -126,24 +140,38 @@ def rope_frequencies(d_model: int, base: float = 10000.0, method: str = "none", 
     """
     d_model = check_d_model(d_model)
     base = check_base(base)
-    method = check_one_of("method", method, ROPE_SCALING_METHODS)
+    method = check_one_of("method", method, _ALL_METHODS)
     factor = check_factor(factor)
     beta_fast, beta_slow = check_betas(beta_fast, beta_slow)
     if original_max_len is not None:
         original_max_len = check_int("original_max_len", original_max_len, 1)
+    if seq_len is not None:
+        seq_len = check_int("seq_len", seq_len, 1)
+    low_freq_factor = check_real("low_freq_factor", low_freq_factor, greater_than=0.0)
+    high_freq_factor = check_real("high_freq_factor", high_freq_factor, greater_than=low_freq_factor)
+    if method in ("yarn", "dynamic", "llama3") and original_max_len is None:
+        raise ValueError(f"method={method!r} needs original_max_len (the training context length) / "
+                         f"method={method!r} 需要 original_max_len（训练时的上下文长度）")
     w = frequencies(d_model, base)
     if method == "none":
         return w, 1.0
     if method == "pi":
         return w / factor, 1.0
+    if method in ("ntk", "dynamic") and d_model < 4:
+        raise ValueError("NTK-aware scaling needs d_model >= 4 (the exponent is d/(d-2)) / "
+                         "NTK-aware 缩放要求 d_model >= 4（指数是 d/(d−2)）")
     if method == "ntk":
-        if d_model < 4:
-            raise ValueError("NTK-aware scaling needs d_model >= 4 (the exponent is d/(d-2)) / "
-                             "NTK-aware 缩放要求 d_model >= 4（指数是 d/(d−2)）")
         return frequencies(d_model, base * factor ** (d_model / (d_model - 2))), 1.0
-    if original_max_len is None:
-        raise ValueError("method='yarn' needs original_max_len (the training context length) / "
-                         "method='yarn' 需要 original_max_len（训练时的上下文长度）")
+    if method == "dynamic":
+        length = original_max_len if seq_len is None else max(seq_len, original_max_len)
+        effective = factor * length / original_max_len - (factor - 1.0)
+        return frequencies(d_model, base * effective ** (d_model / (d_model - 2))), 1.0
+    if method == "llama3":
+        wavelength = 2 * math.pi / w
+        t = (original_max_len / wavelength - low_freq_factor) / (high_freq_factor - low_freq_factor)
+        blended = (1.0 - t) * w / factor + t * w
+        out = np.where(wavelength > original_max_len / low_freq_factor, w / factor, blended)
+        return np.where(wavelength < original_max_len / high_freq_factor, w, out), 1.0
     gamma = yarn_ramp(d_model, original_max_len, base, beta_fast, beta_slow)
     return w * (1.0 - gamma) + (w / factor) * gamma, yarn_attention_factor(factor)
 

@@ -10,7 +10,13 @@ Hugging Face transformers' ``src/transformers/modeling_rope_utils.py``:
   dim * ln(L / (r * 2π)) / (2 ln base)``, ``low = max(floor(dim(beta_fast)), 0)``,
   ``high = min(ceil(dim(beta_slow)), dim - 1)``, ``ramp_j = clamp((j - low) / (high - low), 0, 1)``
   (``high += 0.001`` when equal), ``inv_freq = interp * ramp + extrap * (1 - ramp)``,
-  attention factor ``0.1 ln(factor) + 1`` (1 when factor <= 1).
+  attention factor ``0.1 ln(factor) + 1`` (1 when factor <= 1);
+* ``_compute_dynamic_ntk_parameters``: ``seq_len = seq_len if seq_len > max_pos else max_pos``,
+  ``base * ((factor * seq_len / max_pos) - (factor - 1)) ** (dim / (dim - 2))``;
+* ``_compute_llama3_parameters``: ``wavelen = 2π / inv_freq``; ``wavelen > L / low_freq_factor``:
+  ``inv_freq / factor``; ``wavelen < L / high_freq_factor``: unchanged; otherwise
+  ``(1 - smooth) * inv_freq / factor + smooth * inv_freq`` with
+  ``smooth = (L / wavelen - low_freq_factor) / (high_freq_factor - low_freq_factor)``.
 """
 import math
 
@@ -247,3 +253,70 @@ def test_scaled_score_is_the_mean_cosine():
 ])
 def test_bad_input_is_refused_clearly(call, exc, words):
     assert_refused_clearly(call, exc, words)
+
+
+def ref_llama3(dim, base, factor, low_freq_factor, high_freq_factor, old_context_len):
+    out = []
+    for f in ref_default(dim, base):
+        wavelen = 2 * math.pi / f
+        if wavelen < old_context_len / high_freq_factor:
+            out.append(f)
+        elif wavelen > old_context_len / low_freq_factor:
+            out.append(f / factor)
+        else:
+            smooth = (old_context_len / wavelen - low_freq_factor) / (high_freq_factor - low_freq_factor)
+            out.append((1 - smooth) * f / factor + smooth * f)
+    return out
+
+
+@given(dims, bases, factors, lengths, st.sampled_from([None, 1, 100, 4096, 8192, 65536]))
+def test_dynamic_matches_reference(d, base, s, max_pos, seq_len):
+    got, att = pl.rope_frequencies(d, base, "dynamic", s, original_max_len=max_pos, seq_len=seq_len)
+    current = max_pos if seq_len is None or seq_len <= max_pos else seq_len
+    np.testing.assert_allclose(got, ref_dynamic_ntk(d, base, s, current, max_pos), rtol=1e-9)
+    assert att == 1.0
+
+
+def test_dynamic_changes_nothing_up_to_the_training_length_and_gives_5_at_twice_it():
+    plain, _ = pl.rope_frequencies(128)
+    for seq_len in (None, 1, 2048, 4096):
+        got, _ = pl.rope_frequencies(128, method="dynamic", factor=4, original_max_len=4096, seq_len=seq_len)
+        np.testing.assert_allclose(got, plain, rtol=1e-12)
+    # factor 4 at twice the length: (4 * 2 - 3) = 5, the slowest pair slowed exactly 5 times
+    got, _ = pl.rope_frequencies(128, method="dynamic", factor=4, original_max_len=4096, seq_len=8192)
+    assert plain[-1] / got[-1] == pytest.approx(5.0, rel=1e-12)
+    assert plain[0] / got[0] == pytest.approx(1.0, rel=1e-12)
+
+
+@given(st.sampled_from([64, 128]), st.sampled_from([10000.0, 500000.0]), st.sampled_from([2.0, 8.0, 32.0]),
+       st.sampled_from([(1.0, 4.0), (1.0, 2.0), (0.5, 8.0)]), st.sampled_from([2048, 8192]))
+def test_llama3_matches_reference(d, base, s, freq_factors, old_len):
+    low, high = freq_factors
+    got, att = pl.rope_frequencies(d, base, "llama3", s, original_max_len=old_len,
+                                   low_freq_factor=low, high_freq_factor=high)
+    np.testing.assert_allclose(got, ref_llama3(d, base, s, low, high, old_len), rtol=1e-12)
+    assert att == 1.0
+
+
+def test_llama3_at_llama_3_1_settings():
+    """Llama 3.1: rope_theta 500000, factor 8, low 1, high 4, original 8192, head_dim 128.
+    Wavelengths below 8192 / 4 = 2048 are kept, above 8192 are divided by 8."""
+    got, _ = pl.rope_frequencies(128, 500000.0, "llama3", 8, original_max_len=8192)
+    plain = np.array(ref_default(128, 500000.0))
+    wavelen = 2 * np.pi / plain
+    ratio = plain / got
+    np.testing.assert_allclose(ratio[wavelen < 2048], 1.0, rtol=1e-12)
+    np.testing.assert_allclose(ratio[wavelen > 8192], 8.0, rtol=1e-12)
+    mid = (wavelen >= 2048) & (wavelen <= 8192)
+    assert mid.any() and np.all((ratio[mid] >= 1.0) & (ratio[mid] <= 8.0))
+
+
+@pytest.mark.parametrize("call,words", [
+    (lambda: pl.rope_frequencies(64, method="dynamic", factor=2), "original_max_len"),
+    (lambda: pl.rope_frequencies(64, method="llama3", factor=8), "original_max_len"),
+    (lambda: pl.rope_frequencies(64, method="llama3", factor=8, original_max_len=8192,
+                                 low_freq_factor=4.0, high_freq_factor=1.0), "high_freq_factor"),
+    (lambda: pl.rope_frequencies(64, method="dynamic", factor=2, original_max_len=16, seq_len=0), "seq_len"),
+])
+def test_dynamic_and_llama3_refuse_missing_or_bad_arguments(call, words):
+    assert_refused_clearly(call, ValueError, words)

@@ -33,14 +33,15 @@ def test_check_ntk_base():
     assert pl.check_ntk_base(128, 4, right) and pl.check_ntk_base(128, 4, round(right))
     wrong_names(pl.check_ntk_base(128, 4, 40000), "40000", "少了指数")
     wrong_names(pl.check_ntk_base(128, 4, 10000 * 4 ** (126 / 128)), "", "倒过来")
-    wrong_names(pl.check_ntk_base(128, 4, 1e16), "10000000000000000", "s 次方")
+    wrong_names(pl.check_ntk_base(128, 4, 1e16), "10000000000000000", "ρ 次方")
     wrong_names(pl.check_ntk_base(128, 4, 123), "123", "d/(d−2)")
 
 
 def test_check_yarn_attention_factor():
     right = 0.1 * math.log(4) + 1
     assert pl.check_yarn_attention_factor(4, round(right, 4))
-    assert not pl.check_yarn_attention_factor(4, round(right, 4) + 0.001)
+    assert pl.check_yarn_attention_factor(4, round(right, 3))            # 3 significant digits: the one rule
+    assert not pl.check_yarn_attention_factor(4, round(right, 4) + 0.02)
     wrong_names(pl.check_yarn_attention_factor(4, round(0.1 * math.log10(4) + 1, 4)), "", "以 10 为底")
     wrong_names(pl.check_yarn_attention_factor(4, round(0.1 * math.log2(4) + 1, 4)), "1.2", "以 2 为底")
     wrong_names(pl.check_yarn_attention_factor(4, round(round(right, 4) ** 2, 4)), "", "平方")

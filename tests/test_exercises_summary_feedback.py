@@ -62,3 +62,24 @@ def test_fast_pair_slowdowns_follow_the_formulas():
 def test_check_fast_pair_kept_names_each_slip(answer, verdict, words):
     v = pl.check_fast_pair_kept(answer)
     assert bool(v) is verdict and words in v.message, v.message
+
+
+def test_fast_pair_missed_yarn_is_explained_by_its_turns_not_by_the_base():
+    # pair 0 has w_0 = 1: it turns 4096 / 2π ≈ 652 times in 4096 positions, far above β_fast = 32
+    turns = 4096 / (2 * math.pi)
+    verdict = pl.check_fast_pair_kept("bd")
+    assert not verdict
+    missed = verdict.message.split("漏了")[1]
+    assert "β_fast" in missed and f"{turns:.0f}" in missed, missed
+    assert "base⁰" not in missed, missed
+    # a missed (b) is the base argument, a missed (d) says it is a new model, not an extension
+    assert "base" in pl.check_fast_pair_kept("cd").message.split("漏了")[1]
+    assert "从头" in pl.check_fast_pair_kept("bc").message.split("漏了")[1]
+
+
+def test_interview_quiz_right_answers_are_spread_over_the_positions():
+    from collections import Counter
+
+    counts = Counter(q["answer"] for q in pl.INTERVIEW_QUIZ)
+    assert max(counts.values()) <= 0.4 * len(pl.INTERVIEW_QUIZ), counts
+    assert len(counts) >= 3, counts

@@ -34,3 +34,18 @@ def test_accuracy_by_start_draws_one_line_per_model():
 ])
 def test_bad_input_is_refused_clearly(call, exc, words):
     assert_refused_clearly(call, exc, words)
+
+
+def test_labels_quote_the_full_stop_as_the_prose_does():
+    # the prose writes 「。」; a bare 。 between spaces reads as a stray sentence end
+    import re
+
+    figs = [pl.plot_accuracy_by_start({"rope": {0: 1.0, 1: 0.9}}, 16), pl.plot_extrapolation(EXTRAPOLATION_ROWS)]
+    texts = []
+    for fig in figs:
+        for ax in fig.axes:
+            texts += [ax.get_xlabel(), ax.get_ylabel(), ax.get_title()] + [t.get_text() for t in ax.texts]
+    text = " ".join(texts)
+    if re.search(r"[\u4e00-\u9fff]", text):             # the Chinese labels are drawn (CJK font present)
+        assert "「。」" in text, text
+        assert not re.search(r"(?<!「)。(?!」)", text.replace("。\n", "")), text

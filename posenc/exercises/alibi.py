@@ -9,7 +9,7 @@ import math
 
 from ..alibi import alibi_slope_exponents, alibi_slopes
 from ..validate import check_int, check_lengths
-from .verdict import PLACEHOLDER, Verdict, _first_slip, _read_answer, _reading, _wrong
+from .verdict import PLACEHOLDER, Verdict, _first_slip, _read_answer, _reading, _wrong, agrees, rounding_slip
 
 
 def _is_infinite(answer) -> bool:
@@ -39,7 +39,7 @@ def check_alibi_slope(h: int, num_heads: int, answer) -> Verdict:
     if refusal is not None:
         return refusal
     got = float(arr)
-    close = lambda a, b: abs(a - b) <= 1e-3 * abs(b)
+    close = agrees
     if close(got, right):
         return Verdict(True, f"s_{h} = 2^(−{exponent:g}) = {right:.6g}。")
     p = 1 << (num_heads.bit_length() - 1)          # largest power of 2 <= H
@@ -67,9 +67,12 @@ def check_alibi_slope(h: int, num_heads: int, answer) -> Verdict:
                   f"第 {j} 个补上的头取那组的第 {2 * j - 1} 个：2^(−{exponent:g})。"] = 2.0 ** (-8.0 * j / (2 * p))
             slips[f"这是 {2 * p} 个头那组的第 {h} 个斜率；补上的第 {j} 个头取那组的第 {2 * j - 1} 个"
                   f"（隔一个取一个），指数是 8·{2 * j - 1}/{2 * p} = {exponent:g}。"] = 2.0 ** (-8.0 * h / (2 * p))
+    for sign in (-1.0, 1.0):
+        slips[f"这是指数 {sign * exponent:g}，不是斜率：斜率是 2 的这个次方，s_{h} = 2^(−{exponent:g}) = {right:.6g}。"] = \
+            sign * exponent
     slips[f"指数里少了 8：这是 2^(−{exponent / 8:g})。"] = 2.0 ** (-exponent / 8)
     slips["斜率 s_h 是正数；加到分数上的偏置是 −s_h·|k|，负号在偏置里。"] = -right
-    message = _first_slip(got, right, slips, close)
+    message = _first_slip(got, right, slips, close) or rounding_slip(got, right)
     if message:
         return _wrong(answer, message)
     rule = (f"s_h = 2^(−8h/H)，H = {num_heads}" if power_of_2 else
@@ -99,7 +102,7 @@ def check_alibi_bias(h: int, num_heads: int, m: int, n: int, answer, causal: boo
         return Verdict(False, PLACEHOLDER)
     if _is_infinite(answer) and not isinstance(answer, str):
         if masked and float(answer) < 0:
-            return Verdict(True, f"n = {n} > m = {m}：key 在 query 的未来，被因果遮挡，偏置是 −inf（softmax 后权重为 0）。")
+            return Verdict(True, f"n = {n} > m = {m}：key 在 query 的未来，被因果掩码挡住，偏置是 −inf（softmax 后权重为 0）。")
         if float(answer) < 0:
             return _wrong(answer, f"−inf 只给被遮住的未来 key（n > m）；这里 n = {n} ≤ m = {m}，key 在过去或就是自己，"
                                   f"偏置是有限的数 {form}。")
@@ -109,8 +112,8 @@ def check_alibi_bias(h: int, num_heads: int, m: int, n: int, answer, causal: boo
         return _wrong(answer, "答案应是一个数，例如 -0.5。")
     got = float(arr)
     if masked:
-        return _wrong(answer, f"n = {n} > m = {m}：key 在 query 的未来。因果形式把未来遮住，偏置是 −inf（写 float('-inf')）。")
-    close = lambda a, b: abs(a - b) <= 5e-4
+        return _wrong(answer, f"n = {n} > m = {m}：key 在 query 的未来。因果掩码把未来挡住，偏置是 −inf（写 float('-inf')）。")
+    close = agrees
     if close(got, right):
         return Verdict(True, f"{form} = −{s:g} × {dist} = {right:g}。")
     slips = {f"符号反了：ALiBi 是扣分，偏置 = −s_{h}·{dist} = {right:g}，离得越远分数越低。": s * dist}
@@ -123,7 +126,7 @@ def check_alibi_bias(h: int, num_heads: int, m: int, n: int, answer, causal: boo
     slips[f"只算了距离 {dist}，忘了乘斜率 s_{h} = {s:g}。"] = -float(dist)
     slips[f"这是 −s_{h} 本身：忘了乘距离 {dist}（query 在 {m}、key 在 {n}）。"] = -s
     slips[f"这是 −s_{h}·{m + n}：距离是两个位置之差 |n − m| = {dist}，不是和。"] = -s * (m + n)
-    message = _first_slip(got, right, slips, close)
+    message = _first_slip(got, right, slips, close) or rounding_slip(got, right)
     if message:
         return _wrong(answer, message)
     return _wrong(answer, f"偏置 = {form}：第 {h} 个头（H = {num_heads}）的斜率 s_{h} = {s:g}，距离 {dist}。")

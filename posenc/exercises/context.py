@@ -15,17 +15,16 @@ from .verdict import (
     _letter_set_verdict,
     _reading,
     _wrong,
+    agrees,
+    rounding_slip,
 )
-
-
-def _close(got: float, value: float, rel: float = 1e-3) -> bool:
-    return abs(got - value) <= rel * max(abs(value), 1e-12)
 
 
 def check_rotations(i: int, d_model: int, length: int, answer, base: float = 10000.0) -> Verdict:
     """Check how many full turns pair ``i`` makes over ``length`` positions: ``r_i = L·w_i / 2π``.
 
-    Correct within 0.1 %. Recognises the angle in radians (forgot the 2π), the wavelength
+    Correct by the precision rule (3 significant digits, :func:`agrees`); a coarser rounding
+    is named as such. Recognises the angle in radians (forgot the 2π), the wavelength
     divided by L (inverted), and ``i`` instead of ``2i`` in the exponent.
     Introduced in notebook 09_context_extension.
     """
@@ -39,7 +38,7 @@ def check_rotations(i: int, d_model: int, length: int, answer, base: float = 100
     if refusal is not None:
         return refusal
     got = float(got)
-    if _close(got, right):
+    if agrees(got, right):
         never = "不到一圈：训练中它从没转满一圈，更长的输入会带来没见过的角度。" if right < 1 else \
             "超过一圈：训练中它已经见过所有角度。"
         return Verdict(True, f"r_{i} = L·w_{i}/2π = {length} × {w:.6g} / 2π = {right:.4g} 圈，{never}")
@@ -48,14 +47,15 @@ def check_rotations(i: int, d_model: int, length: int, answer, base: float = 100
         f"这是波长除以 L（2π/w_{i} ÷ L），正好倒过来了：圈数 = L ÷ 波长。": (2 * math.pi / w) / length,
         "指数是 −2i/d_model，这是用 −i/d_model 算的。": length * base ** (-i / d_model) / (2 * math.pi),
     }
-    message = _first_slip(got, right, slips, _close)
+    message = _first_slip(got, right, slips, agrees) or rounding_slip(got, right)
     return _wrong(answer, message or f"w_{i} = base^(−2i/d) = {base:g}^(−{2 * i}/{d_model})，圈数 = L·w_{i} / 2π。")
 
 
 def check_ntk_base(d_model: int, factor, answer, base: float = 10000.0) -> Verdict:
     """Check the base NTK-aware scaling uses for a factor s: ``base · s^(d/(d-2))``.
 
-    Correct within 0.1 %. Recognises ``base·s`` (no exponent), the exponent upside down
+    Correct by the precision rule (3 significant digits, :func:`agrees`); a coarser rounding
+    is named as such. Recognises ``base·s`` (no exponent), the exponent upside down
     ``(d-2)/d``, and the base raised instead of multiplied.
     Introduced in notebook 09_context_extension.
     """
@@ -70,22 +70,23 @@ def check_ntk_base(d_model: int, factor, answer, base: float = 10000.0) -> Verdi
     if refusal is not None:
         return refusal
     got = float(got)
-    if _close(got, right):
+    if agrees(got, right):
         return Verdict(True, f"base' = {base:g} × {factor:g}^({d_model}/{d_model - 2}) = {right:.6g}："
                              f"最慢的一对正好慢 {factor:g} 倍，最快的一对不变。")
     slips = {
-        f"这是 base × s，少了指数 d/(d−2)：那样最慢的一对只慢 s^((d−2)/d) 倍，不到 {factor:g} 倍。": base * factor,
+        f"这是 base × ρ，少了指数 d/(d−2)：那样最慢的一对只慢 ρ^((d−2)/d) 倍，不到 {factor:g} 倍。": base * factor,
         "指数倒过来了：是 d/(d−2)（略大于 1），不是 (d−2)/d。": base * factor ** (1 / expo),
-        "这是 base 的 s 次方；NTK-aware 是把 base 乘以 s^(d/(d−2))。": base ** factor,
+        "这是 base 的 ρ 次方；NTK-aware 是把 base 乘以 ρ^(d/(d−2))。": base ** factor,
     }
-    message = _first_slip(got, right, slips, _close)
-    return _wrong(answer, message or f"base' = base · s^(d/(d−2))，这里 d/(d−2) = {d_model}/{d_model - 2}。")
+    message = _first_slip(got, right, slips, agrees) or rounding_slip(got, right)
+    return _wrong(answer, message or f"base' = base · ρ^(d/(d−2))，这里 d/(d−2) = {d_model}/{d_model - 2}。")
 
 
 def check_yarn_attention_factor(factor, answer) -> Verdict:
     """Check YaRN's attention factor for a scale factor s: ``0.1·ln(s) + 1``.
 
-    4-decimal answers are right. Recognises log10 and log2 instead of the natural log, the
+    Correct by the precision rule (3 significant digits or 4 decimals, :func:`agrees`: 1.208
+    and 1.2079 are both right); a coarser rounding is named as such. Recognises log10 and log2 instead of the natural log, the
     square (what the logits are multiplied by) and forgetting the +1.
     Introduced in notebook 09_context_extension.
     """
@@ -95,18 +96,16 @@ def check_yarn_attention_factor(factor, answer) -> Verdict:
     if refusal is not None:
         return refusal
     got = float(got)
-    if abs(got - right) <= 5e-5:
+    if agrees(got, right):
         return Verdict(True, f"0.1·ln({factor:g}) + 1 = {right:.4f}；q 和 κ 都乘它，logits 乘它的平方 {right ** 2:.4f}。")
     slips = {
         "这里用了以 10 为底的对数；公式里是自然对数 ln。": 0.1 * math.log10(factor) + 1.0,
         "这里用了以 2 为底的对数；公式里是自然对数 ln。": 0.1 * math.log2(factor) + 1.0,
         "这是它的平方，也就是 logits 被放大的倍数；注意力因子本身乘在 cos、sin 上（q 和 κ 各乘一次）。": right ** 2,
-        "少了 + 1：没有缩放（s = 1）时因子应当是 1。": 0.1 * math.log(factor),
+        "少了 + 1：没有缩放（ρ = 1）时因子应当是 1。": 0.1 * math.log(factor),
     }
-    for message, value in slips.items():   # slips computed from rounded numbers: a looser match
-        if abs(got - value) <= 5e-4 and abs(value - right) > 5e-4:
-            return _wrong(answer, message)
-    return _wrong(answer, "注意力因子 = 0.1·ln(s) + 1（自然对数）。")
+    message = _first_slip(got, right, slips, agrees) or rounding_slip(got, right)
+    return _wrong(answer, message or "注意力因子 = 0.1·ln(ρ) + 1（自然对数）。")
 
 
 def check_unseen_pairs(d_model: int, train_len: int, target_len: int, answer, base: float = 10000.0) -> Verdict:
@@ -145,7 +144,8 @@ def check_unseen_pairs(d_model: int, train_len: int, target_len: int, answer, ba
 
 
 #: The context-extension choices :func:`fast_pair_slowdowns` compares: letter -> name.
-EXTENSION_CHOICES = {"a": "位置插值 PI", "b": "NTK-aware", "c": "YaRN", "d": "预训练时把 base 提到 500000"}
+EXTENSION_CHOICES = {"a": "位置插值 PI", "b": "NTK-aware", "c": "YaRN",
+                     "d": "不改旧模型，用 base = 500000 从头预训练一个新模型"}
 
 
 def fast_pair_slowdowns(d_model: int = 128, factor: float = 4.0, original_max_len: int = 4096) -> dict:
@@ -185,4 +185,15 @@ def check_fast_pair_kept(answer) -> Verdict:
 
     return _letter_set_verdict(answer, right, "abcd", measured, example="bd",
                                praise="最快的一对原样保留：" + "、".join(sorted(right)) + "（第 09 篇）。",
-                               extra="它连最快的一对也一起放慢了", missing="w_0 = base⁰ = 1，这一对没动")
+                               extra="它连最快的一对也一起放慢了", missing=_why_kept)
+
+
+def _why_kept(x: str) -> str:
+    """Why choice ``x`` leaves pair 0 alone (the feedback for a missed letter)."""
+    if x == "c":
+        turns = 4096 / (2 * math.pi)          # r_0 = L·w_0 / 2π with w_0 = 1
+        return (f"YaRN 按每一对在原训练长度内转的圈数分段：第 0 对在 4096 个位置里转了 r_0 = 4096/2π ≈ {turns:.0f} 圈，"
+                f"远多于 β_fast = 32 圈，这样的对 YaRN 原样保留（第 09 篇 2.3 节）")
+    if x == "b":
+        return "NTK-aware 只换 base，而 w_0 = base'⁰ = 1 与 base 无关，这一对没动"
+    return "w_0 = base⁰ = 1 与 base 无关：换一个更大的 base 从头训练，这一对的频率也还是 1"

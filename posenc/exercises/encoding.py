@@ -20,10 +20,12 @@ from ..encoding import (
 )
 from ..text import _format_vector
 from ..validate import check_array, check_d_model, check_int, check_real
-from .verdict import PLACEHOLDER, Verdict, _first_slip, _read_answer, _reading, _wrong
+from .verdict import PLACEHOLDER, Verdict, _first_slip, _read_answer, _reading, _wrong, agrees, tolerance
 
 #: Tolerance of a 4-decimal answer: rounded (error <= 5e-5) or truncated (< 1e-4) to 4 decimals.
 PE_TOL = 1e-4 + 1e-9
+#: The precision notebooks 02 and 04 ask for (「保留 4 位小数」), passed to :func:`agrees`.
+DECIMALS_ASKED = 4
 
 
 def _pe_row(sin_angles, cos_angles) -> np.ndarray:
@@ -76,8 +78,8 @@ def _sign_slip(arr, right, pos, w):
 def check_pe(pos, answer, d_model: int = 2, base: float = 10000.0, word=None) -> Verdict:
     """Check a hand-calculated PE(pos), or with ``word`` the model input word + PE(pos).
 
-    Compared at 4 decimals: an answer within 1e-4 of the exact value (rounded or truncated
-    to 4 decimals) is right, and the verdict shows the 4-decimal values. Recognises the
+    Compared at 4 decimals, the precision the notebook asks for (:func:`agrees` with
+    ``decimals=4``: within one unit of the 4th decimal, rounded or truncated) is right, and the verdict shows the 4-decimal values. Recognises the
     classic slips and names them: degrees instead of radians, sin and cos swapped, pos ÷ w_i,
     the exponent i/d_model, a cos column with the exponent (2i+1)/d_model or 2(i+1)/d_model,
     every pair with w_0 = 1, right magnitudes with wrong signs; with ``word`` also PE(pos)
@@ -101,7 +103,7 @@ def check_pe(pos, answer, d_model: int = 2, base: float = 10000.0, word=None) ->
                  f"{', …' if d_model > 2 else ''}]。")
     if refusal is not None:
         return refusal
-    if np.allclose(arr, right, atol=PE_TOL, rtol=0):
+    if agrees(arr, right, DECIMALS_ASKED):
         if word is None:
             return Verdict(True, f"PE({pos}) = {_format_vector(pe)}（4 位小数）。")
         return Verdict(True, f"{_format_vector(word)} + PE({pos}) = {_format_vector(word)} + "
@@ -114,13 +116,13 @@ def check_pe(pos, answer, d_model: int = 2, base: float = 10000.0, word=None) ->
                 slips[f"这是词向量 + PE({other})：位置是 {pos}（从 0 数），差了一位。"] = \
                     word + encode_positions([other], d_model, base)[0]
     for message, value in slips.items():
-        if not np.allclose(value, right, atol=PE_TOL, rtol=0) and np.allclose(arr, value, atol=PE_TOL, rtol=0):
+        if not agrees(value, right, DECIMALS_ASKED) and agrees(arr, value, DECIMALS_ASKED):
             return _wrong(answer, message)
     w = frequencies(d_model, base)
     sign = _sign_slip(arr - shift, pe, pos, w)
     if sign:
         return _wrong(answer, sign)
-    bad = int(np.argmax(np.abs(arr - right) > PE_TOL))
+    bad = int(np.argmax(np.abs(arr - right) > tolerance(right, DECIMALS_ASKED)))
     pair, kind = bad // 2, ("sin" if bad % 2 == 0 else "cos")
     plus = "" if word is None else f"，再加上词向量的第 {bad} 个数"
     return _wrong(answer, f"第 {bad} 维（第 {pair} 对的 {kind}）和计算结果不符（按 4 位小数比较）：这一维是 "
@@ -153,7 +155,7 @@ def check_wavelength(i: int, d_model: int, answer, base: float = 10000.0, decima
         return refusal
     got = float(got)
     tol = 0.5 * 10.0 ** -decimals + 1e-9
-    if abs(got - right) <= tol:
+    if agrees(got, right, decimals):
         note = ""
         if i == d_model // 2 - 1 and i > 0:
             note = (f"这是最慢的一对，只有常说的「{base:g}·2π」的 1/{2 * math.pi * base / right:.4g}："
@@ -176,7 +178,7 @@ def check_wavelength(i: int, d_model: int, answer, base: float = 10000.0, decima
         close = max(2e-3 * abs(value), min(tol, 0.01 * abs(value)))  # relative: slips span 1e-5 .. 1e5
         if abs(value - right) > max(tol, 2e-3 * right) and abs(got - value) <= close:
             return _wrong(answer, message)
-    if decimals > 0 and got == round(right) and abs(got - right) > tol:
+    if decimals > 0 and got == round(right) and not agrees(got, right, decimals):
         return _wrong(answer, f"只保留到了整数：要保留 {decimals} 位小数。")
     if abs(got - right) <= 2e-3 * right:
         return _wrong(answer, f"很接近，但差了 {abs(got - right):.2g}：多半是 π 取得太粗（3.14）或中间步骤提前四舍五入了；"
@@ -314,7 +316,7 @@ FOUR_DECIMALS = 1e-4 + 1e-9
 
 
 def _close4(arr, value) -> bool:
-    return bool(np.allclose(arr, value, atol=FOUR_DECIMALS, rtol=0))
+    return agrees(arr, value, DECIMALS_ASKED)
 
 
 def _matrix4(m) -> str:

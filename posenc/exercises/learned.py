@@ -18,7 +18,7 @@ def check_order_blind_accuracy(answer) -> Verdict:
     right = order_blind_bound()
     if answer is None:
         return Verdict(False, PLACEHOLDER + "（一个 0 到 1 之间的小数）")
-    verdict = check_value(answer, right, tol=1e-3)
+    verdict = check_value(answer, right)
     if verdict:
         return Verdict(True, f"最多 {right:.3f}：镜像的两句对它是同一个输入，只能给同一个答案，一对里最多对一句。")
     got = _read_answer(answer, "array", ())

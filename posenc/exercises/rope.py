@@ -11,7 +11,7 @@ import numpy as np
 
 from ..rope import rope
 from ..validate import check_base, check_d_model, check_int, check_real, check_vector_pair
-from .verdict import Verdict, _first_slip, _reading, _wrong, check_choice
+from .verdict import Verdict, _first_slip, _reading, _wrong, agrees, check_choice, rounding_slip
 
 
 def check_rope_angle(i: int, pos, d_model: int, answer, base: float = 10000.0) -> Verdict:
@@ -35,8 +35,8 @@ def check_rope_angle(i: int, pos, d_model: int, answer, base: float = 10000.0) -
         return refusal
     got = float(arr)
     turns = (got - right) / (2 * math.pi)
-    if abs(got - right) <= 5e-4 or (abs(turns - round(turns)) * 2 * math.pi <= 5e-4):
-        extra = "" if abs(got - right) <= 5e-4 else f"（你的答案多转了 {round(turns):+d} 整圈 2π，是同一个旋转）"
+    if agrees(got, right) or agrees(got - round(turns) * 2 * math.pi, right):
+        extra = "" if agrees(got, right) else f"（你的答案多转了 {round(turns):+d} 整圈 2π，是同一个旋转）"
         return Verdict(True, f"角度 = pos·w_{i} = {pos:g} × {w:.6g} = {right:.6g} 弧度{extra}。")
     slips = {
         "这是角度制 (degrees)；RoPE 的角度用弧度。": math.degrees(right),
@@ -45,8 +45,7 @@ def check_rope_angle(i: int, pos, d_model: int, answer, base: float = 10000.0) -
         f"这是把维度下标 2i = {2 * i} 当成了对的下标 i：第 i 对的频率是 base^(−2i/d_model) = "
         f"base^(−{2 * i}/{d_model})。": pos * base ** (-4.0 * i / d_model),
     }
-    close = lambda a, b: abs(a - b) <= max(5e-4, 1e-4 * abs(b))
-    message = _first_slip(got, right, slips, close)
+    message = _first_slip(got, right, slips, agrees) or rounding_slip(got, right)
     if message:
         return _wrong(answer, message)
     return _wrong(answer, f"和正弦位置编码同一组频率：w_i = base^(−2i/d_model)，这里 2i/d_model = {2 * i}/{d_model}；"
@@ -55,7 +54,8 @@ def check_rope_angle(i: int, pos, d_model: int, answer, base: float = 10000.0) -
 
 def check_rope_score(answer, q=(1.0, 0.0), key=(0.0, 1.0), m: int = 3, n: int = 4,
                      base: float = 10000.0) -> Verdict:
-    """Check ``rope(q, m) . rope(κ, n)`` computed by hand (4 decimals; κ = ``key``).
+    """Check ``rope(q, m) . rope(κ, n)`` computed by hand (κ = ``key``; the precision rule of
+    :func:`agrees`: 3 significant digits or 4 decimals).
 
     The right value is ``qᵀ 𝓡_(n-m) κ``. Recognises the opposite direction (the offset m - n,
     as with notebook 04's R_k on both), rotating by m + n (q and κ turned opposite ways),
@@ -69,11 +69,11 @@ def check_rope_score(answer, q=(1.0, 0.0), key=(0.0, 1.0), m: int = 3, n: int = 
     right = score(m, n)
     arr, refusal = _reading(
         answer, "array", (),
-        expected="答案应是一个数（保留 4 位小数）。")
+        expected="答案应是一个数（保留 3 位有效数字或 4 位小数）。")
     if refusal is not None:
         return refusal
     got = float(arr)
-    close = lambda a, b: abs(a - b) <= 5e-4
+    close = agrees
     k = n - m
     if close(got, right):
         return Verdict(True, f"rope(q, {m})·rope(κ, {n}) = qᵀ𝓡_{k}κ = {right:.4f}：只有偏移 k = n − m = {k} 进来了。")
@@ -88,7 +88,7 @@ def check_rope_score(answer, q=(1.0, 0.0), key=(0.0, 1.0), m: int = 3, n: int = 
         "角度按度 (degrees) 算了；RoPE 的角度 pos·w_i 是弧度。":
             float(rope(q[None], [0.0], base)[0] @ rope(key[None], [math.radians(k)], base)[0]),
     }
-    message = _first_slip(got, right, slips, close)
+    message = _first_slip(got, right, slips, close) or rounding_slip(got, right)
     if message:
         return _wrong(answer, message)
     return _wrong(answer, f"先把 q 逆时针转 m·w_i、κ 逆时针转 n·w_i，再做点积；等价于 qᵀ𝓡_(n−m)κ，"

@@ -146,7 +146,8 @@ def _letter_set_verdict(answer, right: set, allowed: str, describe, *, praise: s
 
     ``right`` is the set of right letters, ``describe(x)`` says what option x is (and what was
     measured for it). Right: ``praise`` then every option described. Wrong: each letter picked
-    wrongly gets ``describe(x)：extra``, each letter missed ``漏了 describe(x)：missing``.
+    wrongly gets ``describe(x)：extra``, each letter missed ``漏了 describe(x)：missing`` (``missing``
+    is a string, or a callable giving each letter its own reason).
     """
     if answer is None:
         return Verdict(False, PLACEHOLDER)
@@ -156,7 +157,7 @@ def _letter_set_verdict(answer, right: set, allowed: str, describe, *, praise: s
     if got == right:
         return Verdict(True, praise + "；".join(describe(x) for x in allowed) + "。")
     reasons = [f"{describe(x)}：{extra}" for x in sorted(got - right)]
-    reasons += [f"漏了 {describe(x)}：{missing}" for x in sorted(right - got)]
+    reasons += [f"漏了 {describe(x)}：{missing(x) if callable(missing) else missing}" for x in sorted(right - got)]
     return _wrong(answer, "；".join(reasons) + "。")
 
 
@@ -174,12 +175,89 @@ def _matches(arr, value, tol: float) -> bool:
     return bool(np.allclose(arr, value, atol=tol, rtol=0))
 
 
-def check_value(answer, expected, *, tol: float = 5e-4, hint: str = "", slips=None) -> Verdict:
+# ---------------------------------------------------------------------------
+# The one precision rule of every numeric check
+# ---------------------------------------------------------------------------
+#: A numeric answer is right when it differs from the computed value by at most one unit in
+#: the last digit the question asks for, so that rounding and truncating are both right and a
+#: more precise answer always is. A question that says nothing asks for 3 significant digits
+#: (or 4 decimals, whichever is looser); a question that says 「保留 N 位小数」 passes
+#: ``decimals=N``. An answer rounded more coarsely than that is told so (:func:`rounding_slip`),
+#: never told its formula is wrong.
+SIGNIFICANT_DIGITS = 3
+DECIMALS = 4
+#: Said in every verdict that refuses a rounding slip of a question that states no precision.
+PRECISION_RULE = "没写精度的数值题都按同一条规则判：保留 3 位有效数字（或 4 位小数）就算对，四舍五入或截断都行"
+
+
+def tolerance(expected, decimals: int | None = None):
+    """The largest error the precision rule allows for ``expected`` (elementwise for arrays).
+
+    Without ``decimals``: ``max(10^(E - 2), 10^-4)`` with ``E = floor(log10 |expected|)``, one
+    unit in the 3rd significant digit or in the 4th decimal. With ``decimals`` (the question
+    asks for that many decimals): ``10^-decimals``, one unit in the last asked-for decimal.
+    The rule under every numeric ``check_*`` (notebook 01_permutation_invariance onwards).
+    """
+    v = np.abs(np.asarray(expected, dtype=float))
+    if decimals is not None:
+        tol = np.full(v.shape, 10.0 ** -decimals)
+    else:
+        with np.errstate(divide="ignore"):
+            e = np.floor(np.log10(np.where(v > 0, v, 1.0)))
+        tol = np.maximum(np.where(v > 0, 10.0 ** (e - (SIGNIFICANT_DIGITS - 1)), 0.0), 10.0 ** -DECIMALS)
+    tol = tol * (1 + 1e-9) + 1e-12         # a typed 2.06 is not exactly 2.06 in binary
+    return float(tol) if tol.shape == () else tol
+
+
+def agrees(got, expected, decimals: int | None = None) -> bool:
+    """True when ``got`` (a number or array) meets the precision rule for ``expected``
+    (see :func:`tolerance`)."""
+    got = np.asarray(got, dtype=float)
+    expected = np.asarray(expected, dtype=float)
+    return bool(got.shape == expected.shape and np.all(np.abs(got - expected) <= tolerance(expected, decimals)))
+
+
+def _roundings(value: float):
+    """(description, value) for the coarser roundings and truncations of ``value`` a learner
+    may type that still keep 2 significant digits: 2 significant digits, 0 … 3 decimals."""
+    out = []
+    if value == 0 or not math.isfinite(value):
+        return out
+    e = math.floor(math.log10(abs(value)))
+    units = [("2 位有效数字", 10.0 ** (e - 1))]
+    units += [(f"{places} 位小数" if places else "整数", 10.0 ** -places) for places in range(DECIMALS)
+              if 10.0 ** -places <= 10.0 ** (e - 1)]          # at least 2 significant digits kept
+    for what, unit in units:
+        out.append((what, round(value / unit) * unit))
+        out.append((what, math.trunc(value / unit) * unit))
+    return out
+
+
+def rounding_slip(got, expected, decimals: int | None = None) -> str | None:
+    """The message for an answer that is the computed value rounded (or truncated) too
+    coarsely, else None. Only for answers the rule refuses: ``got`` equals ``expected``
+    rounded (or truncated) to 2 significant digits or to 0 … 3 decimals, or lies within 2 % of it."""
+    got_arr = np.asarray(got, dtype=float)
+    if got_arr.shape != () or agrees(got, expected, decimals):
+        return None
+    got, expected = float(got_arr), float(expected)
+    rule = PRECISION_RULE if decimals is None else f"这道题要保留 {decimals} 位小数（四舍五入或截断都行）"
+    for what, value in _roundings(expected):
+        if value != 0 and abs(got - value) <= 1e-9 * max(abs(value), 1.0) and not agrees(value, expected, decimals):
+            return f"方法对了，只是舍入得太粗：这像是把结果保留到了 {what}。{rule}；中间步骤不要先舍入。"
+    if expected != 0 and abs(got - expected) <= 0.02 * abs(expected):
+        return (f"很接近（差 {abs(got - expected) / abs(expected):.1%}），方法多半对了：像是中间步骤舍入得太早。"
+                f"{rule}。")
+    return None
+
+
+def check_value(answer, expected, *, tol: float | None = None, hint: str = "", slips=None) -> Verdict:
     """Compare a reader's number (or list of numbers) with the computed one.
 
-    Correct when every entry is within ``tol`` (default: 4-decimal rounding; ``tol=0`` for
-    exact answers). ``slips`` maps a message to a wrong value a typical slip gives; an
-    answer matching one gets that message. A wrong answer's message names what was entered.
+    Correct by the precision rule (:func:`tolerance`: 3 significant digits or 4 decimals);
+    ``tol=0`` for exact answers. ``slips`` maps a message to a wrong value a typical slip
+    gives; an answer matching one gets that message; an answer rounded too coarsely is told so
+    (:func:`rounding_slip`). A wrong answer's message names what was entered.
     The generic check under the ``check_*`` helpers of the notebooks.
     """
     expected = np.asarray(expected, dtype=float)
@@ -187,9 +265,13 @@ def check_value(answer, expected, *, tol: float = 5e-4, hint: str = "", slips=No
     arr, refusal = _reading(answer, "array", expected.shape, f"答案应是{what}。{hint}")
     if refusal is not None:
         return refusal
-    if _matches(arr, expected, tol):
-        return Verdict(True, "与计算结果一致。" if tol == 0 else f"与计算结果一致（允许误差 {tol:.2g}）。")
-    message = _first_slip(arr, expected, slips or {}, lambda a, b: _matches(a, b, tol))
+    close = (lambda a, b: _matches(a, b, 0.0)) if tol == 0 else \
+        (lambda a, b: _matches(a, b, tol)) if tol is not None else agrees
+    if close(arr, expected):
+        return Verdict(True, "与计算结果一致。" if tol == 0 else "与计算结果一致（保留 3 位有效数字或 4 位小数即可）。")
+    message = _first_slip(arr, expected, slips or {}, close)
+    if message is None and tol != 0 and expected.shape == ():
+        message = rounding_slip(arr, expected)
     return _wrong(answer, message or hint or "与计算结果不一致，检查每一步。")
 
 

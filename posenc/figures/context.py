@@ -110,8 +110,8 @@ class _ScalingView:
         self.target_pts.set_data(r, turns_target)
         self.unseen_pts.set_data(r[cov.unseen], turns_target[cov.unseen])
         name = _method_name(method)
-        self.title_slow.set_text(label(f"{name}，s = {factor:g}：每对变慢的倍数",
-                                       f"{name}, s = {factor:g}: slowdown per pair"))
+        self.title_slow.set_text(label(f"{name}，ρ = {factor:g}：每对变慢的倍数",
+                                       f"{name}, ρ = {factor:g}: slowdown per pair"))
         if target_len < original_max_len:      # nothing to extend: said in words, not left to the reader
             self.title_turn.set_text(label(f"L' = {target_len} < L = {original_max_len}：比训练还短，无需扩展",
                                            f"L' = {target_len} < L = {original_max_len}: shorter, nothing to extend"))
@@ -194,7 +194,7 @@ class RopeScalingExplorer(Explorer):
         controls = {
             "method": w.Dropdown(options=options, value=method,
                                  description=label("方法", "method"), style=st),
-            "factor": w.SelectionSlider(options=FACTORS, value=factor, description=label("s（倍数 factor）", "factor s"),
+            "factor": w.SelectionSlider(options=FACTORS, value=factor, description=label("ρ（倍数 factor）", "factor ρ"),
                                         style=st),
             "original_max_len": w.SelectionSlider(options=ORIGINAL_LENGTHS, value=original_max_len,
                                                   description=label("L（训练长度）", "L (training length)"), style=st),

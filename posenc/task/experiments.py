@@ -190,7 +190,7 @@ def format_context_table(rows, decimals: int = 2) -> str:
     hi = rows[0].get("train_lengths", (None, None))[1]
     head = ["方法"]
     for s in factors:
-        head += [f"s={s}：长度 {hi}", f"s={s}：长度 {s * hi}"] if hi else [f"s={s}：训练长度", f"s={s}：{s} 倍长度"]
+        head += [f"ρ={s}：长度 {hi}", f"ρ={s}：长度 {s * hi}"] if hi else [f"ρ={s}：训练长度", f"ρ={s}：{s} 倍长度"]
     body = []
     for r in rows:
         cells = [r["label"]]
