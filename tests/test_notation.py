@@ -32,6 +32,8 @@ RESERVED_SYMBOLS = [
      "n is the key position: T5's non-negative distance is δ (notebook 06)"),
     (r"max\(\s*[−-]\s*K\b|min\(\s*K\s*,",
      "K is only a label (key); the clip distance is k_max (code: max_relative)"),
+    (r"(?<![\w_])s\s*(?:倍|=\s*(?:L'|L′)\s*/\s*L)|(?<![\w_])(?:缩放|放大|插值)(?:倍数|因子)\s*s(?![\w_])",
+     "the scale factor of context extension is ρ (notebook 09); s is ALiBi's slope s_h"),
 ]
 
 
@@ -59,12 +61,13 @@ def test_one_term_per_idea_one_meaning_per_symbol(path):
 def test_the_rules_catch_what_they_should():
     caught = ["因果遮挡 (causal mask)", "靠遮罩分左右", "方波与它的光滑表亲", "(R_m q)·(R_n κ)",
               "qᵀR_{m}κ", "最大的 2 的幂 P", "前 P 个头", "然后取 n = |k|", "n = max(−k, 0)",
-              "clip(k) = max(-K, min(K, k))"]
+              "clip(k) = max(-K, min(K, k))", "把位置压缩 s 倍", "缩放倍数 s", "s = L′/L"]
     for text in caught:
         assert offences(text), text
     kept = ["因果掩码 (causal mask)", "被掩码遮住", "R_k·PE(pos)", "R_{−pos}", "R_{-k}", "R_kᵀ = R_{−k}",
             "\\mathcal{R}_{pos}", "\\mathcal{R}_m q", "R_max", "R² = 1", "置换矩阵 P", "P A_A P^T",
-            "δ = |k|", "a^K_{clip(n−m)}", "W_{k,R}", "$R_{i-j}$", "k_max"]
+            "δ = |k|", "a^K_{clip(n−m)}", "W_{k,R}", "$R_{i-j}$", "k_max", "斜率 s_h", "ρ = L′/L", "缩放倍数 ρ",
+            "s_h = 2^(−8h/H)"]
     for text in kept:
         assert not offences(text), (text, offences(text))
 
@@ -72,5 +75,6 @@ def test_the_rules_catch_what_they_should():
 def test_the_box_states_the_rules():
     box = "\n".join(text for _, text in markdown_cells(ROOT / "notebooks" / "04_relative_position.ipynb")
                     if text.lstrip().startswith("第二个块") or "### 符号约定" in text)
-    for words in ("κ", "几乎都把 key 向量写成 k", "置换矩阵", "k_max", "δ", "因果掩码", "列向量", "R 的下标永远是偏移"):
+    for words in ("κ", "几乎都把 key 向量写成 k", "置换矩阵", "k_max", "δ", "因果掩码", "列向量", "R 的下标永远是偏移",
+                  "s_h", "H₀", "ρ"):
         assert words in box, words
