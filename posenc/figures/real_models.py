@@ -36,31 +36,32 @@ class _RealModelView:
     """Two panels: wavelength per pair (before / after scaling) with the two lengths, slowdown per pair."""
 
     Y_LIM = (2.0, 1e9)
+    X_LIM = (-0.02, 1.0)   # x = 2i/d: the exponent of w_i = θ^(-2i/d), the same axis for every head size
 
     def __init__(self, ax_wave, ax_slow):
         self.ax_wave, self.ax_slow = ax_wave, ax_slow
         ax_wave.set_yscale("log")
         ax_wave.set_ylim(*self.Y_LIM)
-        ax_wave.set_xlim(-1, 129)
+        ax_wave.set_xlim(*self.X_LIM)
         (self.turned,) = ax_wave.plot([], [], "o", color="C0", ms=3, label=label("训练长度内转满一圈", "full turn in training"))
         (self.unturned,) = ax_wave.plot([], [], "o", color="C3", ms=3, label=label("没转满一圈", "less than a turn"))
         (self.scaled,) = ax_wave.plot([], [], "-", color="C1", lw=1.2, label=label("缩放后的波长", "wavelength after scaling"))
-        (self.train_line,) = ax_wave.plot([-1, 129], [1, 1], color="C0", lw=0.9, ls="--")
-        (self.len_line,) = ax_wave.plot([-1, 129], [1, 1], color="0.3", lw=0.9, ls=":")
+        (self.train_line,) = ax_wave.plot(self.X_LIM, [1, 1], color="C0", lw=0.9, ls="--")
+        (self.len_line,) = ax_wave.plot(self.X_LIM, [1, 1], color="0.3", lw=0.9, ls=":")
         self.train_text = ax_wave.text(0.01, 0.0, " ", transform=ax_wave.get_yaxis_transform(), fontsize=7,
                                        color="C0", va="bottom", clip_on=True)
         self.len_text = ax_wave.text(0.99, 0.0, " ", transform=ax_wave.get_yaxis_transform(), fontsize=7,
                                      color="0.3", va="top", ha="right", clip_on=True)
         ax_wave.legend(fontsize=7, loc="upper left", frameon=False)
-        ax_wave.set_xlabel(label("第 i 对（只数旋转的维度）", "pair i (rotated dims only)"), fontsize=8)
+        ax_wave.set_xlabel(label("2i/d（第 i 对，d = 旋转的维数）", "2i/d (pair i, d = rotated dims)"), fontsize=8)
         ax_wave.set_ylabel(label("波长 2π/w_i（位置数）", "wavelength 2π/w_i (positions)"), fontsize=8)
         self.title_wave = ax_wave.set_title(" ", fontsize=8.5)
         ax_slow.set_yscale("log", base=2)
         ax_slow.set_ylim(0.8, 64)
-        ax_slow.set_xlim(-1, 129)
+        ax_slow.set_xlim(*self.X_LIM)
         ax_slow.set_yticks([1, 2, 4, 8, 16, 32], labels=["1", "2", "4", "8", "16", "32"])
         (self.slow,) = ax_slow.plot([], [], "o-", color="C1", ms=2.5, lw=1.0)
-        ax_slow.set_xlabel(label("第 i 对", "pair i"), fontsize=8)
+        ax_slow.set_xlabel(label("2i/d", "2i/d"), fontsize=8)
         ax_slow.set_ylabel(label("变慢的倍数 w_i / w'_i", "slowdown w_i / w'_i"), fontsize=8)
         self.title_slow = ax_slow.set_title(" ", fontsize=8.5)
 
@@ -74,7 +75,7 @@ class _RealModelView:
         base = cfg["rope_theta"]
         w = frequencies(dims, base)
         scaled, att = model_frequencies(model, seq_len)
-        i = np.arange(len(w))
+        i = 2 * np.arange(len(w)) / dims
         wave, wave_scaled = 2 * math.pi / w, 2 * math.pi / scaled
         train = training_context(cfg)
         full = wave <= train
@@ -87,10 +88,6 @@ class _RealModelView:
         self.train_text.set_text(label(f"训练长度 {train}", f"training {train}"))
         self.len_text.set_position((0.99, seq_len))
         self.len_text.set_text(label(f"上下文 {seq_len}", f"context {seq_len}"))
-        for ax in (self.ax_wave, self.ax_slow):
-            ax.set_xlim(-1, len(w))
-        self.train_line.set_xdata([-1, len(w)])
-        self.len_line.set_xdata([-1, len(w)])
         new = int(np.sum(wave_scaled > seq_len))
         self.title_wave.set_text(label(
             f"{model}：{dims} 维旋转，θ = {base:g}；{int(full.sum())}/{len(w)} 对在 {train} 内转满一圈",
@@ -150,7 +147,5 @@ class RealModelsExplorer(Explorer):
         self.view = _RealModelView(*axes)
 
     def _update(self, model, seq_len):
-        changed = getattr(self, "_drawn_model", None) not in (None, model)   # new x range: redraw the axes
-        self._drawn_model = model
         self.result = self.view.update(model, seq_len)
-        return changed
+        return False
