@@ -139,7 +139,7 @@ def alibi_step_bias(pos: int, num_heads: int) -> np.ndarray:
     """
     pos = check_int("pos", pos, 0)
     slopes = alibi_slopes(num_heads)
-    return -slopes[:, None] * (pos - np.arange(pos + 1, dtype=float))[None, :]
+    return slopes[:, None] * (np.arange(pos + 1, dtype=float) - pos)[None, :]
 
 
 def t5_step_bias(pos: int, bias_table, max_distance: int = 128) -> np.ndarray:
