@@ -48,7 +48,8 @@ class DecodeResult:
     """What a decoding loop produced: ``outputs`` (one row per step, the attention output of the
     newest token), ``keys`` (the rotated keys the last step attended to, one row per position)
     and ``inv_freq`` (the frequencies of each step, one row per step).
-    Returned by :func:`kv_cache_decode` and :func:`recompute_decode` (notebook 10_rope_real_models).
+    Returned by :func:`kv_cache_decode` and :func:`recompute_decode`.
+    Introduced in notebook 10_rope_real_models.
     """
 
     outputs: np.ndarray
