@@ -160,7 +160,10 @@ def scaled_frequencies(d: int, base: float, rope_scaling: dict | None = None,
     ``original_max_position_embeddings`` and the type's own keys); ``seq_len`` is the current
     length, used by ``dynamic`` only. Computed by :func:`rope_frequencies` (``linear`` is its
     ``"pi"``); ``dynamic`` and ``llama3`` go there too once it knows them, until then through a
-    private copy of the same formulas here.
+    private copy of the same formulas here. The attention factor is :func:`rope_frequencies`' own
+    (YaRN: ``0.1·ln(s) + 1``); DeepSeek's ``mscale`` / ``mscale_all_dim`` keys are kept in the
+    configs as written but not used here (DeepSeek-V3's reference code, with mscale 1.0, gives
+    the same factor, applied to the softmax scale as its square).
     Introduced in notebook 10_rope_real_models.
     """
     d = check_d_model(d)

@@ -35,7 +35,7 @@ def _model_label(name: str) -> str:
 class _RealModelView:
     """Two panels: wavelength per pair (before / after scaling) with the two lengths, slowdown per pair."""
 
-    Y_LIM = (2.0, 1e9)
+    Y_LIM = (2.0, 1e8)
     X_LIM = (-0.02, 1.0)   # x = 2i/d: the exponent of w_i = θ^(-2i/d), the same axis for every head size
 
     def __init__(self, ax_wave, ax_slow):
@@ -49,9 +49,11 @@ class _RealModelView:
         (self.train_line,) = ax_wave.plot(self.X_LIM, [1, 1], color="C0", lw=0.9, ls="--")
         (self.len_line,) = ax_wave.plot(self.X_LIM, [1, 1], color="0.3", lw=0.9, ls=":")
         self.train_text = ax_wave.text(0.01, 0.0, " ", transform=ax_wave.get_yaxis_transform(), fontsize=7,
-                                       color="C0", va="bottom", clip_on=True)
+                                       color="C0", va="bottom", clip_on=True,
+                                       bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.75, "pad": 1})
         self.len_text = ax_wave.text(0.99, 0.0, " ", transform=ax_wave.get_yaxis_transform(), fontsize=7,
-                                     color="0.3", va="top", ha="right", clip_on=True)
+                                     color="0.3", va="top", ha="right", clip_on=True,
+                                     bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.75, "pad": 1})
         ax_wave.legend(fontsize=7, loc="upper left", frameon=False)
         ax_wave.set_xlabel(label("2i/d（第 i 对，d = 旋转的维数）", "2i/d (pair i, d = rotated dims)"), fontsize=8)
         ax_wave.set_ylabel(label("波长 2π/w_i（位置数）", "wavelength 2π/w_i (positions)"), fontsize=8)
