@@ -18,6 +18,10 @@ room (``posenc/…``)    what it holds                                          
 ``rope``               RoPE in numpy: the rotation, the score by offset             07
 ``alibi``              ALiBi in numpy: head slopes, the distance bias               08
 ``context``            RoPE past its training length: PI, NTK-aware, YaRN           09
+``model_configs``      real models' RoPE settings (``MODEL_CONFIGS``, sourced)      10
+``inference``          RoPE at inference: the KV cache, dynamic NTK, per-step       10
+                       ALiBi/T5 biases
+``mla``                multi-head latent attention and decoupled RoPE (DeepSeek)    10
 ``torch_layers``       the encodings as torch modules, the one torch RoPE           05-09
                        (loaded lazily)
 ``position_limit``     ``PositionLimitError``: a table asked for a row it lacks     05
@@ -139,6 +143,32 @@ from posenc.context import (
     yarn_ramp,
 )
 
+# -- RoPE in real models and at inference: configs, KV cache, MLA (10) -------------------------
+from posenc.model_configs import (
+    MODEL_CONFIGS,
+    model_frequencies,
+    rope_type,
+    rotary_dims,
+    scaled_frequencies,
+    training_context,
+)
+from posenc.inference import (
+    DecodeResult,
+    alibi_step_bias,
+    causal_rope_attention,
+    kv_cache_decode,
+    recompute_decode,
+    rotate_pairs,
+    t5_step_bias,
+)
+from posenc.mla import (
+    mla_absorbed_matrix,
+    mla_absorbed_scores,
+    mla_cache_per_token,
+    mla_decoupled_scores,
+    mla_scores,
+)
+
 # -- torch: the error is torch-free, the modules load lazily (see _LAZY) -----------------------
 from posenc.position_limit import PositionLimitError
 
@@ -225,6 +255,13 @@ from posenc.exercises.context import (
     check_unseen_pairs,
     check_yarn_attention_factor,
 )
+from posenc.exercises.real_models import (
+    REAL_MODELS,
+    check_llama3_slowdown,
+    check_mla_cache,
+    check_rotated_dims,
+    llama3_slowdown,
+)
 from posenc.quiz import INTERVIEW_QUIZ, Quiz
 
 # -- text, the setup cell, figure style --------------------------------------------------------
@@ -279,6 +316,7 @@ from posenc.figures.alibi import AlibiExplorer, plot_alibi_attention, plot_alibi
 from posenc.figures.extrapolation import plot_accuracy_by_start, plot_extrapolation
 from posenc.figures.context import RopeScalingExplorer, plot_rope_scaling
 from posenc.figures.trained_attention import plot_trained_attention
+from posenc.figures.real_models import RealModelsExplorer, plot_real_model
 
 #: Name -> explorer class, for every explorer the notebooks use (notebooks call the class
 #: itself, ``pl.RopeExplorer()``; tools and tests walk this dict).
@@ -295,6 +333,7 @@ EXPLORERS = {
     "rope": RopeExplorer,
     "alibi": AlibiExplorer,
     "rope_scaling": RopeScalingExplorer,
+    "real_models": RealModelsExplorer,
 }
 
 #: Names that need torch, and the module each lives in (imported on first use).

@@ -41,7 +41,7 @@ class Quiz:
     ``wrong`` ({option index: what picking it shows}). A right pick shows 正确 and the
     explanation, a wrong one 再想想, the option picked and its message (else the hint). ``.radios[n].value``
     can be set from code (that is how the tests answer); ``.widget`` is what to display.
-    Introduced in notebook 12_summary_interview.
+    Introduced in notebook 10_rope_real_models (the first notebook with a self-check quiz).
     """
 
     def __init__(self, questions):

@@ -177,6 +177,8 @@ PLOT_SAMPLES = {
     # figures/context.py
     "plot_rope_scaling": ["", "method='yarn', factor=8.0, original_max_len=2048, target_len=16384, d_model=64",
                           "method='pi', factor=2.0", "method='ntk'"],
+    # figures/real_models.py
+    "plot_real_model": ["", "model='GPT-NeoX-20B', seq_len=1024", "model='DeepSeek-V3', seq_len=1048576"],
     # figures/trained_attention.py
     "plot_trained_attention": ["{'none': pl.trained_run('none'), 'rope': pl.trained_run('rope')}",
                                "{'sinusoidal': pl.trained_run('sinusoidal')}, layer=1, head=2"],

@@ -29,6 +29,7 @@ BAD = {
     pl.AlibiExplorer: {"num_heads": 17, "seq_len": 3, "head": 9, "causal": 0},
     pl.RopeScalingExplorer: {"method": "linear", "factor": 3, "original_max_len": 100, "target_len": 20000,
                              "d_model": 100, "base": 0.5},
+    pl.RealModelsExplorer: {"model": "GPT-5", "seq_len": 1000},
     pl.TrainingPanel: {"seed": -1, "steps": 7, "pes": ("rope", "x")},
 }
 #: Explorer -> arguments at the ends of its sliders (accepted, shown as given).

@@ -54,7 +54,8 @@ INTRODUCED = re.compile(r"Introduced in notebooks? (\d\d)_")
 #: Rooms every notebook uses (the setup cell, progress bars, aligned tables, the generic
 #: checks, argument checks, figure machinery): using them is not a prerequisite.
 INFRASTRUCTURE = {"posenc.notebook", "posenc.text", "posenc.exercises.verdict", "posenc.validate",
-                  "posenc.figures.style", "posenc.figures.explorer", "posenc.figures.frames"}
+                  "posenc.figures.style", "posenc.widgets.canvas", "posenc.widgets.controls",
+                  "posenc.widgets.frames", "posenc.widgets.explorer"}
 
 #: Concepts a notebook uses from an earlier one without calling that notebook's helpers:
 #: notebook -> {earlier notebook: what it uses}. The ``pl.*`` names its code calls add the rest.

@@ -1,0 +1,175 @@
+"""``check_*`` for RoPE as real models use it: how many dims of a head rotate, what Llama 3.1's
+scaling does to one wavelength, what MLA caches per token; and the quiz bank ``REAL_MODELS``.
+
+Introduced in notebook 10_rope_real_models.
+"""
+from __future__ import annotations
+
+from ..model_configs import MODEL_CONFIGS, rotary_dims
+from ..validate import check_one_of, check_real
+from .verdict import Verdict, _first_slip, _reading, _wrong
+
+
+def _close(got: float, value: float, rel: float = 1e-3) -> bool:
+    return abs(got - value) <= rel * max(abs(value), 1e-12)
+
+
+def check_rotated_dims(model: str, answer) -> Verdict:
+    """Check how many dims of each attention head the model rotates (:func:`rotary_dims`).
+
+    Recognises the whole head (forgot ``partial_rotary_factor``), the number of pairs instead
+    of dims, and the unrotated dims.
+    Introduced in notebook 10_rope_real_models.
+    """
+    model = check_one_of("model", model, tuple(MODEL_CONFIGS))
+    cfg = MODEL_CONFIGS[model]
+    right = rotary_dims(cfg)
+    got, refusal = _reading(answer, "int", expected="答案应是一个整数（维数）。")
+    if refusal is not None:
+        return refusal
+    if got == right:
+        return Verdict(True, f"{model} 每个头 {cfg['head_dim']} 维，其中 {right} 维（{right // 2} 对）旋转，"
+                             f"其余 {cfg['head_dim'] - right} 维不带位置。")
+    slips = [
+        ("这是整个头的维数；partial_rotary_factor 说只有一部分维度旋转。", cfg["head_dim"]),
+        ("这是对数（两维一对）；问的是维数。", right // 2),
+        ("这是不旋转的那部分维数。", cfg["head_dim"] - right),
+    ]
+    for message, value in slips:
+        if value != right and got == value:
+            return _wrong(answer, message)
+    return _wrong(answer, "旋转的维数 = head_dim × partial_rotary_factor（MLA 模型看 qk_rope_head_dim）。")
+
+
+def llama3_slowdown(wavelength, factor: float = 8.0, low_freq_factor: float = 1.0, high_freq_factor: float = 4.0,
+                    original_max_len: int = 8192) -> float:
+    """How many times slower Llama 3.1's scaling makes a pair of the given (original) wavelength:
+    1 below ``original / high_freq_factor``, ``factor`` above ``original / low_freq_factor``, and
+    ``1 / ((1 − s)/factor + s)`` between, ``s = (original/wavelength − low) / (high − low)``.
+    Introduced in notebook 10_rope_real_models.
+    """
+    lam = check_real("wavelength", wavelength, greater_than=0.0)
+    if lam < original_max_len / high_freq_factor:
+        return 1.0
+    if lam > original_max_len / low_freq_factor:
+        return float(factor)
+    s = (original_max_len / lam - low_freq_factor) / (high_freq_factor - low_freq_factor)
+    return 1.0 / ((1 - s) / factor + s)
+
+
+def check_llama3_slowdown(wavelength, answer) -> Verdict:
+    """Check the slowdown ``w / w'`` Llama 3.1's scaling (factor 8, low 1, high 4, original 8192)
+    gives a pair of this wavelength, within 0.1 %.
+
+    Recognises the full factor 8 where the pair is in the blended band (or short enough to be
+    kept), 1 where it is divided, and blending the slowdowns linearly instead of the frequencies.
+    Introduced in notebook 10_rope_real_models.
+    """
+    lam = check_real("wavelength", wavelength, greater_than=0.0)
+    right = llama3_slowdown(lam)
+    got, refusal = _reading(answer, "array", expected="答案应是一个数（变慢的倍数）。")
+    if refusal is not None:
+        return refusal
+    got = float(got)
+    band = "波长短于 8192/4 = 2048：原样保留" if lam < 2048 else (
+        "波长长于 8192：频率整个除以 8" if lam > 8192 else "波长在 2048 和 8192 之间：频率在 w 和 w/8 之间平滑混合")
+    if _close(got, right):
+        return Verdict(True, f"{band}，变慢 {right:.4g} 倍。")
+    s = (8192 / lam - 1) / 3
+    slips = {
+        "这一对没有整个除以 8：只有波长超过 8192 的对才除以 8。": 8.0,
+        "这一对并没有原样保留：只有波长短于 2048 的对才不变。": 1.0,
+        "这是把「变慢的倍数」线性混合 (1−s)·8 + s·1；Llama 3 混合的是频率 (1−s)·w/8 + s·w。": (1 - s) * 8 + s,
+    }
+    message = _first_slip(got, right, slips, _close)
+    return _wrong(answer, message or f"{band}；混合系数 s = (8192/波长 − 1)/(4 − 1)。")
+
+
+def check_mla_cache(model: str, answer) -> Verdict:
+    """Check how many numbers an MLA model caches per token per layer: ``kv_lora_rank +
+    qk_rope_head_dim`` (one latent, one rotated key shared by every head).
+
+    Recognises the latent alone, a rotated key per head, and a plain multi-head K and V cache.
+    Introduced in notebook 10_rope_real_models.
+    """
+    mla_models = tuple(m for m, c in MODEL_CONFIGS.items() if "kv_lora_rank" in c)
+    model = check_one_of("model", model, mla_models)
+    cfg = MODEL_CONFIGS[model]
+    latent, rope_dim, heads = cfg["kv_lora_rank"], cfg["qk_rope_head_dim"], cfg["num_attention_heads"]
+    right = latent + rope_dim
+    got, refusal = _reading(answer, "int", expected="答案应是一个整数。")
+    if refusal is not None:
+        return refusal
+    if got == right:
+        return Verdict(True, f"{latent}（潜向量 c）+ {rope_dim}（所有头共用的一个旋转后的键）= {right}。")
+    slips = [
+        ("只算了潜向量；旋转的那部分键不能从 c 还原（RoPE 挡在中间），要单独缓存。", latent),
+        ("旋转的键是所有头共用的一个，不是每个头一个。", latent + heads * rope_dim),
+        ("这是普通多头注意力缓存 K 和 V 的大小；MLA 只缓存潜向量和一个旋转的键。",
+         heads * (cfg["head_dim"] + cfg["v_head_dim"])),
+    ]
+    for message, value in slips:
+        if value != right and got == value:
+            return _wrong(answer, message)
+    return _wrong(answer, "每个词缓存 kv_lora_rank + qk_rope_head_dim 个数。")
+
+
+#: Quiz bank for notebook 10 (RoPE in real models, at inference).
+REAL_MODELS = [
+    {
+        "question": "用 KV cache 逐个生成时，RoPE 的键是怎么存的？",
+        "options": [
+            "存没旋转的键，每一步按新的位置重新旋转所有键",
+            "存已经按各自位置旋转好的键，之后不再改动",
+            "只存值 v，键每一步重新算",
+            "RoPE 模型不能用 KV cache",
+        ],
+        "answer": 1,
+        "explanation": "键 k_n 只依赖它自己的位置 n，旋转一次就对以后所有查询都成立（分数只依赖 n − m）。"
+                       "本篇逐步解码与整段重算的最大误差在 1e-15 量级。",
+        "wrong": {0: "不需要：R_n κ_n 与后来查询的位置无关，重算只是浪费。",
+                  2: "键和值都缓存；RoPE 的键缓存的是旋转后的结果。",
+                  3: "可以：Llama、Qwen 等都这么用；只有频率随长度变化（动态 NTK）时缓存才会不一致。"},
+    },
+    {
+        "question": "动态 NTK (dynamic NTK) 和 KV cache 一起用有什么问题？",
+        "options": [
+            "没有问题，动态 NTK 不改频率",
+            "长度超过原训练长度后 base 变大，缓存里早先旋转好的键用的是旧频率，与新查询不一致",
+            "动态 NTK 会让值 v 也旋转",
+            "只会让速度变慢，结果完全一样",
+        ],
+        "answer": 1,
+        "explanation": "动态 NTK 在长度 L′ > L 时把 base 调大为 base·((s·L′/L) − (s − 1))^(d/(d−2))；"
+                       "缓存的键是按旧 base 旋转的，本篇测得它与重算的输出不再相同（长度不超过 L 时只差浮点舍入）。",
+        "wrong": {0: "它正是按当前长度改 base（也就改了频率）。",
+                  2: "v 从不旋转；问题在已经旋转好的键。",
+                  3: "结果不同：缓存的键与用新频率重算的键不一致。"},
+    },
+    {
+        "question": "DeepSeek-V2/V3 的 MLA 为什么要把 RoPE 解耦成单独的一小部分维度？",
+        "options": [
+            "因为 RoPE 太慢",
+            "RoPE 的旋转 R_{n−m} 夹在 W_Q 和 W_UK 之间，W_UK 无法吸收进 W_Q，潜向量缓存就省不下计算",
+            "因为潜向量不能做点积",
+            "为了让值 v 也带位置",
+        ],
+        "answer": 1,
+        "explanation": "不加 RoPE 时 q·k = h W_Q W_UKᵀ cᵀ，一个矩阵 A = W_Q W_UKᵀ 就够；加 RoPE 后中间多了依赖 n − m 的 R，"
+                       "没有一个固定矩阵能重现所有分数。于是 MLA 另加每头 qk_rope_head_dim（DeepSeek-V3：64）维的旋转部分，"
+                       "键的旋转部分所有头共用一个，缓存 512 + 64 = 576 个数。",
+        "wrong": {0: "不是速度问题，是代数问题：旋转挡住了矩阵吸收。",
+                  2: "潜向量照样参与点积（经过吸收后的矩阵）。",
+                  3: "v 从不旋转。"},
+    },
+    {
+        "question": "Llama 3.1 的 rope_scaling（llama3 类型，factor 8，原长 8192）对一对波长 1000 的维度做了什么？",
+        "options": ["频率除以 8", "不变", "频率除以 4", "在 w 和 w/8 之间混合"],
+        "answer": 1,
+        "explanation": "波长短于 8192 / high_freq_factor = 2048 的对原样保留；长于 8192 的除以 8；之间平滑混合。",
+        "wrong": {0: "只有波长超过 8192 的对才除以 8。",
+                  2: "没有「除以 4」这一档；4 是 high_freq_factor，决定保留的边界 8192/4。",
+                  3: "混合只发生在波长 2048 到 8192 之间。"},
+    },
+]
+

@@ -1,0 +1,154 @@
+"""Real models' RoPE as a picture: per pair, the wavelength against the model's training
+context (which pairs complete a turn in it) and at the context length chosen, and what the
+model's ``rope_scaling`` does to each pair.
+
+Introduced in notebook 10_rope_real_models.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..encoding import frequencies
+from ..model_configs import (
+    MODEL_CONFIGS,
+    ROPE_TYPE_NAMES,
+    model_frequencies,
+    rope_type,
+    rotary_dims,
+    training_context,
+)
+from ..validate import check_one_of
+from ..widgets.controls import slider_style
+from ..widgets.explorer import Explorer
+from .style import _new_axes, figure_style, label
+
+#: The context lengths the explorer offers (the dynamic type reads it; the lines show it).
+SEQ_LENS = tuple(2 ** k for k in range(10, 21))
+
+
+def _model_label(name: str) -> str:
+    kind = rope_type(MODEL_CONFIGS[name])
+    return label(f"{name}（{ROPE_TYPE_NAMES[kind]}）", f"{name} ({kind})")
+
+
+class _RealModelView:
+    """Two panels: wavelength per pair (before / after scaling) with the two lengths, slowdown per pair."""
+
+    Y_LIM = (2.0, 1e8)
+    X_LIM = (-0.02, 1.0)   # x = 2i/d: the exponent of w_i = θ^(-2i/d), the same axis for every head size
+
+    def __init__(self, ax_wave, ax_slow):
+        self.ax_wave, self.ax_slow = ax_wave, ax_slow
+        ax_wave.set_yscale("log")
+        ax_wave.set_ylim(*self.Y_LIM)
+        ax_wave.set_xlim(*self.X_LIM)
+        (self.turned,) = ax_wave.plot([], [], "o", color="C0", ms=3, label=label("训练长度内转满一圈", "full turn in training"))
+        (self.unturned,) = ax_wave.plot([], [], "o", color="C3", ms=3, label=label("没转满一圈", "less than a turn"))
+        (self.scaled,) = ax_wave.plot([], [], "-", color="C1", lw=1.2, label=label("缩放后的波长", "wavelength after scaling"))
+        (self.train_line,) = ax_wave.plot(self.X_LIM, [1, 1], color="C0", lw=0.9, ls="--")
+        (self.len_line,) = ax_wave.plot(self.X_LIM, [1, 1], color="0.3", lw=0.9, ls=":")
+        self.train_text = ax_wave.text(0.01, 0.0, " ", transform=ax_wave.get_yaxis_transform(), fontsize=7,
+                                       color="C0", va="bottom", clip_on=True,
+                                       bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.75, "pad": 1})
+        self.len_text = ax_wave.text(0.99, 0.0, " ", transform=ax_wave.get_yaxis_transform(), fontsize=7,
+                                     color="0.3", va="top", ha="right", clip_on=True,
+                                     bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.75, "pad": 1})
+        ax_wave.legend(fontsize=7, loc="upper left", frameon=False)
+        ax_wave.set_xlabel(label("2i/d（第 i 对，d = 旋转的维数）", "2i/d (pair i, d = rotated dims)"), fontsize=8)
+        ax_wave.set_ylabel(label("波长 2π/w_i（位置数）", "wavelength 2π/w_i (positions)"), fontsize=8)
+        self.title_wave = ax_wave.set_title(" ", fontsize=8.5)
+        ax_slow.set_yscale("log", base=2)
+        ax_slow.set_ylim(0.8, 64)
+        ax_slow.set_xlim(*self.X_LIM)
+        ax_slow.set_yticks([1, 2, 4, 8, 16, 32], labels=["1", "2", "4", "8", "16", "32"])
+        (self.slow,) = ax_slow.plot([], [], "o-", color="C1", ms=2.5, lw=1.0)
+        ax_slow.set_xlabel(label("2i/d", "2i/d"), fontsize=8)
+        ax_slow.set_ylabel(label("变慢的倍数 w_i / w'_i", "slowdown w_i / w'_i"), fontsize=8)
+        self.title_slow = ax_slow.set_title(" ", fontsize=8.5)
+
+    def artists(self):
+        return [self.turned, self.unturned, self.scaled, self.train_line, self.len_line, self.train_text,
+                self.len_text, self.title_wave, self.slow, self.title_slow]
+
+    def update(self, model: str, seq_len: int) -> dict:
+        cfg = MODEL_CONFIGS[model]
+        dims = rotary_dims(cfg)
+        base = cfg["rope_theta"]
+        w = frequencies(dims, base)
+        scaled, att = model_frequencies(model, seq_len)
+        i = 2 * np.arange(len(w)) / dims
+        wave, wave_scaled = 2 * math.pi / w, 2 * math.pi / scaled
+        train = training_context(cfg)
+        full = wave <= train
+        self.turned.set_data(i[full], wave[full])
+        self.unturned.set_data(i[~full], wave[~full])
+        self.scaled.set_data(i, wave_scaled)
+        self.train_line.set_ydata([train, train])
+        self.len_line.set_ydata([seq_len, seq_len])
+        self.train_text.set_position((0.01, train))
+        self.train_text.set_text(label(f"训练长度 {train}", f"training {train}"))
+        self.len_text.set_position((0.99, seq_len))
+        self.len_text.set_text(label(f"上下文 {seq_len}", f"context {seq_len}"))
+        new = int(np.sum(wave_scaled > seq_len))
+        self.title_wave.set_text(label(
+            f"{model}：{dims} 维旋转，θ = {base:g}；{int(full.sum())}/{len(w)} 对在 {train} 内转满一圈",
+            f"{model}: {dims} rotated dims, θ = {base:g}; {int(full.sum())}/{len(w)} pairs turn in {train}"))
+        slowdown = w / scaled
+        self.slow.set_data(i, slowdown)
+        kind = rope_type(cfg)
+        self.title_slow.set_text(label(
+            f"{ROPE_TYPE_NAMES[kind]}：变慢 1 … {slowdown.max():.3g} 倍，注意力因子 {att:.3f}",
+            f"{kind}: slowdown 1 … {slowdown.max():.3g}, attention factor {att:.3f}"))
+        return {"full_turn": full, "slowdown": slowdown, "attention_factor": att,
+                "wavelength": wave, "scaled_wavelength": wave_scaled, "unturned_at_seq_len": new}
+
+
+def plot_real_model(model: str = "Llama-3.1-8B", seq_len: int = 131072, ax=None):
+    """One model's RoPE per pair. Left: each rotated pair's wavelength (blue: it completes a turn
+    inside the training context; red: it does not), the dashed line the training context, the
+    dotted one ``seq_len``, orange the wavelength after the model's ``rope_scaling``. Right: the
+    slowdown ``w_i / w'_i`` the scaling applies to each pair.
+    Introduced in notebook 10_rope_real_models, as the figure its :class:`RealModelsExplorer` draws.
+    """
+    model = check_one_of("model", model, tuple(MODEL_CONFIGS))
+    seq_len = check_one_of("seq_len", seq_len, SEQ_LENS)
+    with figure_style():
+        fig, axes = _new_axes(ax, (10.7, 3.4), 1, 2, width_ratios=[1.3, 1])
+        _RealModelView(*axes).update(model, seq_len)
+    return fig
+
+
+class RealModelsExplorer(Explorer):
+    """Pick a real model and a context length: which of its pairs complete a turn inside its
+    training context, where the chosen length sits among the wavelengths, and what its
+    ``rope_scaling`` does to each pair.
+
+    Introduced in notebook 10_rope_real_models.
+    """
+
+    name = "real_models"
+    FIGSIZE = (10.7, 3.4)
+
+    def __init__(self, model="Llama-3.1-8B", seq_len=131072):
+        import ipywidgets as w
+
+        model = check_one_of("model", model, tuple(MODEL_CONFIGS))
+        seq_len = check_one_of("seq_len", seq_len, SEQ_LENS)
+        st = slider_style()
+        controls = {
+            "model": w.Dropdown(options=[(_model_label(m), m) for m in MODEL_CONFIGS], value=model,
+                                description=label("模型", "model"), style=st),
+            "seq_len": w.SelectionSlider(options=SEQ_LENS, value=seq_len,
+                                         description=label("上下文长度 seq_len", "context length seq_len"), style=st),
+        }
+        super().__init__(controls)
+
+    def _make_view(self, fig):
+        axes = fig.subplots(1, 2, width_ratios=[1.3, 1])
+        self.view = _RealModelView(*axes)
+
+    def _update(self, model, seq_len):
+        self.result = self.view.update(model, seq_len)
+        return False

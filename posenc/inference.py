@@ -1,0 +1,158 @@
+"""RoPE at inference: decoding one token at a time with a KV cache whose keys are stored
+already rotated, the same step recomputed from scratch, and what a length-dependent scaling
+(dynamic NTK) does to the cache. ALiBi's and T5's biases, computed per step instead (nothing
+position-dependent is cached).
+
+Vectors are rows (``x @ w_q``), as in :mod:`posenc.rope`; pair i = columns (2i, 2i+1), turned
+by ``pos · inv_freq[i]``.
+Introduced in notebook 10_rope_real_models.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .alibi import alibi_slopes
+from .attention import softmax
+from .model_configs import scaled_frequencies
+from .relative_family import t5_relative_bucket
+from .validate import check_array, check_int, check_matrix, check_positions
+
+
+def rotate_pairs(x, positions, inv_freq) -> np.ndarray:
+    """Turn pair i of each row of ``x`` (shape ``(seq_len, d)``) by ``positions[r] · inv_freq[i]``.
+
+    The rotation of :func:`posenc.rope.rope` with any frequencies (e.g. scaled ones):
+    ``[x0, x1] -> [x0 cos a - x1 sin a, x0 sin a + x1 cos a]``.
+    Introduced in notebook 10_rope_real_models.
+    """
+    x = check_array("x", x, ndim=2)
+    pos = check_positions(positions)
+    w = check_array("inv_freq", inv_freq, ndim=1)
+    if x.shape[1] != 2 * len(w):
+        raise ValueError(f"x has {x.shape[1]} columns but inv_freq has {len(w)} pairs / "
+                         f"x 的列数必须是 inv_freq 长度的 2 倍")
+    if len(pos) != x.shape[0]:
+        raise ValueError(f"positions has {len(pos)} entries but x has {x.shape[0]} rows / positions 的长度必须等于 x 的行数")
+    a = pos[:, None] * w[None, :]
+    c, s = np.cos(a), np.sin(a)
+    out = np.empty_like(x)
+    out[:, 0::2] = x[:, 0::2] * c - x[:, 1::2] * s
+    out[:, 1::2] = x[:, 0::2] * s + x[:, 1::2] * c
+    return out
+
+
+@dataclass
+class DecodeResult:
+    """What a decoding loop produced: ``outputs`` (one row per step, the attention output of the
+    newest token), ``keys`` (the rotated keys the last step attended to, one row per position)
+    and ``inv_freq`` (the frequencies of each step, one row per step).
+    Returned by :func:`kv_cache_decode` and :func:`recompute_decode`.
+    Introduced in notebook 10_rope_real_models.
+    """
+
+    outputs: np.ndarray
+    keys: np.ndarray
+    inv_freq: np.ndarray
+
+
+def _check_inputs(x, w_q, w_k, w_v):
+    x = check_matrix("x", x)
+    d_model = x.shape[1]
+    w_q = check_matrix("w_q", w_q, rows=d_model)
+    w_k = check_matrix("w_k", w_k, rows=d_model, cols=w_q.shape[1])
+    w_v = check_matrix("w_v", w_v, rows=d_model)
+    if w_q.shape[1] % 2:
+        raise ValueError(f"w_q must have an even number of columns, got {w_q.shape[1]} / w_q 的列数必须是偶数")
+    return x, w_q, w_k, w_v
+
+
+def _attend(q, keys, values):
+    scores = keys @ q / np.sqrt(len(q))
+    return softmax(scores) @ values
+
+
+def kv_cache_decode(x, w_q, w_k, w_v, base: float = 10000.0, rope_scaling: dict | None = None) -> DecodeResult:
+    """Decode ``x`` (shape ``(seq_len, d_model)``) one token at a time with a KV cache.
+
+    At step t (position t, the sequence now t + 1 long) the frequencies are those of
+    :func:`~posenc.model_configs.scaled_frequencies` for length t + 1; the new key
+    ``k_t = x_t W_k`` is rotated by position t **once** and appended to the cache, the value
+    appended as it is; the query, rotated by t, attends over the cache (scaled dot product,
+    softmax). Keys already in the cache are never rotated again: with a fixed ``rope_scaling``
+    (none, linear, yarn, llama3) this is exactly the full computation; with ``dynamic`` the
+    frequencies change once the length passes the original context, and old keys keep the
+    rotation they got with the old frequencies.
+    Introduced in notebook 10_rope_real_models.
+    """
+    x, w_q, w_k, w_v = _check_inputs(x, w_q, w_k, w_v)
+    d = w_q.shape[1]
+    cache_k, cache_v, outputs, freqs = [], [], [], []
+    for t in range(x.shape[0]):
+        inv_freq, factor = scaled_frequencies(d, base, rope_scaling, seq_len=t + 1)
+        q = factor * rotate_pairs((x[t] @ w_q)[None, :], [t], inv_freq)[0]
+        cache_k.append(factor * rotate_pairs((x[t] @ w_k)[None, :], [t], inv_freq)[0])
+        cache_v.append(x[t] @ w_v)
+        outputs.append(_attend(q, np.array(cache_k), np.array(cache_v)))
+        freqs.append(inv_freq)
+    return DecodeResult(np.array(outputs), np.array(cache_k), np.array(freqs))
+
+
+def recompute_decode(x, w_q, w_k, w_v, base: float = 10000.0, rope_scaling: dict | None = None) -> DecodeResult:
+    """The same steps as :func:`kv_cache_decode` without a cache: at step t every key 0 .. t is
+    projected and rotated again with the frequencies for length t + 1 (what a forward pass over
+    the first t + 1 tokens computes for its last token).
+    Introduced in notebook 10_rope_real_models.
+    """
+    x, w_q, w_k, w_v = _check_inputs(x, w_q, w_k, w_v)
+    d = w_q.shape[1]
+    outputs, freqs, keys = [], [], None
+    for t in range(x.shape[0]):
+        inv_freq, factor = scaled_frequencies(d, base, rope_scaling, seq_len=t + 1)
+        pos = np.arange(t + 1, dtype=float)
+        q = factor * rotate_pairs((x[t] @ w_q)[None, :], [t], inv_freq)[0]
+        keys = factor * rotate_pairs(x[:t + 1] @ w_k, pos, inv_freq)
+        outputs.append(_attend(q, keys, x[:t + 1] @ w_v))
+        freqs.append(inv_freq)
+    return DecodeResult(np.array(outputs), keys, np.array(freqs))
+
+
+def causal_rope_attention(x, w_q, w_k, w_v, base: float = 10000.0) -> np.ndarray:
+    """One causal forward pass over the whole sequence (no cache, no scaling): row t is token t's
+    attention output over keys 0 .. t. What :func:`kv_cache_decode` must reproduce.
+    Introduced in notebook 10_rope_real_models.
+    """
+    x, w_q, w_k, w_v = _check_inputs(x, w_q, w_k, w_v)
+    inv_freq, _ = scaled_frequencies(w_q.shape[1], base)
+    pos = np.arange(x.shape[0], dtype=float)
+    q, k, v = rotate_pairs(x @ w_q, pos, inv_freq), rotate_pairs(x @ w_k, pos, inv_freq), x @ w_v
+    scores = q @ k.T / np.sqrt(q.shape[1])
+    scores[np.triu(np.ones(scores.shape, dtype=bool), k=1)] = -np.inf
+    return softmax(scores) @ v
+
+
+def alibi_step_bias(pos: int, num_heads: int) -> np.ndarray:
+    """ALiBi's bias for the query at position ``pos`` over keys 0 .. pos: ``-s_h · (pos − n)``,
+    shape ``(num_heads, pos + 1)``. Computed from the two positions at each step: the cache
+    holds plain keys and values, nothing about position.
+    Introduced in notebook 10_rope_real_models.
+    """
+    pos = check_int("pos", pos, 0)
+    slopes = alibi_slopes(num_heads)
+    return slopes[:, None] * (np.arange(pos + 1, dtype=float) - pos)[None, :]
+
+
+def t5_step_bias(pos: int, bias_table, max_distance: int = 128) -> np.ndarray:
+    """T5's (causal, decoder) bias for the query at ``pos`` over keys 0 .. pos:
+    ``bias_table[bucket(n − pos), h]``, shape ``(num_heads, pos + 1)``; like ALiBi, looked up at
+    each step from the offsets, never cached.
+    Introduced in notebook 10_rope_real_models.
+    """
+    pos = check_int("pos", pos, 0)
+    table = check_array("bias_table", bias_table)
+    if table.ndim == 1:
+        table = table[:, None]
+    buckets = t5_relative_bucket(np.arange(pos + 1) - pos, bidirectional=False, num_buckets=table.shape[0],
+                                 max_distance=max_distance)
+    return table[np.asarray(buckets), :].T

@@ -1,0 +1,178 @@
+"""RoPE as real open models configure it: head size, ``rope_theta``, training context, the
+``rope_scaling`` entry and how much of each head rotates, read from public files (each entry
+names its ``source``), and the per-pair frequencies those settings give.
+
+Keys follow the Hugging Face ``config.json`` names (``rope_theta``,
+``max_position_embeddings``, ``rope_scaling`` with its ``rope_type``,
+``partial_rotary_factor``). ``head_dim`` is the config's own when it has one, else
+``hidden_size / num_attention_heads`` (the source says which). Every number was read from the
+file named in ``source``; models whose files could not be read are left out, not guessed.
+Introduced in notebook 10_rope_real_models.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .context import rope_frequencies
+from .validate import check_base, check_d_model, check_factor, check_int, check_one_of
+
+_MLC = "mlc-ai/mlc-llm python/mlc_llm/model/model_preset.py"
+
+#: Model name -> its RoPE settings, each read from the public file in ``source``.
+MODEL_CONFIGS = {
+    "Llama-2-7B": {
+        "head_dim": 128, "rope_theta": 10000.0, "max_position_embeddings": 4096, "rope_scaling": None,
+        "partial_rotary_factor": 1.0,
+        "source": ("meta-llama/llama llama/model.py (precompute_freqs_cis: theta = 10000.0 over the whole head, "
+                   "head_dim = dim // n_heads); " + _MLC + " 'llama2_7b' (hidden_size 4096 / 32 heads = 128; "
+                   "that copy of config.json still says max_position_embeddings 2048); "
+                   "huggingface/transformers src/transformers/models/llama/convert_llama_weights_to_hf.py "
+                   "(CONTEXT_LENGTH_FOR_VERSION['2'] = 4096, rope_theta = params.get('rope_theta', 10000.0))"),
+    },
+    "CodeLlama-7B": {
+        "head_dim": 128, "rope_theta": 1000000.0, "max_position_embeddings": 16384, "rope_scaling": None,
+        "partial_rotary_factor": 1.0,
+        "source": _MLC + " 'codellama_7b' (config.json of codellama/CodeLlama-7b-hf; head_dim = 4096 / 32)",
+    },
+    "Llama-3.1-8B": {
+        "head_dim": 128, "rope_theta": 500000.0, "max_position_embeddings": 131072,
+        "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                         "original_max_position_embeddings": 8192},
+        "partial_rotary_factor": 1.0,
+        "source": (_MLC + " 'llama3_1_8b' (config.json; head_dim = 4096 / 32); cross-checked with "
+                   "meta-llama/llama-models models/llama3_1/api/sku_list.py (dim 4096, n_heads 32, rope_theta "
+                   "500000.0, use_scaled_rope, CONTEXT_LENGTH 131072) and models/llama3/model.py apply_scaling "
+                   "(scale_factor 8, low_freq_factor 1, high_freq_factor 4, old_context_len 8192)"),
+    },
+    "Mistral-7B-v0.1": {
+        "head_dim": 128, "rope_theta": 10000.0, "max_position_embeddings": 32768, "rope_scaling": None,
+        "partial_rotary_factor": 1.0, "sliding_window": 4096,
+        "source": (_MLC + " 'mistral_7b' (config.json; head_dim = 4096 / 32; the preset names the window "
+                   "'sliding_window_size': 4096)"),
+    },
+    "Qwen2-7B-Instruct": {
+        "head_dim": 128, "rope_theta": 1000000.0, "max_position_embeddings": 32768, "rope_scaling": None,
+        "partial_rotary_factor": 1.0,
+        "source": _MLC + " 'qwen2_7b' (config.json; head_dim = 3584 / 28)",
+    },
+    "Gemma-2B": {
+        "head_dim": 256, "rope_theta": 10000.0, "max_position_embeddings": 8192, "rope_scaling": None,
+        "partial_rotary_factor": 1.0,
+        "source": _MLC + " 'gemma_2b' (config.json, which gives head_dim 256 itself; hidden_size is 2048)",
+    },
+    "GPT-NeoX-20B": {
+        "head_dim": 96, "rope_theta": 10000.0, "max_position_embeddings": 2048, "rope_scaling": None,
+        "partial_rotary_factor": 0.25,
+        "source": ("EleutherAI/gpt-neox configs/20B.yml (hidden-size 6144 / num-attention-heads 64 = 96, "
+                   "max-position-embeddings 2048, rotary_pct 0.25); megatron/neox_arguments/neox_args.py "
+                   "(rotary_emb_base default 10000, which 20B.yml does not override)"),
+    },
+    "DeepSeek-V2-Lite": {
+        "head_dim": 192, "rope_theta": 10000.0, "max_position_embeddings": 163840,
+        "rope_scaling": {"rope_type": "yarn", "factor": 40.0, "original_max_position_embeddings": 4096,
+                         "beta_fast": 32.0, "beta_slow": 1.0, "mscale": 0.707, "mscale_all_dim": 0.707},
+        "partial_rotary_factor": 64 / 192,
+        "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "kv_lora_rank": 512, "v_head_dim": 128,
+        "num_attention_heads": 16,
+        "source": (_MLC + " 'deepseek_v2_lite' (config.json, which writes the scaling as \"type\": \"yarn\"; "
+                   "head_dim here = qk_nope_head_dim + qk_rope_head_dim, the q·k width; only the "
+                   "qk_rope_head_dim part rotates)"),
+    },
+    "DeepSeek-V3": {
+        "head_dim": 192, "rope_theta": 10000.0, "max_position_embeddings": 4096 * 40,
+        "rope_scaling": {"rope_type": "yarn", "factor": 40.0, "original_max_position_embeddings": 4096,
+                         "beta_fast": 32.0, "beta_slow": 1.0, "mscale": 1.0},
+        "partial_rotary_factor": 64 / 192,
+        "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "kv_lora_rank": 512, "q_lora_rank": 1536,
+        "v_head_dim": 128, "num_attention_heads": 128,
+        "source": ("deepseek-ai/DeepSeek-V3 inference/configs/config_671B.json (n_heads 128, q_lora_rank 1536, "
+                   "kv_lora_rank 512, qk_nope_head_dim 128, qk_rope_head_dim 64, v_head_dim 128) and "
+                   "inference/model.py ModelArgs defaults (rope_theta 10000.0, original_seq_len 4096, rope_factor "
+                   "40, beta_fast 32, beta_slow 1, mscale 1.0; YaRN on the qk_rope_head_dim part); "
+                   "max_position_embeddings = original_seq_len × rope_factor = 163840 (README: 128K context); "
+                   "head_dim = qk_nope_head_dim + qk_rope_head_dim"),
+    },
+}
+
+#: ``rope_type`` -> the :func:`rope_frequencies` method that computes it.
+ROPE_TYPE_METHODS = {"default": "none", "linear": "pi", "dynamic": "dynamic", "yarn": "yarn", "llama3": "llama3"}
+#: How the course names each ``rope_type``.
+ROPE_TYPE_NAMES = {"default": "不缩放", "linear": "线性插值 PI", "dynamic": "动态 NTK",
+                   "yarn": "YaRN", "llama3": "Llama 3 分段缩放"}
+
+
+def rope_type(config: dict) -> str:
+    """The config's ``rope_type`` ("default" when ``rope_scaling`` is None; the older key
+    ``type`` is read too). Introduced in notebook 10_rope_real_models."""
+    scaling = config.get("rope_scaling")
+    if scaling is None:
+        return "default"
+    return scaling.get("rope_type", scaling.get("type", "default"))
+
+
+def rotary_dims(config: dict) -> int:
+    """How many dims of each head rotate: ``qk_rope_head_dim`` for MLA models, else
+    ``head_dim × partial_rotary_factor`` (GPT-NeoX-20B: 96 × 0.25 = 24).
+    Introduced in notebook 10_rope_real_models."""
+    if "qk_rope_head_dim" in config:
+        return int(config["qk_rope_head_dim"])
+    return int(round(config["head_dim"] * config["partial_rotary_factor"]))
+
+
+def training_context(config: dict) -> int:
+    """The context the frequencies were trained for: ``original_max_position_embeddings`` when the
+    config scales RoPE, else ``max_position_embeddings``. Introduced in notebook 10_rope_real_models."""
+    scaling = config.get("rope_scaling") or {}
+    return int(scaling.get("original_max_position_embeddings", config["max_position_embeddings"]))
+
+
+def scaled_frequencies(d: int, base: float, rope_scaling: dict | None = None,
+                       seq_len: int | None = None) -> tuple[np.ndarray, float]:
+    """Per-pair frequencies (and attention factor) that a ``rope_scaling`` entry gives ``d`` rotated dims.
+
+    ``rope_scaling`` as in a config (None, or a dict with ``rope_type``/``type``, ``factor``,
+    ``original_max_position_embeddings`` and the type's own keys); ``seq_len`` is the current
+    length, used by ``dynamic`` only. Computed by :func:`rope_frequencies` (``linear`` is its
+    ``"pi"``; ``dynamic``, ``yarn`` and ``llama3`` are its methods of those names). The attention factor is :func:`rope_frequencies`' own
+    (YaRN: ``0.1·ln(s) + 1``); DeepSeek's ``mscale`` / ``mscale_all_dim`` keys are kept in the
+    configs as written but not used here (DeepSeek-V3's reference code, with mscale 1.0, gives
+    the same factor, applied to the softmax scale as its square).
+    Introduced in notebook 10_rope_real_models.
+    """
+    d = check_d_model(d)
+    base = check_base(base)
+    kind = rope_type({"rope_scaling": rope_scaling})
+    kind = check_one_of("rope_type", kind, tuple(ROPE_TYPE_METHODS))
+    method = ROPE_TYPE_METHODS[kind]
+    if method == "none":
+        return rope_frequencies(d, base)
+    factor = check_factor(rope_scaling.get("factor", 1.0))
+    original = rope_scaling.get("original_max_position_embeddings")
+    original = None if original is None else check_int("original_max_position_embeddings", original, 1)
+    if seq_len is not None:
+        seq_len = check_int("seq_len", seq_len, 1)
+    if method in ("pi", "yarn"):
+        return rope_frequencies(d, base, method, factor, original,
+                                beta_fast=rope_scaling.get("beta_fast", 32.0),
+                                beta_slow=rope_scaling.get("beta_slow", 1.0))
+    if original is None:
+        raise ValueError(f"rope_type={kind!r} needs original_max_position_embeddings / "
+                         f"rope_type={kind!r} 需要 original_max_position_embeddings")
+    low = float(rope_scaling.get("low_freq_factor", 1.0))
+    high = float(rope_scaling.get("high_freq_factor", 4.0))
+    if method == "dynamic":
+        return rope_frequencies(d, base, method="dynamic", factor=factor, original_max_len=original,
+                                seq_len=seq_len)
+    return rope_frequencies(d, base, method="llama3", factor=factor, original_max_len=original,
+                            low_freq_factor=low, high_freq_factor=high)
+
+
+def model_frequencies(name: str, seq_len: int | None = None) -> tuple[np.ndarray, float]:
+    """The per-pair frequencies of model ``name`` (a key of :data:`MODEL_CONFIGS`) for its rotated
+    dims, after its ``rope_scaling``, and the attention factor: :func:`scaled_frequencies` with the
+    config's ``rope_theta`` over :func:`rotary_dims` dims.
+    Introduced in notebook 10_rope_real_models.
+    """
+    name = check_one_of("name", name, tuple(MODEL_CONFIGS))
+    cfg = MODEL_CONFIGS[name]
+    return scaled_frequencies(rotary_dims(cfg), cfg["rope_theta"], cfg["rope_scaling"], seq_len)

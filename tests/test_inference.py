@@ -1,0 +1,88 @@
+"""RoPE at inference: the KV-cache loop against a full recomputation and plain loops, the
+dynamic-NTK inconsistency (zero up to the original length, nonzero past it), per-step
+ALiBi / T5 biases against the full matrices."""
+import numpy as np
+import pytest
+
+import posenc_lib as pl
+import reference_real_models as ref
+
+
+def _weights(seed=0, n=24, d_model=12, d=8):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(n, d_model))
+    w_q, w_k, w_v = (rng.normal(size=(d_model, d)) / np.sqrt(d_model) for _ in range(3))
+    return x, w_q, w_k, w_v
+
+
+def test_rotate_pairs_is_ropes_rotation_and_the_loop():
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(5, 8))
+    pos = [0, 1, 3, 7, 100]
+    w = pl.frequencies(8)
+    np.testing.assert_allclose(pl.rotate_pairs(x, pos, w), pl.rope(x, pos), atol=1e-14)
+    for r in range(5):
+        np.testing.assert_allclose(pl.rotate_pairs(x, pos, w)[r], ref.rotate(list(x[r]), pos[r], list(w)), atol=1e-13)
+
+
+def test_causal_attention_matches_the_written_out_definition():
+    x, w_q, w_k, w_v = _weights(n=6)
+    got = pl.causal_rope_attention(x, w_q, w_k, w_v)
+    want = ref.causal_rope_attention(x.tolist(), w_q.tolist(), w_k.tolist(), w_v.tolist(), 10000.0)
+    np.testing.assert_allclose(got, want, atol=1e-12)
+
+
+def test_kv_cache_equals_the_full_recomputation():
+    x, w_q, w_k, w_v = _weights()
+    cached = pl.kv_cache_decode(x, w_q, w_k, w_v)
+    np.testing.assert_allclose(cached.outputs, pl.causal_rope_attention(x, w_q, w_k, w_v), atol=1e-12)
+    again = pl.recompute_decode(x, w_q, w_k, w_v)
+    np.testing.assert_allclose(cached.outputs, again.outputs, atol=1e-12)
+    np.testing.assert_allclose(cached.keys, again.keys, atol=1e-12)
+
+
+@pytest.mark.parametrize("scaling", [{"rope_type": "linear", "factor": 4.0},
+                                     {"rope_type": "llama3", "factor": 8.0, "original_max_position_embeddings": 8},
+                                     {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 8}])
+def test_a_fixed_scaling_keeps_the_cache_consistent(scaling):
+    x, w_q, w_k, w_v = _weights()
+    a, b = pl.kv_cache_decode(x, w_q, w_k, w_v, rope_scaling=scaling), pl.recompute_decode(x, w_q, w_k, w_v, rope_scaling=scaling)
+    np.testing.assert_allclose(a.outputs, b.outputs, atol=1e-12)
+
+
+def test_dynamic_ntk_makes_the_cache_inconsistent_only_past_the_original_length():
+    x, w_q, w_k, w_v = _weights(n=32)
+    original = 12
+    scaling = {"rope_type": "dynamic", "factor": 4.0, "original_max_position_embeddings": original}
+    a, b = pl.kv_cache_decode(x, w_q, w_k, w_v, rope_scaling=scaling), pl.recompute_decode(x, w_q, w_k, w_v, rope_scaling=scaling)
+    err = np.abs(a.outputs - b.outputs).max(axis=1)
+    assert err[:original].max() <= 1e-12           # length t + 1 <= original: nothing changes
+    assert err[original:].min() > 1e-6              # past it: the cached keys carry old rotations
+    # the key at position n was rotated with the frequencies of length n + 1; recomputing uses length 32
+    n = 20
+    w_then = ref.dynamic_inv_freq(8, 10000.0, 4.0, original, n + 1)
+    np.testing.assert_allclose(a.keys[n], ref.rotate(list(x[n] @ w_k), n, w_then), atol=1e-12)
+    assert np.abs(a.keys[n] - b.keys[n]).max() > 1e-3
+    # keys cached before the switch keep the plain rotation; recomputing at length 32 rotates them anew
+    plain = pl.rotate_pairs(x[:original] @ w_k, np.arange(original), pl.frequencies(8))
+    np.testing.assert_allclose(a.keys[:original], plain, atol=1e-12)
+    assert np.abs(b.keys[:original] - plain).max() > 1e-3
+
+
+def test_alibi_and_t5_step_biases_are_rows_of_the_full_matrices():
+    heads = 4
+    full = pl.alibi_causal_bias(10, heads)
+    table = pl.t5_demo_bias_table(bidirectional=False, num_buckets=8, max_distance=16)
+    t5_full = pl.t5_position_bias(table, 10, bidirectional=False, max_distance=16)
+    for pos in range(10):
+        np.testing.assert_allclose(pl.alibi_step_bias(pos, heads), full[:, pos, :pos + 1], atol=0)
+        np.testing.assert_allclose(pl.alibi_step_bias(pos, heads), ref.alibi_step_bias(pos, list(pl.alibi_slopes(heads))))
+        np.testing.assert_allclose(pl.t5_step_bias(pos, table, max_distance=16), t5_full[:, pos, :pos + 1], atol=0)
+
+
+def test_inputs_are_checked():
+    x, w_q, w_k, w_v = _weights()
+    with pytest.raises(ValueError, match="w_k"):
+        pl.kv_cache_decode(x, w_q, w_k[:, :4], w_v)
+    with pytest.raises(ValueError, match="pos"):
+        pl.alibi_step_bias(-1, 4)
