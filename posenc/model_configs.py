@@ -55,6 +55,13 @@ MODEL_CONFIGS = {
         "partial_rotary_factor": 1.0,
         "source": _MLC + " 'qwen2_7b' (config.json; head_dim = 3584 / 28)",
     },
+    "Qwen2.5-7B": {
+        "head_dim": 128, "rope_theta": 1000000.0, "max_position_embeddings": 131072, "rope_scaling": None,
+        "partial_rotary_factor": 1.0,
+        "source": ("citsjtu2020/LLM-Prof sglang/Model_Config.md (a copy of the config.json of Qwen2.5-7B: "
+                   "hidden_size 3584, num_attention_heads 28, so head_dim = 128; rope_theta 1000000.0, "
+                   "max_position_embeddings 131072, no rope_scaling)"),
+    },
     "Gemma-2B": {
         "head_dim": 256, "rope_theta": 10000.0, "max_position_embeddings": 8192, "rope_scaling": None,
         "partial_rotary_factor": 1.0,

@@ -79,10 +79,10 @@ def check_llama3_slowdown(wavelength, answer) -> Verdict:
     slips = {
         "这一对没有整个除以 8：只有波长超过 8192 的对才除以 8。": 8.0,
         "这一对并没有原样保留：只有波长短于 2048 的对才不变。": 1.0,
-        "这是把「变慢的倍数」线性混合 (1−s)·8 + s·1；Llama 3 混合的是频率 (1−s)·w/8 + s·w。": (1 - s) * 8 + s,
+        "这是把「变慢的倍数」线性混合 (1−γ)·8 + γ·1；Llama 3 混合的是频率 (1−γ)·w/8 + γ·w。": (1 - s) * 8 + s,
     }
     message = _first_slip(got, right, slips, _close)
-    return _wrong(answer, message or f"{band}；混合系数 s = (8192/波长 − 1)/(4 − 1)。")
+    return _wrong(answer, message or f"{band}；混合系数 γ = (8192/波长 − 1)/(4 − 1)。")
 
 
 def check_mla_cache(model: str, answer) -> Verdict:
