@@ -222,6 +222,8 @@ from posenc.exercises.relative_family import (
     check_t5_buckets_used,
 )
 from posenc.exercises.rope import (
+    check_llama_row,
+    check_partial_rotary_pairs,
     check_rope_angle,
     check_rope_pe_position,
     check_rope_score,
@@ -229,6 +231,7 @@ from posenc.exercises.rope import (
 )
 from posenc.exercises.alibi import check_alibi_bias, check_alibi_slope, check_alibi_start
 from posenc.exercises.context import (
+    check_beta_ratio,
     check_fast_pair_kept,
     check_ntk_base,
     check_rotations,
