@@ -121,10 +121,20 @@ from posenc.relative_family import (
 # -- RoPE (07), ALiBi (08), context extension: PI, NTK-aware, YaRN (09) ------------------------
 from posenc.rope import (
     content_position_scores,
+    llama_permute_rows,
+    partial_rope,
     rope,
+    rope_abel_bound,
+    rope_attention,
+    rope_complex,
+    rope_complex_score,
+    rope_decay_bound,
     rope_pair_coefficients,
+    rope_partial_sums,
+    rope_rotate_half,
     rope_rotation,
     rope_score_by_offset,
+    rotate_half,
 )
 from posenc.alibi import (
     alibi_attention,
@@ -136,9 +146,13 @@ from posenc.alibi import (
 from posenc.context import (
     ROPE_SCALING_METHODS,
     AngleCoverage,
+    beta_digits,
+    entropy_invariant_scale,
     rope_angle_coverage,
+    rope_base_lower_bound,
     rope_frequencies,
     rotations_per_context,
+    softmax_entropy,
     yarn_correction_range,
     yarn_ramp,
 )
@@ -242,6 +256,8 @@ from posenc.exercises.relative_family import (
     check_t5_buckets_used,
 )
 from posenc.exercises.rope import (
+    check_llama_row,
+    check_partial_rotary_pairs,
     check_rope_angle,
     check_rope_pe_position,
     check_rope_score,
@@ -249,6 +265,7 @@ from posenc.exercises.rope import (
 )
 from posenc.exercises.alibi import check_alibi_bias, check_alibi_slope, check_alibi_start
 from posenc.exercises.context import (
+    check_beta_ratio,
     check_fast_pair_kept,
     check_ntk_base,
     check_rotations,
@@ -311,7 +328,7 @@ from posenc.figures.relative_family import (
     plot_shaw_index,
     plot_t5_buckets,
 )
-from posenc.figures.rope import RopeExplorer, plot_rope
+from posenc.figures.rope import RopeExplorer, plot_rope, plot_rope_decay
 from posenc.figures.alibi import AlibiExplorer, plot_alibi_attention, plot_alibi_bias
 from posenc.figures.extrapolation import plot_accuracy_by_start, plot_extrapolation
 from posenc.figures.context import RopeScalingExplorer, plot_rope_scaling

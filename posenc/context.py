@@ -244,3 +244,90 @@ def rope_scaled_score(d_model: int, offsets, base: float = 10000.0, method: str 
     ks = check_array("offsets", offsets)
     curve = np.cos(np.multiply.outer(ks, scaled)).mean(axis=-1)
     return att ** 2 * curve if with_attention_factor else curve
+
+
+# -- how large the base must be, entropy-invariant scaling, the β-base reading ----------------
+def _margin_stays_non_negative(seq_len: int, w: np.ndarray) -> bool:
+    """``Σ_i cos(m·w_i) ≥ 0`` for every integer m = 0 … seq_len (checked in growing chunks, so a
+    base far too small is refused after a few hundred offsets)."""
+    start, size = 0, 256
+    while start <= seq_len:
+        ms = np.arange(start, min(seq_len + 1, start + size), dtype=float)
+        if np.cos(np.multiply.outer(ms, w)).sum(axis=1).min() < 0:
+            return False
+        start, size = start + size, min(2 * size, 16384)
+    return True
+
+
+def rope_base_lower_bound(seq_len: int, d_model: int = 128, start: float = 2.0, step: float = 1.01,
+                          rtol: float = 1e-4) -> float:
+    """The smallest base for which ``B(m) = Σ_i cos(m·w_i) ≥ 0`` at every offset m = 0 … seq_len.
+
+    Men et al. 2024 ("Base of RoPE Bounds Context Length", arXiv:2405.14591): for a key κ = q + ε
+    similar to the query and a random key, the expected score gap is proportional to ``B(m)``
+    (notebook 04's ``PE·PE`` curve); asking it to stay ≥ 0 up to the context length bounds the
+    base from below. The feasible bases are not one interval (small gaps exist), so the search
+    walks up from ``start`` in steps of ``step`` and refines the first feasible step by
+    bisection to relative precision ``rtol``. A bound for a shorter length is a valid ``start``.
+    Introduced in notebook 09_context_extension.
+    """
+    seq_len = check_int("seq_len", seq_len, 1, 1 << 20)
+    d_model = check_d_model(d_model)
+    base = check_real("start", start, greater_than=1.0)
+    step = check_real("step", step, greater_than=1.0, maximum=2.0)
+    rtol = check_real("rtol", rtol, greater_than=0.0, maximum=0.5)
+    exponents = -2.0 * np.arange(d_model // 2) / d_model
+    while not _margin_stays_non_negative(seq_len, base ** exponents):
+        base *= step
+        if base > 1e15:
+            raise ValueError(f"no base up to 1e15 keeps the margin ≥ 0 for seq_len = {seq_len} / "
+                             f"1e15 以内没有满足条件的 base")
+    low, high = base / step, base
+    if low < start:
+        return high
+    while high / low - 1 > rtol:
+        mid = math.sqrt(low * high)
+        low, high = (low, mid) if _margin_stays_non_negative(seq_len, mid ** exponents) else (mid, high)
+    return high
+
+
+def softmax_entropy(logits) -> np.ndarray:
+    """Entropy ``−Σ p log p`` (nats) of ``softmax(logits)`` along the last axis.
+
+    ``log n`` for uniform weights over n keys, 0 for all weight on one key.
+    Introduced in notebook 09_context_extension.
+    """
+    z = check_array("logits", logits)
+    z = z - z.max(axis=-1, keepdims=True)
+    log_p = z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
+    return -(np.exp(log_p) * log_p).sum(axis=-1)
+
+
+def entropy_invariant_scale(seq_len, train_len) -> np.ndarray:
+    """The logit multiplier ``log(seq_len) / log(train_len)`` of entropy-invariant attention.
+
+    苏剑林's 「从熵不变性看 Attention 的 Scale 操作」 (kexue.fm/archives/8823):
+    ``H ≈ log n − λ(s_max − s̄)`` for a softmax over n keys with logits λ·s, so keeping H from
+    growing with n asks for λ ∝ log n; relative to training length L, multiply the logits by
+    ``log n / log L`` (1 at n = L).
+    Introduced in notebook 09_context_extension.
+    """
+    n = check_array("seq_len", seq_len)
+    train_len = check_real("train_len", train_len, greater_than=1.0)
+    if np.any(n <= 1):
+        raise ValueError("seq_len must be > 1 / seq_len 必须大于 1")
+    return np.log(n) / math.log(train_len)
+
+
+def beta_digits(n: int, beta: float, num_digits: int) -> np.ndarray:
+    """The digits of ``n`` in base ``beta``: ``floor(n / beta^i) mod beta``, i = 0 … num_digits − 1.
+
+    苏剑林's reading of RoPE (「Transformer 升级之路：10、RoPE 是一种 β 进制编码」,
+    kexue.fm/archives/9675): pair i turns by ``n / β^i`` with ``β = base^(2/d)``, the same
+    quantity whose ``floor(·) mod β`` is digit i; cos and sin of it are a smooth digit.
+    Introduced in notebook 09_context_extension.
+    """
+    n = check_int("n", n, 0)
+    beta = check_real("beta", beta, greater_than=1.0)
+    num_digits = check_int("num_digits", num_digits, 1, 4096)
+    return np.mod(np.floor(n / beta ** np.arange(num_digits)), beta)

@@ -6,12 +6,15 @@ The torch version is :func:`posenc.torch_layers.rope_torch`; both turn pair i by
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .distance import _by_offset, _small_matmul
 from .encoding import _pair_rotation_matrix, encode_positions, frequencies
 from .validate import (
     check_array,
+    check_d_model,
     check_int,
     check_one_of,
     check_positions,
@@ -134,3 +137,177 @@ def content_position_scores(x_q, x_key, w_q=None, w_k=None, *, kind: str = "rope
         q = rope(np.tile(x_q @ w_q, (len(q_pos), 1)), q_pos, base)
         keys = rope(np.tile(x_key @ w_k, (len(k_pos), 1)), k_pos, base)
     return _by_offset(_small_matmul(q, keys.T), k_max)   # key column c is position start - k_max + c
+
+
+# -- the complex form: pair i as one complex number -------------------------------------------
+def rope_complex(x, positions, base: float = 10000.0) -> np.ndarray:
+    """RoPE in complex form: pair i of ``x`` as ``z_i = x_2i + i·x_2i+1``, times ``e^{i·pos·w_i}``.
+
+    Returns a complex array of shape ``(..., seq_len, d/2)``; its real and imaginary parts,
+    interleaved, are :func:`rope` of ``x`` (multiplying by ``e^{iα}`` is the counter-clockwise
+    rotation by α).
+    Introduced in notebook 07_rope.
+    """
+    x = check_array("x", x)
+    if x.ndim < 2:
+        raise ValueError("x must have shape (..., seq_len, d) / x 的形状必须是 (..., seq_len, d)")
+    pos = check_positions(positions)
+    if len(pos) != x.shape[-2]:
+        raise ValueError(f"positions has {len(pos)} entries but x has seq_len = {x.shape[-2]} / positions 的长度"
+                         f"必须等于 x 的 seq_len")
+    z = x[..., 0::2] + 1j * x[..., 1::2]
+    return z * np.exp(1j * pos[:, None] * frequencies(x.shape[-1], base)[None, :])
+
+
+def rope_complex_score(q, key, m, n, base: float = 10000.0) -> float:
+    """``Re[Σ_i q_i · conj(κ_i) · e^{i(m−n)w_i}]`` with pairs as complex numbers (κ = ``key``).
+
+    The RoFormer paper's form of the rotated score ``rope(q, m) · rope(κ, n)``: the positions
+    enter only through ``m − n``; the rest, ``h_i = q_i · conj(κ_i)``, is content.
+    Introduced in notebook 07_rope.
+    """
+    q, key = check_vector_pair(q, key)
+    m, n = check_real("m", m), check_real("n", n)
+    h = (q[0::2] + 1j * q[1::2]) * np.conj(key[0::2] + 1j * key[1::2])
+    return float(np.real(np.sum(h * np.exp(1j * (m - n) * frequencies(len(q), base)))))
+
+
+# -- long-term decay: RoFormer's bound by Abel summation --------------------------------------
+def rope_partial_sums(offsets, d_model: int, base: float = 10000.0) -> np.ndarray:
+    """``S_j(k) = Σ_{i<j} e^{i·k·w_i}`` for j = 0 … d/2, one row per offset k in ``offsets``.
+
+    ``S_0 = 0``. RoFormer writes the sum with ``e^{i(m−n)w_i}``, i.e. offset −k; ``|S_j|`` is
+    the same for ±k (complex conjugates).
+    Introduced in notebook 07_rope.
+    """
+    ks = check_array("offsets", offsets, ndim=1)
+    w = frequencies(check_d_model(d_model), base)
+    terms = np.exp(1j * np.multiply.outer(ks, w))
+    return np.concatenate([np.zeros((len(ks), 1), complex), np.cumsum(terms, axis=1)], axis=1)
+
+
+def rope_decay_bound(offsets, d_model: int, base: float = 10000.0) -> np.ndarray:
+    """RoFormer's decaying quantity ``(1/(d/2)) Σ_{j=1}^{d/2} |S_j(k)|`` for each offset k.
+
+    Multiplied by ``d/2 · max_i |h_{i+1} − h_i|`` it bounds the score (:func:`rope_abel_bound`).
+    It is ``(d/2 + 1)/2`` at k = 0 and falls, on average, as |k| grows, but not monotonically.
+    Introduced in notebook 07_rope.
+    """
+    s = rope_partial_sums(offsets, d_model, base)
+    return np.abs(s[:, 1:]).mean(axis=1)
+
+
+def rope_abel_bound(q, key, offsets, base: float = 10000.0) -> np.ndarray:
+    """The bound on ``|rope(q, m) · rope(κ, m + k)|`` from Abel summation (RoFormer §3.4.3).
+
+    With ``h_i = q_i · conj(κ_i)`` (pairs as complex numbers), ``h_{d/2} = 0`` and
+    :func:`rope_partial_sums`: ``Σ_i h_i e^{…} = −Σ_i (h_{i+1} − h_i) S_{i+1}``, so
+    ``|score| ≤ (max_i |h_{i+1} − h_i|) · Σ_{j=1}^{d/2} |S_j|``, one value per offset k.
+    Introduced in notebook 07_rope.
+    """
+    q, key = check_vector_pair(q, key)
+    h = (q[0::2] + 1j * q[1::2]) * np.conj(key[0::2] + 1j * key[1::2])
+    step = np.abs(np.diff(np.append(h, 0.0))).max()
+    return step * np.abs(rope_partial_sums(offsets, len(q), base)[:, 1:]).sum(axis=1)
+
+
+# -- attention with RoPE, and what happens if v is rotated too -------------------------------
+def rope_attention(q, key, value, positions, *, rotate_values: bool = False, rotate_back: bool = False,
+                   base: float = 10000.0) -> np.ndarray:
+    """Attention outputs ``softmax(rope(Q)·rope(K)ᵀ/√d) · V'`` (rows = queries, no mask).
+
+    ``q``, ``key``, ``value`` have shape ``(seq_len, d)``, one row per token at ``positions``.
+    ``V' = V`` normally (RoPE turns only q and κ). With ``rotate_values`` each value row is
+    rotated by its own position first, ``V' = rope(V, positions)``; with ``rotate_back`` as well,
+    each output row is then turned back by its query's position (``rope(out, −positions)``),
+    which leaves ``Σ_n α_mn 𝓡_{n−m} v_n``: relative again.
+    Introduced in notebook 07_rope.
+    """
+    q, key, value = (check_array(name, a, ndim=2) for name, a in (("q", q), ("key", key), ("value", value)))
+    if not q.shape == key.shape == value.shape:
+        raise ValueError(f"q, key and value must have one shape (seq_len, d), got {q.shape}, {key.shape}, "
+                         f"{value.shape} / q、key、value 的形状必须相同")
+    if rotate_back and not rotate_values:
+        raise ValueError("rotate_back=True needs rotate_values=True / 只有先转了 v 才需要转回去")
+    pos = check_positions(positions)
+    scores = rope(q, pos, base) @ rope(key, pos, base).T / math.sqrt(q.shape[1])
+    weights = np.exp(scores - scores.max(axis=1, keepdims=True))
+    weights /= weights.sum(axis=1, keepdims=True)
+    out = weights @ (rope(value, pos, base) if rotate_values else value)
+    return rope(out, -pos, base) if rotate_back else out
+
+
+# -- two layouts of the pairs: interleaved (the paper, Meta's LLaMA) and rotate_half ----------
+def rotate_half(x) -> np.ndarray:
+    """``cat(−x2, x1)`` with ``x1, x2`` the first and second half of the last axis.
+
+    The helper of the split-halves layout (GPT-NeoX, Hugging Face's Llama): dim j is paired
+    with dim j + d/2.
+    Introduced in notebook 07_rope.
+    """
+    x = check_array("x", x)
+    check_d_model(x.shape[-1])
+    half = x.shape[-1] // 2
+    return np.concatenate([-x[..., half:], x[..., :half]], axis=-1)
+
+
+def rope_rotate_half(x, positions, base: float = 10000.0) -> np.ndarray:
+    """RoPE in the split-halves layout: ``x·cos(e) + rotate_half(x)·sin(e)``, ``e = cat(freqs, freqs)``.
+
+    ``freqs[pos, j] = pos·w_j`` (j < d/2): dims j and j + d/2 form pair j and turn together.
+    The same rotation as :func:`rope` on permuted dims:
+    ``rope_rotate_half(x[..., P]) == rope(x)[..., P]`` with ``P = split_permutation(d)``.
+    Introduced in notebook 07_rope.
+    """
+    x = check_array("x", x)
+    if x.ndim < 2:
+        raise ValueError("x must have shape (..., seq_len, d) / x 的形状必须是 (..., seq_len, d)")
+    pos = check_positions(positions)
+    if len(pos) != x.shape[-2]:
+        raise ValueError(f"positions has {len(pos)} entries but x has seq_len = {x.shape[-2]} / positions 的长度"
+                         f"必须等于 x 的 seq_len")
+    freqs = pos[:, None] * frequencies(x.shape[-1], base)[None, :]
+    emb = np.concatenate([freqs, freqs], axis=-1)
+    return x * np.cos(emb) + rotate_half(x) * np.sin(emb)
+
+
+def llama_permute_rows(w, n_heads: int) -> np.ndarray:
+    """Reorder the output rows of a q or k projection from interleaved pairs to split halves.
+
+    ``w`` is ``(n_heads · head_dim, d_in)`` (rows = output dims, as in ``nn.Linear``). Within
+    each head, row ``2j + c`` (pair j, component c) moves to row ``c · head_dim/2 + j``: the
+    reshape ``(n_heads, head_dim/2, 2, d_in)`` → swap the two middle axes → back, as the
+    ``permute`` step of Hugging Face's Llama conversion script does for ``wq`` and ``wk``.
+    Per head this is ``w[split_permutation(head_dim)]``.
+    Introduced in notebook 07_rope.
+    """
+    w = check_array("w", w, ndim=2)
+    n_heads = check_int("n_heads", n_heads, 1)
+    rows, cols = w.shape
+    if rows % n_heads or (rows // n_heads) % 2:
+        raise ValueError(f"w has {rows} rows, not n_heads = {n_heads} heads of an even head_dim / "
+                         f"w 的行数 {rows} 必须是 n_heads = {n_heads} 个偶数维的头")
+    head_dim = rows // n_heads
+    return w.reshape(n_heads, head_dim // 2, 2, cols).swapaxes(1, 2).reshape(rows, cols)
+
+
+# -- partial rotary: only the first rotary_dims dims of each head turn ------------------------
+def partial_rope(x, positions, rotary_dims: int, base: float = 10000.0, layout: str = "half") -> np.ndarray:
+    """Rotate only the first ``rotary_dims`` dims of each head; the others pass unchanged.
+
+    The frequencies are those of a ``rotary_dims``-dim head, ``w_i = base^(−2i/rotary_dims)``
+    (GPT-NeoX's ``rotary_pct``, Hugging Face's ``partial_rotary_factor``:
+    ``rotary_dims = int(head_dim · factor)``). ``layout="half"`` rotates with
+    :func:`rope_rotate_half` (GPT-NeoX), ``"interleaved"`` with :func:`rope`.
+    Introduced in notebook 07_rope.
+    """
+    x = check_array("x", x)
+    d = x.shape[-1]
+    rotary_dims = check_int("rotary_dims", rotary_dims, 0, d)
+    if rotary_dims % 2:
+        raise ValueError(f"rotary_dims must be even, got {rotary_dims} / rotary_dims 必须是偶数")
+    layout = check_one_of("layout", layout, ("half", "interleaved"))
+    if rotary_dims == 0:
+        return x.copy()
+    turn = rope_rotate_half if layout == "half" else rope
+    return np.concatenate([turn(x[..., :rotary_dims], positions, base), x[..., rotary_dims:]], axis=-1)

@@ -9,6 +9,7 @@ lists; ``np.testing`` compares them with arrays directly.
 Conventions (the course's): ``PE[pos, 2i] = sin(pos / base^(2i/d_model))``,
 ``PE[pos, 2i+1] = cos(pos / base^(2i/d_model))``, positions start at 0.
 """
+import cmath
 import math
 
 
@@ -213,3 +214,68 @@ def alibi_bias(seq_len, num_heads, causal=False):
     """bias[h][m][n] = -s_(h+1) |n - m|; with ``causal``, -inf above the diagonal (n > m)."""
     return [[[-math.inf if causal and j > i else -alibi_slope(h, num_heads) * abs(i - j)
               for j in range(seq_len)] for i in range(seq_len)] for h in range(1, num_heads + 1)]
+
+
+# ---------------------------------------------------------------------------
+# RoPE as real models use it (RoFormer §3.4.3, the split-halves layout, partial rotary)
+# ---------------------------------------------------------------------------
+def rope_partial_sum(offset, j, d_model, base=10000.0):
+    """S_j = sum_{i<j} e^{i offset theta_i}, theta_i = base^(-2i/d) (RoFormer section 3.4.3;
+    S_0 = 0), one term at a time."""
+    total = 0j
+    for i in range(j):
+        total += cmath.exp(1j * offset * math.pow(base, -2 * i / d_model))
+    return total
+
+
+def rope_abel_bound(q, k, offset, base=10000.0):
+    """RoFormer's bound (section 3.4.3): with h_i = q_i conj(k_i) (pairs as complex numbers) and
+    h_{d/2} = 0, |score| <= max_i |h_{i+1} - h_i| * sum_{j=1}^{d/2} |S_j|."""
+    d = len(q)
+    h = [complex(q[2 * i], q[2 * i + 1]) * complex(k[2 * i], k[2 * i + 1]).conjugate() for i in range(d // 2)]
+    h.append(0j)
+    step = max(abs(h[i + 1] - h[i]) for i in range(d // 2))
+    return step * sum(abs(rope_partial_sum(offset, j, d, base)) for j in range(1, d // 2 + 1))
+
+
+def rope_vector_half(x, pos, base=10000.0):
+    """RoPE in the split-halves layout (GPT-NeoX, Hugging Face Llama's rotate_half): dims j and
+    j + d/2 form pair j and turn counter-clockwise by pos * base^(-2j/d)."""
+    d = len(x)
+    out = list(x)
+    for j in range(d // 2):
+        a = pos * math.pow(base, -2 * j / d)
+        x1, x2 = x[j], x[j + d // 2]
+        out[j] = x1 * math.cos(a) - x2 * math.sin(a)
+        out[j + d // 2] = x1 * math.sin(a) + x2 * math.cos(a)
+    return out
+
+
+def llama_permuted_row(r, head_dim):
+    """The interleaved row that Hugging Face's Llama conversion puts at row r of a head:
+    view (head_dim/2, 2) then transpose, so row c * head_dim/2 + j holds old row 2j + c."""
+    c, j = divmod(r, head_dim // 2)
+    return 2 * j + c
+
+
+def rope_attention(q, k, v, positions, rotate_values=False, rotate_back=False, base=10000.0):
+    """Attention outputs with RoPE on q and k, one query at a time:
+    out_m = sum_n softmax_n(rope(q_m, p_m) . rope(k_n, p_n) / sqrt(d)) v'_n, v'_n = v_n or
+    rope(v_n, p_n); with rotate_back, out_m is turned by -p_m at the end."""
+    d = len(q[0])
+    outs = []
+    for m, pm in enumerate(positions):
+        qm = rope_vector(q[m], pm, base)
+        scores = [dot(qm, rope_vector(k[n], pn, base)) / math.sqrt(d) for n, pn in enumerate(positions)]
+        weights = softmax(scores)
+        out = [0.0] * d
+        for n, pn in enumerate(positions):
+            vn = rope_vector(v[n], pn, base) if rotate_values else v[n]
+            out = [o + weights[n] * x for o, x in zip(out, vn)]
+        outs.append(rope_vector(out, -pm, base) if rotate_back else out)
+    return outs
+
+
+def entropy(probabilities):
+    """Shannon entropy -sum p log p in nats (terms with p = 0 count 0)."""
+    return -sum(p * math.log(p) for p in probabilities if p > 0)

@@ -160,6 +160,7 @@ PLOT_SAMPLES = {
     ],
     # figures/rope.py
     "plot_rope": ["", "pos=16, n=20, i=3, base=100.0"],
+    "plot_rope_decay": ["", "d_model=16, base=100.0, max_offset=40, seed=3"],
     # figures/alibi.py
     "plot_alibi_bias": ["", "seq_len=30, num_heads=4, heads=2, causal=True", "causal=True"],
     "plot_alibi_attention": ["", "seq_len=20, num_heads=4, causal=True, query=19"],

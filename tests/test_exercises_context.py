@@ -59,3 +59,16 @@ def test_check_unseen_pairs():
     reach = sum(1 for i in range(first, 64) if 16383 * 10000 ** (-i / 64) >= 2 * math.pi)
     wrong_names(pl.check_unseen_pairs(128, 4096, 16384, reach), str(reach), "才转满一圈")
     wrong_names(pl.check_unseen_pairs(128, 4096, 16384, 2.5), "2.5", "整数")
+
+
+def test_check_beta_ratio():
+    # β = base^(2/d); the highest digit i = d/2 − 1 = 7 slowed by ρ = 4: (β'/β)^7 = 4
+    right = 4 ** (1 / 7)
+    assert pl.check_beta_ratio(16, 4, round(right, 4))
+    assert pl.check_beta_ratio(16, 4, round(right, 3))
+    wrong_names(pl.check_beta_ratio(16, 4, round(4 ** (2 / 16), 4)), "1.1892", "第 d/2 − 1 = 7 位")
+    wrong_names(pl.check_beta_ratio(16, 4, round(4 ** (16 / 14), 4)), "4.8", "base 的倍数")
+    wrong_names(pl.check_beta_ratio(16, 4, 4), "4", "PI")
+    wrong_names(pl.check_beta_ratio(16, 4, 0.25), "0.25", "方向反了")
+    wrong_names(pl.check_beta_ratio(16, 4, 1.5), "1.5", "(β'/β)^7")
+    assert not pl.check_beta_ratio(16, 4, None) and "None" in pl.check_beta_ratio(16, 4, None).message

@@ -182,3 +182,61 @@ def test_check_rope_shift():
 ])
 def test_bad_input_is_refused_clearly(call, exc, words):
     assert_refused_clearly(call, exc, words)
+
+
+# ---------------------------------------------------------------------------
+# 07, 练习 5: check_llama_row (expected row from reference.llama_permuted_row)
+# ---------------------------------------------------------------------------
+def test_llama_row_right_for_every_row():
+    for r in range(8):
+        expected = ref.llama_permuted_row(r, 8)
+        assert pl.check_llama_row(expected, r=r, head_dim=8), r
+    assert ref.llama_permuted_row(5, 8) == 3
+
+
+@pytest.mark.parametrize("answer,keywords", [
+    (6, ["反方向", "第 6 行"]),
+    (5, ["重排会移动行"]),
+    (1, ["所属的对"]),
+    (2, ["c·4 + j"]),
+    ("3", ["整数"]),
+])
+def test_llama_row_names_each_slip(answer, keywords):
+    assert_wrong(pl.check_llama_row(answer, r=5, head_dim=8), repr(answer) if isinstance(answer, str) else str(answer),
+                 *keywords)
+
+
+def test_llama_row_partner_and_none():
+    assert_wrong(pl.check_llama_row(4, r=0, head_dim=8), "4", "搭档")
+    assert_placeholder(pl.check_llama_row(None))
+
+
+# ---------------------------------------------------------------------------
+# 07, 练习 6: check_partial_rotary_pairs (GPT-NeoX-20B: 6144 / 64 = 96 dims per head, 25 %)
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("answer,keywords", [
+    (24, ["被转的维数", "对数"]),
+    (72, ["不转的维数"]),
+    (36, ["不转的对数"]),
+    (1536, ["每个头"]),
+    (768, ["每个头"]),
+    (48, ["整个头的对数"]),
+    (13, ["hidden_size / 头数"]),
+    (12.5, ["整数"]),
+])
+def test_partial_rotary_pairs_names_each_slip(answer, keywords):
+    assert_wrong(pl.check_partial_rotary_pairs(answer), str(answer), *keywords)
+
+
+def test_partial_rotary_pairs_right_and_none():
+    assert 6144 // 64 * 0.25 / 2 == 12
+    v = pl.check_partial_rotary_pairs(12)
+    assert v and "72 维不转" in v.message
+    assert pl.check_partial_rotary_pairs(8, hidden_size=1024, num_heads=16, rotary_pct=0.25)   # 64 · 0.25 / 2
+    assert_placeholder(pl.check_partial_rotary_pairs(None))
+
+
+def test_notebook_calls_the_new_checks():
+    code = notebook_code("07_rope.ipynb")
+    for call in ("pl.check_llama_row(answer, r=5, head_dim=8)", "pl.check_partial_rotary_pairs(answer)"):
+        assert any(call in c for c in code), call

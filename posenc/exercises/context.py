@@ -197,3 +197,36 @@ def _why_kept(x: str) -> str:
     if x == "b":
         return "NTK-aware 只换 base，而 w_0 = base'⁰ = 1 与 base 无关，这一对没动"
     return "w_0 = base⁰ = 1 与 base 无关：换一个更大的 base 从头训练，这一对的频率也还是 1"
+
+
+def check_beta_ratio(d_model: int, factor, answer) -> Verdict:
+    """β-base reading of NTK-aware: by how much must β = base^(2/d) grow so that the highest
+    pair (digit i = d/2 − 1) is ``factor`` times slower? ``factor^(2/(d−2))``.
+
+    Recognises ``factor^(2/d)`` (the highest digit taken as i = d/2), the base's factor
+    ``factor^(d/(d−2))``, ``factor`` itself (every digit slowed, PI) and ``1/factor``.
+    Introduced in notebook 09_context_extension.
+    """
+    d_model = check_d_model(d_model)
+    if d_model < 4:
+        raise ValueError(f"d_model must be at least 4, got {d_model} / d_model 至少是 4")
+    factor = check_real("factor", factor, greater_than=1.0)
+    right = factor ** (2 / (d_model - 2))
+    got, refusal = _reading(answer, "array", expected="答案应是一个数（β'/β，保留 3 位有效数字或 4 位小数）。")
+    if refusal is not None:
+        return refusal
+    got = float(got)
+    top = d_model // 2 - 1
+    if agrees(got, right):
+        return Verdict(True, f"最高位 i = {top}：(β'/β)^{top} = {factor:g}，β'/β = {factor:g}^(1/{top}) = {right:.5f}；"
+                             f"base'/base = (β'/β)^{d_model // 2} = {factor:g}^({d_model}/{d_model - 2})。")
+    slips = {
+        f"这是 {factor:g}^(2/{d_model})：最高位是第 d/2 − 1 = {top} 位，不是第 {d_model // 2} 位。": factor ** (2 / d_model),
+        f"这是 base 的倍数 {factor:g}^(d/(d−2))；β = base^(2/d)，还要开 d/2 次方。": factor ** (d_model / (d_model - 2)),
+        "这是把每一位都放慢同样的倍数（PI）；NTK-aware 只让最高位慢这么多，个位不变。": factor,
+        "方向反了：β 要变大，数位才变慢。": 1 / factor,
+    }
+    message = _first_slip(got, right, slips, agrees) or rounding_slip(got, right)
+    if message:
+        return _wrong(answer, message)
+    return _wrong(answer, f"第 i 位的角度是 n/β^i；要让 i = {top} 慢 {factor:g} 倍：(β'/β)^{top} = {factor:g}。")

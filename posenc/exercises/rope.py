@@ -150,3 +150,68 @@ def check_rope_shift(answer, shift: int = 7, m: int = 3, n: int = 10, d_model: i
         return Verdict(True, f"不变：挪动前 {before:+.6f}，挪动 {shift} 后 {after:+.6f}（差 {abs(after - before):.1e}），"
                              f"因为 k = n − m 没变。")
     return verdict
+
+
+def check_llama_row(answer, r: int = 5, head_dim: int = 8) -> Verdict:
+    """After Hugging Face's Llama conversion, row ``r`` of a head of W_q (or W_k) holds which row
+    of Meta's interleaved weights? (``2·(r mod head_dim/2) + r div (head_dim/2)``.)
+
+    Recognises the inverse direction (where Meta's row r goes), the row left in place, the pair
+    index j alone and ``r + head_dim/2``.
+    Introduced in notebook 07_rope.
+    """
+    head_dim = check_d_model(head_dim)
+    r = check_int("r", r, 0, head_dim - 1)
+    half = head_dim // 2
+    c, j = divmod(r, half)
+    right = 2 * j + c
+    got, refusal = _reading(answer, "int", expected="答案应是一个整数：Meta 权重里的行号（0 起）。")
+    if refusal is not None:
+        return refusal
+    if got == right:
+        return Verdict(True, f"第 {r} 行 = c·{half} + j，c = {c}、j = {j}：它是第 j = {j} 对的第 {c} 个分量，"
+                             f"在交错写法里是第 2j + c = {right} 行。")
+    slips = {
+        (r + half) % head_dim: f"这是第 {r} 行在 rotate_half 写法里的搭档（相隔 {half} 行），不是它在交错写法里的行号。",
+        (r % 2) * half + r // 2: f"这是反方向：Meta 的第 {r} 行被挪到了第 {(r % 2) * half + r // 2} 行。问的是换算后第 {r} 行"
+                                 f"从哪里来（第 j 对的两个分量在 rotate_half 里是第 j 行和第 j + {half} 行）。",
+        r: "重排会移动行：交错写法的一对是相邻两行，rotate_half 的一对相隔 head_dim/2 行。",
+        j: f"{j} 是这一行所属的对 j；交错写法里第 j 对占第 2j、2j+1 两行，还要看它是第几个分量。",
+    }
+    if got in slips:
+        return _wrong(answer, slips[got])
+    return _wrong(answer, f"把 r 写成 c·{half} + j（c 是第几个分量，j 是第几对），交错写法里它在第 2j + c 行。")
+
+
+def check_partial_rotary_pairs(answer, hidden_size: int = 6144, num_heads: int = 64,
+                               rotary_pct: float = 0.25) -> Verdict:
+    """How many pairs of each head does partial rotary turn? ``int(head_dim · rotary_pct) / 2``
+    with ``head_dim = hidden_size / num_heads``.
+
+    Recognises dims instead of pairs, the unrotated dims or pairs, and the fraction taken of the
+    whole hidden size instead of one head.
+    Introduced in notebook 07_rope.
+    """
+    hidden_size = check_int("hidden_size", hidden_size, 2)
+    num_heads = check_int("num_heads", num_heads, 1, hidden_size)
+    rotary_pct = check_real("rotary_pct", rotary_pct, minimum=0.0, maximum=1.0)
+    head_dim = hidden_size // num_heads
+    dims = int(head_dim * rotary_pct)
+    right = dims // 2
+    got, refusal = _reading(answer, "int", expected="答案应是一个整数：每个头里被转的对数。")
+    if refusal is not None:
+        return refusal
+    if got == right:
+        return Verdict(True, f"每个头 {hidden_size}/{num_heads} = {head_dim} 维，转 {head_dim} × {rotary_pct:g} = {dims} 维，"
+                             f"即 {right} 对；其余 {head_dim - dims} 维不转。")
+    slips = {
+        dims: f"{dims} 是被转的维数；一对是两维，问的是对数。",
+        head_dim - dims: f"{head_dim - dims} 是不转的维数（它们做纯内容匹配）；问的是被转的对数。",
+        (head_dim - dims) // 2: f"{(head_dim - dims) // 2} 是不转的对数；被转的是前 {rotary_pct:.0%}。",
+        int(hidden_size * rotary_pct): "比例是按每个头的维数取的，不是按整个 hidden_size：先除以头数。",
+        int(hidden_size * rotary_pct) // 2: "比例是按每个头的维数取的，不是按整个 hidden_size：先除以头数。",
+        head_dim // 2: f"{head_dim // 2} 是整个头的对数（全部旋转时）；这里只转 {rotary_pct:.0%}。",
+    }
+    if got in slips:
+        return _wrong(answer, slips[got])
+    return _wrong(answer, f"先算每个头的维数 hidden_size / 头数，再乘 {rotary_pct:g}，最后换成对数。")

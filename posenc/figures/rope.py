@@ -204,3 +204,47 @@ class RopeExplorer(Explorer):
     def _update(self, pos, i, base):
         self.view.update(self.q, self.key, pos, self.n, i, base)
         return False
+
+
+def plot_rope_decay(d_model: int = 128, base: float = 10000.0, max_offset: int = 256, seed: int = 0,
+                    ax=None):
+    """RoFormer's long-term decay: the bound and two actual scores against the offset k.
+
+    Left: the decaying quantity ``(1/(d/2)) Σ_j |S_j(k)|`` (:func:`posenc.rope.rope_decay_bound`),
+    divided by its value at k = 0. Right: ``rope(q, m) · rope(κ, m + k) / (|q||κ|)`` for
+    q = κ = all ones (falls on average, oscillating) and for one random pair q, κ (``seed``;
+    no decay). The random pair's own bound (:func:`posenc.rope.rope_abel_bound`) is far above
+    its score and is printed, not drawn, in the notebook.
+    Introduced in notebook 07_rope.
+    """
+    from ..rope import rope_decay_bound, rope_score_by_offset
+
+    d_model = check_int("d_model", d_model, 2, 1024)
+    if d_model % 2:
+        raise ValueError(f"d_model must be even, got {d_model} / d_model 必须是偶数")
+    base = check_base(base)
+    max_offset = check_int("max_offset", max_offset, 1, 100000)
+    rng = np.random.default_rng(check_int("seed", seed, 0))
+    ks = np.arange(max_offset + 1)
+    bound = rope_decay_bound(ks, d_model, base)
+    ones = np.ones(d_model)
+    q, key = rng.normal(size=(2, d_model))
+    norm = np.linalg.norm(q) * np.linalg.norm(key)
+    with figure_style():
+        fig, (ax_b, ax_s) = _new_axes(ax, (8.4, 3.0), 1, 2)
+        ax_b.plot(ks, bound / bound[0], color="C3", lw=1.3)
+        ax_b.set_xlabel(label("偏移 k = n − m", "offset k = n − m"))
+        ax_b.set_ylabel(label("(1/(d/2))Σ|S_j|，除以 k = 0 的值", "(1/(d/2))Σ|S_j| / value at k = 0"))
+        ax_b.set_title(label(f"RoFormer 的衰减量（d = {d_model}）", f"RoFormer's decaying quantity (d = {d_model})"),
+                       fontsize=9)
+        ax_b.set_ylim(0, 1.05)
+        ax_s.axhline(0, color="0.8", lw=0.6)
+        ax_s.plot(ks, rope_score_by_offset(ones, ones, ks, base) / d_model, color="C0", lw=1.2,
+                  label=label("q = κ = 全 1", "q = κ = all ones"))
+        ax_s.plot(ks, rope_score_by_offset(q, key, ks, base) / norm, color="C1", lw=1.0,
+                  label=label("随机 q、κ", "random q, κ"))
+        ax_s.set_xlabel(label("偏移 k = n − m", "offset k = n − m"))
+        ax_s.set_ylabel(label("分数 / (|q||κ|)", "score / (|q||κ|)"))
+        ax_s.set_title(label("实际的分数", "actual scores"), fontsize=9)
+        ax_s.legend(fontsize=7, loc="upper right", frameon=False)
+    return fig
