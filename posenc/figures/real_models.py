@@ -129,6 +129,8 @@ class RealModelsExplorer(Explorer):
     """
 
     name = "real_models"
+    #: The context length is the slider a reader drags: its figures are drawn ahead (frames).
+    FRAMES = "seq_len"
     FIGSIZE = (10.7, 3.4)
 
     def __init__(self, model="Llama-3.1-8B", seq_len=131072):
