@@ -273,13 +273,12 @@ from posenc.exercises.context import (
     check_yarn_attention_factor,
 )
 from posenc.exercises.real_models import (
-    REAL_MODELS,
     check_llama3_slowdown,
     check_mla_cache,
     check_rotated_dims,
     llama3_slowdown,
 )
-from posenc.quiz import INTERVIEW_QUIZ, Quiz
+from posenc.quiz import INTERVIEW_QUIZ, REAL_MODELS, Quiz
 
 # -- text, the setup cell, figure style --------------------------------------------------------
 from posenc.text import format_matrix, markdown_table

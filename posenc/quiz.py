@@ -389,6 +389,62 @@ ROPE = [
     },
 ]
 
+#: RoPE beyond the principle: decay, v, the two implementations (notebook 07).
+ROPE_IMPLEMENTATION = [
+    {
+        "question": "RoFormer 说 RoPE 有「远程衰减」(long-term decay)。准确地说成立的是什么？",
+        "options": [
+            "任意 q、κ 的分数都随距离 |k| 单调变小",
+            "分数的上界随距离平均变小，但不单调，随机的 q、κ 的分数也不衰减",
+            "分数和距离无关",
+            "只有 ALiBi 才有衰减，RoPE 没有任何与距离有关的量",
+        ],
+        "answer": 1,
+        "explanation": "RoFormer 用 Abel 求和给出 |分数| ≤ max_i|h_{i+1} − h_i|·Σ_j|S_j|，衰减的是 (1/(d/2))Σ_j|S_j|："
+                       "07 算出它从 k = 0 的 32.5 降到 k = 256 的 6.5，途中会回升；q = κ = 全 1 时分数确实跟着降，"
+                       "而 200 对随机 q、κ 的平均 |分数| 在近处和远处几乎一样（07 第 7 节）。",
+        "wrong": {
+            0: "这是常见的过度概括：07 的曲线有回升，随机 q、κ 的分数不衰减；衰减的是一个上界。",
+            2: "分数只依赖内容和偏移 k = n − m，当然和距离有关（07）。",
+            3: "RoPE 的上界随距离平均变小（07 第 7 节）；ALiBi 的衰减是直接减去的惩罚。",
+        },
+    },
+    {
+        "question": "RoPE 为什么只旋转 q 和 κ，不旋转 v？",
+        "options": [
+            "省计算，结果一样",
+            "v 不参与注意力",
+            "旋转 v 会让输出带上绝对位置：整体挪动位置，输出就变了",
+            "v 已经在词向量里带了位置",
+        ],
+        "answer": 2,
+        "explanation": "分数只依赖 k = n − m 靠的是 𝓡_mᵀ𝓡_n = 𝓡_{n−m}；输出是 Σ a_mn v_n，v_n 若按 n 旋转，输出就依赖 n 本身。"
+                       "07 把所有位置挪 100：只转 q、κ 时输出差 1e-15 量级，连 v 一起转时差 1.8（除非再按查询位置转回来）。",
+        "wrong": {
+            0: "结果不一样：07 第 8 节里连 v 一起转，整体挪动后输出差了 1.8。",
+            1: "v 是注意力加权平均的对象，当然参与。",
+            3: "RoPE 不往词向量上加任何位置向量；位置只在 q、κ 的旋转里。",
+        },
+    },
+    {
+        "question": "LLaMA 的 Hugging Face 实现用 rotate_half（前后两半配对），原论文两两相邻配对。为什么等价？",
+        "options": [
+            "只差一个固定的维度重排：W_q、W_k 的行按同一置换重排，分数相同",
+            "不等价，rotate_half 是另一种位置编码",
+            "只要 base 相同，不用改权重就能互换",
+            "rotate_half 只旋转一半的维度",
+        ],
+        "answer": 0,
+        "explanation": "第 i 对在交错布局里是第 2i、2i+1 维，在 rotate_half 里是第 i、i + d/2 维：置换 P = [0 2 4 … 1 3 5 …] 把一种变成另一种。"
+                       "所以 Meta 的权重转成 Hugging Face 格式时要按 permute 重排 W_q、W_k 的行；07 第 9 节重排后分数差 7e-15，不重排差到 98。",
+        "wrong": {
+            1: "它旋转的是同样的对、同样的角度，只是这些对在向量里的位置不同（07 第 9 节）。",
+            2: "不改权重不行：07 里不重排时分数差到 98；要按置换重排 W_q、W_k 的行。",
+            3: "rotate_half 旋转全部维度；只转一部分的是 partial rotary（GPT-NeoX-20B 转 25 %）。",
+        },
+    },
+]
+
 #: ALiBi (notebook 08).
 ALIBI = [
     {
@@ -470,5 +526,74 @@ CONTEXT = [
     },
 ]
 
-#: The interview self-check of notebook 12 (the summary): every bank, in the order of the course (01 to 09).
-INTERVIEW_QUIZ = PERMUTATION + SINUSOIDAL + RELATIVE + LEARNED + RELATIVE_FAMILY + ROPE + ALIBI + CONTEXT
+#: RoPE in real models and at inference: configs, KV cache, MLA (notebook 10).
+REAL_MODELS = [
+    {
+        "question": "用 KV cache 逐个生成时，RoPE 的键是怎么存的？",
+        "options": [
+            "存没旋转的键，每一步按新的查询位置重新旋转所有键",
+            "只存值 v，键每一步重新算",
+            "RoPE 模型不能用 KV cache",
+            "存已经按各自位置旋转好的键 𝓡_n κ_n，之后不再改动",
+        ],
+        "answer": 3,
+        "explanation": "第 n 个键只依赖它自己的位置：(𝓡_m q)ᵀ(𝓡_n κ) = qᵀ𝓡_{n−m}κ，旋转一次就对以后所有查询都成立。"
+                       "10 里逐步解码与整段重算的最大误差在 1e-15 量级。",
+        "wrong": {0: "不需要：𝓡_n κ_n 与后来查询的位置无关，重算只是浪费。",
+                  1: "键和值都缓存；RoPE 的键缓存的是旋转后的结果。",
+                  2: "可以：Llama、Qwen 等都这么用；只有频率随长度变化（动态 NTK）时缓存才会不一致（10）。"},
+    },
+    {
+        "question": "动态 NTK (dynamic NTK) 和 KV cache 一起用有什么问题？",
+        "options": [
+            "超过原训练长度后 base 变了，缓存的键还是按旧频率转的",
+            "没有问题，动态 NTK 不改频率",
+            "动态 NTK 会让值 v 也旋转",
+            "只会让速度变慢，结果完全一样",
+        ],
+        "answer": 0,
+        "explanation": "动态 NTK 在长度 L′ > L 时把 base 调大为 base·((ρ·L′/L) − (ρ − 1))^(d/(d−2))（ρ = 4、L′ = 2L 时最慢的对慢 5 倍）；"
+                       "缓存的键是按旧 base 旋转的，10 测得输出与重算相差 0.006 到 0.3（长度不超过 L 时只差浮点舍入）。",
+        "wrong": {1: "它正是按当前长度改 base（也就改了频率）。",
+                  2: "v 从不旋转；问题在已经旋转好的键。",
+                  3: "结果不同：缓存的键与用新频率重算的键不一致（10）。"},
+    },
+    {
+        "question": "DeepSeek-V2/V3 的 MLA 为什么要把 RoPE 解耦成单独的一小部分维度？",
+        "options": [
+            "因为 RoPE 太慢",
+            "因为潜向量不能做点积",
+            "旋转 𝓡_{n−m} 夹在 W_Q 和 W_UK 之间，W_UK 吸收不进 W_Q",
+            "为了让值 v 也带位置",
+        ],
+        "answer": 2,
+        "explanation": "不加 RoPE 时 q_mᵀκ_n = h_mᵀ(W_Qᵀ W_UK)c_n，一个固定矩阵就够；加 RoPE 后中间多了依赖 n − m 的 𝓡_{n−m}，"
+                       "没有一个固定矩阵能重现所有分数（10 里差到 17）。于是 MLA 另加每头 qk_rope_head_dim（DeepSeek-V3：64）维的旋转部分，"
+                       "旋转的键所有头共用一个，每词每层缓存 512 + 64 = 576 个数。",
+        "wrong": {0: "不是速度问题，是代数问题：旋转挡住了矩阵吸收。",
+                  1: "潜向量照样参与点积（经过吸收后的矩阵）。",
+                  3: "v 从不旋转。"},
+    },
+    {
+        "question": "Llama 3.1 的 rope_scaling（llama3 类型，factor 8，原长 8192）对一对波长 1000 的维度做了什么？",
+        "options": ["频率除以 8", "频率除以 4", "在 w 和 w/8 之间混合", "不变"],
+        "answer": 3,
+        "explanation": "波长短于 8192 / high_freq_factor = 2048 的对原样保留；长于 8192 的除以 8；之间按 γ 平滑混合（10）。",
+        "wrong": {0: "只有波长超过 8192 的对才除以 8。",
+                  1: "没有「除以 4」这一档；4 是 high_freq_factor，决定保留的边界 8192/4。",
+                  2: "混合只发生在波长 2048 到 8192 之间。"},
+    },
+    {
+        "question": "GPT-NeoX-20B 每个注意力头 96 维，rotary_pct = 0.25。有多少维参与旋转？",
+        "options": ["96", "24", "12", "72"],
+        "answer": 1,
+        "explanation": "96 × 0.25 = 24 维，即 12 对；其余 72 维不带位置，它们对分数的贡献在每个偏移上都一样（07 第 10 节，10）。",
+        "wrong": {0: "不是每一维都转：rotary_pct 0.25 只转四分之一。",
+                  2: "12 是对数（24 维 = 12 对），问的是维数。",
+                  3: "72 是不旋转的那部分。"},
+    },
+]
+
+#: The interview self-check of notebook 12 (the summary): every bank, in the order of the course.
+INTERVIEW_QUIZ = (PERMUTATION + SINUSOIDAL + RELATIVE + LEARNED + RELATIVE_FAMILY + ROPE + ROPE_IMPLEMENTATION + ALIBI
+                  + CONTEXT + REAL_MODELS)

@@ -1,4 +1,4 @@
-"""posenc/quiz.py: the interview self-check quiz (notebook 06): its question bank and the
+"""posenc/quiz.py: the interview self-check quiz (notebook 12; notebook 10 has its own bank): its question banks and the
 widget's immediate feedback."""
 import pytest
 
@@ -6,7 +6,7 @@ import posenc_lib as pl
 
 
 def test_interview_quiz_bank_is_well_formed():
-    assert 8 <= len(pl.INTERVIEW_QUIZ) <= 24   # 01-05, 06 (relative family), 07-09
+    assert 8 <= len(pl.INTERVIEW_QUIZ) <= 40   # one bank per concept, 01 to 11
     answers = {q["answer"] for q in pl.INTERVIEW_QUIZ}
     assert len(answers) >= 3, "the right option should not always sit in the same place"
     text = " ".join(q["question"] + " ".join(q["options"]) + q["explanation"] for q in pl.INTERVIEW_QUIZ)

@@ -1,5 +1,5 @@
 """``check_*`` for RoPE as real models use it: how many dims of a head rotate, what Llama 3.1's
-scaling does to one wavelength, what MLA caches per token; and the quiz bank ``REAL_MODELS``.
+scaling does to one wavelength, what MLA caches per token (the notebook's quiz bank is ``quiz.REAL_MODELS``).
 
 Introduced in notebook 10_rope_real_models.
 """
@@ -112,64 +112,3 @@ def check_mla_cache(model: str, answer) -> Verdict:
         if value != right and got == value:
             return _wrong(answer, message)
     return _wrong(answer, "每个词缓存 kv_lora_rank + qk_rope_head_dim 个数。")
-
-
-#: Quiz bank for notebook 10 (RoPE in real models, at inference).
-REAL_MODELS = [
-    {
-        "question": "用 KV cache 逐个生成时，RoPE 的键是怎么存的？",
-        "options": [
-            "存没旋转的键，每一步按新的位置重新旋转所有键",
-            "存已经按各自位置旋转好的键，之后不再改动",
-            "只存值 v，键每一步重新算",
-            "RoPE 模型不能用 KV cache",
-        ],
-        "answer": 1,
-        "explanation": "键 k_n 只依赖它自己的位置 n，旋转一次就对以后所有查询都成立（分数只依赖 n − m）。"
-                       "本篇逐步解码与整段重算的最大误差在 1e-15 量级。",
-        "wrong": {0: "不需要：R_n κ_n 与后来查询的位置无关，重算只是浪费。",
-                  2: "键和值都缓存；RoPE 的键缓存的是旋转后的结果。",
-                  3: "可以：Llama、Qwen 等都这么用；只有频率随长度变化（动态 NTK）时缓存才会不一致。"},
-    },
-    {
-        "question": "动态 NTK (dynamic NTK) 和 KV cache 一起用有什么问题？",
-        "options": [
-            "没有问题，动态 NTK 不改频率",
-            "长度超过原训练长度后 base 变大，缓存里早先旋转好的键用的是旧频率，与新查询不一致",
-            "动态 NTK 会让值 v 也旋转",
-            "只会让速度变慢，结果完全一样",
-        ],
-        "answer": 1,
-        "explanation": "动态 NTK 在长度 L′ > L 时把 base 调大为 base·((s·L′/L) − (s − 1))^(d/(d−2))；"
-                       "缓存的键是按旧 base 旋转的，本篇测得它与重算的输出不再相同（长度不超过 L 时只差浮点舍入）。",
-        "wrong": {0: "它正是按当前长度改 base（也就改了频率）。",
-                  2: "v 从不旋转；问题在已经旋转好的键。",
-                  3: "结果不同：缓存的键与用新频率重算的键不一致。"},
-    },
-    {
-        "question": "DeepSeek-V2/V3 的 MLA 为什么要把 RoPE 解耦成单独的一小部分维度？",
-        "options": [
-            "因为 RoPE 太慢",
-            "RoPE 的旋转 R_{n−m} 夹在 W_Q 和 W_UK 之间，W_UK 无法吸收进 W_Q，潜向量缓存就省不下计算",
-            "因为潜向量不能做点积",
-            "为了让值 v 也带位置",
-        ],
-        "answer": 1,
-        "explanation": "不加 RoPE 时 q·k = h W_Q W_UKᵀ cᵀ，一个矩阵 A = W_Q W_UKᵀ 就够；加 RoPE 后中间多了依赖 n − m 的 R，"
-                       "没有一个固定矩阵能重现所有分数。于是 MLA 另加每头 qk_rope_head_dim（DeepSeek-V3：64）维的旋转部分，"
-                       "键的旋转部分所有头共用一个，缓存 512 + 64 = 576 个数。",
-        "wrong": {0: "不是速度问题，是代数问题：旋转挡住了矩阵吸收。",
-                  2: "潜向量照样参与点积（经过吸收后的矩阵）。",
-                  3: "v 从不旋转。"},
-    },
-    {
-        "question": "Llama 3.1 的 rope_scaling（llama3 类型，factor 8，原长 8192）对一对波长 1000 的维度做了什么？",
-        "options": ["频率除以 8", "不变", "频率除以 4", "在 w 和 w/8 之间混合"],
-        "answer": 1,
-        "explanation": "波长短于 8192 / high_freq_factor = 2048 的对原样保留；长于 8192 的除以 8；之间平滑混合。",
-        "wrong": {0: "只有波长超过 8192 的对才除以 8。",
-                  2: "没有「除以 4」这一档；4 是 high_freq_factor，决定保留的边界 8192/4。",
-                  3: "混合只发生在波长 2048 到 8192 之间。"},
-    },
-]
-
