@@ -60,12 +60,15 @@ def __posenc_explorer(name):
     return found[0]
 
 def __posenc_frames():
-    # the frames module of this checkout (posenc/widgets/ since the engine has a room of its
-    # own; posenc/figures/ in a checkout from before, measured by tools/benchmark.py --before)
-    import importlib, importlib.util
+    # the frames module the explorers of this kernel use (posenc/widgets/ since the engine has a
+    # room of its own; posenc/figures/ in a checkout from before, measured by tools/benchmark.py
+    # --before). Read from sys.modules: find_spec could answer for another checkout's package
+    # (an editable install's finder maps every posenc.* name to its own tree)
+    import sys
     for name in ("posenc.widgets.frames", "posenc.figures.frames"):
-        if importlib.util.find_spec(name.rsplit(".", 1)[0]) is not None and importlib.util.find_spec(name) is not None:
-            return importlib.import_module(name)
+        module = sys.modules.get(name)
+        if module is not None and hasattr(module, "status"):
+            return module
     return None
 """
 
@@ -444,8 +447,9 @@ JS_TIMED_CLICK = """(el) => { window.__t0 = performance.now(); el.click(); }"""
 
 #: A kernel statement that switches frames off in the notebook's kernel (any checkout):
 #: run as ``setup`` before Run All, every explorer is then drawn by the kernel only.
-FRAMES_OFF = ("import importlib, importlib.util\n"
-              "_m = 'posenc.widgets.frames' if importlib.util.find_spec('posenc.widgets') else 'posenc.figures.frames'\n"
+FRAMES_OFF = ("import importlib, os, posenc\n"
+              "_m = 'posenc.widgets.frames' if os.path.isdir(os.path.join(posenc.__path__[0], 'widgets')) "
+              "else 'posenc.figures.frames'\n"
               "importlib.import_module(_m).MAX_BYTES = 0\n")
 
 
