@@ -18,6 +18,8 @@ room (``posenc/…``)    what it holds                                          
 ``rope``               RoPE in numpy: the rotation, the score by offset             07
 ``alibi``              ALiBi in numpy: head slopes, the distance bias               08
 ``context``            RoPE past its training length: PI, NTK-aware, YaRN           09
+``probes``             linear probes per layer, the causal mask's counting signal   11
+``mrope``              patches in raster order, axial 2D RoPE, Qwen2-VL's M-RoPE    11
 ``torch_layers``       the encodings as torch modules, the one torch RoPE           05-09
                        (loaded lazily)
 ``position_limit``     ``PositionLimitError``: a table asked for a row it lacks     05
@@ -139,6 +141,27 @@ from posenc.context import (
     yarn_ramp,
 )
 
+# -- where position goes: probes per layer, NoPE, 2D RoPE and M-RoPE (11) ---------------------
+from posenc.probes import (
+    PROBE_METHODS,
+    LayerProbes,
+    causal_uniform_weights,
+    layer_probes,
+    position_readout,
+    r_squared,
+    readout_slope,
+    ridge_fit,
+    ridge_predict,
+)
+from posenc.mrope import (
+    PATCH_LAYOUTS,
+    QWEN2_VL_SECTION,
+    mrope_angles,
+    mrope_position_ids,
+    patch_angles,
+    patch_scores,
+)
+
 # -- torch: the error is torch-free, the modules load lazily (see _LAZY) -----------------------
 from posenc.position_limit import PositionLimitError
 
@@ -225,6 +248,7 @@ from posenc.exercises.context import (
     check_unseen_pairs,
     check_yarn_attention_factor,
 )
+from posenc.exercises.positions import check_causal_weight, check_mrope_text_start, check_raster_offset
 from posenc.quiz import INTERVIEW_QUIZ, Quiz
 
 # -- text, the setup cell, figure style --------------------------------------------------------
@@ -279,6 +303,8 @@ from posenc.figures.alibi import AlibiExplorer, plot_alibi_attention, plot_alibi
 from posenc.figures.extrapolation import plot_accuracy_by_start, plot_extrapolation
 from posenc.figures.context import RopeScalingExplorer, plot_rope_scaling
 from posenc.figures.trained_attention import plot_trained_attention
+from posenc.figures.probes import plot_layer_probes, plot_position_readout
+from posenc.figures.rope_2d import Rope2DExplorer, plot_rope_2d
 
 #: Name -> explorer class, for every explorer the notebooks use (notebooks call the class
 #: itself, ``pl.RopeExplorer()``; tools and tests walk this dict).
@@ -295,6 +321,7 @@ EXPLORERS = {
     "rope": RopeExplorer,
     "alibi": AlibiExplorer,
     "rope_scaling": RopeScalingExplorer,
+    "rope_2d": Rope2DExplorer,
 }
 
 #: Names that need torch, and the module each lives in (imported on first use).
