@@ -47,7 +47,7 @@ def check_causal_weight(n: int, answer) -> Verdict:
     """
     n = check_int("n", n, 1, 4096)
     right = 1.0 / (n + 1)
-    value, refusal = _reading(answer, "array", (), expected="答案应是一个数（可以写成分数，例如 1/5）。")
+    value, refusal = _reading(answer, "array", (), expected="答案应是一个数（例如 0.2）。")
     if refusal is not None:
         return refusal
     got = float(value)
