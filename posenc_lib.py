@@ -148,17 +148,13 @@ from posenc.probes import (
     causal_uniform_weights,
     layer_probes,
     position_readout,
-    r_squared,
     readout_slope,
-    ridge_fit,
-    ridge_predict,
 )
 from posenc.mrope import (
     PATCH_LAYOUTS,
     QWEN2_VL_SECTION,
     mrope_angles,
     mrope_position_ids,
-    patch_angles,
     patch_scores,
 )
 

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import posenc_lib as pl
+from posenc.mrope import patch_angles
 from support import chinese_half
 
 
@@ -100,7 +101,7 @@ def test_patch_scores_identities():
     (lambda: pl.mrope_angles(np.zeros((3, 3), dtype=int), section=(16, 24, 23)), "section"),
     (lambda: pl.mrope_angles(np.zeros((3, 3), dtype=int), base=0.5), "base"),
     (lambda: pl.patch_scores(4, 4, 4, 0), "query_row"),
-    (lambda: pl.patch_angles(4, 4, "diagonal"), "layout"),
+    (lambda: patch_angles(4, 4, "diagonal"), "layout"),
 ])
 def test_argument_errors_name_the_parameter(call, name):
     with pytest.raises((TypeError, ValueError)) as info:
