@@ -22,6 +22,8 @@ room (``posenc/…``)    what it holds                                          
 ``inference``          RoPE at inference: the KV cache, dynamic NTK, per-step       10
                        ALiBi/T5 biases
 ``mla``                multi-head latent attention and decoupled RoPE (DeepSeek)    10
+``probes``             linear probes per layer, the causal mask's counting signal   11
+``mrope``              patches in raster order, axial 2D RoPE, Qwen2-VL's M-RoPE    11
 ``torch_layers``       the encodings as torch modules, the one torch RoPE           05-09
                        (loaded lazily)
 ``position_limit``     ``PositionLimitError``: a table asked for a row it lacks     05
@@ -183,6 +185,23 @@ from posenc.mla import (
     mla_scores,
 )
 
+# -- where position goes: probes per layer, NoPE, 2D RoPE and M-RoPE (11) ---------------------
+from posenc.probes import (
+    PROBE_METHODS,
+    LayerProbes,
+    causal_uniform_weights,
+    layer_probes,
+    position_readout,
+    readout_slope,
+)
+from posenc.mrope import (
+    PATCH_LAYOUTS,
+    QWEN2_VL_SECTION,
+    mrope_angles,
+    mrope_position_ids,
+    patch_scores,
+)
+
 # -- torch: the error is torch-free, the modules load lazily (see _LAZY) -----------------------
 from posenc.position_limit import PositionLimitError
 
@@ -279,6 +298,7 @@ from posenc.exercises.real_models import (
     llama3_slowdown,
 )
 from posenc.quiz import INTERVIEW_QUIZ, REAL_MODELS, Quiz
+from posenc.exercises.positions import check_causal_weight, check_mrope_text_start, check_raster_offset
 
 # -- text, the setup cell, figure style --------------------------------------------------------
 from posenc.text import format_matrix, markdown_table
@@ -333,6 +353,8 @@ from posenc.figures.extrapolation import plot_accuracy_by_start, plot_extrapolat
 from posenc.figures.context import RopeScalingExplorer, plot_rope_scaling
 from posenc.figures.trained_attention import plot_trained_attention
 from posenc.figures.real_models import RealModelsExplorer, plot_real_model
+from posenc.figures.probes import plot_layer_probes, plot_position_readout
+from posenc.figures.rope_2d import Rope2DExplorer, plot_rope_2d
 
 #: Name -> explorer class, for every explorer the notebooks use (notebooks call the class
 #: itself, ``pl.RopeExplorer()``; tools and tests walk this dict).
@@ -350,6 +372,7 @@ EXPLORERS = {
     "alibi": AlibiExplorer,
     "rope_scaling": RopeScalingExplorer,
     "real_models": RealModelsExplorer,
+    "rope_2d": Rope2DExplorer,
 }
 
 #: Names that need torch, and the module each lives in (imported on first use).

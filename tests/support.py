@@ -161,6 +161,9 @@ PLOT_SAMPLES = {
     # figures/rope.py
     "plot_rope": ["", "pos=16, n=20, i=3, base=100.0"],
     "plot_rope_decay": ["", "d_model=16, base=100.0, max_offset=40, seed=3"],
+    "plot_rope_2d": ["", "grid=12, query_row=11, query_col=0, layout='mrope', base=1e6", "layout='axial'"],
+    "plot_layer_probes": ["{'a': pl.LayerProbes([1.0, 0.8, 0.5], [1.0, 0.9, 0.7]), 'b': pl.LayerProbes([0.0, 0.3, 0.4], [0.5, 0.6, 0.7])}"],
+    "plot_position_readout": ["{'a': list(range(16)), 'b': list(range(8)) + [7.5] * 8}, 8"],
     # figures/alibi.py
     "plot_alibi_bias": ["", "seq_len=30, num_heads=4, heads=2, causal=True", "causal=True"],
     "plot_alibi_attention": ["", "seq_len=20, num_heads=4, causal=True, query=19"],

@@ -30,6 +30,7 @@ BAD = {
     pl.RopeScalingExplorer: {"method": "linear", "factor": 3, "original_max_len": 100, "target_len": 20000,
                              "d_model": 100, "base": 0.5},
     pl.RealModelsExplorer: {"model": "GPT-5", "seq_len": 1000},
+    pl.Rope2DExplorer: {"grid": 17, "query_row": 16, "query_col": -1, "layout": "1d", "base": 1e7},
     pl.TrainingPanel: {"seed": -1, "steps": 7, "pes": ("rope", "x")},
 }
 #: Explorer -> arguments at the ends of its sliders (accepted, shown as given).
@@ -39,6 +40,7 @@ EDGES = {
     pl.RopeExplorer: {"pos": 0, "i": 7, "base": 1e5},
     pl.HandCalcExplorer: {"word_0": -1.0, "word_1": 1.0, "start": 0, "d_model": 8},
     pl.T5BucketExplorer: {"num_buckets": 64, "max_distance": 512},
+    pl.Rope2DExplorer: {"grid": 16, "query_row": 15, "query_col": 0, "layout": "mrope", "base": 1e6},
 }
 CASES = [(cls, arg, value) for cls, args in BAD.items() for arg, value in args.items()]
 

@@ -185,19 +185,33 @@ class OrderModel(nn.Module):
         """
         return self._run(tokens, mask)[1]
 
-    def _run(self, tokens, mask):
+    def residual_streams(self, tokens: torch.Tensor, mask: torch.Tensor | None = None) -> list:
+        """The residual stream before the first layer and after each layer: ``num_layers + 1``
+        tensors [batch, seq, d_model] (entry 0: token embedding + additive PE, if any).
+
+        Introduced in notebook 11_where_position_goes.
+        """
+        streams = []
+        self._run(tokens, mask, streams)
+        return streams
+
+    def _run(self, tokens, mask, streams=None):
         if mask is None:
             mask = tokens != PAD_ID
         x = self.tok_emb(tokens)
         table = self.position_table(tokens.shape[1])
         if table is not None:
             x = x + table
+        if streams is not None:
+            streams.append(x.detach())
         all_weights = []
         for block in self.blocks:
             weights, out = self._attend(block, x, mask)
             all_weights.append(weights)
             x = x + out
             x = x + block.mlp(x)
+            if streams is not None:
+                streams.append(x.detach())
         m = mask.unsqueeze(-1).to(x.dtype)
         pooled = (x * m).sum(1) / m.sum(1)
         return self.head(self.norm(pooled)), all_weights

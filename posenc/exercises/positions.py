@@ -1,0 +1,97 @@
+"""``check_*`` for where position goes (notebook 11): the raster offset of the patch below, the
+weight uniform causal attention puts on the first token, and where text after an image starts
+under Qwen2-VL's M-RoPE.
+
+Every wrong answer is answered by naming what the learner entered and the slip it shows.
+"""
+from __future__ import annotations
+
+from ..validate import check_int
+from .verdict import Verdict, _first_slip, _reading, _wrong, agrees
+
+
+def check_raster_offset(cols: int, answer) -> Verdict:
+    """The offset k (in tokens) from a patch to the patch directly below it, when an image of
+    ``cols`` columns is read in raster order (row by row): ``cols``.
+
+    Recognises 1 (the patch to the right), cols − 1 and cols + 1 (the diagonal neighbours) and
+    cols² (the whole image). Introduced in notebook 11_where_position_goes.
+    """
+    cols = check_int("cols", cols, 2, 4096)
+    got, refusal = _reading(answer, "int", expected="答案应是一个整数（偏移多少个 token）。")
+    if refusal is not None:
+        return refusal
+    if got == cols:
+        return Verdict(True, f"k = {cols}：按行展开后，正下方的块要隔一整行 {cols} 个 token，"
+                             f"一维 RoPE 把它当成 {cols} 步之外的词。")
+    slips = {
+        1: "1 是右边那一块的偏移；正下方要跳过一整行。",
+        -1: "−1 是左边那一块；正下方在后面一整行处。",
+        cols - 1: f"{cols - 1} 是左下角那一块（下一行、左一列）；正下方是 {cols - 1} + 1。",
+        cols + 1: f"{cols + 1} 是右下角那一块（下一行、右一列）；正下方是 {cols + 1} − 1。",
+        cols * cols: f"{cols * cols} 是 {cols}×{cols} 整张图的块数，不是一行。",
+        -cols: f"−{cols} 是正上方那一块；偏移 k = n − m，正下方在后面，是正的。",
+    }
+    if got in slips:
+        return _wrong(answer, slips[got])
+    return _wrong(answer, f"按行展开：块 (r, c) 是第 r·{cols} + c 个 token；算 (r+1, c) 和 (r, c) 之差。")
+
+
+def check_causal_weight(n: int, answer) -> Verdict:
+    """The weight that uniform attention (all scores equal) under a causal mask puts on the
+    first token, at query position ``n`` (positions from 0): 1 / (n + 1).
+
+    Recognises 1/n (forgetting that the query sees itself), the count n + 1 itself, and the
+    weight without the mask (1 / seq_len is not asked; 1 is the first token's own weight).
+    Introduced in notebook 11_where_position_goes.
+    """
+    n = check_int("n", n, 1, 4096)
+    right = 1.0 / (n + 1)
+    value, refusal = _reading(answer, "array", (), expected="答案应是一个数（例如 0.2）。")
+    if refusal is not None:
+        return refusal
+    got = float(value)
+    if agrees(got, right):
+        return Verdict(True, f"位置 {n} 看得见 0 … {n} 共 {n + 1} 个词，分数都一样时每个得 1/{n + 1} = {right:.4f}："
+                             f"这个数随 n 变，模型就能从中读出位置。")
+    slips = {
+        f"1/{n} 少算了一个：位置 {n} 也看得见它自己，共 {n + 1} 个词。": 1.0 / n,
+        f"{n + 1} 是看得见的词数；权重是它的倒数。": float(n + 1),
+        "1 是第一个词自己（位置 0）给自己的权重；这里问的是位置 n。": 1.0,
+        f"1/{n + 2} 多算了一个：看得见的是位置 0 … {n}。": 1.0 / (n + 2),
+    }
+    message = _first_slip(got, right, slips, agrees)
+    if message:
+        return _wrong(answer, message)
+    return _wrong(answer, f"因果掩码下位置 {n} 能看见几个词？分数相同，softmax 把权重平分给它们。")
+
+
+def check_mrope_text_start(n_text_before: int, grid_thw, answer) -> Verdict:
+    """The M-RoPE position id (the same for t, h, w) of the first text token after an image of
+    ``grid_thw = (t, h, w)`` tokens that follows ``n_text_before`` text tokens:
+    ``n_text_before + max(t, h, w)`` (the image's largest id + 1; Qwen2-VL's get_rope_index).
+
+    Recognises counting the image's tokens (n + t·h·w, what 1D RoPE would give), forgetting
+    the + 1, and forgetting the text before. Introduced in notebook 11_where_position_goes.
+    """
+    from ..mrope import _check_grid_thw
+
+    n_before = check_int("n_text_before", n_text_before, 0, 10**6)
+    t, h, w = _check_grid_thw(grid_thw)
+    right = n_before + max(t, h, w)
+    got, refusal = _reading(answer, "int", expected="答案应是一个整数（位置编号）。")
+    if refusal is not None:
+        return refusal
+    if got == right:
+        return Verdict(True, f"图像里最大的编号是 {n_before} + {max(t, h, w) - 1} = {right - 1}，"
+                             f"后面的文字从 {right} 接着数：比一维顺序的 {n_before + t * h * w} 小得多。")
+    slips = {
+        n_before + t * h * w: f"{n_before + t * h * w} 是把图像的 {t * h * w} 个 token 一个个数过去（一维 RoPE 的编号）；"
+                              f"M-RoPE 里文字从图像最大编号 + 1 接着数。",
+        right - 1: f"{right - 1} 是图像里最大的编号本身；文字从它 + 1 开始。",
+        max(t, h, w): f"{max(t, h, w)} 漏了图像前面的 {n_before} 个文字 token：图像的编号从 {n_before} 起。",
+        n_before + t * h * w - 1: "这是一维编号下图像最后一个 token；M-RoPE 不这样数。",
+    }
+    if got in slips:
+        return _wrong(answer, slips[got])
+    return _wrong(answer, f"图像 token 的编号是 (ti, hi, wi) + {n_before}；找出三行里最大的那个，再加 1。")

@@ -1,0 +1,133 @@
+"""RoPE on an image's patch grid: the score of one query patch with every key patch, for 1D
+RoPE in raster order, axial 2D RoPE and Qwen2-VL's M-RoPE.
+
+Introduced in notebook 11_where_position_goes.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..mrope import PATCH_LAYOUTS, patch_scores
+from ..validate import check_base, check_int, check_one_of
+from ..widgets.controls import base_slider, slider_style
+from ..widgets.explorer import Explorer
+from .style import _new_axes, figure_style, label
+
+#: Grid sizes (rows = columns) the explorer offers.
+GRID_MIN, GRID_MAX = 4, 16
+#: Head dimension of every figure here (Qwen2-VL's: 64 pairs, split 16 / 24 / 24 for M-RoPE).
+HEAD_DIM = 128
+#: Smallest 1 − score the colour scale shows (the query patch itself has 0).
+GAP_MIN = 1e-4
+LAYOUT_NAMES = {"raster": ("一维光栅顺序 (raster)", "1D raster order"),
+                "axial": ("轴向二维 (axial 2D)", "axial 2D"),
+                "mrope": ("M-RoPE (Qwen2-VL)", "M-RoPE (Qwen2-VL)")}
+
+
+class _Rope2DView:
+    """The score heatmap on the grid, the query patch marked, and the two neighbours' scores."""
+
+    def __init__(self, ax):
+        from matplotlib.colors import LogNorm
+
+        self.ax = ax
+        # colour = 1 − score on a log scale: M-RoPE's and raster order's differences both show
+        self.image = ax.imshow(np.ones((GRID_MAX, GRID_MAX)), cmap="viridis_r", norm=LogNorm(GAP_MIN, 2.0),
+                               origin="upper", interpolation="nearest", extent=(0, 1, 1, 0), aspect="equal")
+        (self.query,) = ax.plot([0], [0], marker="s", ms=9, mfc="none", mec="red", mew=2, ls="none")
+        (self.below,) = ax.plot([0], [1], marker="v", ms=6, color="white", mec="k", mew=0.5, ls="none")
+        (self.right,) = ax.plot([1], [0], marker=">", ms=6, color="white", mec="k", mew=0.5, ls="none")
+        self.colorbar = ax.figure.colorbar(self.image, ax=ax, shrink=0.85)
+        self.colorbar.set_label(label("1 − 分数（对数刻度）", "1 − score (log scale)"))
+        ax.set_xlim(0, 1)
+        ax.set_ylim(1, 0)
+        ax.set_xticks([])
+        ax.set_yticks([])
+        ax.set_xlabel(label("列 c →", "column c →"))
+        ax.set_ylabel(label("← 行 r", "← row r"))
+        self.title = ax.set_title(" ", fontsize=8)
+        self.coords = ax.text(0.01, -0.06, " ", transform=ax.transAxes, fontsize=7.5, va="top")
+
+    def artists(self):
+        return [self.image, self.query, self.below, self.right, self.title, self.coords]
+
+    def update(self, grid, query_row, query_col, layout, base):
+        scores = patch_scores(grid, grid, query_row, query_col, layout, HEAD_DIM, base)
+        self.scores = scores
+        self.image.set_data(np.clip(1.0 - scores, GAP_MIN, 2.0))
+        at = lambda i: (i + 0.5) / grid                       # patch index -> axes coordinate
+        self.query.set_data([at(query_col)], [at(query_row)])
+        rb = query_row + 1 if query_row + 1 < grid else query_row - 1
+        cr = query_col + 1 if query_col + 1 < grid else query_col - 1
+        self.below.set_data([at(query_col)], [at(rb)])
+        self.right.set_data([at(cr)], [at(query_row)])
+        below, right = float(scores[rb, query_col]), float(scores[query_row, cr])
+        self.coords.set_text(label(f"{grid}×{grid} 块，查询块 (r, c) = ({query_row}, {query_col})，"
+                                   f"最低分 {scores.min():.3f}",
+                                   f"{grid}×{grid} patches, query (r, c) = ({query_row}, {query_col}), "
+                                   f"lowest score {scores.min():.3f}"))
+        zh, en = LAYOUT_NAMES[layout]
+        self.title.set_text(label(
+            f"{zh}，base = {base:g}\n下方邻居 ▼ 分数 {below:.4f}，右方邻居 ▶ 分数 {right:.4f}",
+            f"{en}, base = {base:g}\nneighbour below ▼ {below:.4f}, to the right ▶ {right:.4f}"))
+        return below, right
+
+
+def plot_rope_2d(grid: int = 8, query_row: int = 3, query_col: int = 3, layout: str = "raster",
+                 base: float = 10000.0, ax=None):
+    """Heatmap of the RoPE score of patch (query_row, query_col) with every patch of a
+    ``grid × grid`` image (head_dim 128, q = κ = one fixed vector), for ``layout`` in
+    ("raster", "axial", "mrope"); ▼ and ▶ mark the neighbour below and to the right.
+    Introduced in notebook 11_where_position_goes, as the figure its :class:`Rope2DExplorer` draws.
+    """
+    grid = check_int("grid", grid, GRID_MIN, 64)
+    query_row = check_int("query_row", query_row, 0, grid - 1)
+    query_col = check_int("query_col", query_col, 0, grid - 1)
+    layout = check_one_of("layout", layout, PATCH_LAYOUTS)
+    base = check_base(base)
+    with figure_style():
+        fig, ax = _new_axes(ax, (4.8, 4.2))
+        _Rope2DView(ax).update(grid, query_row, query_col, layout, base)
+    return fig
+
+
+class Rope2DExplorer(Explorer):
+    """Pick the grid size, the query patch (row, column), the layout (1D raster / axial 2D /
+    M-RoPE) and ``base``: the score of the query patch with every key patch on the grid.
+
+    A query row or column past the grid's last one is drawn at the last one (the text under the
+    grid and the red square show the patch used). Colour: 1 − score on a log scale. Introduced in notebook 11_where_position_goes.
+    """
+
+    name = "rope_2d"
+    FIGSIZE = (5.0, 4.4)
+
+    def __init__(self, grid=8, query_row=3, query_col=3, layout="raster", base=10000.0):
+        import ipywidgets as w
+
+        grid = check_int("grid", grid, GRID_MIN, GRID_MAX)
+        query_row = check_int("query_row", query_row, 0, GRID_MAX - 1)
+        query_col = check_int("query_col", query_col, 0, GRID_MAX - 1)
+        layout = check_one_of("layout", layout, PATCH_LAYOUTS)
+        base = check_base(base, 10.0, 1e6)
+        st = slider_style()
+        options = [(label(*LAYOUT_NAMES[k]), k) for k in PATCH_LAYOUTS]
+        controls = {
+            "grid": w.IntSlider(grid, min=GRID_MIN, max=GRID_MAX, description=label("grid（每边几块）", "grid (patches per side)"),
+                                style=st, continuous_update=True),
+            "query_row": w.IntSlider(query_row, min=0, max=GRID_MAX - 1, description=label("query_row（行）", "query_row"),
+                                     style=st),
+            "query_col": w.IntSlider(query_col, min=0, max=GRID_MAX - 1, description=label("query_col（列）", "query_col"),
+                                     style=st),
+            "layout": w.Dropdown(options=options, value=layout, description=label("layout（排法）", "layout"), style=st),
+            "base": base_slider(base, max_exponent=6, step=0.25),
+        }
+        super().__init__(controls)
+
+    def _make_view(self, fig):
+        self.view = _Rope2DView(fig.subplots(1, 1))
+
+    def _update(self, grid, query_row, query_col, layout, base):
+        self.used = (min(query_row, grid - 1), min(query_col, grid - 1))
+        self.neighbours = self.view.update(grid, *self.used, layout, base)
+        return False
