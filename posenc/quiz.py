@@ -594,6 +594,52 @@ REAL_MODELS = [
     },
 ]
 
+#: Where position goes: layers, NoPE, two and three dimensions (notebook 11).
+POSITIONS = [
+    {
+        "question": "正弦位置编码只在输入处加一次。两层之后，线性探针还读得出绝对位置吗？",
+        "options": ["完全读不出", "每层都一样好", "还能读，但逐层变差", "越往后越好"],
+        "answer": 2,
+        "explanation": "残差连接一直带着输入处的位置编码，但每层都往残差流里加新内容，位置所占的比重变小：11 的探针 R² 从 1.00 降到 0.97、0.85。"
+                       "RoPE、ALiBi、T5 不往残差流写位置，每层在注意力分数里重新作用。",
+        "wrong": {0: "残差连接一直带着它：11 里两层之后 R² 还有 0.85。",
+                  1: "每层加进来的新内容稀释了它，R² 逐层下降（11）。",
+                  3: "没有哪一层再写入位置，它只会被冲淡（11）。"},
+    },
+    {
+        "question": "不加位置编码 (NoPE) 的因果 decoder 从哪里得到位置？",
+        "options": [
+            "因果掩码：位置 n 看见 n + 1 个词，均匀注意力给第一个词 1/(n+1)",
+            "词向量里本来就有位置",
+            "得不到，所以 NoPE 模型分不清语序",
+            "softmax 自带位置信息，和掩码无关",
+        ],
+        "answer": 0,
+        "explanation": "看得见的词数随位置变，模型能据此「数」出位置（Haviv 等 2022）；双向 NoPE 没有掩码，就读不出来（11 的对照组）。"
+                       "这个信号随 n 越来越挤，11 的小模型过了训练长度读位置的斜率从 0.63 掉到 0.04。",
+        "wrong": {1: "词向量与位置无关：11 只用填充词做探针，第 0 条残差流里读不出位置。",
+                  2: "因果 NoPE 在 11 里探针读得出位置，谁咬谁也全对；分不清语序的是双向 NoPE。",
+                  3: "没有掩码时（双向 NoPE），每个词看见的都是整句，读不出位置（11）。"},
+    },
+    {
+        "question": "一张 W 列的图像按行展开成序列，块 (r, c) 到正下方的块 (r + 1, c)，偏移 k 是多少？",
+        "options": ["1", "W + 1", "W²", "W"],
+        "answer": 3,
+        "explanation": "块 (r, c) 是第 r·W + c 个 token，正下方差一整行：k = W。一维 RoPE 于是把它当成 W 步远（11 的 16 × 16 网格上它排第 31）；"
+                       "轴向二维 RoPE 和 M-RoPE 按行、列分别旋转，让上下邻居和左右邻居一样近。",
+        "wrong": {0: "那是右边的块。", 1: "那是右下角的块。", 2: "那是整张图的块数。"},
+    },
+    {
+        "question": "Qwen2-VL 的 M-RoPE：3 个文字 token 后接一张 1 × 2 × 3 的图像（合并后的网格），图像后第一个文字 token 的编号是？",
+        "options": ["9", "6", "5", "3"],
+        "answer": 1,
+        "explanation": "图像的编号是 (t, h, w) 各自加上 3：最大的是 3 + 2 = 5（w 方向）；文字从最大编号 + 1 = 6 接着数，t = h = w = 6（11）。",
+        "wrong": {0: "那是把图像的 6 个 token 一个个数过去的一维编号；M-RoPE 从最大编号 + 1 接着数。",
+                  2: "5 是图像里最大的编号本身，还要 + 1。",
+                  3: "文字不会从图像的起点重新数。"},
+    },
+]
+
 #: The interview self-check of notebook 12 (the summary): every bank, in the order of the course.
 INTERVIEW_QUIZ = (PERMUTATION + SINUSOIDAL + RELATIVE + LEARNED + RELATIVE_FAMILY + ROPE + ROPE_IMPLEMENTATION + ALIBI
-                  + CONTEXT + REAL_MODELS)
+                  + CONTEXT + REAL_MODELS + POSITIONS)
