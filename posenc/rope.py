@@ -24,6 +24,18 @@ from .validate import (
 )
 
 
+def _sequence(x, positions):
+    """``x`` of shape ``(..., seq_len, d)`` and one position per row: both checked, as arrays."""
+    x = check_array("x", x)
+    if x.ndim < 2:
+        raise ValueError("x must have shape (..., seq_len, d) / x 的形状必须是 (..., seq_len, d)")
+    pos = check_positions(positions)
+    if len(pos) != x.shape[-2]:
+        raise ValueError(f"positions has {len(pos)} entries but x has seq_len = {x.shape[-2]} / positions 的长度"
+                         f"必须等于 x 的 seq_len")
+    return x, pos
+
+
 def rope(x, positions, base: float = 10000.0) -> np.ndarray:
     """Rotary position embedding: rotate each (even, odd) pair of ``x`` by ``pos * w_i``.
 
@@ -33,15 +45,7 @@ def rope(x, positions, base: float = 10000.0) -> np.ndarray:
     offset ``k = n - m`` only.
     Introduced in notebook 07_rope.
     """
-    x = check_array("x", x)
-    if x.ndim < 2:
-        raise ValueError("x must have shape (..., seq_len, d) / x 的形状必须是 (..., seq_len, d)")
-    pos = check_positions(positions)
-    if len(pos) != x.shape[-2]:
-        raise ValueError(
-            f"positions has {len(pos)} entries but x has seq_len = {x.shape[-2]} / positions 的长度"
-            f"必须等于 x 的 seq_len"
-        )
+    x, pos = _sequence(x, positions)
     w = frequencies(x.shape[-1], base)
     angles = pos[:, None] * w[None, :]
     c, s = np.cos(angles), np.sin(angles)
@@ -148,13 +152,7 @@ def rope_complex(x, positions, base: float = 10000.0) -> np.ndarray:
     rotation by α).
     Introduced in notebook 07_rope.
     """
-    x = check_array("x", x)
-    if x.ndim < 2:
-        raise ValueError("x must have shape (..., seq_len, d) / x 的形状必须是 (..., seq_len, d)")
-    pos = check_positions(positions)
-    if len(pos) != x.shape[-2]:
-        raise ValueError(f"positions has {len(pos)} entries but x has seq_len = {x.shape[-2]} / positions 的长度"
-                         f"必须等于 x 的 seq_len")
+    x, pos = _sequence(x, positions)
     z = x[..., 0::2] + 1j * x[..., 1::2]
     return z * np.exp(1j * pos[:, None] * frequencies(x.shape[-1], base)[None, :])
 
@@ -259,13 +257,7 @@ def rope_rotate_half(x, positions, base: float = 10000.0) -> np.ndarray:
     ``rope_rotate_half(x[..., P]) == rope(x)[..., P]`` with ``P = split_permutation(d)``.
     Introduced in notebook 07_rope.
     """
-    x = check_array("x", x)
-    if x.ndim < 2:
-        raise ValueError("x must have shape (..., seq_len, d) / x 的形状必须是 (..., seq_len, d)")
-    pos = check_positions(positions)
-    if len(pos) != x.shape[-2]:
-        raise ValueError(f"positions has {len(pos)} entries but x has seq_len = {x.shape[-2]} / positions 的长度"
-                         f"必须等于 x 的 seq_len")
+    x, pos = _sequence(x, positions)
     freqs = pos[:, None] * frequencies(x.shape[-1], base)[None, :]
     emb = np.concatenate([freqs, freqs], axis=-1)
     return x * np.cos(emb) + rotate_half(x) * np.sin(emb)

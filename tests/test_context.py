@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 
 import posenc_lib as pl
 import reference as ref
+import reference_real_models as ref_real
 from posenc.context import rope_scaled_score, yarn_attention_factor
 from support import assert_refused_clearly
 
@@ -257,17 +258,8 @@ def test_bad_input_is_refused_clearly(call, exc, words):
 
 
 def ref_llama3(dim, base, factor, low_freq_factor, high_freq_factor, old_context_len):
-    out = []
-    for f in ref_default(dim, base):
-        wavelen = 2 * math.pi / f
-        if wavelen < old_context_len / high_freq_factor:
-            out.append(f)
-        elif wavelen > old_context_len / low_freq_factor:
-            out.append(f / factor)
-        else:
-            smooth = (old_context_len / wavelen - low_freq_factor) / (high_freq_factor - low_freq_factor)
-            out.append((1 - smooth) * f / factor + smooth * f)
-    return out
+    """Llama 3.1's rule, written once in tests/reference_real_models.py (plain math)."""
+    return ref_real.llama3_inv_freq(dim, base, factor, low_freq_factor, high_freq_factor, old_context_len)
 
 
 @given(dims, bases, factors, lengths, st.sampled_from([None, 1, 100, 4096, 8192, 65536]))
