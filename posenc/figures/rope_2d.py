@@ -100,6 +100,9 @@ class Rope2DExplorer(Explorer):
     """
 
     name = "rope_2d"
+    #: The query's row is the slider a reader drags (down the grid: where 1D raster order puts
+    #: the patch below): its figures are drawn ahead (frames).
+    FRAMES = "query_row"
     FIGSIZE = (5.0, 4.4)
 
     def __init__(self, grid=8, query_row=3, query_col=3, layout="raster", base=10000.0):
