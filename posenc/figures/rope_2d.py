@@ -100,9 +100,10 @@ class Rope2DExplorer(Explorer):
     """
 
     name = "rope_2d"
-    #: The query's row is the slider a reader drags (down the grid: where 1D raster order puts
-    #: the patch below): its figures are drawn ahead (frames).
-    FRAMES = "query_row"
+    #: The grid size is the slider whose figures are drawn ahead (frames): every one of its
+    #: values draws a different grid, while a query row or column past the grid's edge draws
+    #: the same figure as the edge (see above).
+    FRAMES = "grid"
     FIGSIZE = (5.0, 4.4)
 
     def __init__(self, grid=8, query_row=3, query_col=3, layout="raster", base=10000.0):
