@@ -15,9 +15,11 @@ room (``posenc/…``)    what it holds                                          
 ``hand_calculation``   word vector + PE, token by token                             02
 ``distance``           scores by offset, fits, row similarity                       04-05
 ``relative_family``    Shaw et al., the four-term score (Transformer-XL), T5        06
-``rope``               RoPE in numpy: the rotation, the score by offset             07
+``rope``               RoPE in numpy: the rotation, the score by offset, the        07
+                       complex form, the decay bound, rotate_half, partial rotary
 ``alibi``              ALiBi in numpy: head slopes, the distance bias               08
-``context``            RoPE past its training length: PI, NTK-aware, YaRN           09
+``context``            RoPE past its training length: PI, NTK-aware, dynamic NTK,   09
+                       YaRN, Llama 3.1's rule, the base lower bound
 ``model_configs``      real models' RoPE settings (``MODEL_CONFIGS``, sourced)      10
 ``inference``          RoPE at inference: the KV cache, dynamic NTK, per-step       10
                        ALiBi/T5 biases
@@ -27,10 +29,10 @@ room (``posenc/…``)    what it holds                                          
 ``torch_layers``       the encodings as torch modules, the one torch RoPE           05-09
                        (loaded lazily)
 ``position_limit``     ``PositionLimitError``: a table asked for a row it lacks     05
-``task/``              谁咬谁: data (adjacent / anywhere), model, training,          05-09
+``task/``              谁咬谁: data (adjacent / anywhere), model, training,          05-11
                        evaluation, experiments
 ``exercises/``         ``Verdict`` and every ``check_*``, one file per concept      all
-``quiz``               the self-check quiz, one question bank per concept           10
+``quiz``               the self-check quiz, one question bank per concept           10, 12
 ``text`` · ``notebook``  aligned tables · the setup cell, ``progress``              all
 ``widgets/``           the engine under every explorer, apart from what it draws:   all
                        ``canvas`` (blitting, glyph cache, PNG), ``controls``,
