@@ -4,24 +4,16 @@ itself, the derivation refuses forward references, and the time rule is the one 
 page states."""
 import json
 import pathlib
-import sys
 
 import nbformat
 import pytest
 
+import build_contents   # tools/ is on the test path (pyproject.toml's pythonpath)
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
-def build_contents():
-    sys.path.insert(0, str(ROOT / "tools"))
-    try:
-        import build_contents
-    finally:
-        sys.path.pop(0)
-    return build_contents
-
-
-BC = build_contents()
+BC = build_contents
 CHAPTERS = BC.chapters()
 INTRODUCED = BC.introduced_in()
 

@@ -7,6 +7,10 @@ import sys
 
 import pytest
 
+# tools/ is on the test path (pyproject.toml's pythonpath)
+import make_figures
+import strip_notebooks
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 CHAPTERS = [p for p in NOTEBOOKS if p.name != "00_index.ipynb"]
@@ -85,20 +89,12 @@ def test_notebooks_are_stored_without_outputs():
         assert "widgets" not in nb["metadata"], path.name
 
 
-def strip_notebooks():
-    sys.path.insert(0, str(ROOT / "tools"))
-    try:
-        import strip_notebooks
-    finally:
-        sys.path.pop(0)
-    return strip_notebooks
-
 
 def test_notebooks_hold_the_metadata_the_kernel_writes_when_opened():
     """JupyterLab writes the kernel's ``kernelspec`` and ``language_info`` into a notebook once
     the kernel starts; a notebook holding anything else shows the unsaved-changes dot before
     the reader did a thing (the browser suite checks the dot itself)."""
-    expected = strip_notebooks().kernel_metadata()
+    expected = strip_notebooks.kernel_metadata()
     assert set(expected["language_info"]) >= {"name", "version", "mimetype", "codemirror_mode"}
     for path in NOTEBOOKS:
         meta = json.loads(path.read_text(encoding="utf-8"))["metadata"]
@@ -120,7 +116,7 @@ def test_strip_notebooks_writes_what_a_real_kernel_reports():
         kc.stop_channels()
         km.shutdown_kernel(now=True)
     spec = KernelSpecManager().get_kernel_spec("python3")
-    assert strip_notebooks().kernel_metadata() == {
+    assert strip_notebooks.kernel_metadata() == {
         "kernelspec": {"name": "python3", "display_name": spec.display_name, "language": spec.language},
         "language_info": language_info}
 
@@ -133,11 +129,6 @@ def test_contents_navigation_and_readme_list_are_up_to_date():
 
 
 def test_static_figures_exist():
-    sys.path.insert(0, str(ROOT / "tools"))
-    try:
-        import make_figures
-    finally:
-        sys.path.pop(0)
     for name in make_figures.FIGURES:
         assert (ROOT / "images" / name).stat().st_size > 1000, name
 
