@@ -20,19 +20,19 @@ room (``posenc/…``)    what it holds                                          
 ``alibi``              ALiBi in numpy: head slopes, the distance bias               08
 ``context``            RoPE past its training length: PI, NTK-aware, dynamic NTK,   09
                        YaRN, Llama 3.1's rule, the base lower bound
-``model_configs``      real models' RoPE settings (``MODEL_CONFIGS``, sourced)      10
+``real_models``        real models' RoPE settings (``MODEL_CONFIGS``, sourced)      10
 ``inference``          RoPE at inference: the KV cache, dynamic NTK, per-step       10
                        ALiBi/T5 biases
 ``mla``                multi-head latent attention and decoupled RoPE (DeepSeek)    10
-``probes``             linear probes per layer, the causal mask's counting signal   11
-``mrope``              patches in raster order, axial 2D RoPE, Qwen2-VL's M-RoPE    11
+``probes``             linear probes per layer, the causal mask's counting signal   12
+``rope_2d``            patches in raster order, axial 2D RoPE, Qwen2-VL's M-RoPE    12
 ``torch_layers``       the encodings as torch modules, the one torch RoPE           05-09
                        (loaded lazily)
 ``position_limit``     ``PositionLimitError``: a table asked for a row it lacks     05
 ``task/``              谁咬谁: data (adjacent / anywhere), model, training,          05-11
                        evaluation, experiments
 ``exercises/``         ``Verdict`` and every ``check_*``, one file per concept      all
-``quiz``               the self-check quiz, one question bank per concept           10, 12
+``quiz``               the self-check quiz, one question bank per concept           10, 13
 ``text`` · ``notebook``  aligned tables · the setup cell, ``progress``              all
 ``widgets/``           the engine under every explorer, apart from what it draws:   all
                        ``canvas`` (blitting, glyph cache, PNG), ``controls``,
@@ -162,7 +162,7 @@ from posenc.context import (
 )
 
 # -- RoPE in real models and at inference: configs, KV cache, MLA (10) -------------------------
-from posenc.model_configs import (
+from posenc.real_models import (
     MODEL_CONFIGS,
     model_frequencies,
     rope_type,
@@ -187,7 +187,7 @@ from posenc.mla import (
     mla_scores,
 )
 
-# -- where position goes: probes per layer, NoPE, 2D RoPE and M-RoPE (11) ---------------------
+# -- where position goes: probes per layer, NoPE, 2D RoPE and M-RoPE (12) ---------------------
 from posenc.probes import (
     PROBE_METHODS,
     LayerProbes,
@@ -196,7 +196,7 @@ from posenc.probes import (
     position_readout,
     readout_slope,
 )
-from posenc.mrope import (
+from posenc.rope_2d import (
     PATCH_LAYOUTS,
     QWEN2_VL_SECTION,
     mrope_angles,
@@ -300,7 +300,8 @@ from posenc.exercises.real_models import (
     llama3_slowdown,
 )
 from posenc.quiz import INTERVIEW_QUIZ, REAL_MODELS, Quiz
-from posenc.exercises.positions import check_causal_weight, check_mrope_text_start, check_raster_offset
+from posenc.exercises.probes import check_causal_weight
+from posenc.exercises.rope_2d import check_mrope_text_start, check_raster_offset
 
 # -- text, the setup cell, figure style --------------------------------------------------------
 from posenc.text import format_matrix, markdown_table
@@ -352,7 +353,7 @@ from posenc.figures.relative_family import (
 from posenc.figures.rope import RopeExplorer, plot_rope, plot_rope_decay
 from posenc.figures.alibi import AlibiExplorer, plot_alibi_attention, plot_alibi_bias
 from posenc.figures.extrapolation import plot_accuracy_by_start, plot_extrapolation
-from posenc.figures.context import RopeScalingExplorer, plot_rope_scaling
+from posenc.figures.context import ContextExplorer, plot_rope_scaling
 from posenc.figures.trained_attention import plot_trained_attention
 from posenc.figures.real_models import RealModelsExplorer, plot_real_model
 from posenc.figures.probes import plot_layer_probes, plot_position_readout
@@ -372,7 +373,7 @@ EXPLORERS = {
     "score_terms": ScoreTermsExplorer,
     "rope": RopeExplorer,
     "alibi": AlibiExplorer,
-    "rope_scaling": RopeScalingExplorer,
+    "context": ContextExplorer,
     "real_models": RealModelsExplorer,
     "rope_2d": Rope2DExplorer,
 }

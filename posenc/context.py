@@ -238,7 +238,7 @@ def rope_scaled_score(d_model: int, offsets, base: float = 10000.0, method: str 
     With q = κ and every pair of the same length (normalised to 1 per pair), the RoPE score is
     ``mean_i cos(k·w'_i)`` (notebook 04's curve for ``w' = w``). ``with_attention_factor``
     multiplies it by ``attention_factor²`` (YaRN scales both q and κ by the factor).
-    Drawn by :func:`plot_rope_scaling` and ``RopeScalingExplorer`` (notebook 09_context_extension).
+    Drawn by :func:`plot_rope_scaling` and ``ContextExplorer`` (notebook 09_context_extension).
     """
     scaled, att = rope_frequencies(d_model, base, method, factor, original_max_len, beta_fast, beta_slow)
     ks = check_array("offsets", offsets)

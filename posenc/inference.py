@@ -15,7 +15,7 @@ import numpy as np
 
 from .alibi import alibi_slopes
 from .attention import softmax
-from .model_configs import scaled_frequencies
+from .real_models import scaled_frequencies
 from .relative_family import t5_relative_bucket
 from .validate import check_array, check_int, check_matrix, check_positions
 
@@ -77,7 +77,7 @@ def kv_cache_decode(x, w_q, w_k, w_v, base: float = 10000.0, rope_scaling: dict 
     """Decode ``x`` (shape ``(seq_len, d_model)``) one token at a time with a KV cache.
 
     At step t (position t, the sequence now t + 1 long) the frequencies are those of
-    :func:`~posenc.model_configs.scaled_frequencies` for length t + 1; the new key
+    :func:`~posenc.real_models.scaled_frequencies` for length t + 1; the new key
     ``k_t = x_t W_k`` is rotated by position t **once** and appended to the cache, the value
     appended as it is; the query, rotated by t, attends over the cache (scaled dot product,
     softmax). Keys already in the cache are never rotated again: with a fixed ``rope_scaling``

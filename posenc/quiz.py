@@ -594,8 +594,8 @@ REAL_MODELS = [
     },
 ]
 
-#: Where position goes: layers, NoPE, two and three dimensions (notebook 11).
-POSITIONS = [
+#: Probes and NoPE: position across layers, the causal mask's counting signal (notebook 12).
+PROBES = [
     {
         "question": "正弦位置编码只在输入处加一次。两层之后，线性探针还读得出绝对位置吗？",
         "options": ["完全读不出", "每层都一样好", "还能读，但逐层变差", "越往后越好"],
@@ -621,6 +621,10 @@ POSITIONS = [
                   2: "因果 NoPE 在 11 里探针读得出位置，谁咬谁也全对；分不清语序的是双向 NoPE。",
                   3: "没有掩码时（双向 NoPE），每个词看见的都是整句，读不出位置（11）。"},
     },
+]
+
+#: Positions in two and three dimensions: raster order, M-RoPE (notebook 12).
+ROPE_2D = [
     {
         "question": "一张 W 列的图像按行展开成序列，块 (r, c) 到正下方的块 (r + 1, c)，偏移 k 是多少？",
         "options": ["1", "W + 1", "W²", "W"],
@@ -642,4 +646,4 @@ POSITIONS = [
 
 #: The interview self-check of notebook 12 (the summary): every bank, in the order of the course.
 INTERVIEW_QUIZ = (PERMUTATION + SINUSOIDAL + RELATIVE + LEARNED + RELATIVE_FAMILY + ROPE + ROPE_IMPLEMENTATION + ALIBI
-                  + CONTEXT + REAL_MODELS + POSITIONS)
+                  + CONTEXT + REAL_MODELS + PROBES + ROPE_2D)

@@ -27,7 +27,7 @@ BAD = {
     pl.ScoreTermsExplorer: {"m": 10, "a": "yes", "b": 0, "c": None, "d": 1},
     pl.RopeExplorer: {"pos": -100, "i": 8, "base": 1e6, "n": 41},
     pl.AlibiExplorer: {"num_heads": 17, "seq_len": 3, "head": 9, "causal": 0},
-    pl.RopeScalingExplorer: {"method": "linear", "factor": 3, "original_max_len": 100, "target_len": 20000,
+    pl.ContextExplorer: {"method": "linear", "factor": 3, "original_max_len": 100, "target_len": 20000,
                              "d_model": 100, "base": 0.5},
     pl.RealModelsExplorer: {"model": "GPT-5", "seq_len": 1000},
     pl.Rope2DExplorer: {"grid": 17, "query_row": 16, "query_col": -1, "layout": "1d", "base": 1e7},
@@ -70,7 +70,7 @@ def test_a_bad_argument_is_refused_naming_it(cls, arg, value):
 
 def test_the_documented_examples():
     """The cases that once slipped through: a TraitError, a silent clamp, a silent 0."""
-    for call, words in ((lambda: pl.RopeScalingExplorer(factor=3), "factor must be one of (1, 2, 4, 8, 16, 32)"),
+    for call, words in ((lambda: pl.ContextExplorer(factor=3), "factor must be one of (1, 2, 4, 8, 16, 32)"),
                         (lambda: pl.HeatmapExplorer(layout="x"), "layout must be one of ('interleaved', 'split')"),
                         (lambda: pl.ClockExplorer(pos=1000), "pos must be in [0, 255]"),
                         (lambda: pl.RopeExplorer(pos=-100), "pos must be in [0, 40]")):

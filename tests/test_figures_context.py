@@ -34,7 +34,7 @@ def test_plot_into_given_axes():
 
 
 def test_explorer_draws_what_the_compute_functions_say():
-    ex = pl.EXPLORERS["rope_scaling"]()
+    ex = pl.EXPLORERS["context"]()
     ex.controls["d_model"].value = 8
     ex.controls["original_max_len"].value = 16
     ex.controls["target_len"].value = 64
@@ -62,13 +62,13 @@ def test_explorer_draws_what_the_compute_functions_say():
 
 
 def test_yarn_title_shows_the_attention_factor():
-    ex = pl.EXPLORERS["rope_scaling"](method="yarn", factor=16)
+    ex = pl.EXPLORERS["context"](method="yarn", factor=16)
     assert f"{0.1 * math.log(16) + 1:.3f}" in ex.view.title_score.get_text()
 
 
 @pytest.mark.slow
 def test_every_method_gives_other_pixels():
-    ex = pl.EXPLORERS["rope_scaling"]()
+    ex = pl.EXPLORERS["context"]()
     seen = []
     for method in pl.ROPE_SCALING_METHODS:
         ex.controls["method"].value = method
@@ -82,7 +82,7 @@ def test_a_target_shorter_than_training_is_said_in_words_and_needs_no_extension(
     """Decision: L' < L is a shorter context than training, not an error (the sliders reach
     it): no pair meets an unseen angle, and the figure says there is nothing to extend. A
     factor s < 1 (the same request through s = L' / L) is refused with that reason."""
-    ex = pl.RopeScalingExplorer(method="yarn", original_max_len=4096, target_len=16)
+    ex = pl.ContextExplorer(method="yarn", original_max_len=4096, target_len=16)
     assert not ex.coverage.unseen.any()
     assert "16 < L = 4096" in ex.view.title_turn.get_text()
     assert ("无需扩展" in ex.view.title_turn.get_text()) or ("nothing to extend" in ex.view.title_turn.get_text())
@@ -110,5 +110,5 @@ def test_bad_input_is_refused_clearly(call, exc, words):
 @pytest.mark.slow
 def test_no_cjk_font_fallback(without_cjk_font):
     without_cjk_font('''
-figs = [pl.plot_rope_scaling(), pl.plot_rope_scaling("yarn", 4, 16, 64, 8), pl.EXPLORERS["rope_scaling"]().figure]
+figs = [pl.plot_rope_scaling(), pl.plot_rope_scaling("yarn", 4, 16, 64, 8), pl.EXPLORERS["context"]().figure]
 ''')

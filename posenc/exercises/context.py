@@ -152,7 +152,7 @@ def fast_pair_slowdowns(d_model: int = 128, factor: float = 4.0, original_max_le
     """How much each choice of :data:`EXTENSION_CHOICES` slows pair 0 (the fastest) and the
     slowest pair: ``{letter: (w_0 / w_0', w_last / w_last')}`` (1.0 = untouched), measured with
     :func:`rope_frequencies`.
-    Introduced in notebook 12_summary_interview.
+    Introduced in notebook 13_summary_interview.
     """
     from ..context import rope_frequencies
 
@@ -171,7 +171,7 @@ def check_fast_pair_kept(answer) -> Verdict:
     was? ``answer`` is letters, e.g. ``"ab"``. The right set is measured
     (:func:`fast_pair_slowdowns`); the feedback names each wrong or missed letter with its
     measured slowdown.
-    Introduced in notebook 12_summary_interview.
+    Introduced in notebook 13_summary_interview.
     """
     slow = fast_pair_slowdowns()
     right = {x for x, (fast, _) in slow.items() if abs(fast - 1.0) < 1e-12}

@@ -5,7 +5,7 @@ Introduced in notebook 10_rope_real_models.
 """
 from __future__ import annotations
 
-from ..model_configs import MODEL_CONFIGS, rotary_dims
+from ..real_models import MODEL_CONFIGS, rotary_dims
 from ..validate import check_one_of, check_real
 from .verdict import Verdict, _first_slip, _reading, _wrong
 

@@ -237,7 +237,7 @@ def shift_invariance(m: int = 3, n: int = 7, shift: int = 100, d_model: int = 16
     Returns ``{letter: (score at (m, n), score at (m + shift, n + shift))}``, from random
     contents, projections, tables (a learned position table, Shaw's a^K rows, T5's bucket
     biases) seeded by ``seed``.
-    Introduced in notebook 12_summary_interview.
+    Introduced in notebook 13_summary_interview.
     """
     import numpy as np
 
@@ -279,7 +279,7 @@ def check_shift_invariance(answer) -> Verdict:
 
     The right set is measured (:func:`shift_invariance`); the feedback names each letter
     picked or missed wrongly, with its two measured scores and the notebook that shows why.
-    Introduced in notebook 12_summary_interview.
+    Introduced in notebook 13_summary_interview.
     """
     scores = shift_invariance()
     right = {x for x, (before, after) in scores.items() if abs(before - after) <= 1e-9 * max(1.0, abs(before))}

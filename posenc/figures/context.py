@@ -151,7 +151,7 @@ def plot_rope_scaling(method: str = "none", factor: float = 4.0, original_max_le
     scores seen in training, the dashed line the training length. A ``target_len`` below
     ``original_max_len`` is a shorter context than training: nothing to extend, and the middle
     title says so. (``factor`` below 1 is refused: see :func:`rope_frequencies`.)
-    Introduced in notebook 09_context_extension, as the figure its :class:`RopeScalingExplorer` draws.
+    Introduced in notebook 09_context_extension, as the figure its :class:`ContextExplorer` draws.
     """
     method = check_one_of("method", method, ROPE_SCALING_METHODS)
     factor = check_factor(factor)
@@ -167,7 +167,7 @@ def plot_rope_scaling(method: str = "none", factor: float = 4.0, original_max_le
     return fig
 
 
-class RopeScalingExplorer(Explorer):
+class ContextExplorer(Explorer):
     """Pick a scaling method, the factor s, the training length L, the target length L' and
     the head dimension d: what each pair's frequency becomes, which angles are new at L',
     and the score against the offset before and after scaling.
@@ -175,7 +175,7 @@ class RopeScalingExplorer(Explorer):
     Introduced in notebook 09_context_extension.
     """
 
-    name = "rope_scaling"
+    name = "context"
     FRAMES = "target_len"
     FIGSIZE = (10.7, 3.4)   # 963 px at 90 dpi: inside a 968-px notebook output (the browser suite checks)
 

@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from ..encoding import frequencies
-from ..model_configs import (
+from ..real_models import (
     MODEL_CONFIGS,
     ROPE_TYPE_NAMES,
     model_frequencies,

@@ -1,13 +1,13 @@
 """RoPE on an image's patch grid: the score of one query patch with every key patch, for 1D
 RoPE in raster order, axial 2D RoPE and Qwen2-VL's M-RoPE.
 
-Introduced in notebook 11_where_position_goes.
+Introduced in notebook 12_where_position_goes.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..mrope import PATCH_LAYOUTS, patch_scores
+from ..rope_2d import PATCH_LAYOUTS, patch_scores
 from ..validate import check_base, check_int, check_one_of
 from ..widgets.controls import base_slider, slider_style
 from ..widgets.explorer import Explorer
@@ -78,7 +78,7 @@ def plot_rope_2d(grid: int = 8, query_row: int = 3, query_col: int = 3, layout: 
     """Heatmap of the RoPE score of patch (query_row, query_col) with every patch of a
     ``grid × grid`` image (head_dim 128, q = κ = one fixed vector), for ``layout`` in
     ("raster", "axial", "mrope"); ▼ and ▶ mark the neighbour below and to the right.
-    Introduced in notebook 11_where_position_goes, as the figure its :class:`Rope2DExplorer` draws.
+    Introduced in notebook 12_where_position_goes, as the figure its :class:`Rope2DExplorer` draws.
     """
     grid = check_int("grid", grid, GRID_MIN, 64)
     query_row = check_int("query_row", query_row, 0, grid - 1)
@@ -96,7 +96,7 @@ class Rope2DExplorer(Explorer):
     M-RoPE) and ``base``: the score of the query patch with every key patch on the grid.
 
     A query row or column past the grid's last one is drawn at the last one (the text under the
-    grid and the red square show the patch used). Colour: 1 − score on a log scale. Introduced in notebook 11_where_position_goes.
+    grid and the red square show the patch used). Colour: 1 − score on a log scale. Introduced in notebook 12_where_position_goes.
     """
 
     name = "rope_2d"

@@ -189,7 +189,7 @@ class OrderModel(nn.Module):
         """The residual stream before the first layer and after each layer: ``num_layers + 1``
         tensors [batch, seq, d_model] (entry 0: token embedding + additive PE, if any).
 
-        Introduced in notebook 11_where_position_goes.
+        Introduced in notebook 12_where_position_goes.
         """
         streams = []
         self._run(tokens, mask, streams)

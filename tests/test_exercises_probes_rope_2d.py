@@ -1,4 +1,4 @@
-"""Feedback of notebook 11's checks: right answers accepted, each typical slip named."""
+"""Feedback of notebook 12's checks (probes, rope_2d): right answers accepted, each typical slip named."""
 import pytest
 
 import posenc_lib as pl

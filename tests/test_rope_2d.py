@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import posenc_lib as pl
-from posenc.mrope import patch_angles
+from posenc.rope_2d import patch_angles
 from support import chinese_half
 
 

@@ -1,6 +1,5 @@
-"""``check_*`` for where position goes (notebook 11): the raster offset of the patch below, the
-weight uniform causal attention puts on the first token, and where text after an image starts
-under Qwen2-VL's M-RoPE.
+"""``check_*`` for positions in two and three dimensions (notebook 12): the raster offset of the
+patch below, and where text after an image starts under Qwen2-VL's M-RoPE.
 
 Every wrong answer is answered by naming what the learner entered and the slip it shows.
 """
@@ -15,7 +14,7 @@ def check_raster_offset(cols: int, answer) -> Verdict:
     ``cols`` columns is read in raster order (row by row): ``cols``.
 
     Recognises 1 (the patch to the right), cols − 1 and cols + 1 (the diagonal neighbours) and
-    cols² (the whole image). Introduced in notebook 11_where_position_goes.
+    cols² (the whole image). Introduced in notebook 12_where_position_goes.
     """
     cols = check_int("cols", cols, 2, 4096)
     got, refusal = _reading(answer, "int", expected="答案应是一个整数（偏移多少个 token）。")
@@ -37,44 +36,15 @@ def check_raster_offset(cols: int, answer) -> Verdict:
     return _wrong(answer, f"按行展开：块 (r, c) 是第 r·{cols} + c 个 token；算 (r+1, c) 和 (r, c) 之差。")
 
 
-def check_causal_weight(n: int, answer) -> Verdict:
-    """The weight that uniform attention (all scores equal) under a causal mask puts on the
-    first token, at query position ``n`` (positions from 0): 1 / (n + 1).
-
-    Recognises 1/n (forgetting that the query sees itself), the count n + 1 itself, and the
-    weight without the mask (1 / seq_len is not asked; 1 is the first token's own weight).
-    Introduced in notebook 11_where_position_goes.
-    """
-    n = check_int("n", n, 1, 4096)
-    right = 1.0 / (n + 1)
-    value, refusal = _reading(answer, "array", (), expected="答案应是一个数（例如 0.2）。")
-    if refusal is not None:
-        return refusal
-    got = float(value)
-    if agrees(got, right):
-        return Verdict(True, f"位置 {n} 看得见 0 … {n} 共 {n + 1} 个词，分数都一样时每个得 1/{n + 1} = {right:.4f}："
-                             f"这个数随 n 变，模型就能从中读出位置。")
-    slips = {
-        f"1/{n} 少算了一个：位置 {n} 也看得见它自己，共 {n + 1} 个词。": 1.0 / n,
-        f"{n + 1} 是看得见的词数；权重是它的倒数。": float(n + 1),
-        "1 是第一个词自己（位置 0）给自己的权重；这里问的是位置 n。": 1.0,
-        f"1/{n + 2} 多算了一个：看得见的是位置 0 … {n}。": 1.0 / (n + 2),
-    }
-    message = _first_slip(got, right, slips, agrees)
-    if message:
-        return _wrong(answer, message)
-    return _wrong(answer, f"因果掩码下位置 {n} 能看见几个词？分数相同，softmax 把权重平分给它们。")
-
-
 def check_mrope_text_start(n_text_before: int, grid_thw, answer) -> Verdict:
     """The M-RoPE position id (the same for t, h, w) of the first text token after an image of
     ``grid_thw = (t, h, w)`` tokens that follows ``n_text_before`` text tokens:
     ``n_text_before + max(t, h, w)`` (the image's largest id + 1; Qwen2-VL's get_rope_index).
 
     Recognises counting the image's tokens (n + t·h·w, what 1D RoPE would give), forgetting
-    the + 1, and forgetting the text before. Introduced in notebook 11_where_position_goes.
+    the + 1, and forgetting the text before. Introduced in notebook 12_where_position_goes.
     """
-    from ..mrope import _check_grid_thw
+    from ..rope_2d import _check_grid_thw
 
     n_before = check_int("n_text_before", n_text_before, 0, 10**6)
     t, h, w = _check_grid_thw(grid_thw)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import posenc_lib as pl
-from posenc.model_configs import ROPE_TYPE_METHODS
+from posenc.real_models import ROPE_TYPE_METHODS
 import reference_real_models as ref
 
 REQUIRED = ("head_dim", "rope_theta", "max_position_embeddings", "rope_scaling", "partial_rotary_factor", "source")

@@ -10,7 +10,7 @@ the position the image starts at; the text after it continues at the largest id 
 (Qwen2-VL-7B: 16, 24, 24 of 64 pairs): pairs 0-15 turn with t, 16-39 with h, 40-63 with w,
 each pair keeping its usual frequency ``base^(-2j/head_dim)``.
 
-Introduced in notebook 11_where_position_goes.
+Introduced in notebook 12_where_position_goes.
 """
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def mrope_position_ids(n_text_before: int, grid_thw, n_text_after: int) -> np.nd
     Rows are (t, h, w). Text before: 0, 1, ... in all three rows. Image token (ti, hi, wi), in
     raster order (w fastest, then h, then t): (ti, hi, wi) + n_text_before. Text after: the
     largest id so far + 1, + 2, ... in all three rows (``get_rope_index`` in Hugging Face's
-    Qwen2-VL code). Introduced in notebook 11_where_position_goes.
+    Qwen2-VL code). Introduced in notebook 12_where_position_goes.
     """
     n_before = check_int("n_text_before", n_text_before, 0, 10**6)
     t, h, w = _check_grid_thw(grid_thw)
@@ -71,7 +71,7 @@ def mrope_angles(position_ids, head_dim: int = 128, base: float = 10000.0,
     ``w_j = base^(-2j/head_dim)`` and turns with the t id for the first ``section[0]`` pairs, the
     h id for the next ``section[1]`` and the w id for the last ``section[2]``:
     ``angle[l, j] = position_ids[c(j), l] · w_j``. For text (t = h = w) this is plain RoPE.
-    Introduced in notebook 11_where_position_goes.
+    Introduced in notebook 12_where_position_goes.
     """
     ids = np.asarray(position_ids)
     if isinstance(position_ids, (bool, np.bool_)) or ids.dtype.kind not in "iu":
@@ -100,7 +100,7 @@ def patch_angles(rows: int, cols: int, layout: str = "raster", head_dim: int = 1
     first half of the pairs turn with the row r, the second half with the column c, each half
     with the frequencies of a head of head_dim / 2 (``base^(-2i/(head_dim/2))``); "mrope" -
     Qwen2-VL's M-RoPE for an image alone (t = 0, h = r, w = c, ``section``).
-    Introduced in notebook 11_where_position_goes.
+    Introduced in notebook 12_where_position_goes.
     """
     rows = check_int("rows", rows, 1, 256)
     cols = check_int("cols", cols, 1, 256)
@@ -123,7 +123,7 @@ def patch_scores(rows: int, cols: int, query_row: int, query_col: int, layout: s
                  head_dim: int = 128, base: float = 10000.0) -> np.ndarray:
     """The RoPE score of the query patch (query_row, query_col) with every key patch, for one
     fixed content vector (q = κ = all ones, normalised): ``mean_j cos(θ_j(key) − θ_j(query))``,
-    shape (rows, cols); 1 at the query itself. Introduced in notebook 11_where_position_goes.
+    shape (rows, cols); 1 at the query itself. Introduced in notebook 12_where_position_goes.
     """
     rows = check_int("rows", rows, 1, 256)
     cols = check_int("cols", cols, 1, 256)
