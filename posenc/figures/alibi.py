@@ -181,10 +181,10 @@ class AlibiExplorer(Explorer):
     spec = ExplorerSpec(
         name="alibi", main="seq_len", figsize=(7.6, 3.0),
         controls=(
-            int_slider("num_heads", 8, 1, 16),
-            int_slider("seq_len", 24, 4, _AlibiView.MAX_LEN),
-            int_slider("head", 1, 1, 16, label=("head (第几个头)", "head"), max_follows=("num_heads", 0)),
-            checkbox("causal", False, label=("因果形式 causal", "causal")),
+            int_slider("num_heads", 8, 1, 16, label="头数"),
+            int_slider("seq_len", 24, 4, _AlibiView.MAX_LEN, label="序列长度"),
+            int_slider("head", 1, 1, 16, label="第几个头", max_follows=("num_heads", 0)),
+            checkbox("causal", False, label="因果形式"),
         ),
         view=lambda fig, p: _AlibiView(*_alibi_axes(fig)),
         update=lambda view, v, p: view.update(v["num_heads"], v["seq_len"], v["head"], bool(v["causal"])),

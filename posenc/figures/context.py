@@ -179,12 +179,12 @@ class ContextExplorer(Explorer):
         name="context", main="target_len",
         figsize=(10.7, 3.4),   # 963 px at 90 dpi: inside a 968-px notebook output (the browser suite checks)
         controls=(
-            dropdown("method", "none", ROPE_SCALING_METHODS, label=("方法", "method"),
+            dropdown("method", "none", ROPE_SCALING_METHODS, label="缩放方法",
                      option_labels=tuple(METHOD_NAMES[m] for m in ROPE_SCALING_METHODS)),
-            choice_slider("factor", 4, FACTORS, label=("ρ（倍数 factor）", "factor ρ")),
-            choice_slider("original_max_len", 4096, ORIGINAL_LENGTHS, label=("L（训练长度）", "L (training length)")),
-            choice_slider("target_len", 16384, TARGET_LENGTHS, label=("L'（目标长度）", "L' (target length)")),
-            choice_slider("d_model", 128, HEAD_DIMS, label=("d（每个头的维度）", "d (head dimension)")),
+            choice_slider("factor", 4, FACTORS, label="倍数 ρ"),
+            choice_slider("original_max_len", 4096, ORIGINAL_LENGTHS, label="训练长度 L"),
+            choice_slider("target_len", 16384, TARGET_LENGTHS, label="目标长度 L'"),
+            choice_slider("d_model", 128, HEAD_DIMS, label="每个头的维度 d"),
         ),
         params=(Param("base", 10000.0, check_base),),
         view=lambda fig, p: _ScalingView(*fig.subplots(1, 3, width_ratios=[1, 1, 1.25])),

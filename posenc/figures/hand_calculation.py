@@ -118,11 +118,11 @@ class HandCalcExplorer(Explorer):
     spec = ExplorerSpec(
         name="hand_calc", main="word_0", figsize=(7.6, 3.7), extras=("table",),
         controls=(
-            float_slider("word_0", 0.5, -1.0, 1.0, 0.05),
-            float_slider("word_1", 0.5, -1.0, 1.0, 0.05),
-            choice_slider("start", 1, (0, 1)),
-            choice_slider("d_model", 2, (2, 4, 6, 8)),
-            log_slider("base", 10000.0, 1, 6),
+            float_slider("word_0", 0.5, -1.0, 1.0, 0.05, label="词向量的偶数维"),
+            float_slider("word_1", 0.5, -1.0, 1.0, 0.05, label="词向量的奇数维"),
+            choice_slider("start", 1, (0, 1), label="第一个词的位置"),
+            choice_slider("d_model", 2, (2, 4, 6, 8), label="维度"),
+            log_slider("base", 10000.0, 1, 6, label="底数"),
         ),
         view=lambda fig, p: _HandCalcPairs(fig),
         update=lambda view, v, p: view.update(v),

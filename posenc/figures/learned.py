@@ -261,7 +261,7 @@ class LearnedTableExplorer(Explorer):
         name="learned", main="step", figsize=(8.6, 2.9), play=300,
         controls=(
             # default None: the last snapshot
-            choice_slider("step", None, lambda p: [s for s, _ in p["run"].snapshots], label=("训练步 step", "step")),
+            choice_slider("step", None, lambda p: [s for s, _ in p["run"].snapshots], label="训练步"),
         ),
         params=(Param("run", None, _check_run),),
         view=lambda fig, p: _LearnedSimilarityView(*fig.subplots(1, 3, width_ratios=[1, 1, 1.25]), p["run"]),
@@ -350,9 +350,9 @@ class TrainingPanel:
         steps = DEFAULT_STEPS if steps is None else check_slider_value("steps", steps, 5, 300, 5)
         st = slider_style()
         self.controls = {
-            "seed": w.BoundedIntText(seed, min=0, max=10**6, description="seed", style=st,
-                                     continuous_update=False, layout=w.Layout(width="130px")),
-            "steps": w.IntSlider(steps, min=5, max=300, step=5, description="steps", style=st,
+            "seed": w.BoundedIntText(seed, min=0, max=10**6, description=label("seed（随机种子）", "seed"), style=st,
+                                     continuous_update=False, layout=w.Layout(width="230px")),
+            "steps": w.IntSlider(steps, min=5, max=300, step=5, description=label("steps（训练步数）", "steps"), style=st,
                                  continuous_update=False),
         }
         self.button = w.Button(description="训练 (train)", button_style="primary", icon="play",

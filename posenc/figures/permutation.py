@@ -120,8 +120,8 @@ class PermutationExplorer(Explorer):
     spec = ExplorerSpec(
         name="permutation", figsize=(8.4, 2.9),
         controls=(
-            dropdown("sentence", "狗咬猫", PERMUTATION_SENTENCES, label=("语序 sentence", "sentence")),
-            checkbox("use_pe", False, label=("加位置编码 use_pe", "use_pe")),
+            dropdown("sentence", "狗咬猫", PERMUTATION_SENTENCES, label="语序"),
+            checkbox("use_pe", False, label="加位置编码"),
         ),
         view=lambda fig, p: _PermutationView(*fig.subplots(1, 2, width_ratios=[1, 1.6]), _D_MODEL),
         update=lambda view, v, p: view.update(attention_demo(v["sentence"], _D_MODEL, v["use_pe"]),

@@ -132,9 +132,9 @@ class RealModelsExplorer(Explorer):
     spec = ExplorerSpec(
         name="real_models", main="seq_len", figsize=(10.7, 3.4),
         controls=(
-            dropdown("model", "Llama-3.1-8B", tuple(MODEL_CONFIGS), label=("模型", "model"),
+            dropdown("model", "Llama-3.1-8B", tuple(MODEL_CONFIGS), label="模型",
                      option_labels=lambda p: tuple(_model_label(m) for m in MODEL_CONFIGS)),
-            choice_slider("seq_len", 131072, SEQ_LENS, label=("上下文长度 seq_len", "context length seq_len")),
+            choice_slider("seq_len", 131072, SEQ_LENS, label="上下文长度"),
         ),
         view=lambda fig, p: _RealModelView(*fig.subplots(1, 2, width_ratios=[1.3, 1])),
         update=lambda view, v, p: {"result": view.update(v["model"], v["seq_len"])},

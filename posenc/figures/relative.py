@@ -241,9 +241,9 @@ class RelativeExplorer(Explorer):
     spec = ExplorerSpec(
         name="relative", main="k", figsize=(7.6, 2.4), arguments=("pos", "k", "d_model", "base"),
         controls=(
-            int_slider("k", 3, -50, 50),
-            int_slider("pos", 5, 0, 100),
-            choice_slider("d_model", 8, (2, 4, 8, 16, 32, 64)),
+            int_slider("k", 3, -50, 50, label="偏移"),
+            int_slider("pos", 5, 0, 100, label="位置"),
+            choice_slider("d_model", 8, (2, 4, 8, 16, 32, 64), label="维度"),
         ),
         params=(Param("base", 10000.0, check_base),),
         view=lambda fig, p: _RelativeView(*fig.subplots(1, 2, width_ratios=[1, 4.2])),
@@ -339,11 +339,11 @@ class SimilarityExplorer(Explorer):
     spec = ExplorerSpec(
         name="similarity", main="d_model", figsize=(7.6, 2.9),
         controls=(
-            int_slider("d_model", 64, 2, 256, step=2),
-            log_slider("base", 10000.0, 1, 6),
+            int_slider("d_model", 64, 2, 256, step=2, label="维度"),
+            log_slider("base", 10000.0, 1, 6, label="底数"),
             # indent=False and an auto width: the label is shown whole, not cut to the
             # checkbox's default 300 px with an 80 px indent in front.
-            checkbox("projection", False, label=("随机投影 W_q, W_k (projection)", "random W_q, W_k (projection)"),
+            checkbox("projection", False, label="随机投影 W_q, W_k",
                      widget={"indent": False}, width="auto"),
         ),
         view=lambda fig, p: _SimilarityView(*fig.subplots(1, 2, width_ratios=[1.55, 1])),

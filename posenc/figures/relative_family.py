@@ -162,9 +162,9 @@ class T5BucketExplorer(Explorer):
     spec = ExplorerSpec(
         name="t5_buckets", main="max_distance", figsize=(7.6, 4.0),
         controls=(
-            int_slider("num_buckets", 32, 4, _T5View.NB_MAX, step=4),
-            int_slider("max_distance", 128, 40, 512),
-            checkbox("bidirectional", True, label=("双向 bidirectional", "bidirectional")),
+            int_slider("num_buckets", 32, 4, _T5View.NB_MAX, step=4, label="桶数"),
+            int_slider("max_distance", 128, 40, 512, label="最远距离"),
+            checkbox("bidirectional", True, label="双向"),
         ),
         view=lambda fig, p: _T5View(*fig.subplots(2, 1, height_ratios=[1.25, 1], sharex=True)),
         update=lambda view, v, p: view.update(v["num_buckets"], v["max_distance"], bool(v["bidirectional"])),
@@ -289,10 +289,9 @@ class ScoreTermsExplorer(Explorer):
     spec = ExplorerSpec(
         name="score_terms", main="m", figsize=(7.6, 3.9),
         controls=(
-            int_slider("m", 50, _TermsView.M_MIN, _TermsView.M_MAX, label=("m (query 位置)", "m (query position)")),
+            int_slider("m", 50, _TermsView.M_MIN, _TermsView.M_MAX, label="query 的位置"),
             *(checkbox(x, True, label=name, widget={"indent": False}, width="auto") for x, name in zip(TERMS, (
-                ("(a) 内容–内容", "(a) content-content"), ("(b) 内容–位置", "(b) content-position"),
-                ("(c) 位置–内容 | u", "(c) position-content | u"), ("(d) 位置–位置 | v", "(d) position-position | v")))),
+                "内容–内容", "内容–位置", "位置–内容 | u", "位置–位置 | v"))),
         ),
         view=lambda fig, p: _TermsView(*fig.subplots(1, 2, sharey=True)),
         update=lambda view, v, p: view.update(v["m"], {x: v[x] for x in TERMS}),

@@ -186,9 +186,9 @@ class RopeExplorer(Explorer):
         name="rope", main="pos", figsize=(7.6, 3.0),
         controls=(
             int_slider("pos", 5, lambda p: p["n"] - _RopeView.OFFSET_MAX + 10,
-                       lambda p: p["n"] + _RopeView.OFFSET_MAX - 10, label=("pos (q 的位置 m)", "pos (m, position of q)")),
-            int_slider("i", 0, 0, 7, label=("i (第几对)", "i (pair)")),   # the demo vectors' 8 pairs
-            log_slider("base", 10000.0, 1, 5, step=0.25),
+                       lambda p: p["n"] + _RopeView.OFFSET_MAX - 10, label="q 的位置 m"),
+            int_slider("i", 0, 0, 7, label="第几对"),   # the demo vectors' 8 pairs
+            log_slider("base", 10000.0, 1, 5, step=0.25, label="底数"),
         ),
         params=(Param("n", 20, lambda v: check_int("n", v, 0, 40)),),
         view=lambda fig, p: _RopeView(*fig.subplots(1, 2, width_ratios=[1, 2.1])),

@@ -95,29 +95,24 @@ class Rope2DExplorer(Explorer):
     """Pick the grid size, the query patch (row, column), the layout (1D raster / axial 2D /
     M-RoPE) and ``base``: the score of the query patch with every key patch on the grid.
 
-    A query row or column past the grid's last one is drawn at the last one (the text under the
-    grid and the red square show the patch used). Colour: 1 − score on a log scale. Introduced in notebook 12_where_position_goes.
+    The query sliders end at the grid's last row and column: their maximum follows ``grid``
+    (a smaller grid moves a query past its edge onto the edge). Colour: 1 − score on a log
+    scale. Introduced in notebook 12_where_position_goes.
     """
 
     #: The grid size is the slider whose figures are drawn ahead (frames): every one of its
-    #: values draws a different grid, while a query row or column past the grid's edge draws
-    #: the same figure as the edge (see above).
+    #: values draws a different grid.
     spec = ExplorerSpec(
         name="rope_2d", main="grid", figsize=(5.0, 4.4),
         controls=(
-            int_slider("grid", 8, GRID_MIN, GRID_MAX, label=("grid（每边几块）", "grid (patches per side)"),
-                       widget={"continuous_update": True}),
-            int_slider("query_row", 3, 0, GRID_MAX - 1, label=("query_row（行）", "query_row")),
-            int_slider("query_col", 3, 0, GRID_MAX - 1, label=("query_col（列）", "query_col")),
-            dropdown("layout", "raster", PATCH_LAYOUTS, label=("layout（排法）", "layout"),
+            int_slider("grid", 8, GRID_MIN, GRID_MAX, label="每边几块", widget={"continuous_update": True}),
+            int_slider("query_row", 3, 0, GRID_MAX - 1, label="查询块的行", max_follows=("grid", -1)),
+            int_slider("query_col", 3, 0, GRID_MAX - 1, label="查询块的列", max_follows=("grid", -1)),
+            dropdown("layout", "raster", PATCH_LAYOUTS, label="排法",
                      option_labels=tuple(LAYOUT_NAMES[k] for k in PATCH_LAYOUTS)),
-            log_slider("base", 10000.0, 1, 6, step=0.25),
+            log_slider("base", 10000.0, 1, 6, step=0.25, label="底数"),
         ),
         view=lambda fig, p: _Rope2DView(fig.subplots(1, 1)),
-        update=lambda view, v, p: _rope_2d_update(view, **v),
+        update=lambda view, v, p: {"neighbours": view.update(v["grid"], v["query_row"], v["query_col"], v["layout"],
+                                                             v["base"])},
     )
-
-
-def _rope_2d_update(view, grid, query_row, query_col, layout, base) -> dict:
-    used = (min(query_row, grid - 1), min(query_col, grid - 1))
-    return {"used": used, "neighbours": view.update(grid, *used, layout, base)}

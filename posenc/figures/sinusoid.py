@@ -86,11 +86,11 @@ class HeatmapExplorer(Explorer):
     spec = ExplorerSpec(
         name="heatmap", main="seq_len", figsize=(7.2, 3.4),
         controls=(
-            int_slider("seq_len", 50, 2, 200),
-            int_slider("d_model", 64, 2, 256, step=2),
-            log_slider("base", 10000.0, 1, 6),
+            int_slider("seq_len", 50, 2, 200, label="序列长度"),
+            int_slider("d_model", 64, 2, 256, step=2, label="维度"),
+            log_slider("base", 10000.0, 1, 6, label="底数"),
             # Chinese first, the keyword in brackets: the value passed on stays the English keyword.
-            dropdown("layout", "interleaved", LAYOUTS, option_labels=tuple((_LAYOUT_NAMES[x], x) for x in LAYOUTS)),
+            dropdown("layout", "interleaved", LAYOUTS, label="列的排法", option_labels=tuple((_LAYOUT_NAMES[x], x) for x in LAYOUTS)),
         ),
         view=lambda fig, p: _heatmap_view(fig),
         update=lambda view, v, p: view.update(v["seq_len"], v["d_model"], v["base"], v["layout"]),
@@ -225,9 +225,9 @@ class ClockExplorer(Explorer):
     spec = ExplorerSpec(
         name="clock", main="pos", figsize=(9, 3.3), play=250,
         controls=(
-            int_slider("pos", 3, 0, 255),
-            choice_slider("d_model", 16, range(2, 17, 2)),
-            log_slider("base", 10000.0, 1, 6),
+            int_slider("pos", 3, 0, 255, label="位置"),
+            choice_slider("d_model", 16, range(2, 17, 2), label="维度"),
+            log_slider("base", 10000.0, 1, 6, label="底数"),
         ),
         view=lambda fig, p: _ClockView(*fig.subplots(2, 1, height_ratios=[2.2, 1])),
         update=lambda view, v, p: view.update(v["pos"], v["d_model"], v["base"]),

@@ -12,7 +12,7 @@ and the frames a static page shows. A figure family declares
         name="rope", main="pos", figsize=(7.6, 3.0),
         params=(Param("n", 20, lambda v: check_int("n", v, 0, 40)),),
         controls=(int_slider("pos", 5, lambda p: p["n"] - 30, lambda p: p["n"] + 30,
-                             label=("pos（位置）", "pos")), ...),
+                             label="q 的位置 m"), ...),
         view=lambda fig, params: _RopeView(*fig.subplots(1, 2)),
         update=lambda view, values, params: view.update(...),
     )
@@ -22,8 +22,10 @@ and the frames a static page shows. A figure family declares
 
 and nothing else. ``params`` are constructor arguments that are not controls (fixed for the
 explorer's life); ``controls`` is a tuple of :class:`Control`;
-``lo``/``hi``/``options`` of a control may be functions of the params when a range depends on them. Labels are ``(zh, en)`` pairs: the engine shows
-``zh`` when a CJK font is installed, else ``en``.
+``lo``/``hi``/``options`` of a control may be functions of the params when a range depends on them.
+A control's ``label`` is its Chinese gloss: the widget reads ``pos（位置）`` (the parameter's name,
+the gloss in brackets) when a CJK font is installed, else ``pos``; option labels are
+``(zh, en)`` pairs.
 
 Importing this module imports neither ipywidgets nor matplotlib.
 """
@@ -56,7 +58,7 @@ class Control:
     name: str
     kind: str
     default: Any
-    label: Any = None           # (zh, en), or a str shown as is; None: the name
+    label: Any = None           # the Chinese gloss: shown as "name（gloss）" (just the name without a CJK font)
     lo: Any = None
     hi: Any = None
     step: Any = 1
@@ -122,7 +124,11 @@ class Control:
         return str(value)
 
     def description(self) -> str:
-        return self.name if self.label is None else _shown(self.label)
+        """The widget's label: the parameter's name with its Chinese gloss in brackets,
+        ``pos（位置）`` (the name alone without a CJK font)."""
+        if self.label is None:
+            return self.name
+        return _shown((f"{self.name}（{self.label}）", self.name))
 
 
 def _shown(text) -> str:
