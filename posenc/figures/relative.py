@@ -24,7 +24,7 @@ from ..encoding import (
     pe_dot_by_offset,
     relative_rotation,
 )
-from ..validate import check_base, check_bool, check_d_model, check_int, check_one_of, check_real, is_int
+from ..validate import check_base, check_d_model, check_int, check_real, is_int
 from ..widgets.explorer import Explorer
 from ..widgets.spec import ExplorerSpec, Param, checkbox, choice_slider, int_slider, log_slider
 from .style import _new_axes, figure_style, label

@@ -23,7 +23,7 @@ from ..relative_family import (
     transformer_xl_demo_parameters,
     transformer_xl_score_terms,
 )
-from ..validate import check_bool, check_int, check_slider_value
+from ..validate import check_int
 from ..widgets.explorer import Explorer
 from ..widgets.spec import ExplorerSpec, checkbox, int_slider
 from .style import _new_axes, figure_style, label
