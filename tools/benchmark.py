@@ -124,7 +124,7 @@ def bench_frames(samples: int = 15) -> list[dict]:
             continue
         fs = pl.EXPLORERS[name]().frames
         n = len(fs.values)
-        fs.render(fs.values[fs.index()])  # builds the off-screen twin
+        fs.render(fs.values[fs.index()])  # builds the second figure the frames are drawn on
         times, sizes = [], []
         for k in range(samples):
             i = round(k * (n - 1) / max(1, samples - 1))
