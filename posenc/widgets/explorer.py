@@ -356,7 +356,7 @@ class Explorer:
             self.frames.close()
         for c in self.controls.values():
             c.close()
-        for x in (*(getattr(self, e) for e in self.spec.extras), self.play, self.image, self.widget):
+        for x in (*(getattr(self, e) for e in self.spec.extras), self.play_link, self.play, self.image, self.widget):
             if x is not None:
                 x.close()
 
