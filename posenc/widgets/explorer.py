@@ -161,7 +161,8 @@ class Explorer:
             return
         taken = spec.reserved() & set(dir(Explorer))
         if taken:
-            raise TypeError(f"{cls.__name__}: spec names {sorted(taken)} are Explorer attributes")
+            raise TypeError(f"{cls.__name__}: spec names {sorted(taken)} are Explorer attributes / "
+                            f"{cls.__name__} 的 spec 用了 Explorer 已有的属性名 {sorted(taken)}")
         cls.name, cls.FRAMES, cls.FIGSIZE = spec.name, spec.main, spec.figsize
 
         def __init__(self, *args, **kw):

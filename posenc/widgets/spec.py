@@ -70,7 +70,8 @@ class Control:
 
     def __post_init__(self):
         if self.kind not in KINDS:
-            raise ValueError(f"control {self.name}: kind must be one of {KINDS}, got {self.kind!r}")
+            raise ValueError(f"control {self.name}: kind must be one of {KINDS}, got {self.kind!r} / "
+                             f"控件 {self.name} 的 kind 只能是 {KINDS} 之一，收到的是 {self.kind!r}")
 
     def bind(self, params: dict) -> "Control":
         """This control for the explorer's params: ``lo``, ``hi`` and ``options`` given as
