@@ -227,6 +227,22 @@ def _longrope(head_dim: int, base: float, scaling: dict, seq_len: int | None = N
     return w / divisors, attention
 
 
+def llama3_frequencies(inv_freq, factor: float, low_freq_factor: float, high_freq_factor: float,
+                       original_max_len: int) -> np.ndarray:
+    """Llama 3.1's rule applied to the frequencies ``inv_freq``, by wavelength ``λ = 2π / w``:
+    ``λ < L / high_freq_factor`` unchanged, ``λ > L / low_freq_factor`` divided by ``factor``,
+    in between ``(1 − t)·w/factor + t·w`` with ``t = (L/λ − low_freq_factor) / (high_freq_factor −
+    low_freq_factor)``, ``L = original_max_len`` (meta-llama's ``apply_scaling``).
+    Introduced in notebook 09_context_extension.
+    """
+    w = check_array("inv_freq", inv_freq)
+    wavelength = 2 * math.pi / w
+    t = (original_max_len / wavelength - low_freq_factor) / (high_freq_factor - low_freq_factor)
+    blended = (1.0 - t) * w / factor + t * w
+    out = np.where(wavelength > original_max_len / low_freq_factor, w / factor, blended)
+    return np.where(wavelength < original_max_len / high_freq_factor, w, out)
+
+
 def _llama3(head_dim: int, base: float, scaling: dict, seq_len: int | None = None):
     """``"llama3"`` (Llama 3.1): by wavelength, keep the fast pairs, divide the slow ones by s,
     blend in between."""
@@ -236,12 +252,7 @@ def _llama3(head_dim: int, base: float, scaling: dict, seq_len: int | None = Non
                      _scaling_key(scaling, "low_freq_factor", "llama3"), greater_than=0.0)
     high = check_real("rope_scaling['high_freq_factor']",
                       _scaling_key(scaling, "high_freq_factor", "llama3"), greater_than=low)
-    w, _ = _default(head_dim, base)
-    wavelength = 2 * math.pi / w
-    t = (original / wavelength - low) / (high - low)
-    blended = (1.0 - t) * w / factor + t * w
-    out = np.where(wavelength > original / low, w / factor, blended)
-    return np.where(wavelength < original / high, w, out), 1.0
+    return llama3_frequencies(_default(head_dim, base)[0], factor, low, high, original), 1.0
 
 
 #: RoPE scaling by Hugging Face's ``rope_type`` name (``transformers``' ``ROPE_INIT_FUNCTIONS``):

@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from .attention import softmax
 from .distance import _by_offset, _small_matmul
 from .encoding import _pair_rotation_matrix, encode_positions, frequencies
 from .validate import (
@@ -237,9 +238,7 @@ def rope_attention(q, key, value, positions, *, rotate_values: bool = False, rot
         raise ValueError("rotate_back=True needs rotate_values=True / 只有先转了 v 才需要转回去")
     pos = check_positions(positions)
     scores = rope(q, pos, base) @ rope(key, pos, base).T / math.sqrt(q.shape[1])
-    weights = np.exp(scores - scores.max(axis=1, keepdims=True))
-    weights /= weights.sum(axis=1, keepdims=True)
-    out = weights @ (rope(value, pos, base) if rotate_values else value)
+    out = softmax(scores, axis=1) @ (rope(value, pos, base) if rotate_values else value)
     return rope(out, -pos, base) if rotate_back else out
 
 
