@@ -213,9 +213,9 @@ def _longrope(head_dim: int, base: float, scaling: dict, seq_len: int | None = N
     factor = _scaling_factor(scaling, "longrope")
     if seq_len is not None:
         seq_len = check_int("seq_len", seq_len, 1)
-    key = "long_factor" if seq_len is not None and seq_len > original else "short_factor"
     short = _pair_factors(scaling, "short_factor", head_dim // 2)
-    divisors = _pair_factors(scaling, "long_factor", head_dim // 2) if key == "long_factor" else short
+    long = _pair_factors(scaling, "long_factor", head_dim // 2)
+    divisors = long if seq_len is not None and seq_len > original else short
     w, _ = _default(head_dim, base)
     attention = scaling.get("attention_factor")
     if attention is not None:
@@ -431,8 +431,7 @@ def rope_base_lower_bound(seq_len: int, d_model: int = 128, start: float = 2.0, 
     base = check_real("start", start, greater_than=1.0)
     step = check_real("step", step, greater_than=1.0, maximum=2.0)
     rtol = check_real("rtol", rtol, greater_than=0.0, maximum=0.5)
-    exponents = -2.0 * np.arange(d_model // 2) / d_model
-    while not _margin_stays_non_negative(seq_len, base ** exponents):
+    while not _margin_stays_non_negative(seq_len, frequencies(d_model, base)):
         base *= step
         if base > 1e15:
             raise ValueError(f"no base up to 1e15 keeps the margin ≥ 0 for seq_len = {seq_len} / "
@@ -442,7 +441,7 @@ def rope_base_lower_bound(seq_len: int, d_model: int = 128, start: float = 2.0, 
         return high
     while high / low - 1 > rtol:
         mid = math.sqrt(low * high)
-        low, high = (low, mid) if _margin_stays_non_negative(seq_len, mid ** exponents) else (mid, high)
+        low, high = (low, mid) if _margin_stays_non_negative(seq_len, frequencies(d_model, mid)) else (mid, high)
     return high
 
 
