@@ -52,9 +52,10 @@ place when a slider moves). To add a figure family, add ``figures/<family>.py`` 
 Conventions: ``PE[pos, 2i] = sin(pos * w_i)``, ``PE[pos, 2i+1] = cos(pos * w_i)``,
 ``w_i = base ** (-2i / d_model)``, positions from 0; symbols as in notebook 04's box.
 
-``__all__`` is every name imported below (in this order), the names in ``_LAZY`` and
-``EXPLORERS``. ``import posenc_lib`` does not import torch: the names in ``_LAZY`` load it the
-first time they are used.
+``__all__`` is every name imported below (in this order) and ``EXPLORERS``. Neither
+``import posenc_lib`` nor ``from posenc_lib import *`` imports torch: the names in ``_LAZY``
+(``pl.OrderModel``, ``pl.rope_torch``, …; in ``dir(pl)``, not in ``__all__``) load it the first
+time they are used.
 """
 from __future__ import annotations
 
@@ -148,6 +149,7 @@ from posenc.alibi import (
     alibi_slopes,
 )
 from posenc.context import (
+    ROPE_SCALING,
     ROPE_SCALING_METHODS,
     AngleCoverage,
     beta_digits,
@@ -165,9 +167,9 @@ from posenc.context import (
 from posenc.real_models import (
     MODEL_CONFIGS,
     model_frequencies,
+    rope_frequencies_from_config,
     rope_type,
     rotary_dims,
-    scaled_frequencies,
     training_context,
 )
 from posenc.inference import (
@@ -176,7 +178,6 @@ from posenc.inference import (
     causal_rope_attention,
     kv_cache_decode,
     recompute_decode,
-    rotate_pairs,
     t5_step_bias,
 )
 from posenc.mla import (
@@ -386,8 +387,10 @@ _LAZY = {
     "OrderModel": "posenc.task.model",
 }
 
+# The lazy names stay out of __all__: ``from posenc_lib import *`` would otherwise load torch
+# (the star import looks every name up). They are still ``pl.<name>`` and in ``dir(pl)``.
 __all__ = [name for name in globals() if name not in _NOT_EXPORTED and not name.startswith("_")]
-__all__ += ["__version__", *_LAZY]
+__all__ += ["__version__"]
 
 
 def __getattr__(name: str):

@@ -5,6 +5,9 @@ Introduced in notebook 10_rope_real_models.
 """
 from __future__ import annotations
 
+import math
+
+from ..context import llama3_frequencies
 from ..real_models import MODEL_CONFIGS, rotary_dims
 from ..validate import check_one_of, check_real
 from .verdict import Verdict, _first_slip, _reading, _wrong
@@ -49,12 +52,8 @@ def llama3_slowdown(wavelength, factor: float = 8.0, low_freq_factor: float = 1.
     Introduced in notebook 10_rope_real_models.
     """
     lam = check_real("wavelength", wavelength, greater_than=0.0)
-    if lam < original_max_len / high_freq_factor:
-        return 1.0
-    if lam > original_max_len / low_freq_factor:
-        return float(factor)
-    s = (original_max_len / lam - low_freq_factor) / (high_freq_factor - low_freq_factor)
-    return 1.0 / ((1 - s) / factor + s)
+    w = 2 * math.pi / lam
+    return float(w / llama3_frequencies([w], factor, low_freq_factor, high_freq_factor, original_max_len)[0])
 
 
 def check_llama3_slowdown(wavelength, answer) -> Verdict:
