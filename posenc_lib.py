@@ -17,7 +17,8 @@ room (``posenc/…``)    what it holds                                          
 ``relative_family``    Shaw et al., the four-term score (Transformer-XL), T5        06
 ``rope``               RoPE in numpy: the rotation, the score by offset, the        07
                        complex form, the decay bound, rotate_half, partial rotary
-``alibi``              ALiBi in numpy: head slopes, the distance bias               08
+``alibi``              ALiBi in numpy: head slopes, the distance bias, how far      08
+                       each head looks (``alibi_reach``)
 ``context``            RoPE past its training length: PI, NTK-aware, dynamic NTK,   09
                        YaRN, Llama 3.1's rule, the base lower bound
 ``real_models``        real models' RoPE settings (``MODEL_CONFIGS``, sourced)      10
@@ -145,6 +146,7 @@ from posenc.alibi import (
     alibi_attention,
     alibi_bias,
     alibi_causal_bias,
+    alibi_reach,
     alibi_slope_exponents,
     alibi_slopes,
 )
@@ -166,11 +168,13 @@ from posenc.context import (
 # -- RoPE in real models and at inference: configs, KV cache, MLA (10) -------------------------
 from posenc.real_models import (
     MODEL_CONFIGS,
+    TRAINING_CONTEXT_KEYS,
     model_frequencies,
     rope_frequencies_from_config,
     rope_type,
     rotary_dims,
     training_context,
+    training_context_key,
 )
 from posenc.inference import (
     DecodeResult,

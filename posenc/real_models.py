@@ -4,7 +4,8 @@ names its ``source``), and the per-pair frequencies those settings give.
 
 Keys follow the Hugging Face ``config.json`` names (``rope_theta``,
 ``max_position_embeddings``, ``rope_scaling`` with its ``rope_type``,
-``partial_rotary_factor``). ``head_dim`` is the config's own when it has one, else
+``partial_rotary_factor``); ``training_length`` (with ``training_length_source``) where a paper or
+report states the length the model was trained on. ``head_dim`` is the config's own when it has one, else
 ``hidden_size / num_attention_heads`` (the source says which). Every number was read from the
 file named in ``source``; models whose files could not be read are left out, not guessed.
 Introduced in notebook 10_rope_real_models.
@@ -46,9 +47,13 @@ MODEL_CONFIGS = {
     },
     "Mistral-7B-v0.1": {
         "head_dim": 128, "rope_theta": 10000.0, "max_position_embeddings": 32768, "rope_scaling": None,
-        "partial_rotary_factor": 1.0, "sliding_window": 4096,
+        "partial_rotary_factor": 1.0, "sliding_window": 4096, "training_length": 8192,
         "source": (_MLC + " 'mistral_7b' (config.json; head_dim = 4096 / 32; the preset names the window "
                    "'sliding_window_size': 4096)"),
+        "training_length_source": ("Jiang et al. 2023, Mistral 7B (arXiv 2310.06825), Table 1 'Model architecture': "
+                                   "context_len 8192, window_size 4096; read in the transcription "
+                                   "viktor-shcherb/msc_thesis references/2023-10-mistral-7b/sections/"
+                                   "02_architectural-details.md"),
     },
     "Qwen2-7B-Instruct": {
         "head_dim": 128, "rope_theta": 1000000.0, "max_position_embeddings": 32768, "rope_scaling": None,
@@ -61,6 +66,12 @@ MODEL_CONFIGS = {
         "source": ("citsjtu2020/LLM-Prof sglang/Model_Config.md (a copy of the config.json of Qwen2.5-7B: "
                    "hidden_size 3584, num_attention_heads 28, so head_dim = 128; rope_theta 1000000.0, "
                    "max_position_embeddings 131072, no rope_scaling)"),
+        "training_length": 32768,
+        "training_length_source": ("Qwen2.5 Technical Report (arXiv 2412.15115), section 3.3 Long-context "
+                                   "Pre-training: 'we extend the context length from 4,096 to 32,768 tokens during "
+                                   "the final pre-training stage for all model variants except Qwen2.5-Turbo' (and "
+                                   "raise the RoPE base from 10,000 to 1,000,000); Table 1 lists the 7B's context "
+                                   "length as 128K, reached with YaRN at inference"),
     },
     "Gemma-2B": {
         "head_dim": 256, "rope_theta": 10000.0, "max_position_embeddings": 8192, "rope_scaling": None,
@@ -141,10 +152,42 @@ def rotary_dims(config: dict) -> int:
     return int(round(head_dim * share))
 
 
+#: Where :func:`training_context` reads its number -> how the course labels it.
+TRAINING_CONTEXT_KEYS = {
+    "training_length": "论文 / 技术报告写明的训练长度",
+    "original_max_position_embeddings": "配置里缩放前的原长 original_max_position_embeddings",
+    "max_position_embeddings": "配置的 max_position_embeddings（最大长度，不一定是训练长度）",
+}
+
+
+def training_context_key(config: dict) -> str:
+    """Which entry :func:`training_context` reads: ``training_length`` when a paper or report
+    states the length the model was trained on (the entry names it in ``training_length_source``),
+    else ``original_max_position_embeddings`` when the config scales RoPE, else
+    ``max_position_embeddings`` (the longest input the config allows, which is not always the
+    training length: Mistral-7B-v0.1 says 32768 there and 8192 in its paper).
+    Introduced in notebook 10_rope_real_models."""
+    if "training_length" in config:
+        return "training_length"
+    if any((where or {}).get("original_max_position_embeddings") is not None
+           for where in (config, config.get("rope_scaling"))):
+        return "original_max_position_embeddings"
+    return "max_position_embeddings"
+
+
 def training_context(config: dict) -> int:
-    """The context the frequencies were trained for: ``original_max_position_embeddings`` when the
-    config scales RoPE (beside ``rope_scaling`` as Phi-3 writes it, which wins as in Hugging
-    Face's ``standardize_rope_params``, or inside it), else ``max_position_embeddings``. Introduced in notebook 10_rope_real_models."""
+    """The context the frequencies were trained for, as far as a public file says: the entry
+    :func:`training_context_key` names. Introduced in notebook 10_rope_real_models."""
+    key = training_context_key(config)
+    if key == "original_max_position_embeddings":
+        return _original_length(config)
+    return int(_config_key(config, key))
+
+
+def _original_length(config: dict) -> int:
+    """The length a config's RoPE scaling starts from: ``original_max_position_embeddings``
+    beside ``rope_scaling`` (Phi-3 writes it there; it wins, as in Hugging Face's
+    ``standardize_rope_params``) or inside it, else ``max_position_embeddings``."""
     scaling = config.get("rope_scaling") or {}
     for where in (config, scaling):
         if where.get("original_max_position_embeddings") is not None:
@@ -179,7 +222,7 @@ def rope_frequencies_from_config(config: dict, seq_len: int | None = None) -> tu
     if kind == "dynamic":
         scaling["original_max_position_embeddings"] = _config_key(config, "max_position_embeddings")
     elif kind in ("yarn", "longrope", "llama3"):
-        scaling["original_max_position_embeddings"] = training_context(config)
+        scaling["original_max_position_embeddings"] = _original_length(config)
         if kind != "llama3" and scaling.get("factor") is None:
             longest = _config_key(config, "max_position_embeddings")
             scaling["factor"] = longest / scaling["original_max_position_embeddings"]

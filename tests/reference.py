@@ -217,6 +217,19 @@ def alibi_bias(seq_len, num_heads, causal=False):
               for j in range(seq_len)] for i in range(seq_len)] for h in range(1, num_heads + 1)]
 
 
+
+def alibi_reach(seq_len, num_heads, train_len, causal=True, query=None):
+    """Per head h = 1 .. H, one query row of the bias alone: (sum of |n - m| * weight, sum of the
+    weights on keys with |n - m| >= train_len), the weights a hand softmax of -s_h |n - m|."""
+    m = seq_len - 1 if query is None else query
+    means, shares = [], []
+    for h in range(1, num_heads + 1):
+        keys = [n for n in range(seq_len) if not (causal and n > m)]
+        weights = softmax([-alibi_slope(h, num_heads) * abs(n - m) for n in keys])
+        means.append(sum(abs(n - m) * w for n, w in zip(keys, weights)))
+        shares.append(sum(w for n, w in zip(keys, weights) if abs(n - m) >= train_len))
+    return means, shares
+
 # ---------------------------------------------------------------------------
 # RoPE as real models use it (RoFormer §3.4.3, the split-halves layout, partial rotary)
 # ---------------------------------------------------------------------------

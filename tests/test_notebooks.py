@@ -223,3 +223,30 @@ def test_notebook_executes_cleanly(path):
             elif offences(output_text(out)):
                 problems.append(f"cell {i} prints text citing a hidden source: {offences(output_text(out))}")
     assert not problems, "\n\n".join(problems)
+
+
+def _printed_markdown_tables(source: str) -> list[int]:
+    """Lines where ``print(...)`` is given a ``markdown_table(...)``: the reader would see its pipes."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    return [node.lineno for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "print"
+            and any(isinstance(n, ast.Call) and getattr(n.func, "attr", getattr(n.func, "id", None)) == "markdown_table"
+                    for arg in node.args for n in ast.walk(arg))]
+
+
+def test_the_markdown_table_rule_catches_a_printed_table():
+    assert _printed_markdown_tables('print(pl.markdown_table(["a"], [[1]]))') == [1]
+    assert _printed_markdown_tables('display(Markdown(pl.markdown_table(["a"], [[1]])))') == []
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_markdown_tables_are_rendered_not_printed(path):
+    """A table built with ``pl.markdown_table`` goes through ``IPython.display.Markdown`` (as in
+    notebook 05), so JupyterLab renders it instead of showing raw pipes."""
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    bad = [(n, line) for n, cell in enumerate(nb["cells"]) if cell["cell_type"] == "code"
+           for line in _printed_markdown_tables("".join(cell["source"]).replace("%matplotlib inline", ""))]
+    assert not bad, f"cells printing a markdown table (use display(Markdown(...))): {bad}"
