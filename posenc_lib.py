@@ -304,7 +304,7 @@ from posenc.exercises.real_models import (
 )
 from posenc.quiz import INTERVIEW_QUIZ, REAL_MODELS, Quiz
 from posenc.progress import progress_path, reset_progress
-from posenc.figures.progress import plot_progress, show_progress
+from posenc.figures.progress import show_progress
 from posenc.exercises.probes import check_causal_weight
 from posenc.exercises.rope_2d import check_mrope_text_start, check_raster_offset
 

@@ -108,7 +108,7 @@ _WARNED: set = set()
 
 def progress_path() -> pathlib.Path:
     """Where the progress file is: ``$POSENC_PROGRESS`` or ``~/.posenc/progress.json``.
-    Introduced in notebook 00_index."""
+    Introduced in notebook 01_permutation_invariance."""
     env = os.environ.get(PROGRESS_ENV)
     return pathlib.Path(env).expanduser() if env else pathlib.Path.home() / ".posenc" / "progress.json"
 
@@ -126,7 +126,7 @@ def _empty() -> dict:
 
 def load_progress() -> dict:
     """The progress record (an empty one when there is no file yet; a corrupt file is
-    warned about in one line and read as empty). Introduced in notebook 00_index."""
+    warned about in one line and read as empty). Introduced in notebook 01_permutation_invariance."""
     path = progress_path()
     try:
         text = path.read_text(encoding="utf-8")
@@ -208,7 +208,7 @@ def progress_summary(quizzes: dict) -> list[dict]:
     """One row per notebook with exercises or a quiz (``quizzes``: notebook -> its question
     bank, :data:`posenc.quiz.QUIZZES`): ``notebook``, ``title``, ``solved``, ``total``
     (exercises), ``quiz_right``, ``quiz_total`` (first-try score; total 0 when the notebook has
-    no quiz) and ``quiz_answered``. Introduced in notebook 00_index."""
+    no quiz) and ``quiz_answered``. Introduced in notebook 01_permutation_invariance."""
     data = load_progress()
     rows = []
     for nb, title in NOTEBOOK_TITLES.items():
@@ -227,7 +227,7 @@ def progress_summary(quizzes: dict) -> list[dict]:
 
 def reset_progress(confirm: bool = False) -> bool:
     """Clear the learner's progress, only with ``confirm=True`` (otherwise say how, and keep
-    it). Returns True when it was cleared. Introduced in notebook 00_index."""
+    it). Returns True when it was cleared. Introduced in notebook 01_permutation_invariance."""
     if confirm is not True:
         print("进度没有清空：要清空，请运行 pl.reset_progress(confirm=True)。")
         return False

@@ -326,7 +326,8 @@ def grade(answer, right, *, read: str = "number", decimals: int | None = None,
     messages, or functions of the value read. ``slips`` is the check's table of typical slips:
     ``(value, message)`` pairs (a number matches by the rule via :func:`slip_agrees`, anything
     else exactly; a slip equal to the right answer never fires) and functions
-    ``f(value) -> message | None`` for slips no single value describes; the first match wins.
+    ``f(value) -> message | None`` for slips no single value describes; every slip the answer
+    matches is named (one number can come from two slips).
     A number no slip explains that is the right value rounded too coarsely gets
     :func:`rounding_slip`. Introduced in notebook 01_permutation_invariance.
     """
@@ -349,21 +350,24 @@ def grade(answer, right, *, read: str = "number", decimals: int | None = None,
         (lambda v: agrees(v, right, decimals)) if numeric else (lambda v: v == right)
     if same(value):
         return Verdict(True, _said(ok, value))
+    named = []                  # every slip the answer matches: one number can come from two slips
     for entry in slips:
         if callable(entry):
             message = entry(value)
-            if message:
-                return _wrong(answer, message)
-            continue
-        slip, message = entry
-        if numeric:
-            if np.shape(slip) == right.shape and not agrees(slip, right, decimals) \
-                    and slip_agrees(value, slip, decimals):
-                return _wrong(answer, _said(message, value))
         else:
-            slip = _read_answer(slip, "choice") if read == "choice" else slip
-            if slip is not None and slip != right and value == slip:
-                return _wrong(answer, _said(message, value))
+            slip, message = entry
+            if numeric:
+                hit = np.shape(slip) == right.shape and not agrees(slip, right, decimals) \
+                    and slip_agrees(value, slip, decimals)
+            else:
+                slip = _read_answer(slip, "choice") if read == "choice" else slip
+                hit = slip is not None and slip != right and value == slip
+            message = _said(message, value) if hit else None
+        if message and message not in named:
+            named.append(message)
+    if named:
+        return _wrong(answer, named[0] if len(named) == 1 else "可能是两种失误之一。" + " 或者：".join(
+            f"{k}) {m}" for k, m in zip("①②③④⑤⑥", named)))
     if numeric:
         message = rounding_slip(value, right, decimals)
         if message:

@@ -14,7 +14,7 @@ def plot_progress(rows, ax=None):
     """Horizontal bars per notebook: exercises solved / total and, where the notebook has a
     quiz, its first-try score / questions (both as a share, the counts written beside).
     Every text is at least 9 pt (12.5 px at the course's 100 dpi).
-    Introduced in notebook 00_index.
+    Introduced in notebook 01_permutation_invariance.
     """
     rows = list(rows)
     if not rows:
@@ -46,7 +46,7 @@ def plot_progress(rows, ax=None):
 def show_progress():
     """Show the learner's progress: per notebook, exercises solved / total and the quiz's
     first-try score, as a table and a small bar chart. Returns the figure (the table is
-    displayed above it). Introduced in notebook 00_index."""
+    displayed above it). Introduced in notebook 01_permutation_invariance."""
     from IPython.display import Markdown, display
 
     rows = progress_summary(QUIZZES)
