@@ -32,74 +32,76 @@ _VERSION = 1
 #: (tests/test_progress.py reads them off the notebooks' exercise cells).
 EXERCISES = {
     "01_permutation_invariance": (
-        "check_choice(exercise='01.1')", "check_choice(exercise='01.2')",
-        "check_choice(exercise='01.3')", "check_choice(exercise='01.4')",
+        "check_choice(exercise='01.1')",
+        "check_choice(exercise='01.2')",
+        "check_choice(exercise='01.3')",
+        "check_choice(exercise='01.4')",
     ),
     "02_sinusoidal_hand_calculation": (
-        "check_pe(pos=4, d_model=2, base=10000, word=None)",
-        "check_pe(pos=2, d_model=6, base=10000, word=None)",
-        "check_pe(pos=5, d_model=2, base=10000, word=[0.2, -0.1])",
+        'check_pe(pos=4, d_model=2, base=10000, word=None)',
+        'check_pe(pos=2, d_model=6, base=10000, word=None)',
+        'check_pe(pos=5, d_model=2, base=10000, word=[0.2, -0.1])',
         "check_choice(exercise='02.4')",
     ),
     "03_clock_hands_frequencies": (
         "check_choice(exercise='03.1')",
-        "check_wavelength(i=3, d_model=8, base=10000, decimals=1)",
-        "check_flipped_bits(pos=12)",
-        "check_nearest_repeat(d_model=4, max_offset=100, base=10000)",
-        "check_split_column(j=5, d_model=8)",
+        'check_wavelength(i=3, d_model=8, base=10000, decimals=1)',
+        'check_flipped_bits(pos=12)',
+        'check_nearest_repeat(d_model=4, max_offset=100, base=10000)',
+        'check_split_column(j=5, d_model=8)',
     ),
     "04_relative_position": (
-        "check_dot_product(k=100, d_model=4, base=10000, decimals=4)",
-        "check_rotation(k=1, d_model=2, base=10000, decimals=4)",
-        "check_rotation_product(a=5, b=2)",
-        "check_scaled_rotation_scores(a=1, b=1, k=1, decimals=4)",
+        'check_dot_product(k=100, d_model=4, base=10000)',
+        'check_rotation(k=1, d_model=2, base=10000)',
+        'check_rotation_product(a=5, b=2)',
+        'check_scaled_rotation_scores(a=1, b=1, k=1)',
     ),
     "05_learned_embeddings": (
-        "check_segments(n_tokens=1300, max_len=512)",
-        "check_order_blind_accuracy()",
-        "check_rows_with_gradient(train_lengths=[4, 12], max_len=20)",
+        'check_segments(n_tokens=1300, max_len=512)',
+        'check_order_blind_accuracy()',
+        'check_rows_with_gradient(train_lengths=[4, 12], max_len=20)',
         "check_choice(exercise='05.4')",
     ),
     "06_relative_family": (
-        "check_t5_bucket(k=-20, bidirectional=True, num_buckets=32, max_distance=128)",
+        'check_t5_bucket(k=-20, bidirectional=True, num_buckets=32, max_distance=128)',
         "check_t5_buckets_used(side='after', bidirectional=True, num_buckets=16, max_distance=64)",
-        "check_shaw_row(m=10, n=3, max_relative=4)",
+        'check_shaw_row(m=10, n=3, max_relative=4)',
         "check_moving_terms(scheme='absolute', vary='m')",
     ),
     "07_rope": (
-        "check_rope_angle(i=1, pos=100, d_model=4, base=10000, decimals=None)",
-        "check_rope_score(q=[1, 0], key=[0, 1], m=3, n=4, base=10000, decimals=4)",
-        "check_rope_pe_position(p=20, pos=6)",
-        "check_rope_shift(shift=7, m=3, n=10, d_model=16, seed=0)",
-        "check_llama_row(r=5, head_dim=8)",
-        "check_partial_rotary_pairs(hidden_size=6144, num_heads=64, rotary_pct=0.25)",
+        'check_rope_angle(i=1, pos=100, d_model=4, base=10000)',
+        'check_rope_score(q=[1, 0], key=[0, 1], m=3, n=4, base=10000)',
+        'check_rope_pe_position(p=20, pos=6)',
+        'check_rope_shift(shift=7, m=3, n=10, d_model=16, seed=0)',
+        'check_llama_row(r=5, head_dim=8)',
+        'check_partial_rotary_pairs(hidden_size=6144, num_heads=64, rotary_pct=0.25)',
     ),
     "08_alibi_extrapolation": (
-        "check_alibi_slope(h=3, num_heads=8, decimals=None)",
-        "check_alibi_slope(h=10, num_heads=12, decimals=None)",
-        "check_alibi_bias(h=2, num_heads=8, m=6, n=2, causal=True, decimals=None)",
-        "check_alibi_start(seq_len=20, train_lengths=[4, 8])",
+        'check_alibi_slope(h=3, num_heads=8)',
+        'check_alibi_slope(h=10, num_heads=12)',
+        'check_alibi_bias(h=2, num_heads=8, m=6, n=2, causal=True)',
+        'check_alibi_start(seq_len=20, train_lengths=[4, 8])',
     ),
     "09_context_extension": (
-        "check_rotations(i=40, d_model=128, length=4096, base=10000, decimals=None)",
-        "check_unseen_pairs(d_model=128, train_len=4096, target_len=16384, base=10000)",
-        "check_ntk_base(d_model=128, factor=4, base=10000, decimals=None)",
-        "check_yarn_attention_factor(factor=8, decimals=None)",
-        "check_beta_ratio(d_model=16, factor=4, decimals=None)",
+        'check_rotations(i=40, d_model=128, length=4096, base=10000)',
+        'check_unseen_pairs(d_model=128, train_len=4096, target_len=16384, base=10000)',
+        'check_ntk_base(d_model=128, factor=4, base=10000)',
+        'check_yarn_attention_factor(factor=8)',
+        'check_beta_ratio(d_model=16, factor=4)',
     ),
     "10_rope_real_models": (
         "check_rotated_dims(model='GPT-NeoX-20B')",
-        "check_llama3_slowdown(wavelength=4096, decimals=None)",
+        'check_llama3_slowdown(wavelength=4096)',
         "check_mla_cache(model='DeepSeek-V3')",
     ),
     "12_where_position_goes": (
-        "check_raster_offset(cols=12)",
-        "check_causal_weight(n=9, decimals=None)",
-        "check_mrope_text_start(n_text_before=5, grid_thw=[1, 6, 8])",
+        'check_raster_offset(cols=12)',
+        'check_causal_weight(n=9)',
+        'check_mrope_text_start(n_text_before=5, grid_thw=[1, 6, 8])',
     ),
     "13_summary_interview": (
-        "check_shift_invariance()",
-        "check_fast_pair_kept()",
+        'check_shift_invariance()',
+        'check_fast_pair_kept()',
     ),
 }
 
@@ -114,9 +116,10 @@ def progress_path() -> pathlib.Path:
 
 
 def _warn(message: str) -> None:
-    """One line on stderr, once per message and session."""
-    if message not in _WARNED:
-        _WARNED.add(message)
+    """One line on stderr, once per progress file and session."""
+    key = str(progress_path())
+    if key not in _WARNED:
+        _WARNED.add(key)
         print(message, file=sys.stderr)
 
 
