@@ -294,8 +294,8 @@ def rounding_slip(got, expected, decimals: int | None = None) -> str | None:
             break
         whats.append(what)
     if whats:
-        return f"{ROUNDING_SLIP}：这像是把结果保留到了 {whats[0]}。{tail}"
-    if exp_arr.shape == () and float(exp_arr) != 0 and abs(float(got_arr) - float(exp_arr)) <= 0.02 * abs(float(exp_arr)):
+        return f"{ROUNDING_SLIP}：这像是把结果保留到了{' ' if whats[0][0].isdigit() else ''}{whats[0]}。{tail}"
+    if exp_arr.shape == () and float(exp_arr) != 0 and abs(float(got_arr) - float(exp_arr)) <= 0.02 * abs(float(exp_arr)) * (1 + 1e-9):
         gap = abs(float(got_arr) - float(exp_arr)) / abs(float(exp_arr))
         return f"{ROUNDING_SLIP}：很接近（差 {gap:.1%}），像是中间步骤舍入得太早。{tail}"
     return None
