@@ -140,10 +140,10 @@ def load_progress() -> dict:
         return _empty()
     try:
         data = json.loads(text)
-        if not (isinstance(data, dict) and isinstance(data.get("exercises"), dict)
-                and isinstance(data.get("quiz"), dict)):
-            raise ValueError("not a progress record")
     except ValueError:
+        data = None
+    if not (isinstance(data, dict) and isinstance(data.get("exercises"), dict)
+            and isinstance(data.get("quiz"), dict)):
         _warn(f"进度文件 {path} 已损坏，按空记录处理（下次记录时覆盖它）；练习照常检查。")
         return _empty()
     return data
