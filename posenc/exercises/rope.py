@@ -11,7 +11,7 @@ import numpy as np
 
 from ..rope import rope
 from ..validate import check_base, check_d_model, check_int, check_real, check_vector_pair
-from .verdict import Verdict, agrees, asked, check_choice, grade, recorded
+from .verdict import Verdict, agrees, asked, grade, recorded
 
 #: The precision exercise 2 of notebook 07 asks for (「保留 4 位小数」).
 SCORE_DECIMALS = 4
