@@ -34,6 +34,9 @@ room (``posenc/…``)    what it holds                                          
                        evaluation, experiments
 ``exercises/``         ``Verdict`` and every ``check_*``, one file per concept      all
 ``quiz``               the self-check quiz, one question bank per concept           10, 13
+``progress``           the learner's progress file: every check and quiz records    all
+                       its result; ``figures/progress`` shows it
+``course``             the notebooks' titles; the quiz cites notebooks by title     all
 ``text`` · ``notebook``  aligned tables · the setup cell, ``progress``              all
 ``widgets/``           the engine under every explorer, apart from what it draws:   all
                        ``canvas`` (blitting, glyph cache, PNG), ``controls``,
@@ -305,6 +308,8 @@ from posenc.exercises.real_models import (
     llama3_slowdown,
 )
 from posenc.quiz import INTERVIEW_QUIZ, REAL_MODELS, Quiz
+from posenc.progress import progress_path, reset_progress
+from posenc.figures.progress import show_progress
 from posenc.exercises.probes import check_causal_weight
 from posenc.exercises.rope_2d import check_mrope_text_start, check_raster_offset
 

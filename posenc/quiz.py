@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import html
 
+from .course import cite_titles
 from .exercises.verdict import Verdict
 from .validate import check_int
 
@@ -33,18 +34,24 @@ def _check_question(n: int, q) -> dict:
             "wrong": {int(j): str(m) for j, m in wrong.items()}}
 
 
+
 class Quiz:
     """Multiple-choice self-check: one RadioButtons per question, feedback as soon as one is picked.
 
     ``questions`` is data: a list of dicts with ``question``, ``options`` (strings),
     ``answer`` (index into options), ``explanation``, an optional ``hint`` and an optional
     ``wrong`` ({option index: what picking it shows}). A right pick shows 正确 and the
-    explanation, a wrong one 再想想, the option picked and its message (else the hint). ``.radios[n].value``
-    can be set from code (that is how the tests answer); ``.widget`` is what to display.
+    explanation, a wrong one 再想想, the option picked and its message (else the hint); a
+    notebook cited by number is cited with its title (:func:`cite_titles`). The first pick of
+    each question is recorded in the learner's progress (:mod:`posenc.progress`) under
+    ``name`` (default: the notebook whose bank in :data:`QUIZZES` the questions are, else
+    ``"quiz"``), and the score line shows the first-try score next to today's.
+    ``.radios[n].value`` can be set from code (that is how the tests answer); ``.widget`` is
+    what to display.
     Introduced in notebook 10_rope_real_models (the first notebook with a self-check quiz).
     """
 
-    def __init__(self, questions):
+    def __init__(self, questions, name: str | None = None):
         import ipywidgets as widgets
 
         try:
@@ -54,9 +61,12 @@ class Quiz:
         if not questions:
             raise ValueError("questions must not be empty / questions 不能为空")
         self.questions = [_check_question(n, q) for n, q in enumerate(questions, 1)]
+        self.name = str(name) if name is not None else next(
+            (nb for nb, bank in QUIZZES.items() if [q["question"] for q in bank] ==
+             [q["question"] for q in self.questions]), "quiz")
         self.radios, self.feedback, boxes = [], [], []
         for n, q in enumerate(self.questions):
-            head = widgets.HTML(f"<b>{n + 1}. {html.escape(q['question'])}</b>")
+            head = widgets.HTML(f"<b>{n + 1}. {html.escape(cite_titles(q['question']))}</b>")
             radio = widgets.RadioButtons(options=list(q["options"]), value=None,
                                          layout=widgets.Layout(width="auto"))
             fb = widgets.HTML("")
@@ -75,25 +85,40 @@ class Quiz:
         if radio.index is None:
             return None
         if radio.index == q["answer"]:
-            return Verdict(True, q["explanation"])
+            return Verdict(True, cite_titles(q["explanation"]))
         why = q["wrong"].get(radio.index) or q["hint"] or "回到对应的笔记本再看一遍。"
-        return Verdict(False, f"你选的是「{q['options'][radio.index]}」：{why}")
+        return Verdict(False, f"你选的是「{q['options'][radio.index]}」：{cite_titles(why)}")
 
     @property
     def score(self) -> tuple[int, int]:
         """(right answers, questions)."""
         return sum(bool(self.verdict(n)) for n in range(len(self.questions))), len(self.questions)
 
+    @property
+    def first_try_score(self) -> tuple[int, int, int]:
+        """(first picks that were right, questions, questions ever answered), from the
+        learner's progress file: it survives a kernel restart."""
+        from .progress import quiz_first_tries
+
+        right, answered = quiz_first_tries(self.name, [q["question"] for q in self.questions])
+        return right, len(self.questions), answered
+
     def _on_pick(self, n: int, change) -> None:
         v = self.verdict(n)
         self.feedback[n].value = "" if v is None else v._repr_html_()
+        if v is not None:
+            from .progress import record_quiz
+
+            record_quiz(self.name, self.questions[n]["question"], self.radios[n].index, bool(v))
         self._show_score()
 
     def _show_score(self) -> None:
         right, total = self.score
         answered = sum(r.index is not None for r in self.radios)
+        first, _, ever = self.first_try_score
         self.score_html.value = (f"<div class='posenc-quiz-score'><b>得分 (score)：{right} / {total}</b>"
-                                 f"（已作答 {answered} 题）</div>")
+                                 f"（已作答 {answered} 题）· <b>首次作答得分 (first try)：{first} / {total}</b>"
+                                 f"（记录了 {ever} 题的第一次选择）</div>")
 
     def _repr_mimebundle_(self, **kwargs):
         return self.widget._repr_mimebundle_(**kwargs)
@@ -600,11 +625,11 @@ PROBES = [
         "question": "正弦位置编码只在输入处加一次。两层之后，线性探针还读得出绝对位置吗？",
         "options": ["完全读不出", "每层都一样好", "还能读，但逐层变差", "越往后越好"],
         "answer": 2,
-        "explanation": "残差连接一直带着输入处的位置编码，但每层都往残差流里加新内容，位置所占的比重变小：11 的探针 R² 从 1.00 降到 0.97、0.85。"
+        "explanation": "残差连接一直带着输入处的位置编码，但每层都往残差流里加新内容，位置所占的比重变小：12 的探针 R² 从 1.00 降到 0.97、0.85。"
                        "RoPE、ALiBi、T5 不往残差流写位置，每层在注意力分数里重新作用。",
-        "wrong": {0: "残差连接一直带着它：11 里两层之后 R² 还有 0.85。",
-                  1: "每层加进来的新内容稀释了它，R² 逐层下降（11）。",
-                  3: "没有哪一层再写入位置，它只会被冲淡（11）。"},
+        "wrong": {0: "残差连接一直带着它：12 里两层之后 R² 还有 0.85。",
+                  1: "每层加进来的新内容稀释了它，R² 逐层下降（12）。",
+                  3: "没有哪一层再写入位置，它只会被冲淡（12）。"},
     },
     {
         "question": "不加位置编码 (NoPE) 的因果 decoder 从哪里得到位置？",
@@ -615,11 +640,11 @@ PROBES = [
             "softmax 自带位置信息，和掩码无关",
         ],
         "answer": 0,
-        "explanation": "看得见的词数随位置变，模型能据此「数」出位置（Haviv 等 2022）；双向 NoPE 没有掩码，就读不出来（11 的对照组）。"
-                       "这个信号随 n 越来越挤，11 的小模型过了训练长度读位置的斜率从 0.63 掉到 0.04。",
-        "wrong": {1: "词向量与位置无关：11 只用填充词做探针，第 0 条残差流里读不出位置。",
-                  2: "因果 NoPE 在 11 里探针读得出位置，谁咬谁也全对；分不清语序的是双向 NoPE。",
-                  3: "没有掩码时（双向 NoPE），每个词看见的都是整句，读不出位置（11）。"},
+        "explanation": "看得见的词数随位置变，模型能据此「数」出位置（Haviv 等 2022）；双向 NoPE 没有掩码，就读不出来（12 的对照组）。"
+                       "这个信号随 n 越来越挤，12 的小模型过了训练长度读位置的斜率从 0.63 掉到 0.04。",
+        "wrong": {1: "词向量与位置无关：12 只用填充词做探针，第 0 条残差流里读不出位置。",
+                  2: "因果 NoPE 在 12 里探针读得出位置，谁咬谁也全对；分不清语序的是双向 NoPE。",
+                  3: "没有掩码时（双向 NoPE），每个词看见的都是整句，读不出位置（12）。"},
     },
 ]
 
@@ -629,7 +654,7 @@ ROPE_2D = [
         "question": "一张 W 列的图像按行展开成序列，块 (r, c) 到正下方的块 (r + 1, c)，偏移 k 是多少？",
         "options": ["1", "W + 1", "W²", "W"],
         "answer": 3,
-        "explanation": "块 (r, c) 是第 r·W + c 个 token，正下方差一整行：k = W。一维 RoPE 于是把它当成 W 步远（11 的 16 × 16 网格上它排第 31）；"
+        "explanation": "块 (r, c) 是第 r·W + c 个 token，正下方差一整行：k = W。一维 RoPE 于是把它当成 W 步远（12 的 16 × 16 网格上它排第 31）；"
                        "轴向二维 RoPE 和 M-RoPE 按行、列分别旋转，让上下邻居和左右邻居一样近。",
         "wrong": {0: "那是右边的块。", 1: "那是右下角的块。", 2: "那是整张图的块数。"},
     },
@@ -637,13 +662,19 @@ ROPE_2D = [
         "question": "Qwen2-VL 的 M-RoPE：3 个文字 token 后接一张 1 × 2 × 3 的图像（合并后的网格），图像后第一个文字 token 的编号是？",
         "options": ["9", "6", "5", "3"],
         "answer": 1,
-        "explanation": "图像的编号是 (t, r, c) 各自加上 3：最大的是 3 + 2 = 5（c 方向，即列）；文字从最大编号 + 1 = 6 接着数，t = r = c = 6（11）。",
+        "explanation": "图像的编号是 (t, r, c) 各自加上 3：最大的是 3 + 2 = 5（c 方向，即列）；文字从最大编号 + 1 = 6 接着数，t = r = c = 6（12）。",
         "wrong": {0: "那是把图像的 6 个 token 一个个数过去的一维编号；M-RoPE 从最大编号 + 1 接着数。",
                   2: "5 是图像里最大的编号本身，还要 + 1。",
                   3: "文字不会从图像的起点重新数。"},
     },
 ]
 
-#: The interview self-check of notebook 12 (the summary): every bank, in the order of the course.
+#: The interview self-check of notebook 13 (the summary): every bank, in the order of the course.
 INTERVIEW_QUIZ = (PERMUTATION + SINUSOIDAL + RELATIVE + LEARNED + RELATIVE_FAMILY + ROPE + ROPE_IMPLEMENTATION + ALIBI
                   + CONTEXT + REAL_MODELS + PROBES + ROPE_2D)
+
+#: The quiz of each notebook: file stem -> its bank (what :class:`Quiz` records progress under).
+QUIZZES = {
+    "10_rope_real_models": REAL_MODELS,
+    "13_summary_interview": INTERVIEW_QUIZ,
+}

@@ -1,5 +1,6 @@
 """Every notebook runs top to bottom in a fresh kernel: no error, nothing on stderr, no stall;
-its printed output cites no hidden source. And every call that takes seconds runs inside
+its printed output cites no hidden source; no unanswered exercise shows 再想想 (the kernel writes
+progress to the suite's temporary POSENC_PROGRESS, see conftest.py). And every call that takes seconds runs inside
 ``pl.progress`` (the reader must see the kernel is alive): which calls take seconds is read from
 the package (``posenc.slow.takes_seconds`` marks them), where they run from the notebooks'
 code (AST) -- never from how long a cell took on this machine.
@@ -216,12 +217,16 @@ def test_notebook_executes_cleanly(path):
     client.execute()
     DURATIONS[path.name] = time.perf_counter() - start      # printed, never asserted
     problems = []
+    exercises = max((i for i, c in enumerate(nb.cells) if c.cell_type == "markdown"
+                     and any(line.startswith("## 练习") for line in c.source.splitlines())), default=len(nb.cells))
     for i, cell in enumerate(nb.cells):
         for out in cell.get("outputs", []):
             if out.output_type == "error" or (out.output_type == "stream" and out.name == "stderr"):
                 problems.append(f"cell {i}: {out.get('text') or out.get('evalue')}\n{cell.source[:300]}")
             elif offences(output_text(out)):
                 problems.append(f"cell {i} prints text citing a hidden source: {offences(output_text(out))}")
+            elif i > exercises and "再想想" in output_text(out):
+                problems.append(f"cell {i}: an unanswered exercise shows 再想想 (it should show a neutral prompt)")
     assert not problems, "\n\n".join(problems)
 
 
