@@ -24,6 +24,10 @@ room (``posenc/…``)    what it holds                                          
 ``inference``          RoPE at inference: the KV cache, dynamic NTK, per-step       10
                        ALiBi/T5 biases
 ``mla``                multi-head latent attention and decoupled RoPE (DeepSeek)    10
+``practice``           positions in real code: left padding, packing and           11
+                       ``cu_seqlens``, bf16/fp16 positions and angles, caches that
+                       drop tokens (sliding window, StreamingLLM, sinks, xPos),
+                       Llama 4, Qwen2.5-VL / Qwen3-VL, p-RoPE
 ``probes``             linear probes per layer, the causal mask's counting signal   12
 ``rope_2d``            patches in raster order, axial 2D RoPE, Qwen2-VL's M-RoPE    12
 ``torch_layers``       the encodings as torch modules, the one torch RoPE           05-09
@@ -185,6 +189,29 @@ from posenc.mla import (
     mla_cache_per_token,
     mla_decoupled_scores,
     mla_scores,
+)
+
+# -- positions in practice: padding, packing, precision, caches, newer layouts (11) -------------
+from posenc.practice import (
+    PAD_POSITION_ID,
+    POSITION_DTYPES,
+    angle_error,
+    cu_seqlens,
+    llama4_attn_scale,
+    llama4_rope_layers,
+    mrope_pair_axes,
+    p_rope_frequencies,
+    packed_causal_mask,
+    packed_position_ids,
+    position_ids_from_mask,
+    qwen25_vl_time_ids,
+    rope_angles_in,
+    rope_score_from_angles,
+    sliding_window_mask,
+    softmax_with_sink,
+    stored_positions,
+    streaming_cache,
+    xpos_scale,
 )
 
 # -- where position goes: probes per layer, NoPE, 2D RoPE and M-RoPE (12) ---------------------
