@@ -327,6 +327,12 @@ from posenc.exercises.real_models import (
     llama3_slowdown,
 )
 from posenc.quiz import INTERVIEW_QUIZ, REAL_MODELS, Quiz
+from posenc.exercises.practice import (
+    check_bf16_position,
+    check_cu_seqlens,
+    check_decode_position,
+    check_streaming_position,
+)
 from posenc.exercises.probes import check_causal_weight
 from posenc.exercises.rope_2d import check_mrope_text_start, check_raster_offset
 
@@ -383,6 +389,7 @@ from posenc.figures.extrapolation import plot_accuracy_by_start, plot_extrapolat
 from posenc.figures.context import ContextExplorer, plot_rope_scaling
 from posenc.figures.trained_attention import plot_trained_attention
 from posenc.figures.real_models import RealModelsExplorer, plot_real_model
+from posenc.figures.practice import plot_packing, plot_position_rounding
 from posenc.figures.probes import plot_layer_probes, plot_position_readout
 from posenc.figures.rope_2d import Rope2DExplorer, plot_rope_2d
 
