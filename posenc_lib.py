@@ -152,6 +152,7 @@ from posenc.alibi import (
     alibi_slopes,
 )
 from posenc.context import (
+    ROPE_SCALING,
     ROPE_SCALING_METHODS,
     AngleCoverage,
     beta_digits,
@@ -169,9 +170,9 @@ from posenc.context import (
 from posenc.real_models import (
     MODEL_CONFIGS,
     model_frequencies,
+    rope_frequencies_from_config,
     rope_type,
     rotary_dims,
-    scaled_frequencies,
     training_context,
 )
 from posenc.inference import (
@@ -180,7 +181,6 @@ from posenc.inference import (
     causal_rope_attention,
     kv_cache_decode,
     recompute_decode,
-    rotate_pairs,
     t5_step_bias,
 )
 from posenc.mla import (

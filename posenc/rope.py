@@ -36,17 +36,25 @@ def _sequence(x, positions):
     return x, pos
 
 
-def rope(x, positions, base: float = 10000.0) -> np.ndarray:
+def rope(x, positions, base: float = 10000.0, inv_freq=None) -> np.ndarray:
     """Rotary position embedding: rotate each (even, odd) pair of ``x`` by ``pos * w_i``.
 
     ``x`` has shape ``(..., seq_len, d)`` with d even; ``positions`` has length seq_len.
     ``[x0, x1] -> [x0 cos a - x1 sin a, x0 sin a + x1 cos a]``, ``a = pos * w_i`` (each pair
     turns counter-clockwise in its plane), so ``rope(q, m) . rope(κ, n)`` depends on the
-    offset ``k = n - m`` only.
+    offset ``k = n - m`` only. ``w_i = base^(-2i/d)``, or the d/2 frequencies ``inv_freq``
+    when given (scaled ones: notebook 09's :func:`~posenc.context.rope_frequencies`, a real
+    model's in notebook 10).
     Introduced in notebook 07_rope.
     """
     x, pos = _sequence(x, positions)
-    w = frequencies(x.shape[-1], base)
+    if inv_freq is None:
+        w = frequencies(x.shape[-1], base)
+    else:
+        w = check_array("inv_freq", inv_freq, ndim=1)
+        if x.shape[-1] != 2 * len(w):
+            raise ValueError(f"x has {x.shape[-1]} columns but inv_freq has {len(w)} pairs / "
+                             f"x 的列数必须是 inv_freq 长度的 2 倍")
     angles = pos[:, None] * w[None, :]
     c, s = np.cos(angles), np.sin(angles)
     x0, x1 = x[..., 0::2], x[..., 1::2]

@@ -89,3 +89,15 @@ def causal_rope_attention(x, w_q, w_k, w_v, base):
 def alibi_step_bias(pos, slopes):
     """ALiBi (Press et al. 2022): bias -s_h·(pos - n) for the query at pos over keys n = 0 .. pos."""
     return [[-s * (pos - n) for n in range(pos + 1)] for s in slopes]
+
+
+def longrope_inv_freq(d, base, short_factor, long_factor, original, seq_len=None):
+    """LongRoPE (Phi-3) as Hugging Face's ``_compute_longrope_parameters`` states it:
+    1 / (ext_i · base^(2i/d)) with ext = long_factor when seq_len > original, else short_factor."""
+    ext = long_factor if seq_len is not None and seq_len > original else short_factor
+    return [1.0 / (ext[i] * base ** (2 * i / d)) for i in range(d // 2)]
+
+
+def longrope_attention_factor(factor, original):
+    """LongRoPE's default attention factor: sqrt(1 + ln(factor) / ln(original)), 1 when factor <= 1."""
+    return 1.0 if factor <= 1.0 else math.sqrt(1 + math.log(factor) / math.log(original))
