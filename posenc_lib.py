@@ -194,11 +194,13 @@ from posenc.mla import (
 # -- positions in practice: padding, packing, precision, caches, newer layouts (11) -------------
 from posenc.practice import (
     PAD_POSITION_ID,
+    PHI3_LONGROPE_CONFIG,
     POSITION_DTYPES,
     angle_error,
     cu_seqlens,
     llama4_attn_scale,
     llama4_rope_layers,
+    masked_rope_attention,
     mrope_pair_axes,
     p_rope_frequencies,
     packed_causal_mask,

@@ -16,13 +16,46 @@ import numpy as np
 
 from .attention import softmax
 from .encoding import frequencies
-from .rope import rope_pair_coefficients
+from .rope import rope, rope_pair_coefficients
 from .validate import check_array, check_base, check_int, check_one_of, check_positions, check_real
 
 #: The position id Hugging Face gives a padding token (``position_ids.masked_fill_(attention_mask == 0, 1)``).
 PAD_POSITION_ID = 1
 #: The dtypes the precision helpers know, narrowest first.
 POSITION_DTYPES = ("bfloat16", "float16", "float32", "float64")
+
+#: Phi-3's LongRoPE: the RoPE keys of Phi-3-vision-128k-instruct's config.json, copied in
+#: huggingface/diffusers ``tests/pipelines/omnigen/test_pipeline_omnigen.py`` (commit 286990d). The file
+#: writes ``"type": "su"``; Hugging Face's ``Phi3Config`` (``models/phi3/configuration_phi3.py``) reads
+#: that name as ``"longrope"``, the key used here. One short and one long divisor per pair (48 pairs).
+PHI3_LONGROPE_CONFIG = {
+    "hidden_size": 3072, "num_attention_heads": 32, "max_position_embeddings": 131072,
+    "original_max_position_embeddings": 4096, "rope_theta": 10000.0,
+    "rope_scaling": {"rope_type": "longrope", "short_factor": [
+    1.05, 1.05, 1.05, 1.1, 1.1, 1.1, 1.2500000000000002, 1.2500000000000002, 1.4000000000000004,
+    1.4500000000000004, 1.5500000000000005, 1.8500000000000008, 1.9000000000000008, 2.000000000000001,
+    2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001,
+    2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001,
+    2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001,
+    2.000000000000001, 2.000000000000001, 2.000000000000001, 2.1000000000000005, 2.1000000000000005,
+    2.2, 2.3499999999999996, 2.3499999999999996, 2.3499999999999996, 2.3499999999999996,
+    2.3999999999999995, 2.3999999999999995, 2.6499999999999986, 2.6999999999999984, 2.8999999999999977,
+    2.9499999999999975, 3.049999999999997, 3.049999999999997, 3.049999999999997,
+    ], "long_factor": [
+    1.0299999713897705, 1.0499999523162842, 1.0499999523162842, 1.0799999237060547, 1.2299998998641968,
+    1.2299998998641968, 1.2999999523162842, 1.4499999284744263, 1.5999999046325684, 1.6499998569488525,
+    1.8999998569488525, 2.859999895095825, 3.68999981880188, 5.419999599456787, 5.489999771118164,
+    5.489999771118164, 9.09000015258789, 11.579999923706055, 15.65999984741211, 15.769999504089355,
+    15.789999961853027, 18.360000610351562, 21.989999771118164, 23.079999923706055, 30.009998321533203,
+    32.35000228881836, 32.590003967285156, 35.56000518798828, 39.95000457763672, 53.840003967285156,
+    56.20000457763672, 57.95000457763672, 59.29000473022461, 59.77000427246094, 59.920005798339844,
+    61.190006256103516, 61.96000671386719, 62.50000762939453, 63.3700065612793, 63.48000717163086,
+    63.48000717163086, 63.66000747680664, 63.850006103515625, 64.08000946044922, 64.760009765625,
+    64.80001068115234, 64.81001281738281, 64.81001281738281,
+    ]},
+    "source": "huggingface/diffusers tests/pipelines/omnigen/test_pipeline_omnigen.py @286990d "
+              "(Phi-3-vision-128k-instruct's config.json; \"su\" = \"longrope\" in transformers' configuration_phi3.py)",
+}
 
 
 def _mask(attention_mask) -> np.ndarray:
@@ -82,6 +115,27 @@ def packed_causal_mask(lengths) -> np.ndarray:
     doc = np.repeat(np.arange(len(_lengths(lengths))), _lengths(lengths))
     idx = np.arange(len(doc))
     return (doc[:, None] == doc[None, :]) & (idx[None, :] <= idx[:, None])
+
+
+def masked_rope_attention(q, key, value, positions, visible) -> tuple[np.ndarray, np.ndarray]:
+    """Attention with RoPE and an explicit mask: ``softmax(rope(Q)·rope(K)ᵀ/√d)`` over the keys
+    ``visible[m, n]`` allows (the others get -inf), times V. Returns ``(outputs, weights)``.
+    ``q``, ``key``, ``value``: (seq_len, d); ``positions``: one id per row (a packed row's ids,
+    a padded row's ids …); ``visible``: (seq_len, seq_len) booleans, e.g. :func:`packed_causal_mask`.
+    Introduced in notebook 11_positions_in_practice.
+    """
+    q, key, value = (check_array(name, a, ndim=2) for name, a in (("q", q), ("key", key), ("value", value)))
+    if not q.shape == key.shape == value.shape:
+        raise ValueError(f"q, key and value must have one shape (seq_len, d), got {q.shape}, {key.shape}, "
+                         f"{value.shape} / q、key、value 的形状必须相同")
+    pos = check_positions(positions)
+    visible = np.asarray(visible)
+    if visible.dtype != bool or visible.shape != (len(q), len(q)):
+        raise ValueError(f"visible must be booleans of shape {(len(q), len(q))} / visible 必须是形状为 "
+                         f"{(len(q), len(q))} 的布尔数组")
+    scores = rope(q, pos) @ rope(key, pos).T / np.sqrt(q.shape[1])
+    weights = softmax(np.where(visible, scores, -np.inf))
+    return weights @ value, weights
 
 
 def sliding_window_mask(seq_len: int, window: int) -> np.ndarray:

@@ -233,3 +233,32 @@ def test_p_rope_keeps_the_fastest_pairs_at_the_heads_frequencies():
     np.testing.assert_array_equal(w[:2], pl.frequencies(16)[:2])
     assert not w[2:].any()
     np.testing.assert_array_equal(pl.p_rope_frequencies(16, 1.0), pl.frequencies(16))
+
+
+def test_masked_rope_attention_is_the_loop_with_a_mask():
+    rng = np.random.default_rng(5)
+    q, key, value = rng.normal(size=(3, 5, 4))
+    pos = [0, 1, 2, 0, 1]
+    visible = pl.packed_causal_mask([3, 2])
+    out, weights = pl.masked_rope_attention(q, key, value, pos, visible)
+    for m in range(5):
+        qm = ref.rope_vector(list(q[m]), pos[m])
+        scores = [ref.dot(qm, ref.rope_vector(list(key[n]), pos[n])) / 2.0 if visible[m, n] else None
+                  for n in range(5)]
+        seen = [n for n in range(5) if scores[n] is not None]
+        w = ref.softmax([scores[n] for n in seen])
+        np.testing.assert_allclose(weights[m, seen], w, rtol=1e-12)
+        assert weights[m, [n for n in range(5) if n not in seen]].sum() == 0
+        np.testing.assert_allclose(out[m], sum(wi * value[n] for wi, n in zip(w, seen)), rtol=1e-12)
+
+
+def test_phi3_config_is_the_one_the_longrope_tests_use():
+    from test_real_models import PHI3_LONG, PHI3_SHORT
+
+    scaling = pl.PHI3_LONGROPE_CONFIG["rope_scaling"]
+    assert scaling["long_factor"] == PHI3_LONG and scaling["short_factor"] == PHI3_SHORT
+    short, att = pl.rope_frequencies_from_config(pl.PHI3_LONGROPE_CONFIG, seq_len=4096)
+    long, _ = pl.rope_frequencies_from_config(pl.PHI3_LONGROPE_CONFIG, seq_len=131072)
+    np.testing.assert_allclose(pl.frequencies(96) / short, PHI3_SHORT, rtol=1e-12)
+    np.testing.assert_allclose(pl.frequencies(96) / long, PHI3_LONG, rtol=1e-12)
+    assert att == pytest.approx(math.sqrt(1 + math.log(32) / math.log(4096)))
