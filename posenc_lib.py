@@ -328,7 +328,7 @@ from posenc.exercises.real_models import (
     check_rotated_dims,
     llama3_slowdown,
 )
-from posenc.quiz import INTERVIEW_QUIZ, REAL_MODELS, Quiz
+from posenc.quiz import INTERVIEW_QUIZ, PRACTICE, REAL_MODELS, Quiz
 from posenc.exercises.practice import (
     check_bf16_position,
     check_cu_seqlens,
