@@ -36,7 +36,7 @@ room (``posenc/…``)    what it holds                                          
 ``task/``              谁咬谁: data (adjacent / anywhere), model, training,          05-11
                        evaluation, experiments
 ``exercises/``         ``Verdict`` and every ``check_*``, one file per concept      all
-``quiz``               the self-check quiz, one question bank per concept           10, 13
+``quiz``               the self-check quiz, one question bank per concept           10, 11, 13
 ``text`` · ``notebook``  aligned tables · the setup cell, ``progress``              all
 ``widgets/``           the engine under every explorer, apart from what it draws:   all
                        ``canvas`` (blitting, glyph cache, PNG), ``controls``,
