@@ -391,7 +391,7 @@ from posenc.figures.extrapolation import plot_accuracy_by_start, plot_extrapolat
 from posenc.figures.context import ContextExplorer, plot_rope_scaling
 from posenc.figures.trained_attention import plot_trained_attention
 from posenc.figures.real_models import RealModelsExplorer, plot_real_model
-from posenc.figures.practice import plot_packing, plot_position_rounding
+from posenc.figures.practice import plot_angle_error, plot_packing, plot_position_rounding
 from posenc.figures.probes import plot_layer_probes, plot_position_readout
 from posenc.figures.rope_2d import Rope2DExplorer, plot_rope_2d
 

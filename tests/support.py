@@ -166,6 +166,7 @@ PLOT_SAMPLES = {
     "plot_position_readout": ["{'a': list(range(16)), 'b': list(range(8)) + [7.5] * 8}, 8"],
     # figures/practice.py
     "plot_packing": ["", "[1, 4, 2, 6]"],
+    "plot_angle_error": ["", "positions=(100,), head_dim=16, base=10000.0, dtypes=('float16',)"],
     "plot_position_rounding": ["", "250, 300, dtypes=('bfloat16',)", "2040, 2100, dtypes=('float16', 'float32')"],
     # figures/alibi.py
     "plot_alibi_bias": ["", "seq_len=30, num_heads=4, heads=2, causal=True", "causal=True"],

@@ -1,5 +1,5 @@
 """Positions in practice, as pictures: a packed row's block-diagonal causal mask with its position
-ids, and how bf16 / fp16 round integer positions.
+ids, how bf16 / fp16 round integer positions, and the RoPE angle error of each pair in low precision.
 
 Introduced in notebook 11_positions_in_practice.
 """
@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..practice import POSITION_DTYPES, cu_seqlens, packed_causal_mask, packed_position_ids, stored_positions
+from ..practice import (POSITION_DTYPES, angle_error, cu_seqlens, packed_causal_mask, packed_position_ids,
+                        rope_angles_in, stored_positions)
 from ..validate import check_int
 from .style import _new_axes, figure_style, label
 
@@ -56,5 +57,37 @@ def plot_position_rounding(start: int = 4064, stop: int = 4160, dtypes=("bfloat1
         ax.set_xlabel(label("真实位置 pos", "true position pos"))
         ax.set_ylabel(label("存下来的值", "stored value"))
         ax.legend(fontsize=8, loc="upper left")
+        ax.grid(alpha=0.3)
+    return fig
+
+
+def plot_angle_error(positions=(4095, 32768, 131071), head_dim: int = 128, base: float = 500000.0,
+                     dtypes=("bfloat16", "float32"), ax=None):
+    """The RoPE angle error of every pair i (wrapped into [0, π], log scale) when the angles of
+    these ``positions`` are computed in each of ``dtypes`` (:func:`~posenc.practice.rope_angles_in`)
+    instead of float64; one line per (dtype, position), π dotted. A zero error is drawn at the
+    bottom of the axis. Introduced in notebook 11_positions_in_practice.
+    """
+    positions = [check_int("positions[]", p, 0, 2**24) for p in positions]
+    dtypes = tuple(dtypes)
+    if not positions or not dtypes or any(d not in POSITION_DTYPES for d in dtypes):
+        raise ValueError(f"positions must be non-empty and dtypes taken from {POSITION_DTYPES} / "
+                         f"positions 不能为空，dtypes 必须取自 {POSITION_DTYPES}")
+    exact = rope_angles_in(positions, head_dim, base, "float64")
+    floor = 1e-9
+    with figure_style():
+        fig, ax = _new_axes(ax, (6.4, 3.6))
+        styles = ["-", "--", ":", "-."]
+        for j, dtype in enumerate(dtypes):
+            err = angle_error(rope_angles_in(positions, head_dim, base, dtype), exact)
+            for r, p in enumerate(positions):
+                ax.plot(np.arange(err.shape[1]), np.maximum(err[r], floor), color=f"C{r}", ls=styles[j % 4],
+                        lw=1.2, label=f"{dtype}, pos {p}")
+        ax.axhline(np.pi, color="0.5", ls=":", lw=1)
+        ax.set_yscale("log")
+        ax.set_ylim(floor / 2, 10)
+        ax.set_xlabel(label("频率对 i（越往右越慢）", "pair i (slower to the right)"))
+        ax.set_ylabel(label("角度误差（弧度，按圆周折算）", "angle error (rad, wrapped)"))
+        ax.legend(fontsize=7, loc="upper right", ncol=2)
         ax.grid(alpha=0.3)
     return fig
