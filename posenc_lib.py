@@ -25,6 +25,10 @@ room (``posenc/…``)    what it holds                                          
 ``inference``          RoPE at inference: the KV cache, dynamic NTK, per-step       10
                        ALiBi/T5 biases
 ``mla``                multi-head latent attention and decoupled RoPE (DeepSeek)    10
+``practice``           positions in real code: left padding, packing and           11
+                       ``cu_seqlens``, bf16/fp16 positions and angles, caches that
+                       drop tokens (sliding window, StreamingLLM, sinks, xPos),
+                       Llama 4, Qwen2.5-VL / Qwen3-VL, p-RoPE
 ``probes``             linear probes per layer, the causal mask's counting signal   12
 ``rope_2d``            patches in raster order, axial 2D RoPE, Qwen2-VL's M-RoPE    12
 ``torch_layers``       the encodings as torch modules, the one torch RoPE           05-09
@@ -33,7 +37,7 @@ room (``posenc/…``)    what it holds                                          
 ``task/``              谁咬谁: data (adjacent / anywhere), model, training,          05-11
                        evaluation, experiments
 ``exercises/``         ``Verdict`` and every ``check_*``, one file per concept      all
-``quiz``               the self-check quiz, one question bank per concept           10, 13
+``quiz``               the self-check quiz, one question bank per concept           10, 11, 13
 ``progress``           the learner's progress file: every check and quiz records    all
                        its result; ``figures/progress`` shows it
 ``course``             the notebooks' titles; the quiz cites notebooks by title     all
@@ -195,6 +199,31 @@ from posenc.mla import (
     mla_scores,
 )
 
+# -- positions in practice: padding, packing, precision, caches, newer layouts (11) -------------
+from posenc.practice import (
+    PAD_POSITION_ID,
+    PHI3_LONGROPE_CONFIG,
+    POSITION_DTYPES,
+    angle_error,
+    cu_seqlens,
+    llama4_attn_scale,
+    llama4_rope_layers,
+    masked_rope_attention,
+    mrope_pair_axes,
+    p_rope_frequencies,
+    packed_causal_mask,
+    packed_position_ids,
+    position_ids_from_mask,
+    qwen25_vl_time_ids,
+    rope_angles_in,
+    rope_score_from_angles,
+    sliding_window_mask,
+    softmax_with_sink,
+    stored_positions,
+    streaming_cache,
+    xpos_scale,
+)
+
 # -- where position goes: probes per layer, NoPE, 2D RoPE and M-RoPE (12) ---------------------
 from posenc.probes import (
     PROBE_METHODS,
@@ -307,9 +336,15 @@ from posenc.exercises.real_models import (
     check_rotated_dims,
     llama3_slowdown,
 )
-from posenc.quiz import INTERVIEW_QUIZ, REAL_MODELS, Quiz
+from posenc.quiz import INTERVIEW_QUIZ, PRACTICE, REAL_MODELS, Quiz
 from posenc.progress import progress_path, reset_progress
 from posenc.figures.progress import show_progress
+from posenc.exercises.practice import (
+    check_bf16_position,
+    check_cu_seqlens,
+    check_decode_position,
+    check_streaming_position,
+)
 from posenc.exercises.probes import check_causal_weight
 from posenc.exercises.rope_2d import check_mrope_text_start, check_raster_offset
 
@@ -366,6 +401,7 @@ from posenc.figures.extrapolation import plot_accuracy_by_start, plot_extrapolat
 from posenc.figures.context import ContextExplorer, plot_rope_scaling
 from posenc.figures.trained_attention import plot_trained_attention
 from posenc.figures.real_models import RealModelsExplorer, plot_real_model
+from posenc.figures.practice import plot_angle_error, plot_packing, plot_position_rounding
 from posenc.figures.probes import plot_layer_probes, plot_position_readout
 from posenc.figures.rope_2d import Rope2DExplorer, plot_rope_2d
 

@@ -669,12 +669,40 @@ ROPE_2D = [
     },
 ]
 
+#: Positions in practice: padding, packing, precision, caches that drop tokens (notebook 11).
+PRACTICE = [
+    {"question": "批量生成时一行左填充了 3 个 pad、后面 5 个真实词。Hugging Face 给第一个真实词的位置编号是？",
+     "options": ["3", "0", "1", "−1"], "answer": 1,
+     "explanation": "position_ids = cumsum(attention_mask) − 1，填充处再填成占位的 1：真实词从 0 数起，新生成的词是 5（11）。",
+     "wrong": {0: "那是 arange 的编号，把填充也数进去了。", 2: "1 是填充位置上的占位编号，被掩码遮住。",
+               3: "cumsum − 1 在填充处是 −1，所以才把它们改成 1；真实词从 0 开始。"}},
+    {"question": "把三篇长 3、5、2 的文档打包成一行训练，varlen 注意力核要的 cu_seqlens 是？",
+     "options": ["[3, 5, 2]", "[0, 3, 8, 10]", "[3, 8, 10]", "[0, 1, 2, 0, 1, 2, 3, 4, 0, 1]"], "answer": 1,
+     "explanation": "从 0 起累加每篇的长度：第 j 篇占 cu[j] … cu[j+1] − 1；位置编号每篇从 0 重数，掩码是块对角的因果掩码（11）。",
+     "wrong": {0: "那是各篇的长度。", 2: "少了开头的 0。", 3: "那是打包后的位置编号。"}},
+    {"question": "为什么 Hugging Face 在 bf16 模型里也关掉 autocast、用 float32 算 RoPE 的角度？",
+     "options": ["float32 更快", "bf16 只有 8 位有效数字，长位置和角度都存不准",
+                 "bf16 算不了 cos", "为了省显存"], "answer": 1,
+     "explanation": "bf16 在 2048–4096 间隔 16、4096–8192 间隔 32（位置 4095 存成 4096）；角度 pos·w_i 在 bf16 里乘，"
+                    "长位置上误差可达半圈。float32 在 128k 处误差只有千分之几弧度（11）。",
+     "wrong": {0: "慢一点也要 float32：bf16 的位置和角度误差太大（11）。", 2: "bf16 能算 cos，问题在角度本身不准。",
+               3: "角度表很小，省不了多少；原因是精度。"}},
+    {"question": "StreamingLLM 为什么保留开头几个 token，并按缓存里的位置重新编号？",
+     "options": ["开头的词最重要", "为了省内存", "开头的词是 attention sink；重编号让偏移不超过缓存",
+                 "RoPE 要求位置从 0 开始"], "answer": 2,
+     "explanation": "开头几个 token 吸收大量注意力；只留最近的窗口会丢掉它们，softmax 把这部分权重分给别的词。"
+                    "按绝对位置编号时 sink 与当前词的偏移会远超训练长度（11）。",
+     "wrong": {0: "不是语义上重要：它们吸收注意力，像一个垃圾桶。", 1: "留下它们反而多占几个位置。",
+               3: "RoPE 只看偏移；重新编号是为了偏移不超过缓存大小。"}},
+]
+
 #: The interview self-check of notebook 13 (the summary): every bank, in the order of the course.
 INTERVIEW_QUIZ = (PERMUTATION + SINUSOIDAL + RELATIVE + LEARNED + RELATIVE_FAMILY + ROPE + ROPE_IMPLEMENTATION + ALIBI
-                  + CONTEXT + REAL_MODELS + PROBES + ROPE_2D)
+                  + CONTEXT + REAL_MODELS + PRACTICE + PROBES + ROPE_2D)
 
 #: The quiz of each notebook: file stem -> its bank (what :class:`Quiz` records progress under).
 QUIZZES = {
     "10_rope_real_models": REAL_MODELS,
+    "11_positions_in_practice": PRACTICE,
     "13_summary_interview": INTERVIEW_QUIZ,
 }

@@ -387,3 +387,70 @@ def alibi_step_bias(pos, num_heads):
     """ALiBi (Press et al. 2022) at one decoding step: bias -s_h·(pos - n) for the query at pos
     over keys n = 0 .. pos, s_h by the authors' recipe (:func:`alibi_slope`)."""
     return [[-alibi_slope(h, num_heads) * (pos - n) for n in range(pos + 1)] for h in range(1, num_heads + 1)]
+
+
+# Positions in practice: documented behaviour of public code, as plain loops
+# ---------------------------------------------------------------------------
+def hf_position_ids(mask_row):
+    """Hugging Face generation (``prepare_inputs_for_generation``): a running count of real
+    tokens minus 1, and the dummy id 1 wherever the mask is 0."""
+    out, count = [], 0
+    for m in mask_row:
+        count += m
+        out.append(count - 1 if m == 1 else 1)
+    return out
+
+
+def packed_positions(lengths):
+    """Each document counts from 0 on its own."""
+    out = []
+    for n in lengths:
+        for p in range(n):
+            out.append(p)
+    return out
+
+
+def cumulative_lengths(lengths):
+    """flash-attn's cu_seqlens: 0, then the running total of the lengths."""
+    out, total = [0], 0
+    for n in lengths:
+        total += n
+        out.append(total)
+    return out
+
+
+def block_causal_visible(lengths, m, n):
+    """May query m see key n in a packed row? Same document and n <= m."""
+    starts = cumulative_lengths(lengths)
+    doc = lambda r: max(j for j in range(len(lengths)) if starts[j] <= r)
+    return doc(m) == doc(n) and n <= m
+
+
+def sink_softmax(scores, sink):
+    """gpt-oss: exp(s_n) / (sum_j exp(s_j) + exp(sink)) for each n."""
+    denom = sum(math.exp(s) for s in scores) + math.exp(sink)
+    return [math.exp(s) / denom for s in scores]
+
+
+def xpos_factor(i, head_dim, pos, scale_base=512.0):
+    """torchscale's xPos scale of pair i: ((2i + 0.4 d) / (1.4 d)) ** (pos / scale_base)."""
+    return ((2 * i + 0.4 * head_dim) / (1.4 * head_dim)) ** (pos / scale_base)
+
+
+def llama4_scale(pos, floor_scale=8192, attn_scale=0.1):
+    """Llama 4's NoPE-layer query scale: log(floor((pos + 1) / floor_scale) + 1) * attn_scale + 1."""
+    return math.log(math.floor((pos + 1.0) / floor_scale) + 1.0) * attn_scale + 1.0
+
+
+def interleaved_axes(section):
+    """Qwen3-VL's apply_interleaved_mrope, one pair at a time: t by default; pair j follows h
+    when j % 3 == 1 and j < 3 * section[1], w when j % 3 == 2 and j < 3 * section[2]."""
+    out = []
+    for j in range(sum(section)):
+        if j % 3 == 1 and j < 3 * section[1]:
+            out.append(1)
+        elif j % 3 == 2 and j < 3 * section[2]:
+            out.append(2)
+        else:
+            out.append(0)
+    return out

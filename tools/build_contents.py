@@ -69,6 +69,8 @@ CONCEPT_REFERENCES = {
     "08": {"05": "谁咬谁任务与长度外推", "07": "RoPE"},
     "09": {"07": "RoPE 的每一对按 pos·w_i 转", "08": "外推实验"},
     "10": {"07": "RoPE、rotate_half 与 partial rotary", "09": "PI、NTK-aware、动态 NTK、YaRN 与 llama3 缩放"},
+    "11": {"07": "RoPE 的分数只依赖偏移 k = n − m", "09": "没见过的角度与按当前长度变的频率",
+           "10": "KV cache、滑动窗口与 GPT-NeoX 的部分旋转"},
     "12": {"07": "RoPE 的分数只依赖偏移", "08": "ALiBi 与 anywhere 任务", "09": "第 6 节的因果 NoPE 实验"},
     "13": {"03": "时钟指针、base 的作用"},      # the summary answers what every notebook teaches
 }
