@@ -37,7 +37,7 @@ room (``posenc/…``)    what it holds                                          
 ``task/``              谁咬谁: data (adjacent / anywhere), model, training,          05-11
                        evaluation, experiments
 ``exercises/``         ``Verdict`` and every ``check_*``, one file per concept      all
-``quiz``               the self-check quiz, one question bank per concept           10, 11, 13
+``quiz`` · ``quiz_banks``  the self-check quiz · its question banks, one per concept   10, 11, 13
 ``progress``           the learner's progress file: every check and quiz records    all
                        its result; ``figures/progress`` shows it
 ``course``             the notebooks' titles; the quiz cites notebooks by title     all
