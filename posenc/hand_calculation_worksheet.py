@@ -232,31 +232,34 @@ class HandCalcWorksheet:
 
         self.case = case if case is not None else draw_case(self.rng)
         c = self.case
+        words = "".join(f"<li>{html.escape(t)}（pos {p}）的词向量 = [{', '.join(f'{x:g}' for x in wv)}]</li>"
+                        for t, p, wv in zip(c.tokens, c.positions, c.word_vectors))
         self.header.value = (
-            "<div style='line-height:1.6'><b>手算练习纸</b>：按 PE(pos, 2i) = sin(pos·w_i)，"
-            "PE(pos, 2i+1) = cos(pos·w_i)，w_i = base<sup>−2i/d_model</sup> 填出每个字的位置编码和输入"
-            f"（词向量 + PE），保留 {DECIMALS} 位小数；角度用弧度。每填完一格按 Tab 到下一格，那一格就会判。<br>"
-            f"{html.escape(case_text(c))}</div>")
+            "<div style='line-height:1.6'><b>手算练习纸</b>：PE(pos, 2i) = sin(pos·w_i)，"
+            "PE(pos, 2i+1) = cos(pos·w_i)，w_i = base<sup>−2i/d_model</sup>；输入 = 词向量 + PE。"
+            f"每格保留 {DECIMALS} 位小数，角度用弧度；填完一格按 Tab 到下一格，那一格就会判。<br>"
+            f"<b>这一题</b>：d_model = {c.d_model}，base = {c.base:g}，第一个字在 pos = {c.start}。"
+            f"<ul style='margin:2px 0'>{words}</ul></div>")
         d = c.d_model
         head = ["词 (pos)"] + [f"PE 第 {j} 维" for j in range(d)] + [f"输入 第 {j} 维" for j in range(d)]
-        children = [w.HTML(f"<b>{html.escape(h)}</b>") for h in head]
+        children = [w.HTML(f"<b style='white-space:nowrap'>{html.escape(h)}</b>") for h in head]
         self.cells, self.marks, self.feedback = {}, {}, {}
         for r, (tok, pos) in enumerate(zip(c.tokens, c.positions)):
-            children.append(w.HTML(f"{html.escape(tok)}（pos {pos}）"))
+            children.append(w.HTML(f"<span style='white-space:nowrap'>{html.escape(tok)}（pos {pos}）</span>"))
             for part in PARTS:                      # DOM order = Tab order: PE boxes, then input boxes
                 for j in range(d):
                     key = (part, r, j)
                     box = w.Text(value="", placeholder=f"{PART_NAMES[part]}[{j}]", continuous_update=False,
-                                 layout=w.Layout(width="7.5em"),
+                                 layout=w.Layout(width="5.6em"),
                                  _dom_classes=("posenc-worksheet-cell", f"posenc-ws-{part}-{r}-{j}"))
-                    mark = w.HTML("", layout=w.Layout(width="1.2em"))
+                    mark = w.HTML("", layout=w.Layout(width="1em"))
                     box.observe(lambda change, key=key: self._check(key), names="value")
                     self.cells[key], self.marks[key] = box, mark
                     self.feedback[key] = CellFeedback("empty")
                     children.append(w.HBox([box, mark]))
         self.grid.children = children
-        self.grid.layout = w.Layout(grid_template_columns=f"auto repeat({2 * d}, max-content)",
-                                    grid_gap="4px 10px", align_items="center")
+        self.grid.layout = w.Layout(grid_template_columns=f"repeat({2 * d + 1}, max-content)",
+                                    grid_gap="4px 6px", align_items="center")
         self._show_messages()
 
     def fill(self, part: str, row: int, dim: int, text: str) -> CellFeedback:
