@@ -30,10 +30,13 @@ Why the contents page still starts a kernel when it opens (checked in JupyterLab
 ``SessionContext``): JupyterLab starts the kernel a notebook's ``kernelspec`` (or
 ``language_info``) names whatever its cells hold; whether to start one at all
 (``kernelPreference.shouldStart``) comes from the notebook widget factory, i.e. the
-server-wide ``LabServerApp.notebook_starts_kernel``, not from the notebook. A notebook without
-``kernelspec`` and ``language_info`` gets no kernel but the 「选择内核」 dialog on every open
-(``getDefaultKernel`` finds no name and no language, so ``initialize`` asks). So the page keeps
-its kernel metadata; the kernel it starts imports nothing until the progress cell is run.
+server-wide ``LabServerApp.notebook_starts_kernel`` (which would leave every notebook without a
+kernel until the learner picks one), not from the notebook. A notebook without ``kernelspec``
+and ``language_info`` gets no kernel but the 「选择内核」 dialog on every open under JupyterLab's
+default settings (``getDefaultKernel`` finds no name and no language), and the default kernel
+anyway once a learner ticks 「总是启动首选内核」 (``autoStartDefaultKernel``). Both measured in
+tests/browser/test_contents_page.py. So the page keeps its kernel metadata: it opens with no
+dialog, and the kernel it starts imports nothing until the progress cell is run.
 """
 from __future__ import annotations
 

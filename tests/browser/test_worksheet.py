@@ -1,15 +1,12 @@
 """The hand-calculation worksheet in JupyterLab: a learner types into a box, presses Tab, and
-reads the box's verdict; Tab has moved the focus to the next box. And the contents page opens
-(its kernel starts, as its metadata asks) without asking for a kernel."""
+reads the box's verdict; Tab has moved the focus to the next box."""
 from __future__ import annotations
 
 import math
-import uuid
-from urllib.parse import quote
 
 import pytest
 
-from lab_session import JS_FIND_PANEL, close_notebook, kernel_exec, kernel_value, open_notebook
+from lab_session import close_notebook, kernel_exec, kernel_value, open_notebook
 from ui_checks import wider_than_output
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -65,27 +62,6 @@ def test_a_worksheet_box_is_checked_when_filled_and_tab_moves_on(lab_server, bro
         page.wait_for_function("el => el.querySelectorAll('.posenc-ws-input-2-3').length > 0",
                                arg=ws.element_handle(), timeout=30_000)
         assert wider_than_output(page, ws) is None, wider_than_output(page, ws)
-    finally:
-        close_notebook(page, lab_server)
-        context.close()
-
-
-def test_the_contents_page_opens_without_asking_for_a_kernel(lab_server, browser):
-    """The page keeps its kernel metadata, so JupyterLab starts python3 and shows no 「选择内核」
-    dialog; its one code cell is the progress cell, not run on open."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = context.new_page()
-    rel = "notebooks/00_index.ipynb"
-    try:
-        page.goto(lab_server.url(f"/lab/workspaces/posenc-{uuid.uuid4().hex[:12]}/tree/{quote(rel)}"),
-                  wait_until="domcontentloaded")
-        page.wait_for_function(JS_FIND_PANEL, arg=rel, timeout=90_000, polling=200)
-        assert page.locator(".jp-Dialog").count() == 0, page.locator(".jp-Dialog").first.text_content()
-        cells = page.evaluate("""() => window.__nb.content.model.toJSON().cells
-            .filter(c => c.cell_type === 'code').map(c => [Array.isArray(c.source) ? c.source.join('') : c.source,
-                                                          c.execution_count, c.outputs.length])""")
-        assert len(cells) == 1 and "pl.show_progress()" in cells[0][0], cells
-        assert cells[0][1] is None and cells[0][2] == 0, "the progress cell ran on open"
     finally:
         close_notebook(page, lab_server)
         context.close()
