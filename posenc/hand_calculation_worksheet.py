@@ -22,9 +22,14 @@ from .exercises.verdict import agrees, rounding_slip
 DECIMALS = 4
 
 
-# -- the course's one precision rule (posenc.exercises.verdict): the only two calls ------------
+# -- the course's one precision rule (posenc.exercises.verdict): the only calls ----------------
 def _agrees(got, expected) -> bool:
     return agrees(got, expected, decimals=DECIMALS)
+
+
+def _is_slip(got, value) -> bool:
+    """``got`` is a slip's ``value`` (the rule's own slip test, where it has one)."""
+    return agrees(got, value, decimals=DECIMALS)
 
 
 def _rounding(got, expected) -> str | None:
@@ -176,7 +181,7 @@ def check_cell(case: WorksheetCase, part: str, row: int, dim: int, text: str) ->
     if _agrees(got, right):
         return CellFeedback("right", f"{got:g}：对（保留 {DECIMALS} 位小数，四舍五入或截断都行）。")
     for message, value in case.slips(part, row, dim):
-        if not _agrees(value, right) and _agrees(got, value):
+        if not _agrees(value, right) and _is_slip(got, value):
             return CellFeedback("wrong", f"你填的是 {got:g}：{message}")
     rounding = _rounding(got, right)
     if rounding:
