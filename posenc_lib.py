@@ -13,6 +13,8 @@ room (``posenc/…``)    what it holds                                          
                        wavelengths, the shift R_k
 ``attention``          softmax, self-attention, the 猫咬狗 demo                      01
 ``hand_calculation``   word vector + PE, token by token                             02
+``hand_calculation_    the worksheet: a random case, each box checked, the slip     02
+worksheet``            named (checking apart from the widget)
 ``distance``           scores by offset, fits, row similarity                       04-05
 ``relative_family``    Shaw et al., the four-term score (Transformer-XL), T5        06
 ``rope``               RoPE in numpy: the rotation, the score by offset, the        07
@@ -101,6 +103,7 @@ from posenc.attention import (
     token_vectors,
 )
 from posenc.hand_calculation import HandCalculation, hand_calculation
+from posenc.hand_calculation_worksheet import HandCalcWorksheet
 from posenc.distance import (
     LinearFit,
     linear_fit,

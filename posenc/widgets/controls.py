@@ -78,7 +78,8 @@ def frame_slider(control):
         raise TypeError(f"{type(control).__name__} cannot drive frames: not a discrete slider")
     fmt = getattr(control, "readout_format", "") or ""
     value = min(values, key=lambda v: abs(v - control.value))
-    slider = w.SelectionSlider(options=[(format(v, fmt), v) for v in values], value=value,
+    # the minus sign of the browser's own slider readouts (d3-format writes U+2212, not "-")
+    slider = w.SelectionSlider(options=[(format(v, fmt).replace("-", "\u2212"), v) for v in values], value=value,
                                description=control.description, style=control.style, layout=control.layout,
                                continuous_update=control.continuous_update, disabled=control.disabled,
                                readout=control.readout)
