@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .encoding import sinusoidal_encoding
-from .exercises.verdict import agrees, rounding_slip
+from .exercises.verdict import agrees, rounding_slip, slip_agrees
 
 #: Decimals the worksheet asks for in every box.
 DECIMALS = 4
@@ -28,8 +28,8 @@ def _agrees(got, expected) -> bool:
 
 
 def _is_slip(got, value) -> bool:
-    """``got`` is a slip's ``value`` (the rule's own slip test, where it has one)."""
-    return agrees(got, value, decimals=DECIMALS)
+    """``got`` is a slip's ``value``, by the rule's own slip test."""
+    return slip_agrees(got, value, decimals=DECIMALS)
 
 
 def _rounding(got, expected) -> str | None:
