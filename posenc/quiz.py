@@ -7,6 +7,7 @@ import html
 
 from .exercises.verdict import Verdict
 from .validate import check_int
+from .widgets import static
 
 
 def _check_question(n: int, q) -> dict:
@@ -31,6 +32,12 @@ def _check_question(n: int, q) -> dict:
     return {"question": str(q["question"]), "options": tuple(options), "answer": answer,
             "explanation": str(q["explanation"]), "hint": str(q.get("hint", "")),
             "wrong": {int(j): str(m) for j, m in wrong.items()}}
+
+
+def _answer_html(q: dict) -> str:
+    """A question's answer and explanation behind a click (a static page, where nothing can be picked)."""
+    return (f"<details class='posenc-quiz-answer'><summary>看答案 (answer)</summary>"
+            f"<b>{html.escape(q['options'][q['answer']])}</b>：{html.escape(q['explanation'])}</details>")
 
 
 class Quiz:
@@ -65,7 +72,13 @@ class Quiz:
             self.feedback.append(fb)
             boxes.append(widgets.VBox([head, radio, fb], layout=widgets.Layout(margin="0 0 10px 0")))
         self.score_html = widgets.HTML()
-        self.widget = widgets.VBox([*boxes, self.score_html])
+        top = []
+        if static.active():  # a static page: nothing to pick, every answer behind a click
+            static.disable(self.radios)
+            top = [static.hint(static.QUIZ_HINT)]
+            for q, fb in zip(self.questions, self.feedback):
+                fb.value = _answer_html(q)
+        self.widget = widgets.VBox([*top, *boxes, self.score_html])
         self.widget.add_class("posenc-quiz")
         self._show_score()
 

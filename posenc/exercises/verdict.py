@@ -28,6 +28,11 @@ class Verdict:
         return ("正确 ✓ " if self.ok else "再想想 ✗ ") + self.message
 
     def _repr_html_(self) -> str:
+        from ..widgets import static
+
+        if not self.ok and self.message.startswith(PLACEHOLDER) and static.active():
+            # a static page: nobody can run this cell, so no 再想想 for an answer never given
+            return f"<div class='posenc-verdict {static.HINT_CLASS}'>{html.escape(static.EXERCISE_HINT)}</div>"
         color = "#1a7f37" if self.ok else "#b35900"
         head = "正确 ✓" if self.ok else "再想想 ✗"
         return (f"<div class='posenc-verdict' style='color:{color}'><b>{head}</b> "
