@@ -433,7 +433,8 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=str(ROOT / "site"), help="output folder (default: site/)")
     ap.add_argument("--frames", type=int, default=DEFAULT_FRAMES,
                     help=f"frames per explorer to try first (default {DEFAULT_FRAMES})")
-    ap.add_argument("--jobs", type=int, default=1, help="notebooks run at once (default 1)")
+    ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
+                    help="notebooks run at once, one kernel each (default: 2, or 1 on one core)")
     args = ap.parse_args(argv)
     paths = notebook_paths(args.notebooks)
     report = build(Path(args.out).resolve(), paths, frames=args.frames, jobs=args.jobs)

@@ -4,17 +4,27 @@
 (function () {
   "use strict";
   function mathInMarkdown() {
+    // one markdown cell per idle moment: the widgets' first render goes first
     if (!window.renderMathInElement) { return; }
-    document.querySelectorAll(".jp-MarkdownOutput").forEach(function (el) {
-      window.renderMathInElement(el, {
-        delimiters: [
-          { left: "$$", right: "$$", display: true },
-          { left: "\\[", right: "\\]", display: true },
-          { left: "$", right: "$", display: false },
-          { left: "\\(", right: "\\)", display: false }
-        ],
-        throwOnError: false
-      });
+    var cells = Array.prototype.slice.call(document.querySelectorAll(".jp-MarkdownOutput"));
+    var later = window.requestIdleCallback || function (f) { return window.setTimeout(f, 1); };
+    function next() {
+      var el = cells.shift();
+      if (!el) { return; }
+      typeset(el);
+      later(next, { timeout: 200 });
+    }
+    later(next, { timeout: 200 });
+  }
+  function typeset(el) {
+    window.renderMathInElement(el, {
+      delimiters: [
+        { left: "$$", right: "$$", display: true },
+        { left: "\\[", right: "\\]", display: true },
+        { left: "$", right: "$", display: false },
+        { left: "\\(", right: "\\)", display: false }
+      ],
+      throwOnError: false
     });
   }
   function contents() {
@@ -29,7 +39,7 @@
   function ready() {
     contents();
     widgets();
-    window.setTimeout(mathInMarkdown, 0);  // after the widgets' first pass: sliders first
+    mathInMarkdown();
   }
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", ready);
