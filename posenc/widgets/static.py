@@ -42,7 +42,7 @@ HINT_NONE = "静态网页：这里的控件要在 JupyterLab 里运行笔记本�
 QUIZ_HINT = "静态网页：这里不能作答，要在 JupyterLab 里运行笔记本才能选；每题下面可以点开看答案和解析。"
 #: The training panel's hint (what it shows was trained when the page was built).
 TRAINING_HINT = ("静态网页：按钮和参数要在 JupyterLab 里运行笔记本才能用；"
-                 "下面是构建网页时按默认参数训练的结果。")
+                 "下面是构建网页时训练的结果。")
 #: What an exercise's check says on a static page instead of 「先把 None 换成你的答案」.
 EXERCISE_HINT = ("静态网页：这里不能运行代码。要作答，请在 JupyterLab 里打开这个笔记本，"
                  "把 None 换成你的答案再运行这个单元格。")

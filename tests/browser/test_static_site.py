@@ -207,6 +207,9 @@ def test_page_works_with_no_kernel_and_no_network(number, site, server, browser,
 
         assert page.evaluate("document.documentElement.lang") == "zh-CN"
         for selector in (".jp-MarkdownOutput h1", ".posenc-static-hint span"):
+            # on screen: cells far off screen are not laid out (content-visibility), so no font is chosen
+            page.locator(selector).first.scroll_into_view_if_needed()
+            page.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
             fonts = _platform_fonts(context, page, selector)
             cjk = [f for f in fonts if "CJK" in f or f.endswith((" SC", " TC", " JP", " KR"))]
             assert cjk and all(f.endswith("SC") or "CJK SC" in f for f in cjk), (selector, fonts)
