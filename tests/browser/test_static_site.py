@@ -234,17 +234,17 @@ def test_page_works_with_no_kernel_and_no_network(number, site, server, browser,
             for j, (is_main, _) in enumerate(flags):   # a disabled slider does not move
                 other = boxes.nth(j)
                 if not is_main and other.locator(".noUi-handle").count():
-                    before = other.locator(".widget-readout").inner_text()
+                    before = other.locator(".widget-readout").text_content()
                     _drag(page, other, 0.9)
-                    assert other.locator(".widget-readout").inner_text() == before, f"{name}: a disabled slider moved"
+                    assert other.locator(".widget-readout").text_content() == before, f"{name}: a disabled slider moved"
                     break
             for _ in range(2):   # to the far side of the track from where the handle is, twice
-                label0, png0 = readout.inner_text(), _shown_png(root)
+                label0, png0 = readout.text_content(), _shown_png(root)
                 h, t = slider.locator(".noUi-handle").bounding_box(), slider.locator(".noUi-base").bounding_box()
                 _drag(page, slider, 0.15 if h["x"] + h["width"] / 2 > t["x"] + t["width"] / 2 else 0.85)
                 page.wait_for_function("([el, old]) => el.textContent !== old",
                                        arg=[readout.element_handle(), label0])
-                label = readout.inner_text()
+                label = readout.text_content()
                 png = _shown_png(root)
                 assert png != png0, f"{name}: the figure did not change ({label0} -> {label})"
                 ref = reference_png(name, controls, label)
@@ -317,7 +317,7 @@ def test_a_page_opened_from_a_file_works_too(site, browser):
         assert page.locator(".jp-MarkdownOutput .katex").count() > 0, "no formula typeset"
         root = page.locator(".posenc-explorer").first
         slider = root.locator(".posenc-frames-control")
-        label0, png0 = slider.locator(".widget-readout").inner_text(), _shown_png(root)
+        label0, png0 = slider.locator(".widget-readout").text_content(), _shown_png(root)
         _drag(page, slider, 0.85)
         page.wait_for_function("([el, old]) => el.textContent !== old",
                                arg=[slider.locator(".widget-readout").element_handle(), label0])
