@@ -58,7 +58,8 @@ def frames_limit() -> int | None:
     except ValueError:
         n = 0
     if n < 3:
-        raise ValueError(f"{ENV} must be an integer >= 3 (the most frames per explorer), got {raw!r}")
+        raise ValueError(f"{ENV} must be an integer >= 3 (the most frames per explorer), got {raw!r} / "
+                         f"{ENV} 必须是不小于 3 的整数（每个探索器最多画几帧），现在是 {raw!r}")
     return n
 
 
@@ -78,9 +79,10 @@ def subset(n: int, limit: int, current: int) -> list[int]:
     [0, 2, 4, 8, 10]
     """
     if not 0 <= current < n:
-        raise ValueError(f"current must be in 0 .. {n - 1}, got {current}")
+        raise ValueError(f"current must be in 0 .. {n - 1}, got {current} / current 必须在 0 到 {n - 1} 之间，现在是 {current}")
     if limit < 3:
-        raise ValueError(f"limit must be >= 3 (both ends and the current value), got {limit}")
+        raise ValueError(f"limit must be >= 3 (both ends and the current value), got {limit} / "
+                         f"limit 至少是 3（两端加当前值），现在是 {limit}")
     if n <= limit:
         return list(range(n))
     picks = [round(k * (n - 1) / (limit - 1)) for k in range(limit)]
