@@ -13,6 +13,7 @@ from .quiz_banks import (  # noqa: F401  (the banks, by concept)
 )
 from .exercises.verdict import Verdict
 from .validate import check_int
+from .widgets import static
 
 
 def _check_question(n: int, q) -> dict:
@@ -38,6 +39,11 @@ def _check_question(n: int, q) -> dict:
             "explanation": str(q["explanation"]), "hint": str(q.get("hint", "")),
             "wrong": {int(j): str(m) for j, m in wrong.items()}}
 
+
+def _answer_html(q: dict) -> str:
+    """A question's answer and explanation behind a click (a static page, where nothing can be picked)."""
+    return (f"<details class='posenc-quiz-answer'><summary>看答案 (answer)</summary>"
+            f"<b>{html.escape(q['options'][q['answer']])}</b>：{html.escape(q['explanation'])}</details>")
 
 
 class Quiz:
@@ -80,7 +86,13 @@ class Quiz:
             self.feedback.append(fb)
             boxes.append(widgets.VBox([head, radio, fb], layout=widgets.Layout(margin="0 0 10px 0")))
         self.score_html = widgets.HTML()
-        self.widget = widgets.VBox([*boxes, self.score_html])
+        top = []
+        if static.active():  # a static page: nothing to pick, every answer behind a click
+            static.disable(self.radios)
+            top = [static.hint(static.QUIZ_HINT)]
+            for q, fb in zip(self.questions, self.feedback):
+                fb.value = _answer_html(q)
+        self.widget = widgets.VBox([*top, *boxes, self.score_html])
         self.widget.add_class("posenc-quiz")
         self._show_score()
 

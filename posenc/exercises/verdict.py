@@ -56,6 +56,11 @@ class Verdict:
         return f"{self.head} {self.message}"
 
     def _repr_html_(self) -> str:
+        from ..widgets import static
+
+        if self.pending and static.active():
+            # a static page: nobody can run this cell, so the prompt says where it can be answered
+            return f"<div class='posenc-verdict {static.HINT_CLASS}'>{html.escape(static.EXERCISE_HINT)}</div>"
         color = "#57606a" if self.pending else ("#1a7f37" if self.ok else "#b35900")
         return (f"<div class='posenc-verdict' style='color:{color}'><b>{self.head}</b> "
                 f"{html.escape(self.message)}</div>")

@@ -16,6 +16,7 @@ from ..encoding import sinusoidal_encoding
 from ..task.data import ANIMALS, DEFAULT_STEPS, MAX_LENGTH, PE_KINDS
 from ..task.training import train_order_model, trained_run
 from ..validate import check_array, check_int, check_lengths, check_one_of, check_slider_value
+from ..widgets import static
 from ..widgets.controls import play_link, slider_style
 from ..widgets.explorer import Explorer, LiveFigure
 from .style import PE_COLORS, _new_axes, figure_style, label
@@ -385,7 +386,11 @@ class TrainingPanel:
         self.button.on_click(self._on_click)
         row = w.HBox([self.controls["seed"], self.controls["steps"], self.button],
                      layout=w.Layout(flex_flow="row wrap", align_items="center"))
-        self.widget = w.VBox([row, self.progress, self.status, self.image, self.table])
+        top = []
+        if static.active():  # a static page: the inputs need a kernel (a cell may still train)
+            static.disable([*self.controls.values(), self.button])
+            top = [static.hint(static.TRAINING_HINT)]
+        self.widget = w.VBox([*top, row, self.progress, self.status, self.image, self.table])
         self.widget.add_class("posenc-training")
 
     def _set_status(self, text: str) -> None:
@@ -440,7 +445,7 @@ class TrainingPanel:
             self._set_status(f"完成 (done)：{n} 个模型，seed = {seed}，{steps} 步，共 "
                              f"{time.perf_counter() - start:.1f} s")
         finally:
-            self.button.disabled = False
+            self.button.disabled = static.active()
             self._finished = time.time()
         return self.runs
 

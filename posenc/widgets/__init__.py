@@ -13,6 +13,11 @@
   an off-screen twin built from the constructor's own arguments), and
   :class:`~posenc.widgets.explorer.LiveFigure`, a blitted figure in an image with no controls.
 
+* :mod:`~posenc.widgets.static`: static mode for a page with no kernel (the static edition):
+  ``POSENC_STATIC_FRAMES=N`` renders every explorer's main-slider frames at construction (at
+  most ``N``, evenly spaced with both ends and the current value), disables every other
+  control with a one-line hint, and installs no hook. Its docstring is the interface.
+
 A figure family (``posenc/figures/<family>.py``) subclasses ``Explorer`` and writes only its
 view and update; nothing here imports a figure family.
 """

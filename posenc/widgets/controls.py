@@ -96,9 +96,16 @@ def play_link(play, slider, attr: str = "value"):
     """Link a ``Play`` widget to ``slider.<attr>`` in the browser (``jslink``: playing needs
     no kernel round trip, so it steps through the frames), and in Python for changes made by
     code (``play.value = 3`` moves the slider before it returns, and the other way round).
-    Returns the browser-side link."""
+    Returns the browser-side link.
+
+    A ``SelectionSlider`` (e.g. a static page's subset of the values) is driven by its
+    ``index``: the Play button then counts 0 .. len(options) - 1.
+    """
     import ipywidgets as w
 
+    if isinstance(slider, w.SelectionSlider) and attr == "value":
+        attr = "index"
+        play.min, play.max, play.value = 0, len(slider.options) - 1, slider.index
     link = w.jslink((play, "value"), (slider, attr))
 
     def follow(target, target_attr):

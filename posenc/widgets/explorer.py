@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 
+from . import static
 from .canvas import BlitCanvas, copy_layout, data_url, freeze_layout, new_figure
 from .controls import frame_slider
 from .frames import FrameSet
@@ -80,6 +81,10 @@ class Explorer:
     off-screen twin (the same class, built from the same constructor arguments) and switched
     in the browser (:mod:`posenc.widgets.frames`; ``.frames`` is the
     :class:`~posenc.widgets.frames.FrameSet`). :meth:`shown_png` is the PNG on screen.
+
+    In static mode (``POSENC_STATIC_FRAMES``, :mod:`posenc.widgets.static`) the frames are
+    rendered at construction (at most that many: a subset keeps both ends and the current
+    value), the other controls are disabled and the box says so in one line.
     """
 
     name = "explorer"
@@ -102,10 +107,13 @@ class Explorer:
         import ipywidgets as widgets
 
         controls = dict(controls)
-        if self.FRAMES is not None:
-            controls[self.FRAMES] = frame_slider(controls[self.FRAMES])
-        self.controls = controls
         twin_of = _TWIN_OF.get()
+        limit = static.frames_limit() if twin_of is None else None  # static mode (a twin never is)
+        if self.FRAMES is not None:
+            main = controls[self.FRAMES]
+            subset = static.subset_slider(main, limit) if limit is not None else None
+            controls[self.FRAMES] = frame_slider(main) if subset is None else subset
+        self.controls = controls
         with _figure_style():
             self.figure = new_figure(self.FIGSIZE)
             self._make_view(self.figure)
@@ -130,11 +138,15 @@ class Explorer:
         if self.FRAMES is not None:
             live_extras = [getattr(self, a) for a in self.FRAME_EXTRAS]
             self.frames = FrameSet(controls[self.FRAMES], self.image, self._render_frame, live_extras,
-                                   label=self.name, name=self.FRAMES)
+                                   label=self.name, name=self.FRAMES, eager=limit is not None)
             shown = self.frames.stack
             for x, stack in zip(live_extras, self.frames.extra_stacks):
                 extras = [stack if e is x else e for e in extras]
         box = widgets.HBox(list(controls.values()), layout=widgets.Layout(flex_flow="row wrap"))
+        if limit is not None:
+            others = [c for k, c in controls.items() if k != self.FRAMES]
+            static.disable(others)
+            extras.insert(0, static.explorer_hint(self.FRAMES, self.frames, bool(others)))
         self.widget = widgets.VBox([box, *extras, shown])
         self.widget.add_class("posenc-explorer")
         self.widget.add_class(f"posenc-explorer-{self.name}")
