@@ -94,6 +94,12 @@ EXERCISES = {
         'check_llama3_slowdown(wavelength=4096)',
         "check_mla_cache(model='DeepSeek-V3')",
     ),
+    "11_positions_in_practice": (
+        'check_decode_position(n_pad=4, n_real=6)',
+        'check_cu_seqlens(lengths=[3, 5, 2])',
+        'check_bf16_position(pos=5050)',
+        'check_streaming_position(n_tokens=1000, n_sink=4, n_recent=8)',
+    ),
     "12_where_position_goes": (
         'check_raster_offset(cols=12)',
         'check_causal_weight(n=9)',

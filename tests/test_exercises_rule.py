@@ -67,6 +67,11 @@ WHOLE = {
     "check_mla_cache": (lambda a: pl.check_mla_cache("DeepSeek-V3", a), 512 + 64),
     "check_raster_offset": (lambda a: pl.check_raster_offset(12, a), 12),
     "check_mrope_text_start": (lambda a: pl.check_mrope_text_start(5, (1, 6, 8), a), 5 + 8),
+    "check_decode_position": (lambda a: pl.check_decode_position(4, 6, a), 6),       # the 6 real tokens are 0 … 5
+    "check_cu_seqlens": (lambda a: pl.check_cu_seqlens([3, 5, 2], a), [0, 3, 3 + 5, 3 + 5 + 2]),
+    # bf16 keeps 8 significant bits: in [2^12, 2^13) the spacing is 2^(12 − 7) = 32, round to nearest
+    "check_bf16_position": (lambda a: pl.check_bf16_position(5050, a), 32 * round(5050 / 32)),
+    "check_streaming_position": (lambda a: pl.check_streaming_position(1000, 4, 8, a), 4 + 8 - 1),
 }
 
 #: name -> (call with the answer, the right choice).
