@@ -26,8 +26,8 @@ def plot_packing(lengths=(3, 5, 2), ax=None):
     with figure_style():
         fig, ax = _new_axes(ax, (4.2, 4.0))
         ax.imshow(mask, cmap="Blues", vmin=-0.3, vmax=1.0, interpolation="nearest")
-        ax.set_xticks(np.arange(n), [str(i) for i in ids], fontsize=7)
-        ax.set_yticks(np.arange(n), [str(i) for i in ids], fontsize=7)
+        ax.set_xticks(np.arange(n), [str(i) for i in ids], fontsize=9)
+        ax.set_yticks(np.arange(n), [str(i) for i in ids], fontsize=9)
         for b in cu[1:-1]:
             ax.axhline(b - 0.5, color="C3", ls="--", lw=1)
             ax.axvline(b - 0.5, color="C3", ls="--", lw=1)
@@ -56,7 +56,7 @@ def plot_position_rounding(start: int = 4064, stop: int = 4160, dtypes=("bfloat1
             ax.step(pos, stored_positions(pos, dtype), where="mid", color=f"C{j}", label=dtype)
         ax.set_xlabel(label("真实位置 pos", "true position pos"))
         ax.set_ylabel(label("存下来的值", "stored value"))
-        ax.legend(fontsize=8, loc="upper left")
+        ax.legend(fontsize=9, loc="upper left")
         ax.grid(alpha=0.3)
     return fig
 
@@ -88,6 +88,6 @@ def plot_angle_error(positions=(4095, 32768, 131071), head_dim: int = 128, base:
         ax.set_ylim(floor / 2, 10)
         ax.set_xlabel(label("频率对 i（越往右越慢）", "pair i (slower to the right)"))
         ax.set_ylabel(label("角度误差（弧度，按圆周折算）", "angle error (rad, wrapped)"))
-        ax.legend(fontsize=7, loc="upper right", ncol=2)
+        ax.legend(fontsize=9, loc="upper right", ncol=2)
         ax.grid(alpha=0.3)
     return fig
