@@ -13,17 +13,24 @@ room (``posenc/…``)    what it holds                                          
                        wavelengths, the shift R_k
 ``attention``          softmax, self-attention, the 猫咬狗 demo                      01
 ``hand_calculation``   word vector + PE, token by token                             02
+``hand_calculation_    the worksheet: a random case, each box checked, the slip     02
+worksheet``            named (checking apart from the widget)
 ``distance``           scores by offset, fits, row similarity                       04-05
 ``relative_family``    Shaw et al., the four-term score (Transformer-XL), T5        06
 ``rope``               RoPE in numpy: the rotation, the score by offset, the        07
                        complex form, the decay bound, rotate_half, partial rotary
-``alibi``              ALiBi in numpy: head slopes, the distance bias               08
+``alibi``              ALiBi in numpy: head slopes, the distance bias, how far      08
+                       each head looks (``alibi_reach``)
 ``context``            RoPE past its training length: PI, NTK-aware, dynamic NTK,   09
                        YaRN, Llama 3.1's rule, the base lower bound
 ``real_models``        real models' RoPE settings (``MODEL_CONFIGS``, sourced)      10
 ``inference``          RoPE at inference: the KV cache, dynamic NTK, per-step       10
                        ALiBi/T5 biases
 ``mla``                multi-head latent attention and decoupled RoPE (DeepSeek)    10
+``practice``           positions in real code: left padding, packing and           11
+                       ``cu_seqlens``, bf16/fp16 positions and angles, caches that
+                       drop tokens (sliding window, StreamingLLM, sinks, xPos),
+                       Llama 4, Qwen2.5-VL / Qwen3-VL, p-RoPE
 ``probes``             linear probes per layer, the causal mask's counting signal   12
 ``rope_2d``            patches in raster order, axial 2D RoPE, Qwen2-VL's M-RoPE    12
 ``torch_layers``       the encodings as torch modules, the one torch RoPE           05-09
@@ -32,15 +39,19 @@ room (``posenc/…``)    what it holds                                          
 ``task/``              谁咬谁: data (adjacent / anywhere), model, training,          05-11
                        evaluation, experiments
 ``exercises/``         ``Verdict`` and every ``check_*``, one file per concept      all
-``quiz``               the self-check quiz, one question bank per concept           10, 13
+``quiz`` · ``quiz_banks``  the self-check quiz · its question banks, one per concept   10, 11, 13
+``progress``           the learner's progress file: every check and quiz records    all
+                       its result; ``figures/progress`` shows it
+``course``             the notebooks' titles; the quiz cites notebooks by title     all
 ``text`` · ``notebook``  aligned tables · the setup cell, ``progress``              all
 ``widgets/``           the engine under every explorer, apart from what it draws:   all
                        ``spec`` (an explorer as data: controls, ranges, labels,
                        constraints, main slider, view), ``canvas`` (blitting, glyph
                        cache, PNG), ``controls``, ``frames`` (the main slider's
-                       figures drawn ahead, switched in the browser; a static
-                       page's with ``POSENC_STATIC_FRAMES``), ``explorer``
-                       (``Explorer``, everything derived from a spec)
+                       figures drawn ahead, switched in the browser), ``static``
+                       (a page with no kernel, ``POSENC_STATIC_FRAMES``: its
+                       docstring is the interface), ``explorer`` (``Explorer``,
+                       everything derived from a spec)
 ``figures/``           ``style`` (fonts, axes), then one file per figure family:    all
                        its view, its ``plot_*`` and its explorer
 =====================  ===========================================================  ========
@@ -57,9 +68,10 @@ widgets, checks and frames follow), import them below and register the explorer 
 Conventions: ``PE[pos, 2i] = sin(pos * w_i)``, ``PE[pos, 2i+1] = cos(pos * w_i)``,
 ``w_i = base ** (-2i / d_model)``, positions from 0; symbols as in notebook 04's box.
 
-``__all__`` is every name imported below (in this order), the names in ``_LAZY`` and
-``EXPLORERS``. ``import posenc_lib`` does not import torch: the names in ``_LAZY`` load it the
-first time they are used.
+``__all__`` is every name imported below (in this order) and ``EXPLORERS``. Neither
+``import posenc_lib`` nor ``from posenc_lib import *`` imports torch: the names in ``_LAZY``
+(``pl.OrderModel``, ``pl.rope_torch``, …; in ``dir(pl)``, not in ``__all__``) load it the first
+time they are used.
 """
 from __future__ import annotations
 
@@ -97,6 +109,7 @@ from posenc.attention import (
     token_vectors,
 )
 from posenc.hand_calculation import HandCalculation, hand_calculation
+from posenc.hand_calculation_worksheet import HandCalcWorksheet
 from posenc.distance import (
     LinearFit,
     linear_fit,
@@ -149,10 +162,12 @@ from posenc.alibi import (
     alibi_attention,
     alibi_bias,
     alibi_causal_bias,
+    alibi_reach,
     alibi_slope_exponents,
     alibi_slopes,
 )
 from posenc.context import (
+    ROPE_SCALING,
     ROPE_SCALING_METHODS,
     AngleCoverage,
     beta_digits,
@@ -169,11 +184,13 @@ from posenc.context import (
 # -- RoPE in real models and at inference: configs, KV cache, MLA (10) -------------------------
 from posenc.real_models import (
     MODEL_CONFIGS,
+    TRAINING_CONTEXT_KEYS,
     model_frequencies,
+    rope_frequencies_from_config,
     rope_type,
     rotary_dims,
-    scaled_frequencies,
     training_context,
+    training_context_key,
 )
 from posenc.inference import (
     DecodeResult,
@@ -181,7 +198,6 @@ from posenc.inference import (
     causal_rope_attention,
     kv_cache_decode,
     recompute_decode,
-    rotate_pairs,
     t5_step_bias,
 )
 from posenc.mla import (
@@ -190,6 +206,31 @@ from posenc.mla import (
     mla_cache_per_token,
     mla_decoupled_scores,
     mla_scores,
+)
+
+# -- positions in practice: padding, packing, precision, caches, newer layouts (11) -------------
+from posenc.practice import (
+    PAD_POSITION_ID,
+    PHI3_LONGROPE_CONFIG,
+    POSITION_DTYPES,
+    angle_error,
+    cu_seqlens,
+    llama4_attn_scale,
+    llama4_rope_layers,
+    masked_rope_attention,
+    mrope_pair_axes,
+    p_rope_frequencies,
+    packed_causal_mask,
+    packed_position_ids,
+    position_ids_from_mask,
+    qwen25_vl_time_ids,
+    rope_angles_in,
+    rope_score_from_angles,
+    sliding_window_mask,
+    softmax_with_sink,
+    stored_positions,
+    streaming_cache,
+    xpos_scale,
 )
 
 # -- where position goes: probes per layer, NoPE, 2D RoPE and M-RoPE (12) ---------------------
@@ -304,7 +345,15 @@ from posenc.exercises.real_models import (
     check_rotated_dims,
     llama3_slowdown,
 )
-from posenc.quiz import INTERVIEW_QUIZ, REAL_MODELS, Quiz
+from posenc.quiz import INTERVIEW_QUIZ, PRACTICE, REAL_MODELS, Quiz
+from posenc.progress import progress_path, reset_progress
+from posenc.figures.progress import show_progress
+from posenc.exercises.practice import (
+    check_bf16_position,
+    check_cu_seqlens,
+    check_decode_position,
+    check_streaming_position,
+)
 from posenc.exercises.probes import check_causal_weight
 from posenc.exercises.rope_2d import check_mrope_text_start, check_raster_offset
 
@@ -361,6 +410,7 @@ from posenc.figures.extrapolation import plot_accuracy_by_start, plot_extrapolat
 from posenc.figures.context import ContextExplorer, plot_rope_scaling
 from posenc.figures.trained_attention import plot_trained_attention
 from posenc.figures.real_models import RealModelsExplorer, plot_real_model
+from posenc.figures.practice import plot_angle_error, plot_packing, plot_position_rounding
 from posenc.figures.probes import plot_layer_probes, plot_position_readout
 from posenc.figures.rope_2d import Rope2DExplorer, plot_rope_2d
 
@@ -391,8 +441,10 @@ _LAZY = {
     "OrderModel": "posenc.task.model",
 }
 
+# The lazy names stay out of __all__: ``from posenc_lib import *`` would otherwise load torch
+# (the star import looks every name up). They are still ``pl.<name>`` and in ``dir(pl)``.
 __all__ = [name for name in globals() if name not in _NOT_EXPORTED and not name.startswith("_")]
-__all__ += ["__version__", *_LAZY]
+__all__ += ["__version__"]
 
 
 def __getattr__(name: str):

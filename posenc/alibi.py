@@ -80,3 +80,31 @@ def alibi_attention(seq_len: int, num_heads: int, query: int | None = None,
     causal = check_bool("causal", causal)
     bias = alibi_causal_bias(seq_len, num_heads) if causal else alibi_bias(seq_len, num_heads)
     return softmax(bias[:, query, :])
+
+
+def alibi_reach(seq_len: int, num_heads: int, train_len: int, causal: bool = True,
+                query: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """How far each head looks from the bias alone (all q.k = 0), on an input of ``seq_len``.
+
+    For one query row (default: the last position, ``seq_len - 1``; ``causal`` keeps only keys
+    n <= query, as in the paper's decoder) returns two arrays of shape ``(num_heads,)``:
+
+    - the mean attention distance ``sum_n |n - query| * weight_n``;
+    - the share of the weight on keys at distance ``|n - query| >= train_len``: keys farther
+      away than any key a query could see in a training sequence of ``train_len`` tokens.
+
+    Works on one row (``O(num_heads * seq_len)``), so ``seq_len`` can be far beyond the sizes
+    :func:`alibi_attention` builds whole.
+    Introduced in notebook 08_alibi_extrapolation.
+    """
+    seq_len = check_int("seq_len", seq_len, 1, 1 << 22)
+    train_len = check_int("train_len", train_len, 1)
+    causal = check_bool("causal", causal)
+    query = seq_len - 1 if query is None else check_int("query", query, 0, seq_len - 1)
+    slopes = alibi_slopes(num_heads)
+    keys = np.arange(query + 1) if causal else np.arange(seq_len)
+    distance = np.abs(keys - query)
+    weights = softmax(-slopes[:, None] * distance[None, :])
+    mean_distance = weights @ distance
+    share_beyond = weights[:, distance >= train_len].sum(axis=1)
+    return mean_distance, share_beyond

@@ -94,15 +94,185 @@ def yarn_ramp(d_model: int, original_max_len: int, base: float = 10000.0,
     return np.clip((i - low) / (high - low), 0.0, 1.0)
 
 
-def yarn_attention_factor(factor) -> float:
-    """YaRN's attention factor ``0.1·ln(s) + 1`` (1 when s <= 1).
+def yarn_attention_factor(factor, mscale: float = 1.0) -> float:
+    """YaRN's attention factor ``0.1·mscale·ln(s) + 1`` (1 when s <= 1); ``mscale = 1`` is the paper's.
 
     It multiplies the cos and sin tables, so both the rotated q and κ grow by it and the
     attention logits by its square: that square is the paper's ``1/t`` (softmax temperature).
+    DeepSeek's configs give ``mscale`` and ``mscale_all_dim``; the factor on cos and sin is then
+    the ratio of the two (Hugging Face's ``_compute_yarn_parameters``).
     Part of :func:`rope_frequencies`' answer (notebook 09_context_extension).
     """
     factor = check_real("factor", factor, greater_than=0.0)
-    return 1.0 if factor <= 1.0 else 0.1 * math.log(factor) + 1.0
+    mscale = check_real("mscale", mscale, greater_than=0.0)
+    return 1.0 if factor <= 1.0 else 0.1 * mscale * math.log(factor) + 1.0
+
+
+# -- the registry: one function per Hugging Face rope_type --------------------------------------
+_REQUIRED = object()
+
+
+def _scaling_key(scaling: dict, key: str, rope_type: str, default=_REQUIRED):
+    """``scaling[key]``, or ``default``; a missing required key is refused with its name."""
+    value = scaling.get(key) if scaling else None
+    if value is None:
+        if default is _REQUIRED:
+            raise ValueError(f"rope_scaling[{key!r}] is missing: rope_type {rope_type!r} needs it / "
+                             f"rope_scaling 缺少 {key!r}：rope_type {rope_type!r} 需要它")
+        return default
+    return value
+
+
+def _scaling_factor(scaling: dict, rope_type: str) -> float:
+    return check_factor(_scaling_key(scaling, "factor", rope_type), name="rope_scaling['factor']")
+
+
+def _scaling_length(scaling: dict, rope_type: str) -> int:
+    key = "original_max_position_embeddings"
+    return check_int(f"rope_scaling[{key!r}]", _scaling_key(scaling, key, rope_type), 1)
+
+
+def _default(head_dim: int, base: float, scaling: dict | None = None, seq_len: int | None = None):
+    """``"default"``: ``w_i = base^(-2i/d)`` unchanged, attention factor 1."""
+    return frequencies(check_d_model(head_dim), check_base(base)), 1.0
+
+
+def _linear(head_dim: int, base: float, scaling: dict, seq_len: int | None = None):
+    """``"linear"`` (position interpolation, the course's ``"pi"``): every ``w_i / s``."""
+    w, _ = _default(head_dim, base)
+    return w / _scaling_factor(scaling, "linear"), 1.0
+
+
+def _ntk_base(head_dim: int, base: float, effective: float) -> np.ndarray:
+    """Frequencies with the NTK-aware base ``base · effective^(d/(d-2))`` (static and dynamic)."""
+    head_dim = check_d_model(head_dim)
+    if head_dim < 4:
+        raise ValueError("NTK-aware scaling needs d_model >= 4 (the exponent is d/(d-2)) / "
+                         "NTK-aware 缩放要求 d_model >= 4（指数是 d/(d−2)）")
+    return frequencies(head_dim, check_base(base) * effective ** (head_dim / (head_dim - 2)))
+
+
+def _ntk(head_dim: int, base: float, scaling: dict, seq_len: int | None = None):
+    """``"ntk"`` (the course's static NTK-aware; Hugging Face has no such type): a fixed larger base."""
+    return _ntk_base(head_dim, base, _scaling_factor(scaling, "ntk")), 1.0
+
+
+def _dynamic(head_dim: int, base: float, scaling: dict, seq_len: int | None = None):
+    """``"dynamic"`` (dynamic NTK): the base grows with the current length ``seq_len``."""
+    factor = _scaling_factor(scaling, "dynamic")
+    original = _scaling_length(scaling, "dynamic")
+    length = original if seq_len is None else max(check_int("seq_len", seq_len, 1), original)
+    return _ntk_base(head_dim, base, factor * length / original - (factor - 1.0)), 1.0
+
+
+def _yarn(head_dim: int, base: float, scaling: dict, seq_len: int | None = None):
+    """``"yarn"``: the ramp between keeping and interpolating each pair, and the attention factor."""
+    factor = _scaling_factor(scaling, "yarn")
+    original = _scaling_length(scaling, "yarn")
+    beta_fast = _scaling_key(scaling, "beta_fast", "yarn", YARN_BETA_FAST)
+    beta_slow = _scaling_key(scaling, "beta_slow", "yarn", YARN_BETA_SLOW)
+    w, _ = _default(head_dim, base)
+    gamma = yarn_ramp(head_dim, original, base, beta_fast, beta_slow)
+    attention = scaling.get("attention_factor")
+    mscale, mscale_all_dim = scaling.get("mscale"), scaling.get("mscale_all_dim")
+    if attention is not None:
+        attention = check_real("rope_scaling['attention_factor']", attention, greater_than=0.0)
+    elif mscale and mscale_all_dim:
+        attention = yarn_attention_factor(factor, mscale) / yarn_attention_factor(factor, mscale_all_dim)
+    else:
+        attention = yarn_attention_factor(factor)
+    return w * (1.0 - gamma) + (w / factor) * gamma, attention
+
+
+def _pair_factors(scaling: dict, key: str, pairs: int) -> np.ndarray:
+    """LongRoPE's per-pair divisors ``short_factor`` / ``long_factor``: d/2 numbers > 0."""
+    values = _scaling_key(scaling, key, "longrope")
+    try:
+        factors = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        factors = None
+    if factors is None or factors.ndim != 1 or len(factors) != pairs:
+        got = len(values) if isinstance(values, (list, tuple, np.ndarray)) else type(values).__name__
+        raise ValueError(f"rope_scaling[{key!r}] must be a list of {pairs} numbers (one per pair, d/2), "
+                         f"got {got} / rope_scaling[{key!r}] 必须是 {pairs} 个数（每一对一个，d/2），收到的是 {got}")
+    if not np.all(np.isfinite(factors)) or np.any(factors <= 0):
+        raise ValueError(f"rope_scaling[{key!r}] must hold finite numbers > 0 / "
+                         f"rope_scaling[{key!r}] 里必须都是大于 0 的有限数")
+    return factors
+
+
+def _longrope(head_dim: int, base: float, scaling: dict, seq_len: int | None = None):
+    """``"longrope"`` (Phi-3): pair i turns at ``w_i / λ_i``, the divisors λ searched per pair.
+
+    ``short_factor`` up to the training length ``L = original_max_position_embeddings``,
+    ``long_factor`` once ``seq_len > L``; attention factor ``sqrt(1 + ln s / ln L)`` (1 when
+    s <= 1) unless the config gives ``attention_factor``.
+    """
+    head_dim = check_d_model(head_dim)
+    original = _scaling_length(scaling, "longrope")
+    factor = _scaling_factor(scaling, "longrope")
+    if seq_len is not None:
+        seq_len = check_int("seq_len", seq_len, 1)
+    short = _pair_factors(scaling, "short_factor", head_dim // 2)
+    long = _pair_factors(scaling, "long_factor", head_dim // 2)
+    divisors = long if seq_len is not None and seq_len > original else short
+    w, _ = _default(head_dim, base)
+    attention = scaling.get("attention_factor")
+    if attention is not None:
+        attention = check_real("rope_scaling['attention_factor']", attention, greater_than=0.0)
+    elif factor <= 1.0:
+        attention = 1.0
+    else:
+        attention = math.sqrt(1.0 + math.log(factor) / math.log(original))
+    return w / divisors, attention
+
+
+def llama3_frequencies(inv_freq, factor: float, low_freq_factor: float, high_freq_factor: float,
+                       original_max_len: int) -> np.ndarray:
+    """Llama 3.1's rule applied to the frequencies ``inv_freq``, by wavelength ``λ = 2π / w``:
+    ``λ < L / high_freq_factor`` unchanged, ``λ > L / low_freq_factor`` divided by ``factor``,
+    in between ``(1 − t)·w/factor + t·w`` with ``t = (L/λ − low_freq_factor) / (high_freq_factor −
+    low_freq_factor)``, ``L = original_max_len`` (meta-llama's ``apply_scaling``).
+    Introduced in notebook 09_context_extension.
+    """
+    w = check_array("inv_freq", inv_freq)
+    wavelength = 2 * math.pi / w
+    t = (original_max_len / wavelength - low_freq_factor) / (high_freq_factor - low_freq_factor)
+    blended = (1.0 - t) * w / factor + t * w
+    out = np.where(wavelength > original_max_len / low_freq_factor, w / factor, blended)
+    return np.where(wavelength < original_max_len / high_freq_factor, w, out)
+
+
+def _llama3(head_dim: int, base: float, scaling: dict, seq_len: int | None = None):
+    """``"llama3"`` (Llama 3.1): by wavelength, keep the fast pairs, divide the slow ones by s,
+    blend in between."""
+    factor = _scaling_factor(scaling, "llama3")
+    original = _scaling_length(scaling, "llama3")
+    low = check_real("rope_scaling['low_freq_factor']",
+                     _scaling_key(scaling, "low_freq_factor", "llama3"), greater_than=0.0)
+    high = check_real("rope_scaling['high_freq_factor']",
+                      _scaling_key(scaling, "high_freq_factor", "llama3"), greater_than=low)
+    return llama3_frequencies(_default(head_dim, base)[0], factor, low, high, original), 1.0
+
+
+#: RoPE scaling by Hugging Face's ``rope_type`` name (``transformers``' ``ROPE_INIT_FUNCTIONS``):
+#: each value is ``fn(head_dim, base, scaling, seq_len=None) -> (inv_freq, attention_factor)``,
+#: ``scaling`` a config's ``rope_scaling`` dict (``factor``, ``original_max_position_embeddings``
+#: and the type's own keys), ``seq_len`` the current length (``dynamic`` and ``longrope`` use it).
+#: ``"ntk"`` is the course's static NTK-aware scaling, which Hugging Face has no type for.
+#: A new type is one function and one entry here.
+ROPE_SCALING = {
+    "default": _default,
+    "linear": _linear,
+    "dynamic": _dynamic,
+    "yarn": _yarn,
+    "longrope": _longrope,
+    "llama3": _llama3,
+    "ntk": _ntk,
+}
+#: The course's method names (notebook 09) -> Hugging Face's ``rope_type``.
+_METHOD_TYPES = {"none": "default", "pi": "linear", "ntk": "ntk", "yarn": "yarn",
+                 "dynamic": "dynamic", "llama3": "llama3"}
 
 
 def rope_frequencies(d_model: int, base: float = 10000.0, method: str = "none", factor: float = 1.0,
@@ -132,6 +302,9 @@ def rope_frequencies(d_model: int, base: float = 10000.0, method: str = "none", 
       ``λ_i > L / low_freq_factor`` divided by s, in between ``(1 - t)·w_i/s + t·w_i`` with
       ``t = (L/λ_i - low_freq_factor) / (high_freq_factor - low_freq_factor)``.
 
+    Each method is the :data:`ROPE_SCALING` function of its Hugging Face name (``"none"`` is
+    ``"default"``, ``"pi"`` is ``"linear"``); a model's ``config.json`` goes through
+    :func:`~posenc.real_models.rope_frequencies_from_config` instead.
     The attention factor multiplies cos and sin (so q and κ), as in the reference code.
     ``factor`` is s = L' / L, the target length over the training length: below 1 (a target
     shorter than training) there is nothing to extend, and it is refused with that message
@@ -152,28 +325,10 @@ def rope_frequencies(d_model: int, base: float = 10000.0, method: str = "none", 
     if method in ("yarn", "dynamic", "llama3") and original_max_len is None:
         raise ValueError(f"method={method!r} needs original_max_len (the training context length) / "
                          f"method={method!r} 需要 original_max_len（训练时的上下文长度）")
-    w = frequencies(d_model, base)
-    if method == "none":
-        return w, 1.0
-    if method == "pi":
-        return w / factor, 1.0
-    if method in ("ntk", "dynamic") and d_model < 4:
-        raise ValueError("NTK-aware scaling needs d_model >= 4 (the exponent is d/(d-2)) / "
-                         "NTK-aware 缩放要求 d_model >= 4（指数是 d/(d−2)）")
-    if method == "ntk":
-        return frequencies(d_model, base * factor ** (d_model / (d_model - 2))), 1.0
-    if method == "dynamic":
-        length = original_max_len if seq_len is None else max(seq_len, original_max_len)
-        effective = factor * length / original_max_len - (factor - 1.0)
-        return frequencies(d_model, base * effective ** (d_model / (d_model - 2))), 1.0
-    if method == "llama3":
-        wavelength = 2 * math.pi / w
-        t = (original_max_len / wavelength - low_freq_factor) / (high_freq_factor - low_freq_factor)
-        blended = (1.0 - t) * w / factor + t * w
-        out = np.where(wavelength > original_max_len / low_freq_factor, w / factor, blended)
-        return np.where(wavelength < original_max_len / high_freq_factor, w, out), 1.0
-    gamma = yarn_ramp(d_model, original_max_len, base, beta_fast, beta_slow)
-    return w * (1.0 - gamma) + (w / factor) * gamma, yarn_attention_factor(factor)
+    scaling = {"factor": factor, "original_max_position_embeddings": original_max_len,
+               "beta_fast": beta_fast, "beta_slow": beta_slow,
+               "low_freq_factor": low_freq_factor, "high_freq_factor": high_freq_factor}
+    return ROPE_SCALING[_METHOD_TYPES[method]](d_model, base, scaling, seq_len)
 
 
 @dataclass
@@ -276,8 +431,7 @@ def rope_base_lower_bound(seq_len: int, d_model: int = 128, start: float = 2.0, 
     base = check_real("start", start, greater_than=1.0)
     step = check_real("step", step, greater_than=1.0, maximum=2.0)
     rtol = check_real("rtol", rtol, greater_than=0.0, maximum=0.5)
-    exponents = -2.0 * np.arange(d_model // 2) / d_model
-    while not _margin_stays_non_negative(seq_len, base ** exponents):
+    while not _margin_stays_non_negative(seq_len, frequencies(d_model, base)):
         base *= step
         if base > 1e15:
             raise ValueError(f"no base up to 1e15 keeps the margin ≥ 0 for seq_len = {seq_len} / "
@@ -287,7 +441,7 @@ def rope_base_lower_bound(seq_len: int, d_model: int = 128, start: float = 2.0, 
         return high
     while high / low - 1 > rtol:
         mid = math.sqrt(low * high)
-        low, high = (low, mid) if _margin_stays_non_negative(seq_len, mid ** exponents) else (mid, high)
+        low, high = (low, mid) if _margin_stays_non_negative(seq_len, frequencies(d_model, mid)) else (mid, high)
     return high
 
 

@@ -15,32 +15,18 @@ import numpy as np
 
 from .alibi import alibi_slopes
 from .attention import softmax
-from .real_models import scaled_frequencies
+from .context import ROPE_SCALING
+from .real_models import rope_type
 from .relative_family import t5_relative_bucket
-from .validate import check_array, check_int, check_matrix, check_positions
+from .rope import rope
+from .validate import check_array, check_int, check_matrix, check_one_of
 
 
-def rotate_pairs(x, positions, inv_freq) -> np.ndarray:
-    """Turn pair i of each row of ``x`` (shape ``(seq_len, d)``) by ``positions[r] · inv_freq[i]``.
-
-    The rotation of :func:`posenc.rope.rope` with any frequencies (e.g. scaled ones):
-    ``[x0, x1] -> [x0 cos a - x1 sin a, x0 sin a + x1 cos a]``.
-    Introduced in notebook 10_rope_real_models.
-    """
-    x = check_array("x", x, ndim=2)
-    pos = check_positions(positions)
-    w = check_array("inv_freq", inv_freq, ndim=1)
-    if x.shape[1] != 2 * len(w):
-        raise ValueError(f"x has {x.shape[1]} columns but inv_freq has {len(w)} pairs / "
-                         f"x 的列数必须是 inv_freq 长度的 2 倍")
-    if len(pos) != x.shape[0]:
-        raise ValueError(f"positions has {len(pos)} entries but x has {x.shape[0]} rows / positions 的长度必须等于 x 的行数")
-    a = pos[:, None] * w[None, :]
-    c, s = np.cos(a), np.sin(a)
-    out = np.empty_like(x)
-    out[:, 0::2] = x[:, 0::2] * c - x[:, 1::2] * s
-    out[:, 1::2] = x[:, 0::2] * s + x[:, 1::2] * c
-    return out
+def _frequencies(d: int, base: float, rope_scaling: dict | None, seq_len: int | None = None):
+    """The frequencies and attention factor a ``rope_scaling`` entry gives ``d`` dims at length
+    ``seq_len``: the :data:`~posenc.context.ROPE_SCALING` function of its ``rope_type``."""
+    kind = check_one_of("rope_scaling['rope_type']", rope_type({"rope_scaling": rope_scaling}), tuple(ROPE_SCALING))
+    return ROPE_SCALING[kind](d, base, rope_scaling or {}, seq_len)
 
 
 @dataclass
@@ -77,7 +63,7 @@ def kv_cache_decode(x, w_q, w_k, w_v, base: float = 10000.0, rope_scaling: dict 
     """Decode ``x`` (shape ``(seq_len, d_model)``) one token at a time with a KV cache.
 
     At step t (position t, the sequence now t + 1 long) the frequencies are those of
-    :func:`~posenc.real_models.scaled_frequencies` for length t + 1; the new key
+    its ``rope_scaling`` (a :data:`~posenc.context.ROPE_SCALING` type) at length t + 1; the new key
     ``k_t = x_t W_k`` is rotated by position t **once** and appended to the cache, the value
     appended as it is; the query, rotated by t, attends over the cache (scaled dot product,
     softmax). Keys already in the cache are never rotated again: with a fixed ``rope_scaling``
@@ -90,9 +76,9 @@ def kv_cache_decode(x, w_q, w_k, w_v, base: float = 10000.0, rope_scaling: dict 
     d = w_q.shape[1]
     cache_k, cache_v, outputs, freqs = [], [], [], []
     for t in range(x.shape[0]):
-        inv_freq, factor = scaled_frequencies(d, base, rope_scaling, seq_len=t + 1)
-        q = factor * rotate_pairs((x[t] @ w_q)[None, :], [t], inv_freq)[0]
-        cache_k.append(factor * rotate_pairs((x[t] @ w_k)[None, :], [t], inv_freq)[0])
+        inv_freq, factor = _frequencies(d, base, rope_scaling, seq_len=t + 1)
+        q = factor * rope((x[t] @ w_q)[None, :], [t], inv_freq=inv_freq)[0]
+        cache_k.append(factor * rope((x[t] @ w_k)[None, :], [t], inv_freq=inv_freq)[0])
         cache_v.append(x[t] @ w_v)
         outputs.append(_attend(q, np.array(cache_k), np.array(cache_v)))
         freqs.append(inv_freq)
@@ -109,10 +95,10 @@ def recompute_decode(x, w_q, w_k, w_v, base: float = 10000.0, rope_scaling: dict
     d = w_q.shape[1]
     outputs, freqs, keys = [], [], None
     for t in range(x.shape[0]):
-        inv_freq, factor = scaled_frequencies(d, base, rope_scaling, seq_len=t + 1)
+        inv_freq, factor = _frequencies(d, base, rope_scaling, seq_len=t + 1)
         pos = np.arange(t + 1, dtype=float)
-        q = factor * rotate_pairs((x[t] @ w_q)[None, :], [t], inv_freq)[0]
-        keys = factor * rotate_pairs(x[:t + 1] @ w_k, pos, inv_freq)
+        q = factor * rope((x[t] @ w_q)[None, :], [t], inv_freq=inv_freq)[0]
+        keys = factor * rope(x[:t + 1] @ w_k, pos, inv_freq=inv_freq)
         outputs.append(_attend(q, keys, x[:t + 1] @ w_v))
         freqs.append(inv_freq)
     return DecodeResult(np.array(outputs), keys, np.array(freqs))
@@ -124,9 +110,9 @@ def causal_rope_attention(x, w_q, w_k, w_v, base: float = 10000.0) -> np.ndarray
     Introduced in notebook 10_rope_real_models.
     """
     x, w_q, w_k, w_v = _check_inputs(x, w_q, w_k, w_v)
-    inv_freq, _ = scaled_frequencies(w_q.shape[1], base)
+    inv_freq, _ = _frequencies(w_q.shape[1], base, None)
     pos = np.arange(x.shape[0], dtype=float)
-    q, k, v = rotate_pairs(x @ w_q, pos, inv_freq), rotate_pairs(x @ w_k, pos, inv_freq), x @ w_v
+    q, k, v = rope(x @ w_q, pos, inv_freq=inv_freq), rope(x @ w_k, pos, inv_freq=inv_freq), x @ w_v
     scores = q @ k.T / np.sqrt(q.shape[1])
     scores[np.triu(np.ones(scores.shape, dtype=bool), k=1)] = -np.inf
     return softmax(scores) @ v

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .encoding import frequencies
-from .inference import rotate_pairs
+from .rope import rope as _rotate
 from .validate import check_base, check_matrix
 
 
@@ -31,8 +30,8 @@ def mla_scores(h, c, w_q, w_uk, rope: bool = False, base: float = 10000.0) -> np
     w_uk = check_matrix("w_uk", w_uk, rows=c.shape[1], cols=w_q.shape[1])
     q, k = h @ w_q, c @ w_uk
     if rope:
-        w = frequencies(q.shape[1], check_base(base))
-        q, k = rotate_pairs(q, _positions(len(q)), w), rotate_pairs(k, _positions(len(k)), w)
+        base = check_base(base)
+        q, k = _rotate(q, _positions(len(q)), base), _rotate(k, _positions(len(k)), base)
     return q @ k.T
 
 
@@ -72,9 +71,9 @@ def mla_decoupled_scores(h, c, w_q, w_uk, w_qr, w_kr, base: float = 10000.0, abs
         content = mla_absorbed_scores(h, c, mla_absorbed_matrix(w_q, w_uk))
     else:
         content = mla_scores(h, c, w_q, w_uk)
-    w = frequencies(w_qr.shape[1], check_base(base))
+    base = check_base(base)
     pos = _positions(len(h))
-    qr, kr = rotate_pairs(h @ w_qr, pos, w), rotate_pairs(h @ w_kr, pos, w)
+    qr, kr = _rotate(h @ w_qr, pos, base), _rotate(h @ w_kr, pos, base)
     return content + qr @ kr.T
 
 

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .attention import softmax
+from .distance import linear_fit
 from .slow import takes_seconds
 from .validate import check_array, check_int, check_lengths, check_one_of, check_real
 
@@ -40,7 +42,9 @@ def ridge_fit(features, targets, alpha: float = PROBE_ALPHA) -> np.ndarray:
     """Closed-form ridge regression with an intercept: weights ``w`` (last entry: the intercept)
     minimising ``|X w − y|² + alpha |w[:-1]|²`` for ``X = [features, 1]``.
 
-    ``features`` [n, d], ``targets`` [n]. Introduced in notebook 12_where_position_goes.
+    ``features`` [n, d], ``targets`` [n]. The fit is :func:`~posenc.distance.linear_fit`'s
+    (centring leaves the intercept unpenalised), returned in this one-vector layout.
+    Introduced in notebook 12_where_position_goes.
     """
     x = check_array("features", features, 2)
     y = check_array("targets", targets, 1)
@@ -48,10 +52,8 @@ def ridge_fit(features, targets, alpha: float = PROBE_ALPHA) -> np.ndarray:
         raise ValueError(f"targets must have one value per row of features ({len(x)}), got {len(y)} / "
                          f"targets 的个数必须等于 features 的行数 {len(x)}")
     alpha = check_real("alpha", alpha, minimum=0.0)
-    xb = np.hstack([x, np.ones((len(x), 1))])
-    penalty = alpha * np.eye(xb.shape[1])
-    penalty[-1, -1] = 0.0                                     # the intercept is not penalised
-    return np.linalg.solve(xb.T @ xb + penalty, xb.T @ y)
+    fit = linear_fit(x, y, intercept=True, ridge=alpha)
+    return np.append(fit.coef, fit.intercept)
 
 
 def ridge_predict(weights, features) -> np.ndarray:
@@ -172,9 +174,7 @@ def causal_uniform_weights(seq_len: int) -> np.ndarray:
     """
     seq_len = check_int("seq_len", seq_len, 1, 4096)
     scores = np.where(np.tril(np.ones((seq_len, seq_len), dtype=bool)), 0.0, -np.inf)
-    weights = np.exp(scores - scores.max(axis=1, keepdims=True))
-    weights /= weights.sum(axis=1, keepdims=True)
-    return weights[:, 0]
+    return softmax(scores, axis=1)[:, 0]
 
 
 def position_readout(model, fit_data, test_data, layer: int, alpha: float = PROBE_ALPHA) -> np.ndarray:

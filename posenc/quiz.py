@@ -1,12 +1,19 @@
-"""The self-check quiz: multiple choice with feedback on every pick, and its question bank.
+"""The self-check quiz: multiple choice with feedback on every pick. The questions are in
+:mod:`posenc.quiz_banks`, one bank per concept (re-exported here).
 """
 from __future__ import annotations
 
 import functools
 import html
 
+from .course import cite_titles
+from .quiz_banks import (  # noqa: F401  (the banks, by concept)
+    ALIBI, CONTEXT, INTERVIEW_QUIZ, LEARNED, PERMUTATION, PRACTICE, PROBES, QUIZZES, REAL_MODELS, RELATIVE,
+    RELATIVE_FAMILY, ROPE, ROPE_2D, ROPE_IMPLEMENTATION, SINUSOIDAL,
+)
 from .exercises.verdict import Verdict
 from .validate import check_int
+from .widgets import static
 
 
 def _check_question(n: int, q) -> dict:
@@ -33,18 +40,29 @@ def _check_question(n: int, q) -> dict:
             "wrong": {int(j): str(m) for j, m in wrong.items()}}
 
 
+def _answer_html(q: dict) -> str:
+    """A question's answer and explanation behind a click (a static page, where nothing can be picked)."""
+    return (f"<details class='posenc-quiz-answer'><summary>看答案 (answer)</summary>"
+            f"<b>{html.escape(q['options'][q['answer']])}</b>：{html.escape(q['explanation'])}</details>")
+
+
 class Quiz:
     """Multiple-choice self-check: one RadioButtons per question, feedback as soon as one is picked.
 
     ``questions`` is data: a list of dicts with ``question``, ``options`` (strings),
     ``answer`` (index into options), ``explanation``, an optional ``hint`` and an optional
     ``wrong`` ({option index: what picking it shows}). A right pick shows 正确 and the
-    explanation, a wrong one 再想想, the option picked and its message (else the hint). ``.radios[n].value``
-    can be set from code (that is how the tests answer); ``.widget`` is what to display.
+    explanation, a wrong one 再想想, the option picked and its message (else the hint); a
+    notebook cited by number is cited with its title (:func:`cite_titles`). The first pick of
+    each question is recorded in the learner's progress (:mod:`posenc.progress`) under
+    ``name`` (default: the notebook whose bank in :data:`QUIZZES` the questions are, else
+    ``"quiz"``), and the score line shows the first-try score next to today's.
+    ``.radios[n].value`` can be set from code (that is how the tests answer); ``.widget`` is
+    what to display.
     Introduced in notebook 10_rope_real_models (the first notebook with a self-check quiz).
     """
 
-    def __init__(self, questions):
+    def __init__(self, questions, name: str | None = None):
         import ipywidgets as widgets
 
         try:
@@ -54,9 +72,12 @@ class Quiz:
         if not questions:
             raise ValueError("questions must not be empty / questions 不能为空")
         self.questions = [_check_question(n, q) for n, q in enumerate(questions, 1)]
+        self.name = str(name) if name is not None else next(
+            (nb for nb, bank in QUIZZES.items() if [q["question"] for q in bank] ==
+             [q["question"] for q in self.questions]), "quiz")
         self.radios, self.feedback, boxes = [], [], []
         for n, q in enumerate(self.questions):
-            head = widgets.HTML(f"<b>{n + 1}. {html.escape(q['question'])}</b>")
+            head = widgets.HTML(f"<b>{n + 1}. {html.escape(cite_titles(q['question']))}</b>")
             radio = widgets.RadioButtons(options=list(q["options"]), value=None,
                                          layout=widgets.Layout(width="auto"))
             fb = widgets.HTML("")
@@ -65,7 +86,13 @@ class Quiz:
             self.feedback.append(fb)
             boxes.append(widgets.VBox([head, radio, fb], layout=widgets.Layout(margin="0 0 10px 0")))
         self.score_html = widgets.HTML()
-        self.widget = widgets.VBox([*boxes, self.score_html])
+        top = []
+        if static.active():  # a static page: nothing to pick, every answer behind a click
+            static.disable(self.radios)
+            top = [static.hint(static.QUIZ_HINT)]
+            for q, fb in zip(self.questions, self.feedback):
+                fb.value = _answer_html(q)
+        self.widget = widgets.VBox([*top, *boxes, self.score_html])
         self.widget.add_class("posenc-quiz")
         self._show_score()
 
@@ -75,575 +102,40 @@ class Quiz:
         if radio.index is None:
             return None
         if radio.index == q["answer"]:
-            return Verdict(True, q["explanation"])
+            return Verdict(True, cite_titles(q["explanation"]))
         why = q["wrong"].get(radio.index) or q["hint"] or "回到对应的笔记本再看一遍。"
-        return Verdict(False, f"你选的是「{q['options'][radio.index]}」：{why}")
+        return Verdict(False, f"你选的是「{q['options'][radio.index]}」：{cite_titles(why)}")
 
     @property
     def score(self) -> tuple[int, int]:
         """(right answers, questions)."""
         return sum(bool(self.verdict(n)) for n in range(len(self.questions))), len(self.questions)
 
+    @property
+    def first_try_score(self) -> tuple[int, int, int]:
+        """(first picks that were right, questions, questions ever answered), from the
+        learner's progress file: it survives a kernel restart."""
+        from .progress import quiz_first_tries
+
+        right, answered = quiz_first_tries(self.name, [q["question"] for q in self.questions])
+        return right, len(self.questions), answered
+
     def _on_pick(self, n: int, change) -> None:
         v = self.verdict(n)
         self.feedback[n].value = "" if v is None else v._repr_html_()
+        if v is not None:
+            from .progress import record_quiz
+
+            record_quiz(self.name, self.questions[n]["question"], self.radios[n].index, bool(v))
         self._show_score()
 
     def _show_score(self) -> None:
         right, total = self.score
         answered = sum(r.index is not None for r in self.radios)
+        first, _, ever = self.first_try_score
         self.score_html.value = (f"<div class='posenc-quiz-score'><b>得分 (score)：{right} / {total}</b>"
-                                 f"（已作答 {answered} 题）</div>")
+                                 f"（已作答 {answered} 题）· <b>首次作答得分 (first try)：{first} / {total}</b>"
+                                 f"（记录了 {ever} 题的第一次选择）</div>")
 
     def _repr_mimebundle_(self, **kwargs):
         return self.widget._repr_mimebundle_(**kwargs)
-
-
-#: Permutation invariance: what attention without positions sees (notebook 01).
-PERMUTATION = [
-    {
-        "question": "不加位置编码、不加掩码时，把「猫咬狗」改成「狗咬猫」，自注意力给「猫」这个词的输出向量会怎样？",
-        "options": [
-            "变了：猫换了位置，注意力权重就变了",
-            "完全不变：猫的输出和原来逐位相同，只是换到了另一行",
-            "变成了原来「狗」的输出",
-            "所有词的输出都变成同一个向量",
-        ],
-        "answer": 1,
-        "explanation": "自注意力对每个词的输出是置换等变 (permutation equivariant) 的：输入行怎么换，输出行就怎么换，"
-                       "猫的输出本身不变（01 里两者只差浮点舍入）。对所有词取平均得到的句向量才是置换不变 (invariant) 的。",
-        "hint": "注意力权重只由词向量决定；不加位置编码时，「猫」的词向量和它看到的词的集合都没变。",
-        "wrong": {
-            0: "猫的权重行只由猫的 q 和所有词的 κ 决定；没有位置编码时这些都没变，只是行列跟着换了顺序（01）。",
-            2: "猫的 q 还是猫的，和狗的输出没有关系；换的是行的顺序，不是内容（01）。",
-            3: "不同的词有不同的 q，权重行不同，输出也不同；这里只有语序变了（01）。",
-        },
-    },
-    {
-        "question": "下面哪种说法最准确？（无位置编码的自注意力）",
-        "options": [
-            "每个词的输出置换不变，句向量置换等变",
-            "每个词的输出和句向量都置换不变",
-            "每个词的输出置换等变，对词取平均的句向量置换不变",
-            "自注意力对顺序敏感，只是不够敏感",
-        ],
-        "answer": 2,
-        "explanation": "等变：打乱输入，输出跟着同样打乱；不变：打乱输入，结果不变。逐词输出是前者，"
-                       "平均/求和池化后的句向量是后者（01）。面试里说「置换不变」时最好补上这一句。",
-        "hint": "把输入的行换个顺序，逐词输出的行会怎样？再对它们取平均又会怎样？",
-        "wrong": {
-            0: "反了：逐词输出跟着输入换行（等变），取平均后顺序消失（不变）。",
-            1: "逐词输出作为一个矩阵是会换行的：那是等变，不是不变（01 把两者都算了）。",
-            3: "不加位置编码时，它对顺序一点也不敏感：句向量在舍入误差内完全相同（01）。",
-        },
-    },
-]
-
-#: The sinusoidal table and its clock hands (notebooks 02-03).
-SINUSOIDAL = [
-    {
-        "question": "d_model = 2、位置从 0 开始时，第一个词的位置编码 PE(0) 是？",
-        "options": ["[0.8415, 0.5403]", "[1, 0]", "[0, 1]", "[0, 0]"],
-        "answer": 2,
-        "explanation": "PE(0) = [sin 0, cos 0] = [0, 1]。常见的手算例子把猫放在位置 1，所以它得到 "
-                       "PE(1) = [0.8415, 0.5403]（02）。",
-        "hint": "偶数维放 sin(pos·w)，奇数维放 cos(pos·w)，pos = 0 时角度是 0。",
-        "wrong": {
-            0: "这是 PE(1)：从 1 开始数位置的手算例子里的值；位置从 0 开始时第一个词是 pos = 0（02）。",
-            1: "sin 和 cos 放反了：第 0 维是 sin 0 = 0，第 1 维是 cos 0 = 1（02）。",
-            3: "cos 0 = 1，不是 0：位置 0 的编码不是零向量（02）。",
-        },
-    },
-    {
-        "question": "d_model = 512、base = 10000 时，哪一对 (sin, cos)「转得最快」，它的波长是多少个位置？",
-        "options": [
-            "最后一对 i = 255，波长约 10000·2π",
-            "第一对 i = 0，波长 2π",
-            "所有对转得一样快，波长都是 2π",
-            "第一对 i = 0，波长 10000",
-        ],
-        "answer": 1,
-        "explanation": "w_i = base^(−2i/d_model)，i = 0 时 w = 1，波长 2π：像秒针，分辨相邻位置；"
-                       "最后一对 w 最小、转得最慢，波长 2π·10000^(510/512)，略小于 10000·2π（03）。",
-        "hint": "w_i = base^(−2i/d_model) 随 i 增大而变小，波长 = 2π / w_i。",
-        "wrong": {
-            0: "最后一对转得最慢，不是最快；而且它的波长是 2π·10000^(510/512)，略小于 10000·2π（03）。",
-            2: "每一对的频率 w_i 都不同，这正是「多个频率」的意义（03）。",
-            3: "w_0 = 1 弧度/位置，转一圈要 2π 个位置，不是 10000（03）。",
-        },
-    },
-]
-
-#: Relative position: PE(pos + k) = R_k PE(pos), dot products by offset (notebook 04).
-RELATIVE = [
-    {
-        "question": "关于 PE(pos+k) 和 PE(pos) 的关系，哪一个是对的？",
-        "options": [
-            "PE(pos+k) = PE(pos) + PE(k)",
-            "PE(pos+k) = PE(pos)·W + PE(k)·W'（W、W' 固定）",
-            "PE(pos+k) = R_k·PE(pos)，R_k 是只依赖 k 的旋转",
-            "两者之间没有固定关系，只能查表",
-        ],
-        "answer": 2,
-        "explanation": "由和角公式，每一对都被转过 k·w_i：PE(pos+k) = R_k·PE(pos)，每个 2×2 块是 "
-                       "[[cos kw, sin kw], [−sin kw, cos kw]]。PE(k) 的各项正是这些系数：它去乘 PE(pos)，"
-                       "不是额外加上一项（04 逐个位置验证过，误差只是舍入）。",
-        "hint": "写出 sin((pos+k)w) 和 cos((pos+k)w) 的和角公式，看 PE(k) 的 sin kw、cos kw 出现在哪里。",
-        "wrong": {
-            0: "sin(a + b) ≠ sin a + sin b：编码不是按位置相加的（04）。",
-            1: "这是常见的写法，但和角公式里 PE(k) 的分量是去乘 PE(pos) 的系数，没有单独加上的 PE(k)·W' 项（04）。",
-            3: "有固定关系：一个只依赖 k 的块对角旋转，04 对每个位置都验证过（误差只是舍入）。",
-        },
-    },
-    {
-        "question": "PE(m)·PE(m+5) 和 PE(m)·PE(m−5) 哪个大？",
-        "options": [
-            "一样大：点积 = Σ cos(k·w_i)，cos 是偶函数，分不出前后",
-            "PE(m)·PE(m+5) 大，因为后面的词更重要",
-            "PE(m)·PE(m−5) 大，因为前面的词更近",
-            "取决于 m",
-        ],
-        "answer": 0,
-        "explanation": "PE(m)·PE(m+k) = Σ cos(k·w_i)：只依赖 k，与 m 无关，且 +k 与 −k 相同。"
-                       "所以单靠点积，模型分不出一个词在前还是在后（04）；方向信息要靠 W_q、W_k 或 RoPE 这类设计。",
-        "hint": "把每一对的 sin·sin + cos·cos 合并成一个 cos。",
-        "wrong": {
-            1: "点积里只有 cos(k·w_i)，它是偶函数：+5 和 −5 给出同一个数（04）。",
-            2: "点积对 ±k 对称，「前面」「后面」在这里没有区别（04）。",
-            3: "sin·sin + cos·cos 合并成 cos(k·w_i)，m 消掉了：点积与 m 无关（04）。",
-        },
-    },
-    {
-        "question": "PE(m)·PE(m+k) 随着距离 |k| 增大会怎样？",
-        "options": [
-            "严格单调下降：越远越不相似",
-            "不单调：大体下降但有起伏（d_model = 2 时就是 cos k）",
-            "保持不变",
-            "严格单调上升",
-        ],
-        "answer": 1,
-        "explanation": "「近则相似、远则不同」只是大致成立。d_model = 2 时点积是 cos k，k = 6 比 k = 1 还像；"
-                       "d_model = 512 时曲线在几十个位置后就开始小幅回升（04 里算出了第一个回升点）。",
-        "hint": "先看最简单的 d_model = 2：点积就是 cos k。",
-        "wrong": {
-            0: "d_model = 2 时点积就是 cos k，是周期的；大 d_model 也有起伏（04 算出了第一个回升点）。",
-            2: "k = 0 时点积是 d_model/2，k 变大后一般会变小：它随 k 变（04）。",
-            3: "k = 0 时最大（每项 cos 0 = 1），之后大体下降（04）。",
-        },
-    },
-]
-
-#: Learned position tables and their limits (notebook 05).
-LEARNED = [
-    {
-        "question": "GPT-2 用可学习位置嵌入 (learned position embedding)，n_positions = 1024。给它第 1025 个 token（位置 1024）会怎样？",
-        "options": [
-            "自动用公式算出位置 1024 的编码",
-            "位置表里没有这一行：直接报索引错误（或者只能截断输入）",
-            "复用位置 0 的编码，结果完全正确",
-            "没影响，位置编码对 GPT-2 可有可无",
-        ],
-        "answer": 1,
-        "explanation": "可学习位置表就是 nn.Embedding(1024, 768) 这样的查找表：只有位置 0..1023 这 1024 行，"
-                       "GPT-2 small 的这张表有 1024 × 768 个参数；BERT-base 的表是 512 行（05）。",
-        "hint": "可学习位置嵌入是一张表，表有多少行？",
-        "wrong": {
-            0: "可学习的表没有公式，只有训练出来的 1024 行（05）。",
-            2: "表不会自己绕回去：取第 1024 行直接越界报错（05 演示了真实的错误）。",
-            3: "没有位置编码，自注意力就分不清语序（01、05 的 none 模型停在一半）。",
-        },
-    },
-    {
-        "question": "「正弦编码能算出任意位置的向量，所以模型能很好地泛化到比训练更长的序列」——这句话对吗？",
-        "options": [
-            "对：能算出来就等于能泛化",
-            "对，而且可学习编码也一样",
-            "不对：正弦编码也只能算到位置 512",
-            "不对：能算出任意位置 ≠ 在更长的序列上表现好",
-        ],
-        "answer": 3,
-        "explanation": "公式对任何 pos 都有定义（它不会像查表那样报错），但模型在训练中没见过那些位置组合，"
-                       "外推时效果常常下降。「能算」是编码的性质，「泛化好」是训练后模型的性质（05、08 的表）。",
-        "hint": "区分「编码存在」与「模型用得好」。",
-        "wrong": {
-            0: "05、08 在更长的句子上测过：正弦编码能跑，准确率却往下掉。",
-            2: "公式对任何位置都有定义；512 是 BERT-base 可学习表的行数（05）。",
-            1: "可学习编码连更长的位置都没有（报错，或者是没训练过的行）（05）。",
-        },
-    },
-]
-
-#: The relative-position family: Shaw et al., Transformer-XL, T5 (notebook 06).
-RELATIVE_FAMILY = [
-    {
-        "question": "「绝对位置编码和相对位置编码有什么区别？」下面哪种说法最准确？",
-        "options": [
-            "正弦编码就是相对编码：PE(pos+k) = R_k·PE(pos)",
-            "相对编码只能用在双向 (encoder) 模型里",
-            "相对编码不需要任何可学习参数",
-            "相对编码让位置只以 k = n − m 进入注意力分数",
-        ],
-        "answer": 3,
-        "explanation": "绝对编码给每个位置一个向量、加到输入上，经过 W_q、W_k 之后分数一般还依赖绝对位置 m（04、06 算过）；"
-                       "相对编码在注意力内部只用偏移 k = n − m：Shaw 等人给 key（和 value）加向量 a_k，"
-                       "Transformer-XL 用 PE(m − n) 和全局偏置 u、v，T5 给分数加每个桶一个标量（06）。",
-        "wrong": {
-            0: "R_k 说的是向量本身的关系；加到输入上再乘 W_q、W_k 之后，分数随 m 变、也不再对称（04 第 5 节、06 第 1 节）。",
-            2: "Shaw 的 a^K、a^V 和 T5 的偏置表都是学出来的；Transformer-XL 的正弦部分不用学，但 W_{k,R}、u、v 要学。",
-            1: "T5 的解码器用的是因果分桶（bidirectional=False），Transformer-XL 本来就是语言模型：相对编码两种都能用。",
-        },
-    },
-    {
-        "question": "T5 的相对位置偏置是怎么做的？",
-        "options": [
-            "每个头一张「桶 → 标量」的表，所有层共用",
-            "每个偏移一个可学习向量，加到 key 上",
-            "按 |n − m| 线性扣分，各头斜率固定",
-            "每层一张表，所有头共用同一个标量",
-        ],
-        "answer": 0,
-        "explanation": "偏移 k = n − m 先分桶（32 个桶、max_distance = 128；双向时每个方向一半；近处一个偏移一个桶，"
-                       "远处按对数分桶，再远全在最后一个桶），再查每个头自己的标量，加到注意力 logits 上；"
-                       "整个编码器只有这一张 32 × 头数的表，所有层共用（06）。",
-        "wrong": {
-            1: "那是 Shaw 等人 (2018) 的做法：向量 a^K 加在 key 上。T5 只加一个标量。",
-            2: "那是 ALiBi：固定斜率、不学参数、不分桶（08）。",
-            3: "反了：T5 是每个头一张表（各头不同），所有层共用这张表。",
-        },
-    },
-    {
-        "question": "T5（双向、32 个桶、max_distance = 128）：偏移 k = 200 和 k = 1000 落在哪里？",
-        "options": [
-            "不同的桶：对数分桶一直延伸下去",
-            "桶 0，和 k = 0 一样",
-            "报错：超过了 max_distance",
-            "同一个桶：这个方向的最后一个（桶 31）",
-        ],
-        "answer": 3,
-        "explanation": "|k| ≥ 128 的偏移全在最后一个桶（其实 |k| ≥ 91 就已经在了）：再远的距离只能分到同一个偏置，"
-                       "所以 T5 能用在任意长度上，但分不清「很远」和「更远」（06 打印了每个桶的范围）。",
-        "wrong": {
-            0: "对数分桶只铺到 max_distance，之后被截在最后一个桶（代码里的 min(…, num_buckets − 1)）。",
-            2: "分桶对任何整数偏移都有定义，这正是它能处理比训练更长的序列的原因。",
-            1: "桶 0 是 k = 0（双向时）；k > 0 用后一半的桶 17 … 31。只有因果模式才把 k > 0 都放进桶 0。",
-        },
-    },
-    {
-        "question": "Transformer-XL 为什么把绝对编码展开式里的 PE(m)ᵀW_qᵀ 换成可学习的 u、v？",
-        "options": [
-            "query 的绝对位置不该影响分数，只留相对位置",
-            "u、v 就是 query 的位置编码",
-            "为了省显存，与位置无关",
-            "让模型分清 (a)、(b) 两项",
-        ],
-        "answer": 0,
-        "explanation": "展开 (W_q(x_m + PE(m)))·(W_k(x_n + PE(n))) 得到四项。Transformer-XL 把 PE(n) 换成 PE(m − n)，"
-                       "把含 PE(m) 的 query 一侧换成所有位置共用的 u（乘内容）和 v（乘位置）：于是四项都不再含 m，"
-                       "只通过 m − n 依赖位置（06 里挪动 m，右图一动不动）。",
-        "wrong": {
-            1: "u、v 对所有 query 位置都一样，正是为了不携带 query 的位置。",
-            2: "参数几乎没少；改动的目的是去掉绝对位置，让缓存的上一段和当前段的位置不冲突。",
-            3: "(a)、(b) 本来就分得清（一个乘 key 的内容，一个乘 PE(m − n)）；u、v 换掉的是 (c)、(d) 里的 PE(m)。",
-        },
-    },
-]
-
-#: RoPE, and how it differs from ALiBi (notebook 07).
-ROPE = [
-    {
-        "question": "RoPE 和 ALiBi 分别怎样引入位置？",
-        "options": [
-            "RoPE：按位置旋转 q 和 κ；ALiBi：分数减去随距离线性增长的惩罚",
-            "RoPE：把位置向量加到词向量上；ALiBi：学一张位置表",
-            "两者都只是换了一个 base",
-            "RoPE：旋转 v；ALiBi：把注意力分数乘以距离",
-        ],
-        "answer": 0,
-        "explanation": "RoPE：位置 m 的 q、位置 n 的 κ 的每一对各自按 m·w_i、n·w_i 旋转（就是 04 的旋转，方向相反），"
-                       "旋转后的点积 qᵀR_kκ 依赖内容和有符号的偏移 k = n − m，分得出前后（07）。"
-                       "ALiBi：不用位置向量，给分数加上 −s_h·|k|，每个头一个斜率 s_h（08）。",
-        "hint": "一个作用在 q、κ 上，一个作用在注意力分数上。",
-        "wrong": {
-            1: "把位置向量加到输入上是 02–05 的绝对编码；RoPE 旋转的是投影之后的 q、κ（07）。",
-            2: "base 只决定频率；RoPE 改的是 q、κ 的方向，ALiBi 改的是分数（07、08）。",
-            3: "RoPE 不碰 v；ALiBi 是加上 −s_h·|k|，不是相乘（07、08）。",
-        },
-    },
-    {
-        "question": "RoPE 的注意力分数 (𝓡_m q)ᵀ(𝓡_n κ) 依赖什么？",
-        "options": [
-            "只依赖距离 |n − m|，和 q、κ 的内容无关",
-            "只依赖 q、κ 的内容，位置不影响分数",
-            "依赖 m 和 n 本身，整体挪动位置分数就变",
-            "依赖 q、κ 的内容和有符号的偏移 k = n − m",
-        ],
-        "answer": 3,
-        "explanation": "(𝓡_m q)ᵀ(𝓡_n κ) = qᵀ𝓡_{n−m}κ（𝓡_pos 是 RoPE 在位置 pos 的旋转，07）：位置只以 k = n − m 出现，整体挪动不变；内容 q、κ 当然还在；"
-                       "𝓡_k ≠ 𝓡_{−k}，所以 +k 和 −k 的分数一般不同（07 打印了 f(k) 和 f(−k)）。",
-        "hint": "把 𝓡_mᵀ𝓡_n 合并成一个旋转。",
-        "wrong": {
-            0: "分数里有 q 和 κ，不只是距离；而且 𝓡_k ≠ 𝓡_{−k}，它分得出前后，不只认 |k|（07）。",
-            2: "𝓡_mᵀ𝓡_n = 𝓡_{n−m}：m、n 只以差出现，整体挪动分数不变（07 挪了 100 个位置验证）。",
-            1: "旋转角随位置变，分数随 k 变（07 的曲线）。",
-        },
-    },
-]
-
-#: RoPE beyond the principle: decay, v, the two implementations (notebook 07).
-ROPE_IMPLEMENTATION = [
-    {
-        "question": "RoFormer 说 RoPE 有「远程衰减」(long-term decay)。准确地说成立的是什么？",
-        "options": [
-            "任意 q、κ 的分数都随距离 |k| 单调变小",
-            "分数的上界随距离平均变小，但不单调，随机的 q、κ 的分数也不衰减",
-            "分数和距离无关",
-            "只有 ALiBi 才有衰减，RoPE 没有任何与距离有关的量",
-        ],
-        "answer": 1,
-        "explanation": "RoFormer 用 Abel 求和给出 |分数| ≤ max_i|h_{i+1} − h_i|·Σ_j|S_j|，衰减的是 (1/(d/2))Σ_j|S_j|："
-                       "07 算出它从 k = 0 的 32.5 降到 k = 256 的 6.5，途中会回升；q = κ = 全 1 时分数确实跟着降，"
-                       "而 200 对随机 q、κ 的平均 |分数| 在近处和远处几乎一样（07 第 7 节）。",
-        "wrong": {
-            0: "这是常见的过度概括：07 的曲线有回升，随机 q、κ 的分数不衰减；衰减的是一个上界。",
-            2: "分数只依赖内容和偏移 k = n − m，当然和距离有关（07）。",
-            3: "RoPE 的上界随距离平均变小（07 第 7 节）；ALiBi 的衰减是直接减去的惩罚。",
-        },
-    },
-    {
-        "question": "RoPE 为什么只旋转 q 和 κ，不旋转 v？",
-        "options": [
-            "省计算，结果一样",
-            "v 不参与注意力",
-            "旋转 v 会让输出带上绝对位置：整体挪动位置，输出就变了",
-            "v 已经在词向量里带了位置",
-        ],
-        "answer": 2,
-        "explanation": "分数只依赖 k = n − m 靠的是 𝓡_mᵀ𝓡_n = 𝓡_{n−m}；输出是 Σ a_mn v_n，v_n 若按 n 旋转，输出就依赖 n 本身。"
-                       "07 把所有位置挪 100：只转 q、κ 时输出差 1e-15 量级，连 v 一起转时差 1.8（除非再按查询位置转回来）。",
-        "wrong": {
-            0: "结果不一样：07 第 8 节里连 v 一起转，整体挪动后输出差了 1.8。",
-            1: "v 是注意力加权平均的对象，当然参与。",
-            3: "RoPE 不往词向量上加任何位置向量；位置只在 q、κ 的旋转里。",
-        },
-    },
-    {
-        "question": "LLaMA 的 Hugging Face 实现用 rotate_half（前后两半配对），原论文两两相邻配对。为什么等价？",
-        "options": [
-            "只差一个固定的维度重排：W_q、W_k 的行按同一置换重排，分数相同",
-            "不等价，rotate_half 是另一种位置编码",
-            "只要 base 相同，不用改权重就能互换",
-            "rotate_half 只旋转一半的维度",
-        ],
-        "answer": 0,
-        "explanation": "第 i 对在交错布局里是第 2i、2i+1 维，在 rotate_half 里是第 i、i + d/2 维：置换 P = [0 2 4 … 1 3 5 …] 把一种变成另一种。"
-                       "所以 Meta 的权重转成 Hugging Face 格式时要按 permute 重排 W_q、W_k 的行；07 第 9 节重排后分数差 7e-15，不重排差到 98。",
-        "wrong": {
-            1: "它旋转的是同样的对、同样的角度，只是这些对在向量里的位置不同（07 第 9 节）。",
-            2: "不改权重不行：07 里不重排时分数差到 98；要按置换重排 W_q、W_k 的行。",
-            3: "rotate_half 旋转全部维度；只转一部分的是 partial rotary（GPT-NeoX-20B 转 25 %）。",
-        },
-    },
-]
-
-#: ALiBi (notebook 08).
-ALIBI = [
-    {
-        "question": "一个 12 个头的 ALiBi 模型（12 不是 2 的幂），作者的代码怎样定斜率？",
-        "options": [
-            "8 个头的 8 个斜率，加上 16 个头的斜率里隔一个取的 4 个",
-            "照样用 s_h = 2^(−8h/12)",
-            "12 个头全用 1/2",
-            "斜率是训练出来的",
-        ],
-        "answer": 0,
-        "explanation": "2 的幂 H 时斜率是 2^(−8/H) 起、公比 2^(−8/H) 的等比数列；不是 2 的幂时，作者先用不超过 H 的最大的 2 的幂 H₀ 的 H₀ 个斜率，"
-                       "再从 2H₀ 个头的斜率里取第 1、3、5…个补足（08 复现了 12 个头和 BLOOM 的 112 个头）。",
-        "hint": "看 08 里 `pl.alibi_slope_exponents(12)` 打印的指数。",
-        "wrong": {
-            1: "这是常见的直接套用；作者的参考代码对非 2 的幂另有做法（08）。",
-            2: "每个头斜率不同，才有看近的头和看远的头（08 的探索器）。",
-            3: "ALiBi 的斜率是固定的，不训练（08）。",
-        },
-    },
-]
-
-#: Stretching RoPE's context: PI, NTK-aware, YaRN (notebook 09).
-CONTEXT = [
-    {
-        "question": "RoPE 为什么外推不好（在比训练更长的输入上变差）？",
-        "options": [
-            "RoPE 只编码绝对位置，分数不依赖相对位置",
-            "低频的对训练中转不满一圈，更长时转到没见过的角度",
-            "高频的对转得太快，训练时连一圈都没见过",
-            "位置太大时旋转矩阵数值溢出",
-        ],
-        "answer": 1,
-        "explanation": "第 i 对在训练长度 L 内转 L·w_i/2π 圈。波长超过 L 的低频对从没转满一圈，"
-                       "更长的输入让它们转得比训练时更远：分数里出现没见过的角度（09 的玩具模型在 4 倍长度上掉到一半）。"
-                       "高频的对早已见过所有角度，反而没问题。",
-        "wrong": {
-            0: "RoPE 的分数只依赖 n − m（07 验证过）；问题不在绝对/相对，而在更大的 n − m 带来没见过的角度。",
-            2: "正好反了：高频的对（w_i 大、波长短）在训练中转了很多圈，所有角度都见过；转不满一圈的是低频的对。",
-            3: "角度用 float64 算，没有溢出；角度本身有意义，只是模型没在这些角度上训练过。",
-        },
-    },
-    {
-        "question": "位置插值 (PI)、NTK-aware、YaRN 分别改了什么？（ρ 是扩展倍数）",
-        "options": [
-            "三者都是把位置除以 ρ，只是名字不同",
-            "PI 调大 base；NTK-aware 把位置除以 ρ；YaRN 重训位置表",
-            "PI 所有频率除以 ρ；NTK-aware 调大 base；YaRN 按圈数分段",
-            "PI 只改高频的对；NTK-aware 只改温度；YaRN 只改 base",
-        ],
-        "answer": 2,
-        "explanation": "PI：所有 w_i 除以 ρ（等于位置除以 ρ），代价是挤压了高频的对；NTK-aware：base 换成 "
-                       "base·ρ^(d/(d−2))，最快的对不变、最慢的对慢 ρ 倍；YaRN：按每对在原训练长度内转的圈数 "
-                       "r_i = L·w_i/2π 分段，多于 β_fast 圈不动、少于 β_slow 圈除以 ρ、中间线性过渡，"
-                       "再乘注意力因子 0.1·ln ρ + 1。分段按圈数，不是直接按 i（09）。",
-        "wrong": {
-            0: "只有 PI 是「位置除以 ρ」（等价于所有 w_i 除以 ρ）；NTK-aware 和 YaRN 对不同的对改得不一样。",
-            1: "PI 不改 base，是位置（或每个 w_i）除以 ρ；调大 base 的是 NTK-aware；RoPE 没有位置表可训练。",
-            3: "PI 恰恰对所有对一视同仁；注意力温度是 YaRN 加的；只改 base 的是 NTK-aware。",
-        },
-    },
-    {
-        "question": "Code Llama 把 RoPE 的 base 从 10000 提到 1000000（Llama 3 用 500000），作用是？",
-        "options": [
-            "所有对都转得更快，分辨率更高",
-            "让模型不再需要位置信息",
-            "除 i = 0 外各对都转得更慢，长距离处的角度增长变慢",
-            "只影响训练速度，不影响位置编码",
-        ],
-        "answer": 2,
-        "explanation": "w_i = base^(−2i/d)：base 越大，除 i = 0 之外的对转得越慢、波长越长，同样的长度带来的新角度更少；"
-                       "代价是更多的对在训练长度内转不满一圈，所以它和长序列训练一起用。09 的玩具模型里，"
-                       "base = 500000 训练出的模型不做任何缩放就在 4 倍长度上比 base = 10000 好得多。",
-        "wrong": {
-            0: "反了：base 变大，w_i = base^(−2i/d) 变小，各对转得更慢（i = 0 那一对不变）。",
-            1: "base 只改变各对的频率，位置信息还在，只是慢的对能区分更远的距离。",
-            3: "base 决定每一对的频率 w_i，直接改变 RoPE 的旋转角度。",
-        },
-    },
-]
-
-#: RoPE in real models and at inference: configs, KV cache, MLA (notebook 10).
-REAL_MODELS = [
-    {
-        "question": "用 KV cache 逐个生成时，RoPE 的键是怎么存的？",
-        "options": [
-            "存没旋转的键，每一步按新的查询位置重新旋转所有键",
-            "只存值 v，键每一步重新算",
-            "RoPE 模型不能用 KV cache",
-            "存已经按各自位置旋转好的键 𝓡_n κ_n，之后不再改动",
-        ],
-        "answer": 3,
-        "explanation": "第 n 个键只依赖它自己的位置：(𝓡_m q)ᵀ(𝓡_n κ) = qᵀ𝓡_{n−m}κ，旋转一次就对以后所有查询都成立。"
-                       "10 里逐步解码与整段重算的最大误差在 1e-15 量级。",
-        "wrong": {0: "不需要：𝓡_n κ_n 与后来查询的位置无关，重算只是浪费。",
-                  1: "键和值都缓存；RoPE 的键缓存的是旋转后的结果。",
-                  2: "可以：Llama、Qwen 等都这么用；只有频率随长度变化（动态 NTK）时缓存才会不一致（10）。"},
-    },
-    {
-        "question": "动态 NTK (dynamic NTK) 和 KV cache 一起用有什么问题？",
-        "options": [
-            "超过原训练长度后 base 变了，缓存的键还是按旧频率转的",
-            "没有问题，动态 NTK 不改频率",
-            "动态 NTK 会让值 v 也旋转",
-            "只会让速度变慢，结果完全一样",
-        ],
-        "answer": 0,
-        "explanation": "动态 NTK 在长度 L′ > L 时把 base 调大为 base·((ρ·L′/L) − (ρ − 1))^(d/(d−2))（ρ = 4、L′ = 2L 时最慢的对慢 5 倍）；"
-                       "缓存的键是按旧 base 旋转的，10 测得输出与重算相差 0.006 到 0.3（长度不超过 L 时只差浮点舍入）。",
-        "wrong": {1: "它正是按当前长度改 base（也就改了频率）。",
-                  2: "v 从不旋转；问题在已经旋转好的键。",
-                  3: "结果不同：缓存的键与用新频率重算的键不一致（10）。"},
-    },
-    {
-        "question": "DeepSeek-V2/V3 的 MLA 为什么要把 RoPE 解耦成单独的一小部分维度？",
-        "options": [
-            "因为 RoPE 太慢",
-            "因为潜向量不能做点积",
-            "旋转 𝓡_{n−m} 夹在 W_Q 和 W_UK 之间，W_UK 吸收不进 W_Q",
-            "为了让值 v 也带位置",
-        ],
-        "answer": 2,
-        "explanation": "不加 RoPE 时 q_mᵀκ_n = h_mᵀ(W_Qᵀ W_UK)c_n，一个固定矩阵就够；加 RoPE 后中间多了依赖 n − m 的 𝓡_{n−m}，"
-                       "没有一个固定矩阵能重现所有分数（10 里差到 17）。于是 MLA 另加每头 qk_rope_head_dim（DeepSeek-V3：64）维的旋转部分，"
-                       "旋转的键所有头共用一个，每词每层缓存 512 + 64 = 576 个数。",
-        "wrong": {0: "不是速度问题，是代数问题：旋转挡住了矩阵吸收。",
-                  1: "潜向量照样参与点积（经过吸收后的矩阵）。",
-                  3: "v 从不旋转。"},
-    },
-    {
-        "question": "Llama 3.1 的 rope_scaling（llama3 类型，factor 8，原长 8192）对一对波长 1000 的维度做了什么？",
-        "options": ["频率除以 8", "频率除以 4", "在 w 和 w/8 之间混合", "不变"],
-        "answer": 3,
-        "explanation": "波长短于 8192 / high_freq_factor = 2048 的对原样保留；长于 8192 的除以 8；之间按 γ 平滑混合（10）。",
-        "wrong": {0: "只有波长超过 8192 的对才除以 8。",
-                  1: "没有「除以 4」这一档；4 是 high_freq_factor，决定保留的边界 8192/4。",
-                  2: "混合只发生在波长 2048 到 8192 之间。"},
-    },
-    {
-        "question": "GPT-NeoX-20B 每个注意力头 96 维，rotary_pct = 0.25。有多少维参与旋转？",
-        "options": ["96", "24", "12", "72"],
-        "answer": 1,
-        "explanation": "96 × 0.25 = 24 维，即 12 对；其余 72 维不带位置，它们对分数的贡献在每个偏移上都一样（07 第 10 节，10）。",
-        "wrong": {0: "不是每一维都转：rotary_pct 0.25 只转四分之一。",
-                  2: "12 是对数（24 维 = 12 对），问的是维数。",
-                  3: "72 是不旋转的那部分。"},
-    },
-]
-
-#: Probes and NoPE: position across layers, the causal mask's counting signal (notebook 12).
-PROBES = [
-    {
-        "question": "正弦位置编码只在输入处加一次。两层之后，线性探针还读得出绝对位置吗？",
-        "options": ["完全读不出", "每层都一样好", "还能读，但逐层变差", "越往后越好"],
-        "answer": 2,
-        "explanation": "残差连接一直带着输入处的位置编码，但每层都往残差流里加新内容，位置所占的比重变小：11 的探针 R² 从 1.00 降到 0.97、0.85。"
-                       "RoPE、ALiBi、T5 不往残差流写位置，每层在注意力分数里重新作用。",
-        "wrong": {0: "残差连接一直带着它：11 里两层之后 R² 还有 0.85。",
-                  1: "每层加进来的新内容稀释了它，R² 逐层下降（11）。",
-                  3: "没有哪一层再写入位置，它只会被冲淡（11）。"},
-    },
-    {
-        "question": "不加位置编码 (NoPE) 的因果 decoder 从哪里得到位置？",
-        "options": [
-            "因果掩码：位置 n 看见 n + 1 个词，均匀注意力给第一个词 1/(n+1)",
-            "词向量里本来就有位置",
-            "得不到，所以 NoPE 模型分不清语序",
-            "softmax 自带位置信息，和掩码无关",
-        ],
-        "answer": 0,
-        "explanation": "看得见的词数随位置变，模型能据此「数」出位置（Haviv 等 2022）；双向 NoPE 没有掩码，就读不出来（11 的对照组）。"
-                       "这个信号随 n 越来越挤，11 的小模型过了训练长度读位置的斜率从 0.63 掉到 0.04。",
-        "wrong": {1: "词向量与位置无关：11 只用填充词做探针，第 0 条残差流里读不出位置。",
-                  2: "因果 NoPE 在 11 里探针读得出位置，谁咬谁也全对；分不清语序的是双向 NoPE。",
-                  3: "没有掩码时（双向 NoPE），每个词看见的都是整句，读不出位置（11）。"},
-    },
-]
-
-#: Positions in two and three dimensions: raster order, M-RoPE (notebook 12).
-ROPE_2D = [
-    {
-        "question": "一张 W 列的图像按行展开成序列，块 (r, c) 到正下方的块 (r + 1, c)，偏移 k 是多少？",
-        "options": ["1", "W + 1", "W²", "W"],
-        "answer": 3,
-        "explanation": "块 (r, c) 是第 r·W + c 个 token，正下方差一整行：k = W。一维 RoPE 于是把它当成 W 步远（11 的 16 × 16 网格上它排第 31）；"
-                       "轴向二维 RoPE 和 M-RoPE 按行、列分别旋转，让上下邻居和左右邻居一样近。",
-        "wrong": {0: "那是右边的块。", 1: "那是右下角的块。", 2: "那是整张图的块数。"},
-    },
-    {
-        "question": "Qwen2-VL 的 M-RoPE：3 个文字 token 后接一张 1 × 2 × 3 的图像（合并后的网格），图像后第一个文字 token 的编号是？",
-        "options": ["9", "6", "5", "3"],
-        "answer": 1,
-        "explanation": "图像的编号是 (t, h, w) 各自加上 3：最大的是 3 + 2 = 5（w 方向）；文字从最大编号 + 1 = 6 接着数，t = h = w = 6（11）。",
-        "wrong": {0: "那是把图像的 6 个 token 一个个数过去的一维编号；M-RoPE 从最大编号 + 1 接着数。",
-                  2: "5 是图像里最大的编号本身，还要 + 1。",
-                  3: "文字不会从图像的起点重新数。"},
-    },
-]
-
-#: The interview self-check of notebook 12 (the summary): every bank, in the order of the course.
-INTERVIEW_QUIZ = (PERMUTATION + SINUSOIDAL + RELATIVE + LEARNED + RELATIVE_FAMILY + ROPE + ROPE_IMPLEMENTATION + ALIBI
-                  + CONTEXT + REAL_MODELS + PROBES + ROPE_2D)

@@ -4,7 +4,8 @@ names its ``source``), and the per-pair frequencies those settings give.
 
 Keys follow the Hugging Face ``config.json`` names (``rope_theta``,
 ``max_position_embeddings``, ``rope_scaling`` with its ``rope_type``,
-``partial_rotary_factor``). ``head_dim`` is the config's own when it has one, else
+``partial_rotary_factor``); ``training_length`` (with ``training_length_source``) where a paper or
+report states the length the model was trained on. ``head_dim`` is the config's own when it has one, else
 ``hidden_size / num_attention_heads`` (the source says which). Every number was read from the
 file named in ``source``; models whose files could not be read are left out, not guessed.
 Introduced in notebook 10_rope_real_models.
@@ -13,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .context import rope_frequencies
-from .validate import check_base, check_d_model, check_factor, check_int, check_one_of
+from .context import ROPE_SCALING
+from .validate import check_base, check_d_model, check_int, check_one_of, check_real
 
 _MLC = "mlc-ai/mlc-llm python/mlc_llm/model/model_preset.py"
 
@@ -46,9 +47,13 @@ MODEL_CONFIGS = {
     },
     "Mistral-7B-v0.1": {
         "head_dim": 128, "rope_theta": 10000.0, "max_position_embeddings": 32768, "rope_scaling": None,
-        "partial_rotary_factor": 1.0, "sliding_window": 4096,
+        "partial_rotary_factor": 1.0, "sliding_window": 4096, "training_length": 8192,
         "source": (_MLC + " 'mistral_7b' (config.json; head_dim = 4096 / 32; the preset names the window "
                    "'sliding_window_size': 4096)"),
+        "training_length_source": ("Jiang et al. 2023, Mistral 7B (arXiv 2310.06825), Table 1 'Model architecture': "
+                                   "context_len 8192, window_size 4096; read in the transcription "
+                                   "viktor-shcherb/msc_thesis references/2023-10-mistral-7b/sections/"
+                                   "02_architectural-details.md"),
     },
     "Qwen2-7B-Instruct": {
         "head_dim": 128, "rope_theta": 1000000.0, "max_position_embeddings": 32768, "rope_scaling": None,
@@ -61,6 +66,12 @@ MODEL_CONFIGS = {
         "source": ("citsjtu2020/LLM-Prof sglang/Model_Config.md (a copy of the config.json of Qwen2.5-7B: "
                    "hidden_size 3584, num_attention_heads 28, so head_dim = 128; rope_theta 1000000.0, "
                    "max_position_embeddings 131072, no rope_scaling)"),
+        "training_length": 32768,
+        "training_length_source": ("Qwen2.5 Technical Report (arXiv 2412.15115), section 3.3 Long-context "
+                                   "Pre-training: 'we extend the context length from 4,096 to 32,768 tokens during "
+                                   "the final pre-training stage for all model variants except Qwen2.5-Turbo' (and "
+                                   "raise the RoPE base from 10,000 to 1,000,000); Table 1 lists the 7B's context "
+                                   "length as 128K, reached with YaRN at inference"),
     },
     "Gemma-2B": {
         "head_dim": 256, "rope_theta": 10000.0, "max_position_embeddings": 8192, "rope_scaling": None,
@@ -101,11 +112,10 @@ MODEL_CONFIGS = {
     },
 }
 
-#: ``rope_type`` -> the :func:`rope_frequencies` method that computes it.
-ROPE_TYPE_METHODS = {"default": "none", "linear": "pi", "dynamic": "dynamic", "yarn": "yarn", "llama3": "llama3"}
-#: How the course names each ``rope_type``.
+#: How the course names each ``rope_type`` (the keys of :data:`~posenc.context.ROPE_SCALING`).
 ROPE_TYPE_NAMES = {"default": "不缩放", "linear": "线性插值 PI", "dynamic": "动态 NTK",
-                   "yarn": "YaRN", "llama3": "Llama 3 分段缩放"}
+                   "yarn": "YaRN", "longrope": "LongRoPE", "llama3": "Llama 3 分段缩放",
+                   "ntk": "NTK-aware（静态）"}
 
 
 def rope_type(config: dict) -> str:
@@ -117,69 +127,112 @@ def rope_type(config: dict) -> str:
     return scaling.get("rope_type", scaling.get("type", "default"))
 
 
+def _config_key(config: dict, key: str):
+    if config.get(key) is None:
+        raise ValueError(f"config[{key!r}] is missing / config 缺少 {key!r}")
+    return config[key]
+
+
 def rotary_dims(config: dict) -> int:
     """How many dims of each head rotate: ``qk_rope_head_dim`` for MLA models, else
-    ``head_dim × partial_rotary_factor`` (GPT-NeoX-20B: 96 × 0.25 = 24).
-    Introduced in notebook 10_rope_real_models."""
+    ``head_dim × partial_rotary_factor`` (GPT-NeoX-20B: 96 × 0.25 = 24), with ``head_dim`` the
+    config's own or ``hidden_size // num_attention_heads`` and ``partial_rotary_factor``
+    1 when absent. Introduced in notebook 10_rope_real_models."""
     if "qk_rope_head_dim" in config:
-        return int(config["qk_rope_head_dim"])
-    return int(round(config["head_dim"] * config["partial_rotary_factor"]))
+        return check_int("config['qk_rope_head_dim']", config["qk_rope_head_dim"], 1)
+    if config.get("head_dim") is not None:
+        head_dim = check_int("config['head_dim']", config["head_dim"], 1)
+    else:
+        hidden = check_int("config['hidden_size']", _config_key(config, "hidden_size"), 1)
+        heads = check_int("config['num_attention_heads']", _config_key(config, "num_attention_heads"), 1)
+        head_dim = hidden // heads
+    share = config.get("partial_rotary_factor")
+    share = 1.0 if share is None else check_real("config['partial_rotary_factor']", share,
+                                                 greater_than=0.0, maximum=1.0)
+    return int(round(head_dim * share))
+
+
+#: Where :func:`training_context` reads its number -> how the course labels it.
+TRAINING_CONTEXT_KEYS = {
+    "training_length": "论文 / 技术报告写明的训练长度",
+    "original_max_position_embeddings": "配置里缩放前的原长 original_max_position_embeddings",
+    "max_position_embeddings": "配置的 max_position_embeddings（最大长度，不一定是训练长度）",
+}
+
+
+def training_context_key(config: dict) -> str:
+    """Which entry :func:`training_context` reads: ``training_length`` when a paper or report
+    states the length the model was trained on (the entry names it in ``training_length_source``),
+    else ``original_max_position_embeddings`` when the config scales RoPE, else
+    ``max_position_embeddings`` (the longest input the config allows, which is not always the
+    training length: Mistral-7B-v0.1 says 32768 there and 8192 in its paper).
+    Introduced in notebook 10_rope_real_models."""
+    if "training_length" in config:
+        return "training_length"
+    if any((where or {}).get("original_max_position_embeddings") is not None
+           for where in (config, config.get("rope_scaling"))):
+        return "original_max_position_embeddings"
+    return "max_position_embeddings"
 
 
 def training_context(config: dict) -> int:
-    """The context the frequencies were trained for: ``original_max_position_embeddings`` when the
-    config scales RoPE, else ``max_position_embeddings``. Introduced in notebook 10_rope_real_models."""
+    """The context the frequencies were trained for, as far as a public file says: the entry
+    :func:`training_context_key` names. Introduced in notebook 10_rope_real_models."""
+    key = training_context_key(config)
+    if key == "original_max_position_embeddings":
+        return _original_length(config)
+    return int(_config_key(config, key))
+
+
+def _original_length(config: dict) -> int:
+    """The length a config's RoPE scaling starts from: ``original_max_position_embeddings``
+    beside ``rope_scaling`` (Phi-3 writes it there; it wins, as in Hugging Face's
+    ``standardize_rope_params``) or inside it, else ``max_position_embeddings``."""
     scaling = config.get("rope_scaling") or {}
-    return int(scaling.get("original_max_position_embeddings", config["max_position_embeddings"]))
+    for where in (config, scaling):
+        if where.get("original_max_position_embeddings") is not None:
+            return int(where["original_max_position_embeddings"])
+    return int(_config_key(config, "max_position_embeddings"))
 
 
-def scaled_frequencies(d: int, base: float, rope_scaling: dict | None = None,
-                       seq_len: int | None = None) -> tuple[np.ndarray, float]:
-    """Per-pair frequencies (and attention factor) that a ``rope_scaling`` entry gives ``d`` rotated dims.
+def rope_frequencies_from_config(config: dict, seq_len: int | None = None) -> tuple[np.ndarray, float]:
+    """The per-pair frequencies and the attention factor a model's ``config.json`` (as a dict) gives.
 
-    ``rope_scaling`` as in a config (None, or a dict with ``rope_type``/``type``, ``factor``,
-    ``original_max_position_embeddings`` and the type's own keys); ``seq_len`` is the current
-    length, used by ``dynamic`` only. Computed by :func:`rope_frequencies` (``linear`` is its
-    ``"pi"``; ``dynamic``, ``yarn`` and ``llama3`` are its methods of those names). The attention factor is :func:`rope_frequencies`' own
-    (YaRN: ``0.1·ln(s) + 1``); DeepSeek's ``mscale`` / ``mscale_all_dim`` keys are kept in the
-    configs as written but not used here (DeepSeek-V3's reference code, with mscale 1.0, gives
-    the same factor, applied to the softmax scale as its square).
+    Reads ``rope_theta``, the rotated dims (:func:`rotary_dims`: ``head_dim`` or
+    ``hidden_size // num_attention_heads``, times ``partial_rotary_factor``), and
+    ``rope_scaling``, whose ``rope_type`` (or the older ``type``) picks the function in
+    :data:`~posenc.context.ROPE_SCALING`. As Hugging Face's ``standardize_rope_params`` does,
+    the training length ``original_max_position_embeddings`` is taken from beside
+    ``rope_scaling`` when the config writes it there (Phi-3), else from ``rope_scaling``, else
+    it is ``max_position_embeddings``; ``dynamic`` always measures against
+    ``max_position_embeddings`` (Hugging Face's ``_compute_dynamic_ntk_parameters``); a
+    ``yarn`` or ``longrope`` entry without ``factor`` gets
+    ``max_position_embeddings / original_max_position_embeddings``. ``seq_len`` is the current
+    length (``dynamic`` and ``longrope`` depend on it). An unknown type, a missing key or a
+    ``long_factor`` of the wrong length is refused with the key's name.
     Introduced in notebook 10_rope_real_models.
     """
-    d = check_d_model(d)
-    base = check_base(base)
-    kind = rope_type({"rope_scaling": rope_scaling})
-    kind = check_one_of("rope_type", kind, tuple(ROPE_TYPE_METHODS))
-    method = ROPE_TYPE_METHODS[kind]
-    if method == "none":
-        return rope_frequencies(d, base)
-    factor = check_factor(rope_scaling.get("factor", 1.0))
-    original = rope_scaling.get("original_max_position_embeddings")
-    original = None if original is None else check_int("original_max_position_embeddings", original, 1)
-    if seq_len is not None:
-        seq_len = check_int("seq_len", seq_len, 1)
-    if method in ("pi", "yarn"):
-        return rope_frequencies(d, base, method, factor, original,
-                                beta_fast=rope_scaling.get("beta_fast", 32.0),
-                                beta_slow=rope_scaling.get("beta_slow", 1.0))
-    if original is None:
-        raise ValueError(f"rope_type={kind!r} needs original_max_position_embeddings / "
-                         f"rope_type={kind!r} 需要 original_max_position_embeddings")
-    low = float(rope_scaling.get("low_freq_factor", 1.0))
-    high = float(rope_scaling.get("high_freq_factor", 4.0))
-    if method == "dynamic":
-        return rope_frequencies(d, base, method="dynamic", factor=factor, original_max_len=original,
-                                seq_len=seq_len)
-    return rope_frequencies(d, base, method="llama3", factor=factor, original_max_len=original,
-                            low_freq_factor=low, high_freq_factor=high)
+    if not isinstance(config, dict):
+        raise TypeError(f"config must be a dict (a config.json), got {type(config).__name__} / "
+                        f"config 必须是字典（config.json 的内容）")
+    base = check_base(_config_key(config, "rope_theta"))
+    dims = check_d_model(rotary_dims(config))
+    kind = check_one_of("rope_scaling['rope_type']", rope_type(config), tuple(ROPE_SCALING))
+    scaling = dict(config.get("rope_scaling") or {})
+    if kind == "dynamic":
+        scaling["original_max_position_embeddings"] = _config_key(config, "max_position_embeddings")
+    elif kind in ("yarn", "longrope", "llama3"):
+        scaling["original_max_position_embeddings"] = _original_length(config)
+        if kind != "llama3" and scaling.get("factor") is None:
+            longest = _config_key(config, "max_position_embeddings")
+            scaling["factor"] = longest / scaling["original_max_position_embeddings"]
+    return ROPE_SCALING[kind](dims, base, scaling, seq_len)
 
 
 def model_frequencies(name: str, seq_len: int | None = None) -> tuple[np.ndarray, float]:
     """The per-pair frequencies of model ``name`` (a key of :data:`MODEL_CONFIGS`) for its rotated
-    dims, after its ``rope_scaling``, and the attention factor: :func:`scaled_frequencies` with the
-    config's ``rope_theta`` over :func:`rotary_dims` dims.
-    Introduced in notebook 10_rope_real_models.
+    dims, after its ``rope_scaling``, and the attention factor: :func:`rope_frequencies_from_config`
+    of its entry. Introduced in notebook 10_rope_real_models.
     """
     name = check_one_of("name", name, tuple(MODEL_CONFIGS))
-    cfg = MODEL_CONFIGS[name]
-    return scaled_frequencies(rotary_dims(cfg), cfg["rope_theta"], cfg["rope_scaling"], seq_len)
+    return rope_frequencies_from_config(MODEL_CONFIGS[name], seq_len)

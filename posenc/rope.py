@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from .attention import softmax
 from .distance import _by_offset, _small_matmul
 from .encoding import _pair_rotation_matrix, encode_positions, frequencies
 from .validate import (
@@ -36,17 +37,25 @@ def _sequence(x, positions):
     return x, pos
 
 
-def rope(x, positions, base: float = 10000.0) -> np.ndarray:
+def rope(x, positions, base: float = 10000.0, inv_freq=None) -> np.ndarray:
     """Rotary position embedding: rotate each (even, odd) pair of ``x`` by ``pos * w_i``.
 
     ``x`` has shape ``(..., seq_len, d)`` with d even; ``positions`` has length seq_len.
     ``[x0, x1] -> [x0 cos a - x1 sin a, x0 sin a + x1 cos a]``, ``a = pos * w_i`` (each pair
     turns counter-clockwise in its plane), so ``rope(q, m) . rope(κ, n)`` depends on the
-    offset ``k = n - m`` only.
+    offset ``k = n - m`` only. ``w_i = base^(-2i/d)``, or the d/2 frequencies ``inv_freq``
+    when given (scaled ones: notebook 09's :func:`~posenc.context.rope_frequencies`, a real
+    model's in notebook 10).
     Introduced in notebook 07_rope.
     """
     x, pos = _sequence(x, positions)
-    w = frequencies(x.shape[-1], base)
+    if inv_freq is None:
+        w = frequencies(x.shape[-1], base)
+    else:
+        w = check_array("inv_freq", inv_freq, ndim=1)
+        if x.shape[-1] != 2 * len(w):
+            raise ValueError(f"x has {x.shape[-1]} columns but inv_freq has {len(w)} pairs / "
+                             f"x 的列数必须是 inv_freq 长度的 2 倍")
     angles = pos[:, None] * w[None, :]
     c, s = np.cos(angles), np.sin(angles)
     x0, x1 = x[..., 0::2], x[..., 1::2]
@@ -229,9 +238,7 @@ def rope_attention(q, key, value, positions, *, rotate_values: bool = False, rot
         raise ValueError("rotate_back=True needs rotate_values=True / 只有先转了 v 才需要转回去")
     pos = check_positions(positions)
     scores = rope(q, pos, base) @ rope(key, pos, base).T / math.sqrt(q.shape[1])
-    weights = np.exp(scores - scores.max(axis=1, keepdims=True))
-    weights /= weights.sum(axis=1, keepdims=True)
-    out = weights @ (rope(value, pos, base) if rotate_values else value)
+    out = softmax(scores, axis=1) @ (rope(value, pos, base) if rotate_values else value)
     return rope(out, -pos, base) if rotate_back else out
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .encoding import frequencies
 from .validate import check_base, check_int, check_one_of
 
 #: Qwen2-VL's split of a 128-dim head's 64 pairs between t, h and w (its config's ``mrope_section``).
@@ -86,7 +87,7 @@ def mrope_angles(position_ids, head_dim: int = 128, base: float = 10000.0,
         raise ValueError(f"head_dim must be even, got {head_dim} / head_dim 必须是偶数，收到的是 {head_dim}")
     base = check_base(base)
     sec = _check_section(section, head_dim)
-    freq = base ** (-2.0 * np.arange(head_dim // 2) / head_dim)
+    freq = frequencies(head_dim, base)
     component = np.repeat(np.arange(3), sec)                  # which row of ids each pair follows
     return ids[component, :].T.astype(np.float64) * freq[None, :]
 
@@ -112,9 +113,9 @@ def patch_angles(rows: int, cols: int, layout: str = "raster", head_dim: int = 1
     base = check_base(base)
     r, c = np.divmod(np.arange(rows * cols), cols)
     if layout == "raster":
-        return (r * cols + c)[:, None] * base ** (-2.0 * np.arange(head_dim // 2) / head_dim)[None, :]
+        return (r * cols + c)[:, None] * frequencies(head_dim, base)[None, :]
     if layout == "axial":
-        half = base ** (-2.0 * np.arange(head_dim // 4) / (head_dim // 2))
+        half = frequencies(head_dim // 2, base)
         return np.hstack([r[:, None] * half[None, :], c[:, None] * half[None, :]])
     return mrope_angles(mrope_position_ids(0, (1, rows, cols), 0), head_dim, base, section)
 

@@ -112,3 +112,19 @@ def rope_torch(x, positions, base: float = 10000.0, *, inv_freq=None, attention_
     c, s = c.to(x.dtype), s.to(x.dtype)
     x0, x1 = x[..., 0::2], x[..., 1::2]
     return torch.stack([x0 * c - x1 * s, x0 * s + x1 * c], dim=-1).flatten(-2)
+
+
+def alibi_torch(seq_len: int, slopes) -> torch.Tensor:
+    """Torch version of :func:`posenc.alibi.alibi_bias`: ``-m_h · |i − j|``, shape
+    ``(num_heads, seq_len, seq_len)``, one slope per head in ``slopes`` (e.g. the float32 buffer of
+    :func:`~posenc.alibi.alibi_slopes`), in the slopes' dtype. The one torch ALiBi: the toy
+    :class:`OrderModel` adds it to its attention scores.
+    Introduced in notebook 08_alibi_extrapolation.
+    """
+    seq_len = check_int("seq_len", seq_len, 1)
+    slopes = torch.as_tensor(slopes)
+    if slopes.dim() != 1:
+        raise ValueError("slopes must be 1-D, one per head / slopes 必须是一维的，每个头一个")
+    pos = torch.arange(seq_len, dtype=slopes.dtype)
+    dist = (pos[:, None] - pos[None, :]).abs()                       # |i - j|
+    return -(slopes[:, None, None] * dist)

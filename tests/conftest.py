@@ -1,12 +1,16 @@
-"""Shared test settings and fixtures: matplotlib never opens a window, hypothesis stays quick."""
+"""Shared test settings and fixtures: matplotlib never opens a window, hypothesis stays quick,
+and the learner's progress file is a temporary one (no test writes to the real home; kernels
+started by nbclient inherit the variable)."""
 import os
 import subprocess
 import sys
+import tempfile
 import textwrap
 
 import pytest
 
 os.environ.setdefault("MPLBACKEND", "Agg")
+os.environ["POSENC_PROGRESS"] = os.path.join(tempfile.mkdtemp(prefix="posenc-progress-"), "progress.json")
 
 from hypothesis import settings
 

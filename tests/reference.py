@@ -148,11 +148,12 @@ def ridge_line(x, y, lam):
 # ---------------------------------------------------------------------------
 # RoPE (Su et al. 2021, "RoFormer", section 3.2; Meta's LLaMA ``apply_rotary_emb``)
 # ---------------------------------------------------------------------------
-def rope_vector(x, pos, base=10000.0):
+def rope_vector(x, pos, base=10000.0, freqs=None):
     """RoPE of one vector: pair i as the complex number x_2i + i x_2i+1, times e^{i pos theta_i}
-    (RoFormer section 3.2.2; LLaMA multiplies by ``torch.polar``)."""
+    (RoFormer section 3.2.2; LLaMA multiplies by ``torch.polar``); theta_i = base^(-2i/d), or
+    ``freqs[i]`` when given (scaled frequencies turn the pairs the same way)."""
     out = []
-    for i, w in enumerate(frequencies(len(x), base)):
+    for i, w in enumerate(frequencies(len(x), base) if freqs is None else freqs):
         z = complex(x[2 * i], x[2 * i + 1]) * complex(math.cos(pos * w), math.sin(pos * w))
         out += [z.real, z.imag]
     return out
@@ -215,6 +216,19 @@ def alibi_bias(seq_len, num_heads, causal=False):
     return [[[-math.inf if causal and j > i else -alibi_slope(h, num_heads) * abs(i - j)
               for j in range(seq_len)] for i in range(seq_len)] for h in range(1, num_heads + 1)]
 
+
+
+def alibi_reach(seq_len, num_heads, train_len, causal=True, query=None):
+    """Per head h = 1 .. H, one query row of the bias alone: (sum of |n - m| * weight, sum of the
+    weights on keys with |n - m| >= train_len), the weights a hand softmax of -s_h |n - m|."""
+    m = seq_len - 1 if query is None else query
+    means, shares = [], []
+    for h in range(1, num_heads + 1):
+        keys = [n for n in range(seq_len) if not (causal and n > m)]
+        weights = softmax([-alibi_slope(h, num_heads) * abs(n - m) for n in keys])
+        means.append(sum(abs(n - m) * w for n, w in zip(keys, weights)))
+        shares.append(sum(w for n, w in zip(keys, weights) if abs(n - m) >= train_len))
+    return means, shares
 
 # ---------------------------------------------------------------------------
 # RoPE as real models use it (RoFormer §3.4.3, the split-halves layout, partial rotary)
@@ -279,3 +293,164 @@ def rope_attention(q, k, v, positions, rotate_values=False, rotate_back=False, b
 def entropy(probabilities):
     """Shannon entropy -sum p log p in nats (terms with p = 0 count 0)."""
     return -sum(p * math.log(p) for p in probabilities if p > 0)
+
+
+# ---------------------------------------------------------------------------
+# RoPE scaling (notebook 09) and RoPE in real models (notebook 10), after Hugging Face
+# transformers' ``src/transformers/modeling_rope_utils.py`` and the model authors' own code
+# ---------------------------------------------------------------------------
+def linear_inv_freq(d, base, factor):
+    """``_compute_linear_scaling_rope_parameters``: every w_i / factor (position interpolation)."""
+    return [w / factor for w in frequencies(d, base)]
+
+
+def ntk_inv_freq(d, base, factor):
+    """Static NTK-aware scaling (the 2023 community post): base' = base · factor^(d/(d-2))."""
+    return frequencies(d, base * factor ** (d / (d - 2)))
+
+
+def dynamic_inv_freq(d, base, factor, original, seq_len):
+    """``_compute_dynamic_ntk_parameters``: L' = max(seq_len, original),
+    base' = base·((factor·L'/original) - (factor - 1))^(d/(d-2))."""
+    length = max(seq_len, original)
+    return frequencies(d, base * ((factor * length / original) - (factor - 1)) ** (d / (d - 2)))
+
+
+def yarn_inv_freq(d, base, factor, original, beta_fast=32.0, beta_slow=1.0):
+    """YaRN (``_compute_yarn_parameters`` with truncate=True; deepseek-ai/DeepSeek-V3
+    ``inference/model.py`` precompute_freqs_cis writes the same): correction dims
+    floor/ceil of d·ln(original/(2π·beta))/(2 ln base), clamped to [0, d-1] (high += 0.001 when
+    equal); ramp_j = clamp((j - low)/(high - low), 0, 1); w_j/factor·ramp_j + w_j·(1 - ramp_j)."""
+    def dim_of(rot):
+        return d * math.log(original / (rot * 2 * math.pi)) / (2 * math.log(base))
+    low = max(math.floor(dim_of(beta_fast)), 0)
+    high = min(math.ceil(dim_of(beta_slow)), d - 1)
+    if low == high:
+        high += 0.001
+    out = []
+    for j in range(d // 2):
+        w = 1.0 / base ** (2 * j / d)
+        ramp = min(max((j - low) / (high - low), 0.0), 1.0)
+        out.append(w / factor * ramp + w * (1 - ramp))
+    return out
+
+
+def yarn_attention_factor(factor, mscale=1.0):
+    """YaRN's ``get_mscale``: 0.1·mscale·ln(factor) + 1, 1 when factor <= 1."""
+    return 1.0 if factor <= 1 else 0.1 * mscale * math.log(factor) + 1.0
+
+
+def llama3_inv_freq(d, base, factor, low_freq_factor, high_freq_factor, original):
+    """Llama 3.1's scaled frequencies as meta-llama/llama-models ``apply_scaling`` states them:
+    wavelength 2π/w < original/high: keep; > original/low: w/factor; else
+    (1 - s)·w/factor + s·w with s = (original/wavelength - low)/(high - low)."""
+    out = []
+    for w in frequencies(d, base):
+        lam = 2 * math.pi / w
+        if lam < original / high_freq_factor:
+            out.append(w)
+        elif lam > original / low_freq_factor:
+            out.append(w / factor)
+        else:
+            s = (original / lam - low_freq_factor) / (high_freq_factor - low_freq_factor)
+            out.append((1 - s) * w / factor + s * w)
+    return out
+
+
+def longrope_inv_freq(d, base, short_factor, long_factor, original, seq_len=None):
+    """LongRoPE (Phi-3) as ``_compute_longrope_parameters`` states it:
+    1 / (ext_i · base^(2i/d)) with ext = long_factor when seq_len > original, else short_factor."""
+    ext = long_factor if seq_len is not None and seq_len > original else short_factor
+    return [1.0 / (ext[i] * base ** (2 * i / d)) for i in range(d // 2)]
+
+
+def longrope_attention_factor(factor, original):
+    """LongRoPE's default attention factor: sqrt(1 + ln(factor) / ln(original)), 1 when factor <= 1."""
+    return 1.0 if factor <= 1.0 else math.sqrt(1 + math.log(factor) / math.log(original))
+
+
+def causal_rope_attention(x, w_q, w_k, w_v, base):
+    """Causal self-attention with RoPE on q and k (Su et al. 2021), written out: for each
+    query t, softmax over keys n <= t of rope(q_t, t)·rope(k_n, n)/sqrt(d), times v_n."""
+    d = len(w_q[0])
+    q = [rope_vector(matvec(x[t], w_q), t, base) for t in range(len(x))]
+    k = [rope_vector(matvec(x[t], w_k), t, base) for t in range(len(x))]
+    v = [matvec(x[t], w_v) for t in range(len(x))]
+    out = []
+    for t in range(len(x)):
+        weights = softmax([dot(q[t], k[n]) / math.sqrt(d) for n in range(t + 1)])
+        out.append([sum(weights[n] * v[n][c] for n in range(t + 1)) for c in range(len(v[0]))])
+    return out
+
+
+def alibi_step_bias(pos, num_heads):
+    """ALiBi (Press et al. 2022) at one decoding step: bias -s_h·(pos - n) for the query at pos
+    over keys n = 0 .. pos, s_h by the authors' recipe (:func:`alibi_slope`)."""
+    return [[-alibi_slope(h, num_heads) * (pos - n) for n in range(pos + 1)] for h in range(1, num_heads + 1)]
+
+
+# Positions in practice: documented behaviour of public code, as plain loops
+# ---------------------------------------------------------------------------
+def hf_position_ids(mask_row):
+    """Hugging Face generation (``prepare_inputs_for_generation``): a running count of real
+    tokens minus 1, and the dummy id 1 wherever the mask is 0."""
+    out, count = [], 0
+    for m in mask_row:
+        count += m
+        out.append(count - 1 if m == 1 else 1)
+    return out
+
+
+def packed_positions(lengths):
+    """Each document counts from 0 on its own."""
+    out = []
+    for n in lengths:
+        for p in range(n):
+            out.append(p)
+    return out
+
+
+def cumulative_lengths(lengths):
+    """flash-attn's cu_seqlens: 0, then the running total of the lengths."""
+    out, total = [0], 0
+    for n in lengths:
+        total += n
+        out.append(total)
+    return out
+
+
+def block_causal_visible(lengths, m, n):
+    """May query m see key n in a packed row? Same document and n <= m."""
+    starts = cumulative_lengths(lengths)
+    doc = lambda r: max(j for j in range(len(lengths)) if starts[j] <= r)
+    return doc(m) == doc(n) and n <= m
+
+
+def sink_softmax(scores, sink):
+    """gpt-oss: exp(s_n) / (sum_j exp(s_j) + exp(sink)) for each n."""
+    denom = sum(math.exp(s) for s in scores) + math.exp(sink)
+    return [math.exp(s) / denom for s in scores]
+
+
+def xpos_factor(i, head_dim, pos, scale_base=512.0):
+    """torchscale's xPos scale of pair i: ((2i + 0.4 d) / (1.4 d)) ** (pos / scale_base)."""
+    return ((2 * i + 0.4 * head_dim) / (1.4 * head_dim)) ** (pos / scale_base)
+
+
+def llama4_scale(pos, floor_scale=8192, attn_scale=0.1):
+    """Llama 4's NoPE-layer query scale: log(floor((pos + 1) / floor_scale) + 1) * attn_scale + 1."""
+    return math.log(math.floor((pos + 1.0) / floor_scale) + 1.0) * attn_scale + 1.0
+
+
+def interleaved_axes(section):
+    """Qwen3-VL's apply_interleaved_mrope, one pair at a time: t by default; pair j follows h
+    when j % 3 == 1 and j < 3 * section[1], w when j % 3 == 2 and j < 3 * section[2]."""
+    out = []
+    for j in range(sum(section)):
+        if j % 3 == 1 and j < 3 * section[1]:
+            out.append(1)
+        elif j % 3 == 2 and j < 3 * section[2]:
+            out.append(2)
+        else:
+            out.append(0)
+    return out

@@ -164,6 +164,10 @@ PLOT_SAMPLES = {
     "plot_rope_2d": ["", "grid=12, query_row=11, query_col=0, layout='mrope', base=1e6", "layout='axial'"],
     "plot_layer_probes": ["{'a': pl.LayerProbes([1.0, 0.8, 0.5], [1.0, 0.9, 0.7]), 'b': pl.LayerProbes([0.0, 0.3, 0.4], [0.5, 0.6, 0.7])}"],
     "plot_position_readout": ["{'a': list(range(16)), 'b': list(range(8)) + [7.5] * 8}, 8"],
+    # figures/practice.py
+    "plot_packing": ["", "[1, 4, 2, 6]"],
+    "plot_angle_error": ["", "positions=(100,), head_dim=16, base=10000.0, dtypes=('float16',)"],
+    "plot_position_rounding": ["", "250, 300, dtypes=('bfloat16',)", "2040, 2100, dtypes=('float16', 'float32')"],
     # figures/alibi.py
     "plot_alibi_bias": ["", "seq_len=30, num_heads=4, heads=2, causal=True", "causal=True"],
     "plot_alibi_attention": ["", "seq_len=20, num_heads=4, causal=True, query=19"],

@@ -81,3 +81,29 @@ def test_causal_bias_equals_plus_m_j_after_softmax():
 ])
 def test_bad_input_is_refused_clearly(call, exc, words):
     assert_refused_clearly(call, exc, words)
+
+
+@pytest.mark.parametrize("seq_len,num_heads,train_len,causal,query", [
+    (16, 4, 8, True, None), (40, 8, 12, True, 30), (33, 8, 5, False, 16), (9, 3, 1, False, 0), (1, 2, 1, True, None)])
+def test_alibi_reach_matches_loops(seq_len, num_heads, train_len, causal, query):
+    mean, share = pl.alibi_reach(seq_len, num_heads, train_len, causal, query)
+    ref_mean, ref_share = ref.alibi_reach(seq_len, num_heads, train_len, causal, query)
+    np.testing.assert_allclose(mean, ref_mean, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(share, ref_share, rtol=1e-12, atol=1e-15)
+
+
+def test_alibi_reach_on_a_long_causal_row_is_the_geometric_series():
+    """Weights ∝ r^d with r = exp(-s_h), d = 0, 1, 2, ...: on a row much longer than 1/s_h the mean
+    distance is r / (1 - r) = 1 / (e^s - 1) and the weight at d >= L is r^L = exp(-s_h L)."""
+    s = pl.alibi_slopes(8)
+    mean, share = pl.alibi_reach(1 << 16, 8, 1024)
+    np.testing.assert_allclose(mean, 1 / np.expm1(s), rtol=1e-9)
+    np.testing.assert_allclose(share, np.exp(-s * 1024), rtol=1e-9, atol=1e-300)
+    longer, _ = pl.alibi_reach(1 << 18, 8, 1024)
+    np.testing.assert_allclose(longer, mean, rtol=1e-9)      # a longer input does not move it
+
+
+def test_alibi_reach_refuses_bad_arguments():
+    assert_refused_clearly(lambda: pl.alibi_reach(0, 8, 4), ValueError, "seq_len")
+    assert_refused_clearly(lambda: pl.alibi_reach(16, 8, 0), ValueError, "train_len")
+    assert_refused_clearly(lambda: pl.alibi_reach(16, 8, 4, query=16), ValueError, "query")

@@ -107,3 +107,67 @@ def test_number_ranges():
     assert BC.number_ranges(["01", "02", "03", "05"]) == "01–03、05"
     assert BC.number_ranges(["01", "02", "04", "05", "06"]) == "01、02、04–06"
     assert BC.number_ranges(["07"]) == "07"
+
+
+# ---------------------------------------------------------------------------------------------
+# Routes, the progress cell, the navigation bar
+# ---------------------------------------------------------------------------------------------
+def test_every_route_names_existing_sections_and_keeps_its_promise():
+    """Each step's sections exist (their headings are quoted on the page) and the route's
+    minutes, by the page's own rule over those sections' cells, fit the time its name promises."""
+    page = "".join(json.loads((ROOT / "notebooks" / BC.INDEX).read_text(encoding="utf-8"))["cells"][0]["source"])
+    for route in BC.ROUTES:
+        name, _, promise, steps = route
+        found = BC.route_steps(route)
+        minutes = BC.route_minutes(found)
+        assert 0 < minutes <= promise, (name, minutes, promise)
+        assert f"**{name}**（约 {minutes} 分钟）" in page
+        for step, (number, wanted) in zip(found, steps):
+            assert [n for n, _ in step["sections"]] == list(wanted)
+            headings = BC.sections(step["path"])
+            for n in wanted:
+                assert f"§{n} {BC.plain(headings[n][0])}" in page, (name, number, n)
+    interview = dict(BC.ROUTES[0][3])
+    assert BC.ROUTES[0][0] == "面试前 30 分钟" and "13" in interview     # the summary is the short route
+
+
+def test_a_route_naming_a_missing_section_is_refused(monkeypatch):
+    monkeypatch.setattr(BC, "ROUTES", (("x", "", 30, (("13", ("99",)),)),))
+    with pytest.raises(SystemExit, match="no section"):
+        BC.route_steps(BC.ROUTES[0])
+
+
+def test_sections_split_markdown_cells_at_their_headings(tmp_path):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("# 标题\n\n## 1. 一\n\n甲乙"),
+                nbformat.v4.new_code_cell("x = 1"),
+                nbformat.v4.new_markdown_cell("丙丁戊\n\n## 2. 二\n\n己"),
+                nbformat.v4.new_markdown_cell("## 小结\n\n庚辛")]
+    path = tmp_path / "05_x.ipynb"
+    nbformat.write(nb, path)
+    found = BC.sections(path)
+    assert list(found) == ["1", "2"] and found["1"][0] == "一" and found["2"][0] == "二"
+    assert BC.cell_stats(found["1"][1]) == {"cjk": 6, "words": 0, "code_cells": 1, "interactive": 0,
+                                            "exercises": 0, "slow_cells": 0, "quiz_questions": 0}
+    assert BC.cell_stats(found["2"][1])["cjk"] == 2       # 二 + 己; the 小结 is no numbered section
+
+
+def test_the_contents_page_code_is_only_the_progress_cell_and_it_keeps_its_kernel_metadata():
+    """Opening the page starts the kernel its metadata names (JupyterLab has no per-notebook
+    switch; without the metadata it would ask for a kernel on every open, see build_contents'
+    docstring): the only code that kernel can be asked to run is the progress cell."""
+    nb = json.loads((ROOT / "notebooks" / BC.INDEX).read_text(encoding="utf-8"))
+    code = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
+    assert code == [BC.PROGRESS_CELL] and "pl.show_progress()" in code[0]
+    assert nb["metadata"]["kernelspec"]["name"] == "python3" and nb["metadata"]["language_info"]["name"] == "python"
+
+
+def test_the_navigation_has_no_dead_ends():
+    """No 「上一篇：无」 on the first notebook, no 「下一篇：无 →」 on the last."""
+    for path in CHAPTERS:
+        nav = "".join(json.loads(path.read_text(encoding="utf-8"))["cells"][-1]["source"])
+        assert "无" not in nav, (path.name, nav)
+    last = "".join(json.loads(CHAPTERS[-1].read_text(encoding="utf-8"))["cells"][-1]["source"])
+    assert "下一篇" not in last and "上一篇" in last
+    first = "".join(json.loads(CHAPTERS[0].read_text(encoding="utf-8"))["cells"][-1]["source"])
+    assert "上一篇" not in first and "下一篇" in first

@@ -1,7 +1,7 @@
 """posenc.context: RoPE frequencies under PI, NTK-aware scaling and YaRN, and the per-pair diagnostics.
 
-The references below are written independently, as plain loops with the math module, after
-Hugging Face transformers' ``src/transformers/modeling_rope_utils.py``:
+The references (tests/reference.py) are written independently, as plain loops with the math
+module, after Hugging Face transformers' ``src/transformers/modeling_rope_utils.py``:
 
 * ``_compute_linear_scaling_rope_parameters``: ``inv_freq /= factor``, attention factor 1;
 * ``_compute_dynamic_ntk_parameters`` at its static point (and the static NTK-aware rule it
@@ -27,47 +27,8 @@ from hypothesis import strategies as st
 
 import posenc_lib as pl
 import reference as ref
-import reference_real_models as ref_real
 from posenc.context import rope_scaled_score, yarn_attention_factor
 from support import assert_refused_clearly
-
-
-def ref_default(dim, base):
-    return [1.0 / base ** (j / dim) for j in range(0, dim, 2)]
-
-
-def ref_linear(dim, base, factor):
-    return [f / factor for f in ref_default(dim, base)], 1.0
-
-
-def ref_ntk(dim, base, factor):
-    new_base = base * factor ** (dim / (dim - 2))
-    return ref_default(dim, new_base), 1.0
-
-
-def ref_dynamic_ntk(dim, base, factor, seq_len, max_pos):
-    """HF "dynamic": the base grows with the current length seq_len (>= max_pos)."""
-    new_base = base * ((factor * seq_len / max_pos) - (factor - 1)) ** (dim / (dim - 2))
-    return ref_default(dim, new_base)
-
-
-def ref_yarn(dim, base, factor, max_pos, beta_fast=32.0, beta_slow=1.0):
-    def correction_dim(rot):
-        return dim * math.log(max_pos / (rot * 2 * math.pi)) / (2 * math.log(base))
-
-    low = max(math.floor(correction_dim(beta_fast)), 0)
-    high = min(math.ceil(correction_dim(beta_slow)), dim - 1)
-    if low == high:
-        high += 0.001
-    out = []
-    for j in range(dim // 2):
-        pos_freq = base ** (2 * j / dim)
-        extrap, interp = 1.0 / pos_freq, 1.0 / (factor * pos_freq)
-        ramp = min(max((j - low) / (high - low), 0.0), 1.0)
-        extrap_factor = 1.0 - ramp
-        out.append(interp * (1 - extrap_factor) + extrap * extrap_factor)
-    att = 1.0 if factor <= 1 else 0.1 * math.log(factor) + 1.0
-    return out, att
 
 
 dims = st.sampled_from([4, 8, 16, 32, 64, 128])
@@ -79,7 +40,7 @@ lengths = st.sampled_from([16, 64, 512, 2048, 4096, 8192])
 @given(dims, bases, factors)
 def test_pi_matches_reference_and_divides_every_angle_by_s(d, base, s):
     got, att = pl.rope_frequencies(d, base, "pi", s)
-    want, want_att = ref_linear(d, base, s)
+    want, want_att = ref.linear_inv_freq(d, base, s), 1.0
     np.testing.assert_allclose(got, want, rtol=1e-12)
     assert att == want_att == 1.0
     # identity: every pair's angle at position pos equals the unscaled angle at pos / s
@@ -91,7 +52,7 @@ def test_pi_matches_reference_and_divides_every_angle_by_s(d, base, s):
 @given(dims, bases, factors)
 def test_ntk_matches_reference(d, base, s):
     got, att = pl.rope_frequencies(d, base, "ntk", s)
-    want, _ = ref_ntk(d, base, s)
+    want = ref.ntk_inv_freq(d, base, s)
     np.testing.assert_allclose(got, want, rtol=1e-10)
     assert att == 1.0
 
@@ -101,7 +62,7 @@ def test_ntk_is_dynamic_ntk_at_the_length_where_its_factor_is_s(d, base, s, max_
     """HF's dynamic rule at seq_len with factor·seq_len/L − (factor − 1) = s is the static rule."""
     # choose the dynamic config: factor f = s, seq_len = L * (2s - 1) / s  =>  f*seq/L - (f-1) = s
     seq_len = max_pos * (2 * s - 1) / s
-    want = ref_dynamic_ntk(d, base, s, seq_len, max_pos)
+    want = ref.dynamic_inv_freq(d, base, s, max_pos, seq_len)
     got, _ = pl.rope_frequencies(d, base, "ntk", s)
     np.testing.assert_allclose(got, want, rtol=1e-9)
 
@@ -119,7 +80,7 @@ def test_ntk_keeps_the_fastest_pair_and_slows_the_slowest_by_exactly_s(d, base, 
 @given(dims, bases, factors, lengths)
 def test_yarn_matches_reference(d, base, s, max_pos):
     got, att = pl.rope_frequencies(d, base, "yarn", s, original_max_len=max_pos)
-    want, want_att = ref_yarn(d, base, s, max_pos)
+    want, want_att = ref.yarn_inv_freq(d, base, s, max_pos), ref.yarn_attention_factor(s)
     np.testing.assert_allclose(got, want, rtol=1e-12)
     assert math.isclose(att, want_att, rel_tol=1e-15)
 
@@ -129,9 +90,9 @@ def test_yarn_pairs_by_turns_per_original_context(d, base, s, max_pos, betas):
     """Pairs turning more than beta_fast times in L are untouched, fewer than beta_slow: divided by s."""
     beta_fast, beta_slow = betas
     got, _ = pl.rope_frequencies(d, base, "yarn", s, max_pos, beta_fast=beta_fast, beta_slow=beta_slow)
-    want, _ = ref_yarn(d, base, s, max_pos, beta_fast, beta_slow)
+    want = ref.yarn_inv_freq(d, base, s, max_pos, beta_fast, beta_slow)
     np.testing.assert_allclose(got, want, rtol=1e-12)
-    for j, w in enumerate(ref_default(d, base)):
+    for j, w in enumerate(ref.frequencies(d, base)):
         turns = max_pos * w / (2 * math.pi)
         if turns > beta_fast:
             assert got[j] == pytest.approx(w, rel=1e-12), (j, turns)
@@ -163,7 +124,7 @@ def test_attention_factor():
 @given(dims, bases, lengths)
 def test_factor_one_changes_nothing(d, base, L):
     plain, _ = pl.rope_frequencies(d, base)
-    np.testing.assert_allclose(plain, ref_default(d, base), rtol=1e-12)
+    np.testing.assert_allclose(plain, ref.frequencies(d, base), rtol=1e-12)
     np.testing.assert_allclose(plain, pl.frequencies(d, base), rtol=0)
     for method in pl.ROPE_SCALING_METHODS:
         got, att = pl.rope_frequencies(d, base, method, 1.0, L)
@@ -179,14 +140,14 @@ def test_none_ignores_the_factor():
 
 @given(dims, bases, lengths)
 def test_rotations_per_context_is_length_over_wavelength(d, base, L):
-    want = [L / (2 * math.pi / w) for w in ref_default(d, base)]
+    want = [L / (2 * math.pi / w) for w in ref.frequencies(d, base)]
     np.testing.assert_allclose(pl.rotations_per_context(d, L, base), want, rtol=1e-12)
 
 
 def test_angle_coverage_by_loops():
     d, L, target = 16, 64, 256
     cov = pl.rope_angle_coverage(d, L, target)
-    for j, w in enumerate(ref_default(d, 10000.0)):
+    for j, w in enumerate(ref.frequencies(d, 10000.0)):
         train_max = (L - 1) * w
         assert cov.train_angle[j] == pytest.approx(train_max, rel=1e-12)
         assert cov.target_angle[j] == pytest.approx((target - 1) * w, rel=1e-12)
@@ -257,16 +218,11 @@ def test_bad_input_is_refused_clearly(call, exc, words):
     assert_refused_clearly(call, exc, words)
 
 
-def ref_llama3(dim, base, factor, low_freq_factor, high_freq_factor, old_context_len):
-    """Llama 3.1's rule, written once in tests/reference_real_models.py (plain math)."""
-    return ref_real.llama3_inv_freq(dim, base, factor, low_freq_factor, high_freq_factor, old_context_len)
-
-
 @given(dims, bases, factors, lengths, st.sampled_from([None, 1, 100, 4096, 8192, 65536]))
 def test_dynamic_matches_reference(d, base, s, max_pos, seq_len):
     got, att = pl.rope_frequencies(d, base, "dynamic", s, original_max_len=max_pos, seq_len=seq_len)
     current = max_pos if seq_len is None or seq_len <= max_pos else seq_len
-    np.testing.assert_allclose(got, ref_dynamic_ntk(d, base, s, current, max_pos), rtol=1e-9)
+    np.testing.assert_allclose(got, ref.dynamic_inv_freq(d, base, s, max_pos, current), rtol=1e-9)
     assert att == 1.0
 
 
@@ -287,7 +243,7 @@ def test_llama3_matches_reference(d, base, s, freq_factors, old_len):
     low, high = freq_factors
     got, att = pl.rope_frequencies(d, base, "llama3", s, original_max_len=old_len,
                                    low_freq_factor=low, high_freq_factor=high)
-    np.testing.assert_allclose(got, ref_llama3(d, base, s, low, high, old_len), rtol=1e-12)
+    np.testing.assert_allclose(got, ref.llama3_inv_freq(d, base, s, low, high, old_len), rtol=1e-12)
     assert att == 1.0
 
 
@@ -295,7 +251,7 @@ def test_llama3_at_llama_3_1_settings():
     """Llama 3.1: rope_theta 500000, factor 8, low 1, high 4, original 8192, head_dim 128.
     Wavelengths below 8192 / 4 = 2048 are kept, above 8192 are divided by 8."""
     got, _ = pl.rope_frequencies(128, 500000.0, "llama3", 8, original_max_len=8192)
-    plain = np.array(ref_default(128, 500000.0))
+    plain = np.array(ref.frequencies(128, 500000.0))
     wavelen = 2 * np.pi / plain
     ratio = plain / got
     np.testing.assert_allclose(ratio[wavelen < 2048], 1.0, rtol=1e-12)

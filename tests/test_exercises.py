@@ -37,8 +37,9 @@ def test_check_choice_rejects_wrong_answers_with_the_hint(answer, correct):
 
 
 def test_check_choice_placeholder_and_options_never_raise():
-    v = pl.check_choice(None, 2, hint="提示")
-    assert not v and "None" in v.message and "提示" in v.message
+    v = pl.check_choice(None, 2, hint="提示")          # unanswered: a neutral prompt, never the hint
+    assert not v and v.pending and "None" in v.message and "提示" not in v.message
+    assert "再想想" not in repr(v) and "再想想" not in v._repr_html_()
     v = pl.check_choice("也许", "不变", options=["变", "不变"])
     assert not v and "'变'" in v.message and "'不变'" in v.message
     assert pl.check_choice("变", "变", options=["变", "不变"])

@@ -277,7 +277,7 @@ def test_03_exercise_2_wavelength_of_the_slowest_pair():
     for word, value in slips.items():
         typed = float(f"{value:.6g}")
         assert_wrong(run_exercise(NB03, "17fc169e", typed), f"{typed:.6g}", word)
-    assert_wrong(run_exercise(NB03, "17fc169e", 6280.0), "6280", "很接近", "π")
+    assert_wrong(run_exercise(NB03, "17fc169e", 6280.0), "6280", "方法对了，舍入太粗/位数不够", "π")   # the one rounding message (issue 28)
     assert_wrong(run_exercise(NB03, "17fc169e", 6283), "6283", "整数")
     assert_wrong(run_exercise(NB03, "17fc169e", "6283.2"), "'6283.2'", "一个数")
     assert_placeholder(run_exercise(NB03, "17fc169e", None))

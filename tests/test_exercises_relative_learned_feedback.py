@@ -130,7 +130,7 @@ def test_04_exercise_1_dot_product_at_offset_100(ex04):
     }
     for answer, words in slips.items():
         assert_wrong(answer_cell(cell, answer), answer, *words)
-    assert_wrong(answer_cell(cell, 1.4030), 1.4030, "cos(k·w_i)")            # 4 units off: not right
+    assert_wrong(answer_cell(cell, 1.4030), 1.4030, "舍入太粗")   # 3 decimals for 4 asked: the one rounding slip (issue 28)
     assert_wrong(answer_cell(cell, "1.4026"), "1.4026", "一个数")
     assert_wrong(answer_cell(cell, [1.4026]), [1.4026], "一个数")
     assert_wrong(answer_cell(cell, None), None)

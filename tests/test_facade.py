@@ -42,6 +42,13 @@ def test_import_does_not_load_torch():
     assert out.stdout.strip() == "False"
 
 
+def test_star_import_does_not_load_torch():
+    """``from posenc_lib import *`` looks up every name in ``__all__``; none of them needs torch."""
+    code = "import sys\nfrom posenc_lib import *\nprint('torch' in sys.modules, callable(rope_frequencies))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False True"
+
+
 _IMPORTED_PACKAGES = """
 import sys
 before = set(sys.modules)
@@ -80,10 +87,11 @@ def facade_reexports() -> dict:
     return names
 
 
-def test_all_is_the_facades_imports_the_lazy_names_and_explorers():
+def test_all_is_the_facades_imports_and_explorers_and_the_lazy_names_are_in_dir():
     names = facade_reexports()
     assert len(names) > 50, "the facade's imports were not found"
-    assert set(pl.__all__) == set(names) | set(pl._LAZY) | {"EXPLORERS"}
+    assert set(pl.__all__) == set(names) | {"EXPLORERS"}
+    assert set(pl._LAZY) <= set(dir(pl)) and not set(pl._LAZY) & set(pl.__all__)
     assert not [n for n in names if n.startswith("_") and n != "__version__"], "private names re-exported"
     for name, module in names.items():                  # each is defined in the room it comes from
         obj = getattr(pl, name)
@@ -258,12 +266,12 @@ def test_every_public_docstring_ends_naming_a_notebook_that_uses_it():
     texts = {p.stem: "\n".join("".join(c["source"]) for c in json.loads(p.read_text(encoding="utf-8"))["cells"])
              for p in sorted((ROOT / "notebooks").glob("*.ipynb"))}
     returns = {}                      # class name -> public functions returning it
-    for name in pl.__all__:
+    for name in [*pl.__all__, *pl._LAZY]:
         obj = getattr(pl, name)
         if inspect.isfunction(obj):
             returns.setdefault(str(obj.__annotations__.get("return", "")), []).append(name)
     problems = []
-    for name in pl.__all__:
+    for name in [*pl.__all__, *pl._LAZY]:
         obj = getattr(pl, name)
         if not (inspect.isfunction(obj) or inspect.isclass(obj)) or obj is pl.Explorer:  # Explorer: the base class
             continue

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import posenc_lib as pl
-import reference_real_models as ref
+import reference as ref
 
 
 def _weights(seed=0, n=24, d_model=12, d=8):
@@ -15,14 +15,15 @@ def _weights(seed=0, n=24, d_model=12, d=8):
     return x, w_q, w_k, w_v
 
 
-def test_rotate_pairs_is_ropes_rotation_and_the_loop():
+def test_rope_with_given_frequencies_is_the_loop():
+    """rope(x, pos, inv_freq=w) turns pair i by pos·w_i for any w (here dynamic NTK's), as the loop does."""
     rng = np.random.default_rng(1)
     x = rng.normal(size=(5, 8))
     pos = [0, 1, 3, 7, 100]
-    w = pl.frequencies(8)
-    np.testing.assert_allclose(pl.rotate_pairs(x, pos, w), pl.rope(x, pos), atol=1e-14)
+    w = ref.dynamic_inv_freq(8, 10000.0, 4.0, 16, 40)
+    got = pl.rope(x, pos, inv_freq=w)
     for r in range(5):
-        np.testing.assert_allclose(pl.rotate_pairs(x, pos, w)[r], ref.rotate(list(x[r]), pos[r], list(w)), atol=1e-13)
+        np.testing.assert_allclose(got[r], ref.rope_vector(list(x[r]), pos[r], freqs=w), atol=1e-13)
 
 
 def test_causal_attention_matches_the_written_out_definition():
@@ -42,7 +43,8 @@ def test_kv_cache_equals_the_full_recomputation():
 
 
 @pytest.mark.parametrize("scaling", [{"rope_type": "linear", "factor": 4.0},
-                                     {"rope_type": "llama3", "factor": 8.0, "original_max_position_embeddings": 8},
+                                     {"rope_type": "llama3", "factor": 8.0, "original_max_position_embeddings": 8,
+                                      "low_freq_factor": 1.0, "high_freq_factor": 4.0},
                                      {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 8}])
 def test_a_fixed_scaling_keeps_the_cache_consistent(scaling):
     x, w_q, w_k, w_v = _weights()
@@ -61,10 +63,10 @@ def test_dynamic_ntk_makes_the_cache_inconsistent_only_past_the_original_length(
     # the key at position n was rotated with the frequencies of length n + 1; recomputing uses length 32
     n = 20
     w_then = ref.dynamic_inv_freq(8, 10000.0, 4.0, original, n + 1)
-    np.testing.assert_allclose(a.keys[n], ref.rotate(list(x[n] @ w_k), n, w_then), atol=1e-12)
+    np.testing.assert_allclose(a.keys[n], ref.rope_vector(list(x[n] @ w_k), n, freqs=w_then), atol=1e-12)
     assert np.abs(a.keys[n] - b.keys[n]).max() > 1e-3
     # keys cached before the switch keep the plain rotation; recomputing at length 32 rotates them anew
-    plain = pl.rotate_pairs(x[:original] @ w_k, np.arange(original), pl.frequencies(8))
+    plain = [ref.rope_vector(list(x[n] @ w_k), n) for n in range(original)]
     np.testing.assert_allclose(a.keys[:original], plain, atol=1e-12)
     assert np.abs(b.keys[:original] - plain).max() > 1e-3
 
@@ -76,7 +78,7 @@ def test_alibi_and_t5_step_biases_are_rows_of_the_full_matrices():
     t5_full = pl.t5_position_bias(table, 10, bidirectional=False, max_distance=16)
     for pos in range(10):
         np.testing.assert_allclose(pl.alibi_step_bias(pos, heads), full[:, pos, :pos + 1], atol=0)
-        np.testing.assert_allclose(pl.alibi_step_bias(pos, heads), ref.alibi_step_bias(pos, list(pl.alibi_slopes(heads))))
+        np.testing.assert_allclose(pl.alibi_step_bias(pos, heads), ref.alibi_step_bias(pos, heads))
         np.testing.assert_allclose(pl.t5_step_bias(pos, table, max_distance=16), t5_full[:, pos, :pos + 1], atol=0)
 
 

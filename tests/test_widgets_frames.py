@@ -132,13 +132,14 @@ def test_every_explorer_but_the_permutation_one_has_frames():
 @pytest.mark.parametrize("make,name,values,labels", [
     # IntSlider from 0 in steps of 1: kept, its value is the index
     (lambda: pl.ClockExplorer(), "pos", list(range(256)), None),
-    # IntSlider from -50: a SelectionSlider over the same integers, labelled as before
-    (lambda: pl.RelativeExplorer(), "k", list(range(-50, 51)), [str(k) for k in range(-50, 51)]),
+    # IntSlider from -50: a SelectionSlider over the same integers, labelled as before (with the
+    # minus sign U+2212 of the browser's own slider readouts)
+    (lambda: pl.RelativeExplorer(), "k", list(range(-50, 51)), [str(k).replace("-", "\u2212") for k in range(-50, 51)]),
     # IntSlider from 2 in steps of 2
     (lambda: pl.SimilarityExplorer(), "d_model", list(range(2, 257, 2)), None),
     # FloatSlider -1 .. 1 in steps of 0.05, readout "0.50"
     (lambda: pl.HandCalcExplorer(), "word_0", [round(-1 + 0.05 * k, 10) for k in range(41)],
-     [f"{-1 + 0.05 * k:.2f}" for k in range(41)]),
+     [f"{-1 + 0.05 * k:.2f}".replace("-", "\u2212") for k in range(41)]),
 ])
 def test_the_main_slider_keeps_its_name_values_and_readout(make, name, values, labels):
     import ipywidgets as w

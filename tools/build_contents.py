@@ -20,6 +20,23 @@ the derivation):
   (:data:`READING_RULE`), said in words on the contents page.
 
 Which notebooks have sliders is read from their code cells.
+
+The contents page also lists the routes of :data:`ROUTES` (which sections to read, in which
+order, for an interview in 30 minutes or a 3-hour crash course; their minutes come from the
+same rule, applied to those sections' cells) and ends with one code cell, the learner's
+progress (:data:`PROGRESS_CELL`).
+
+Why the contents page still starts a kernel when it opens (checked in JupyterLab 4.6.6's
+``SessionContext``): JupyterLab starts the kernel a notebook's ``kernelspec`` (or
+``language_info``) names whatever its cells hold; whether to start one at all
+(``kernelPreference.shouldStart``) comes from the notebook widget factory, i.e. the
+server-wide ``LabServerApp.notebook_starts_kernel`` (which would leave every notebook without a
+kernel until the learner picks one), not from the notebook. A notebook without ``kernelspec``
+and ``language_info`` gets no kernel but the 「选择内核」 dialog on every open under JupyterLab's
+default settings (``getDefaultKernel`` finds no name and no language), and the default kernel
+anyway once a learner ticks 「总是启动首选内核」 (``autoStartDefaultKernel``). Both measured in
+tests/browser/test_contents_page.py. So the page keeps its kernel metadata: it opens with no
+dialog, and the kernel it starts imports nothing until the progress cell is run.
 """
 from __future__ import annotations
 
@@ -37,12 +54,14 @@ from strip_notebooks import kernel_metadata   # tools/ is on sys.path when this 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 NB_DIR = ROOT / "notebooks"
 INDEX = "00_index.ipynb"
+#: The contents page's only code cell: the learner's progress (posenc.progress).
+PROGRESS_CELL = "import posenc_lib as pl\n\npl.show_progress()"
 NAV_TAG = "navigation"
 README_START, README_END = "<!-- contents:start -->", "<!-- contents:end -->"
 #: A code cell that builds an explorer (a figure with sliders): ``pl.RopeExplorer(...)``.
 EXPLORER_CALL = re.compile(r"\bpl\.[A-Z]\w*Explorer\(")
-#: A widget a reader drives: an explorer or the training panel.
-INTERACTIVE_CALL = re.compile(r"\bpl\.[A-Z]\w*(?:Explorer|Panel)\(")
+#: A widget a reader drives: an explorer, the training panel or a worksheet.
+INTERACTIVE_CALL = re.compile(r"\bpl\.[A-Z]\w*(?:Explorer|Panel|Worksheet)\(")
 #: An exercise: a ``pl.check_*`` call in a code cell.
 CHECK_CALL = re.compile(r"\bpl\.check_\w+\(")
 #: A slow cell the reader waits for (training, fitting), shown with a progress bar.
@@ -69,6 +88,8 @@ CONCEPT_REFERENCES = {
     "08": {"05": "谁咬谁任务与长度外推", "07": "RoPE"},
     "09": {"07": "RoPE 的每一对按 pos·w_i 转", "08": "外推实验"},
     "10": {"07": "RoPE、rotate_half 与 partial rotary", "09": "PI、NTK-aware、动态 NTK、YaRN 与 llama3 缩放"},
+    "11": {"07": "RoPE 的分数只依赖偏移 k = n − m", "09": "没见过的角度与按当前长度变的频率",
+           "10": "KV cache、滑动窗口与 GPT-NeoX 的部分旋转"},
     "12": {"07": "RoPE 的分数只依赖偏移", "08": "ALiBi 与 anywhere 任务", "09": "第 6 节的因果 NoPE 实验"},
     "13": {"03": "时钟指针、base 的作用"},      # the summary answers what every notebook teaches
 }
@@ -165,8 +186,13 @@ def derived_requires(path: pathlib.Path, introduced: dict[str, str]) -> list[str
 def reading_stats(path: pathlib.Path) -> dict:
     """What a reader reads, runs and does in a notebook: the counts :func:`estimate_minutes` uses."""
     nb = nbformat.read(path, as_version=4)
-    prose = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
-    code = [c.source for c in nb.cells if c.cell_type == "code"]
+    return cell_stats([(c.cell_type, c.source) for c in nb.cells])
+
+
+def cell_stats(cells) -> dict:
+    """:func:`reading_stats` of some cells, given as ``(cell_type, source)`` pairs."""
+    prose = "\n".join(src for kind, src in cells if kind == "markdown")
+    code = [src for kind, src in cells if kind == "code"]
     quiz_questions = 0
     for bank in {m.group(1) for c in code for m in QUIZ_CALL.finditer(c)}:
         sys.path.insert(0, str(ROOT))
@@ -196,6 +222,94 @@ def estimate_minutes(stats: dict, rule: dict = READING_RULE) -> int:
              + stats["exercises"] * rule["per_exercise"] + stats["slow_cells"] * rule["per_slow_cell"]
              + stats["quiz_questions"] * rule["per_quiz_question"])
     return max(5, 5 * math.floor(total / 5 + 0.5))
+
+
+#: Routes through the course besides the full order: (name, what it is for, minutes it
+#: promises, steps). A step is (notebook number, section numbers to read; () = the whole
+#: notebook). The contents page and the README list them with each step's notebook title and
+#: section headings and the minutes :func:`estimate_minutes` gives the sections' cells; the
+#: tests check that every section exists and that a route keeps its promise.
+ROUTES = (
+    ("面试前 30 分钟", "先读最后一篇的正文（一句话版、1 分钟版、加分点、要改的说法、用数字复核、追问速答），"
+     "再看两篇的「面试怎么答」", 30,
+     (("13", ("1", "2", "3", "4", "5", "6")), ("06", ("7",)), ("09", ("7",)))),
+    ("3 小时速成", "每篇只读讲核心的几节，按这个顺序；最后用小结篇把答案说出口", 180,
+     (("01", ("1", "7")), ("02", ("1", "2")), ("03", ("1", "3", "5", "7")), ("04", ("1", "4", "5")),
+      ("05", ("2", "6")), ("06", ("1", "4", "7")), ("07", ("1", "2", "3", "7", "9")),
+      ("08", ("1", "6")), ("09", ("1", "2", "3", "7")), ("10", ("1", "2")), ("12", ("2",)),
+      ("13", ("1", "2", "3", "4", "6")))),
+)
+#: A markdown link, whose text alone is kept when a heading is quoted in a route.
+LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+#: A section heading: "## 3. 标题".
+SECTION = re.compile(r"^## (\d+)\. (.+)$")
+
+
+def sections(path: pathlib.Path) -> dict[str, tuple[str, list]]:
+    """Numbered sections of a notebook: number -> (heading, its cells as (cell_type, source)
+    pairs); a markdown cell is split at its "## " lines, so each part counts for its section."""
+    nb = nbformat.read(path, as_version=4)
+    out, current = {}, None
+    for cell in nb.cells:
+        chunks = [[]]
+        for line in cell.source.splitlines() if cell.cell_type == "markdown" else [cell.source]:
+            if cell.cell_type == "markdown" and line.startswith("## ") and chunks[-1]:
+                chunks.append([])
+            chunks[-1].append(line)
+        for chunk in chunks:
+            head = SECTION.match(chunk[0]) if cell.cell_type == "markdown" and chunk else None
+            if cell.cell_type == "markdown" and chunk and chunk[0].startswith("## "):
+                current = head.group(1) if head else None
+                if head:
+                    out[current] = (head.group(2).strip(), [])
+            if current is not None:
+                out[current][1].append((cell.cell_type, "\n".join(chunk)))
+    return out
+
+
+def plain(heading: str) -> str:
+    """A heading without its links (their text stays): 「从[第 04 篇](…)的旋转」 -> 「从第 04 篇的旋转」."""
+    return LINK.sub(r"\1", heading)
+
+
+def route_steps(route) -> list[dict]:
+    """The steps of a route: notebook path, title, the sections (number, heading) and their
+    minutes. Raises SystemExit when a step names a notebook or section that is not there."""
+    steps = []
+    for number, wanted in route[3]:
+        path = next((p for p in chapters() if p.name[:2] == number), None)
+        if path is None:
+            raise SystemExit(f"route {route[0]}: no notebook {number}")
+        found = sections(path)
+        missing = [n for n in wanted if n not in found]
+        if missing:
+            raise SystemExit(f"route {route[0]}: {path.name} has no section {missing}")
+        cells = [c for n in wanted for c in found[n][1]]
+        stats = cell_stats(cells) if wanted else reading_stats(path)
+        steps.append({"path": path, "title": title_and_summary(path)[0],
+                      "sections": [(n, found[n][0]) for n in wanted], "stats": stats})
+    return steps
+
+
+def route_minutes(steps) -> int:
+    """The route's minutes: :func:`estimate_minutes` of all its sections' cells together."""
+    total = {k: sum(s["stats"][k] for s in steps) for k in steps[0]["stats"]}
+    return estimate_minutes(total)
+
+
+def routes_markdown(items, link_prefix: str = "") -> list[str]:
+    """The routes as markdown lines: each route's steps in order, then the full course."""
+    lines = []
+    for route in ROUTES:
+        steps = route_steps(route)
+        lines.append(f"- **{route[0]}**（约 {route_minutes(steps)} 分钟）：{route[1]}。")
+        for s in steps:
+            where = "、".join(f"§{n} {plain(h)}" for n, h in s["sections"]) or "全篇"
+            lines.append(f"  - {s['path'].name[:2]} [{s['title']}]({link_prefix}{s['path'].name})：{where}")
+    total = sum(info["minutes"] for _, (_, _, info) in items)
+    lines.append(f"- **完整课程**（约 {total // 60} 小时 {total % 60} 分钟）：按下表从 01 读到 "
+                 f"{items[-1][0].name[:2]}，每篇读完、跑完、做完练习。")
+    return lines
 
 
 def rule_text(rule: dict = READING_RULE) -> str:
@@ -245,6 +359,14 @@ def index_notebook(items) -> nbformat.NotebookNode:
         "「先读」列出一篇真正用到的前面各篇：它的代码调用了哪一篇引入的函数，"
         "以及它直接引用的概念。" + rule_text(),
         "",
+        "## 路线 (routes)",
+        "",
+        "时间不够时按路线读；用时按上面同一条规则，只算路线里那几节。",
+        "",
+        *routes_markdown(items),
+        "",
+        "## 全部篇目",
+        "",
         "| # | 笔记本 | 先读 | 用时 |",
         "|---|---|---|---|",
     ]
@@ -257,7 +379,11 @@ def index_notebook(items) -> nbformat.NotebookNode:
             lines.append(f"**{path.name[:2]}. {title}** — {summary}")
             lines.append("")
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_markdown_cell("\n".join(lines).rstrip() + "\n", id="contents")]
+    progress = nbformat.v4.new_markdown_cell(
+        "## 我的进度\n\n运行下面的单元格，看每篇的练习做对了几道、自测题第一次选对了几道"
+        "（记录只存在你自己的电脑上）。", id="progress-intro")
+    nb.cells = [nbformat.v4.new_markdown_cell("\n".join(lines).rstrip() + "\n", id="contents"),
+                progress, nbformat.v4.new_code_cell(PROGRESS_CELL, id="progress")]
     nb.metadata.update(kernel_metadata())   # what the kernel writes on open: no unsaved-changes dot
     # For maintainers, not readers: where this page comes from.
     nb.metadata["posenc"] = {"generated_by": "tools/build_contents.py (do not edit by hand)"}
@@ -265,9 +391,10 @@ def index_notebook(items) -> nbformat.NotebookNode:
 
 
 def nav_markdown(prev, nxt) -> str:
-    parts = [f"[← 上一篇：{prev[1]}]({prev[0]})" if prev else "← 上一篇：无",
-             f"[目录]({INDEX})",
-             f"[下一篇：{nxt[1]} →]({nxt[0]})" if nxt else "下一篇：无 →"]
+    """The bar at the end of a notebook: previous | contents | next; the first notebook has no
+    "previous" and the last no "next" (not a dead 「下一篇：无 →」)."""
+    parts = ([f"[← 上一篇：{prev[1]}]({prev[0]})"] if prev else []) + [f"[目录]({INDEX})"] \
+        + ([f"[下一篇：{nxt[1]} →]({nxt[0]})"] if nxt else [])
     return "---\n" + " | ".join(parts)
 
 
@@ -292,7 +419,8 @@ def readme_block(items) -> str:
         summary = re.sub(r"\]\((?![a-z]+:|/)([^)]+)\)", r"](notebooks/\1)", summary)
         rows.append(f"| {path.name[:2]} | [{title}](notebooks/{path.name}) | {requires_text(info)} | "
                     f"约 {info['minutes']} 分钟 | {summary} |")
-    return "\n".join([README_START, *rows, README_END])
+    routes = ["", "路线（时间不够时）：", "", *routes_markdown(items, link_prefix="notebooks/")]
+    return "\n".join([README_START, *rows, *routes, README_END])
 
 
 def derived_info(path: pathlib.Path, introduced: dict[str, str]) -> dict:

@@ -9,7 +9,7 @@ import math
 
 from ..alibi import alibi_slope_exponents, alibi_slopes
 from ..validate import check_int, check_lengths
-from .verdict import PLACEHOLDER, Verdict, _first_slip, _read_answer, _reading, _wrong, agrees, rounding_slip
+from .verdict import Verdict, _wrong, grade, prompt, recorded
 
 
 def _is_infinite(answer) -> bool:
@@ -19,6 +19,7 @@ def _is_infinite(answer) -> bool:
         return False
 
 
+@recorded
 def check_alibi_slope(h: int, num_heads: int, answer) -> Verdict:
     """Check the ALiBi slope s_h of head h (1-based) among H heads (:func:`alibi_slopes`).
 
@@ -33,15 +34,6 @@ def check_alibi_slope(h: int, num_heads: int, answer) -> Verdict:
     slopes = alibi_slopes(num_heads)
     right = float(slopes[h - 1])
     exponent = float(alibi_slope_exponents(num_heads)[h - 1])
-    arr, refusal = _reading(
-        answer, "array", (),
-        expected="答案应是一个数，例如 0.25 或 2 ** -2。")
-    if refusal is not None:
-        return refusal
-    got = float(arr)
-    close = agrees
-    if close(got, right):
-        return Verdict(True, f"s_{h} = 2^(−{exponent:g}) = {right:.6g}。")
     p = 1 << (num_heads.bit_length() - 1)          # largest power of 2 <= H
     power_of_2 = p == num_heads
     slips = {}
@@ -72,14 +64,14 @@ def check_alibi_slope(h: int, num_heads: int, answer) -> Verdict:
             sign * exponent
     slips[f"指数里少了 8：这是 2^(−{exponent / 8:g})。"] = 2.0 ** (-exponent / 8)
     slips["斜率 s_h 是正数；加到分数上的偏置是 −s_h·|k|，负号在偏置里。"] = -right
-    message = _first_slip(got, right, slips, close) or rounding_slip(got, right)
-    if message:
-        return _wrong(answer, message)
     rule = (f"s_h = 2^(−8h/H)，H = {num_heads}" if power_of_2 else
             f"H = {num_heads} 不是 2 的幂：前 {p} 个头用 2^(−8h/{p})，其余从 {2 * p} 个头的斜率里隔一个取一个")
-    return _wrong(answer, f"和第 {h} 个头的斜率对不上。{rule}；第 {h} 个头的指数是 −{exponent:g}。")
+    return grade(answer, right, slips=[(value, message) for message, value in slips.items()],
+                 expected="答案应是一个数，例如 0.25 或 2 ** -2。", ok=f"s_{h} = 2^(−{exponent:g}) = {right:.6g}。",
+                 wrong=f"和第 {h} 个头的斜率对不上。{rule}；第 {h} 个头的指数是 −{exponent:g}。")
 
 
+@recorded
 def check_alibi_bias(h: int, num_heads: int, m: int, n: int, answer, causal: bool = True) -> Verdict:
     """Check one ALiBi bias entry: head h (1-based) of H, query position m, key position n.
 
@@ -99,7 +91,7 @@ def check_alibi_bias(h: int, num_heads: int, m: int, n: int, answer, causal: boo
     right = -math.inf if masked else -s * dist
     form = f"−s_{h}·(m − n)" if causal else f"−s_{h}·|n − m|"
     if answer is None:
-        return Verdict(False, PLACEHOLDER)
+        return prompt()
     if _is_infinite(answer) and not isinstance(answer, str):
         if masked and float(answer) < 0:
             return Verdict(True, f"n = {n} > m = {m}：key 在 query 的未来，被因果掩码挡住，偏置是 −inf（softmax 后权重为 0）。")
@@ -107,15 +99,9 @@ def check_alibi_bias(h: int, num_heads: int, m: int, n: int, answer, causal: boo
             return _wrong(answer, f"−inf 只给被遮住的未来 key（n > m）；这里 n = {n} ≤ m = {m}，key 在过去或就是自己，"
                                   f"偏置是有限的数 {form}。")
         return _wrong(answer, "偏置不会是 +inf：ALiBi 只扣分（≤ 0），被遮住的位置是 −inf。")
-    arr = _read_answer(answer, "array", ())
-    if arr is None:
-        return _wrong(answer, "答案应是一个数，例如 -0.5。")
-    got = float(arr)
     if masked:
-        return _wrong(answer, f"n = {n} > m = {m}：key 在 query 的未来。因果掩码把未来挡住，偏置是 −inf（写 float('-inf')）。")
-    close = agrees
-    if close(got, right):
-        return Verdict(True, f"{form} = −{s:g} × {dist} = {right:g}。")
+        return grade(answer, 0.0, expected="答案应是一个数，例如 -0.5。", agree=lambda _: False,
+                     wrong=f"n = {n} > m = {m}：key 在 query 的未来。因果掩码把未来挡住，偏置是 −inf（写 float('-inf')）。")
     slips = {f"符号反了：ALiBi 是扣分，偏置 = −s_{h}·{dist} = {right:g}，离得越远分数越低。": s * dist}
     if h > 1:
         slips[f"这是用第 {h - 1} 个头的斜率 {slopes[h - 2]:g} 算的（像是把头从 0 开始数了）；"
@@ -126,12 +112,12 @@ def check_alibi_bias(h: int, num_heads: int, m: int, n: int, answer, causal: boo
     slips[f"只算了距离 {dist}，忘了乘斜率 s_{h} = {s:g}。"] = -float(dist)
     slips[f"这是 −s_{h} 本身：忘了乘距离 {dist}（query 在 {m}、key 在 {n}）。"] = -s
     slips[f"这是 −s_{h}·{m + n}：距离是两个位置之差 |n − m| = {dist}，不是和。"] = -s * (m + n)
-    message = _first_slip(got, right, slips, close) or rounding_slip(got, right)
-    if message:
-        return _wrong(answer, message)
-    return _wrong(answer, f"偏置 = {form}：第 {h} 个头（H = {num_heads}）的斜率 s_{h} = {s:g}，距离 {dist}。")
+    return grade(answer, right, slips=[(value, message) for message, value in slips.items()],
+                 expected="答案应是一个数，例如 -0.5。", ok=f"{form} = −{s:g} × {dist} = {right:g}。",
+                 wrong=f"偏置 = {form}：第 {h} 个头（H = {num_heads}）的斜率 s_{h} = {s:g}，距离 {dist}。")
 
 
+@recorded
 def check_alibi_start(seq_len: int, answer, train_lengths=(4, 8)) -> Verdict:
     """The smallest biter position ``start`` in a sentence of ``seq_len`` tokens whose distance
     to the final 。 (``seq_len - 1 - start``) occurred in training sentences of ``train_lengths``.
@@ -148,14 +134,6 @@ def check_alibi_start(seq_len: int, answer, train_lengths=(4, 8)) -> Verdict:
     seq_len = check_int("seq_len", seq_len, hi + 1, 32)
     max_dist = hi - 1                       # start 0 in a sentence of hi tokens
     right = seq_len - 1 - max_dist
-    got, refusal = _reading(
-        answer, "int",
-        expected="答案应是一个整数（位置从 0 开始数）。")
-    if refusal is not None:
-        return refusal
-    if got == right:
-        return Verdict(True, f"start = {right} … {seq_len - 4}：到「。」（位置 {seq_len - 1}）的距离 "
-                             f"{max_dist} … 3，训练里都出现过（训练时最远是 {max_dist}）。")
     slips = {
         right + 1: f"「。」在最后一个位置 {seq_len - 1}（位置从 0 数），不是 {seq_len}；"
                    f"距离 = {seq_len - 1} − start。",
@@ -164,9 +142,11 @@ def check_alibi_start(seq_len: int, answer, train_lengths=(4, 8)) -> Verdict:
         hi - 4: f"{hi - 4} 是训练时咬人者最靠后的绝对位置：那是正弦编码的「尺子」。ALiBi 模型看的是到「。」的距离。",
         seq_len - 4: f"{seq_len - 4} 是长度 {seq_len} 里咬人者最靠后的位置（最大的 start）；题目问最小的那个。",
     }
-    if got in slips:
-        return _wrong(answer, slips[got])
-    if got == 16 - hi and seq_len != 16:
-        return _wrong(answer, f"这是长度 16 的答案；这里句长是 {seq_len}，「。」在位置 {seq_len - 1}。")
-    return _wrong(answer, f"到「。」的距离 = {seq_len - 1} − start，训练中最大是 {max_dist}；"
-                          f"解 {seq_len - 1} − start ≤ {max_dist}。")
+    table = list(slips.items())
+    if seq_len != 16:
+        table.append((16 - hi, f"这是长度 16 的答案；这里句长是 {seq_len}，「。」在位置 {seq_len - 1}。"))
+    return grade(answer, right, read="int", slips=table, expected="答案应是一个整数（位置从 0 开始数）。",
+                 ok=f"start = {right} … {seq_len - 4}：到「。」（位置 {seq_len - 1}）的距离 "
+                    f"{max_dist} … 3，训练里都出现过（训练时最远是 {max_dist}）。",
+                 wrong=f"到「。」的距离 = {seq_len - 1} − start，训练中最大是 {max_dist}；"
+                       f"解 {seq_len - 1} − start ≤ {max_dist}。")

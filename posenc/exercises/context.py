@@ -9,17 +9,10 @@ import math
 
 from ..context import rope_angle_coverage
 from ..validate import check_base, check_d_model, check_int, check_real
-from .verdict import (
-    Verdict,
-    _first_slip,
-    _letter_set_verdict,
-    _reading,
-    _wrong,
-    agrees,
-    rounding_slip,
-)
+from .verdict import Verdict, _letter_set_verdict, grade, recorded
 
 
+@recorded
 def check_rotations(i: int, d_model: int, length: int, answer, base: float = 10000.0) -> Verdict:
     """Check how many full turns pair ``i`` makes over ``length`` positions: ``r_i = L·w_i / 2π``.
 
@@ -34,23 +27,20 @@ def check_rotations(i: int, d_model: int, length: int, answer, base: float = 100
     base = check_base(base)
     w = base ** (-2.0 * i / d_model)
     right = length * w / (2 * math.pi)
-    got, refusal = _reading(answer, "array", expected="答案应是一个数（圈数，可以是小数）。")
-    if refusal is not None:
-        return refusal
-    got = float(got)
-    if agrees(got, right):
-        never = "不到一圈：训练中它从没转满一圈，更长的输入会带来没见过的角度。" if right < 1 else \
-            "超过一圈：训练中它已经见过所有角度。"
-        return Verdict(True, f"r_{i} = L·w_{i}/2π = {length} × {w:.6g} / 2π = {right:.4g} 圈，{never}")
+    never = "不到一圈：训练中它从没转满一圈，更长的输入会带来没见过的角度。" if right < 1 else \
+        "超过一圈：训练中它已经见过所有角度。"
     slips = {
         f"这是转过的弧度 L·w_{i}，还要除以一圈的 2π。": length * w,
         f"这是波长除以 L（2π/w_{i} ÷ L），正好倒过来了：圈数 = L ÷ 波长。": (2 * math.pi / w) / length,
         "指数是 −2i/d_model，这是用 −i/d_model 算的。": length * base ** (-i / d_model) / (2 * math.pi),
     }
-    message = _first_slip(got, right, slips, agrees) or rounding_slip(got, right)
-    return _wrong(answer, message or f"w_{i} = base^(−2i/d) = {base:g}^(−{2 * i}/{d_model})，圈数 = L·w_{i} / 2π。")
+    return grade(answer, right, slips=[(v, m) for m, v in slips.items()],
+                 expected="答案应是一个数（圈数，可以是小数）。",
+                 ok=f"r_{i} = L·w_{i}/2π = {length} × {w:.6g} / 2π = {right:.4g} 圈，{never}",
+                 wrong=f"w_{i} = base^(−2i/d) = {base:g}^(−{2 * i}/{d_model})，圈数 = L·w_{i} / 2π。")
 
 
+@recorded
 def check_ntk_base(d_model: int, factor, answer, base: float = 10000.0) -> Verdict:
     """Check the base NTK-aware scaling uses for a factor s: ``base · s^(d/(d-2))``.
 
@@ -66,22 +56,18 @@ def check_ntk_base(d_model: int, factor, answer, base: float = 10000.0) -> Verdi
     base = check_base(base)
     expo = d_model / (d_model - 2)
     right = base * factor ** expo
-    got, refusal = _reading(answer, "array", expected="答案应是一个数（新的 base）。")
-    if refusal is not None:
-        return refusal
-    got = float(got)
-    if agrees(got, right):
-        return Verdict(True, f"base' = {base:g} × {factor:g}^({d_model}/{d_model - 2}) = {right:.6g}："
-                             f"最慢的一对正好慢 {factor:g} 倍，最快的一对不变。")
     slips = {
         f"这是 base × ρ，少了指数 d/(d−2)：那样最慢的一对只慢 ρ^((d−2)/d) 倍，不到 {factor:g} 倍。": base * factor,
         "指数倒过来了：是 d/(d−2)（略大于 1），不是 (d−2)/d。": base * factor ** (1 / expo),
         "这是 base 的 ρ 次方；NTK-aware 是把 base 乘以 ρ^(d/(d−2))。": base ** factor,
     }
-    message = _first_slip(got, right, slips, agrees) or rounding_slip(got, right)
-    return _wrong(answer, message or f"base' = base · ρ^(d/(d−2))，这里 d/(d−2) = {d_model}/{d_model - 2}。")
+    return grade(answer, right, slips=[(v, m) for m, v in slips.items()], expected="答案应是一个数（新的 base）。",
+                 ok=f"base' = {base:g} × {factor:g}^({d_model}/{d_model - 2}) = {right:.6g}："
+                    f"最慢的一对正好慢 {factor:g} 倍，最快的一对不变。",
+                 wrong=f"base' = base · ρ^(d/(d−2))，这里 d/(d−2) = {d_model}/{d_model - 2}。")
 
 
+@recorded
 def check_yarn_attention_factor(factor, answer) -> Verdict:
     """Check YaRN's attention factor for a scale factor s: ``0.1·ln(s) + 1``.
 
@@ -92,22 +78,18 @@ def check_yarn_attention_factor(factor, answer) -> Verdict:
     """
     factor = check_real("factor", factor, greater_than=1.0)
     right = 0.1 * math.log(factor) + 1.0
-    got, refusal = _reading(answer, "array", expected="答案应是一个数，例如 1.1。")
-    if refusal is not None:
-        return refusal
-    got = float(got)
-    if agrees(got, right):
-        return Verdict(True, f"0.1·ln({factor:g}) + 1 = {right:.4f}；q 和 κ 都乘它，logits 乘它的平方 {right ** 2:.4f}。")
     slips = {
         "这里用了以 10 为底的对数；公式里是自然对数 ln。": 0.1 * math.log10(factor) + 1.0,
         "这里用了以 2 为底的对数；公式里是自然对数 ln。": 0.1 * math.log2(factor) + 1.0,
         "这是它的平方，也就是 logits 被放大的倍数；注意力因子本身乘在 cos、sin 上（q 和 κ 各乘一次）。": right ** 2,
         "少了 + 1：没有缩放（ρ = 1）时因子应当是 1。": 0.1 * math.log(factor),
     }
-    message = _first_slip(got, right, slips, agrees) or rounding_slip(got, right)
-    return _wrong(answer, message or "注意力因子 = 0.1·ln(ρ) + 1（自然对数）。")
+    return grade(answer, right, slips=[(v, m) for m, v in slips.items()], expected="答案应是一个数，例如 1.1。",
+                 ok=f"0.1·ln({factor:g}) + 1 = {right:.4f}；q 和 κ 都乘它，logits 乘它的平方 {right ** 2:.4f}。",
+                 wrong="注意力因子 = 0.1·ln(ρ) + 1（自然对数）。")
 
 
+@recorded
 def check_unseen_pairs(d_model: int, train_len: int, target_len: int, answer, base: float = 10000.0) -> Verdict:
     """Check how many pairs plain RoPE turns past anything they turned in training.
 
@@ -122,14 +104,6 @@ def check_unseen_pairs(d_model: int, train_len: int, target_len: int, answer, ba
     target_len = check_int("target_len", target_len, train_len + 1)
     cov = rope_angle_coverage(d_model, train_len, target_len, base)
     right = int(cov.unseen.sum())
-    got, refusal = _reading(
-        answer, "int",
-        expected="答案应是一个整数（有几对）。")
-    if refusal is not None:
-        return refusal
-    if got == right:
-        return Verdict(True, f"{right} 对：它们的波长超过训练长度（训练中最大转角 (L−1)·w_i < 2π），"
-                             f"到了长度 {target_len} 会转到训练中没到过的角度。")
     pairs = d_model // 2
     slips = {
         f"这是全部 {pairs} 对；训练中已经转满一圈的快的对见过所有角度，不会出问题。": pairs,
@@ -137,10 +111,11 @@ def check_unseen_pairs(d_model: int, train_len: int, target_len: int, answer, ba
         "这只数了到目标长度才转满一圈的对；转不满一圈、但比训练时转得更远的对，也在遇到没见过的角度。":
             int((cov.unseen & (cov.target_angle >= 2 * math.pi)).sum()),
     }
-    for message, value in slips.items():
-        if got == value and value != right:
-            return _wrong(answer, message)
-    return _wrong(answer, "对每一对比较训练中的最大转角 (L−1)·w_i 和 2π：不到一圈的对，在更长的输入上会转得比训练时更远。")
+    return grade(answer, right, read="int", slips=[(v, m) for m, v in slips.items()],
+                 expected="答案应是一个整数（有几对）。",
+                 ok=f"{right} 对：它们的波长超过训练长度（训练中最大转角 (L−1)·w_i < 2π），"
+                    f"到了长度 {target_len} 会转到训练中没到过的角度。",
+                 wrong="对每一对比较训练中的最大转角 (L−1)·w_i 和 2π：不到一圈的对，在更长的输入上会转得比训练时更远。")
 
 
 #: The context-extension choices :func:`fast_pair_slowdowns` compares: letter -> name.
@@ -166,6 +141,7 @@ def fast_pair_slowdowns(d_model: int = 128, factor: float = 4.0, original_max_le
     return {x: (float(plain[0] / f[0]), float(plain[-1] / f[-1])) for x, f in scaled.items()}
 
 
+@recorded
 def check_fast_pair_kept(answer) -> Verdict:
     """Which choices of :data:`EXTENSION_CHOICES` leave the fastest pair (i = 0) exactly as it
     was? ``answer`` is letters, e.g. ``"ab"``. The right set is measured
@@ -199,6 +175,7 @@ def _why_kept(x: str) -> str:
     return "w_0 = base⁰ = 1 与 base 无关：换一个更大的 base 从头训练，这一对的频率也还是 1"
 
 
+@recorded
 def check_beta_ratio(d_model: int, factor, answer) -> Verdict:
     """β-base reading of NTK-aware: by how much must β = base^(2/d) grow so that the highest
     pair (digit i = d/2 − 1) is ``factor`` times slower? ``factor^(2/(d−2))``.
@@ -212,21 +189,15 @@ def check_beta_ratio(d_model: int, factor, answer) -> Verdict:
         raise ValueError(f"d_model must be at least 4, got {d_model} / d_model 至少是 4")
     factor = check_real("factor", factor, greater_than=1.0)
     right = factor ** (2 / (d_model - 2))
-    got, refusal = _reading(answer, "array", expected="答案应是一个数（β'/β，保留 3 位有效数字或 4 位小数）。")
-    if refusal is not None:
-        return refusal
-    got = float(got)
     top = d_model // 2 - 1
-    if agrees(got, right):
-        return Verdict(True, f"最高位 i = {top}：(β'/β)^{top} = {factor:g}，β'/β = {factor:g}^(1/{top}) = {right:.5f}；"
-                             f"base'/base = (β'/β)^{d_model // 2} = {factor:g}^({d_model}/{d_model - 2})。")
     slips = {
         f"这是 {factor:g}^(2/{d_model})：最高位是第 d/2 − 1 = {top} 位，不是第 {d_model // 2} 位。": factor ** (2 / d_model),
         f"这是 base 的倍数 {factor:g}^(d/(d−2))；β = base^(2/d)，还要开 d/2 次方。": factor ** (d_model / (d_model - 2)),
         "这是把每一位都放慢同样的倍数（PI）；NTK-aware 只让最高位慢这么多，个位不变。": factor,
         "方向反了：β 要变大，数位才变慢。": 1 / factor,
     }
-    message = _first_slip(got, right, slips, agrees) or rounding_slip(got, right)
-    if message:
-        return _wrong(answer, message)
-    return _wrong(answer, f"第 i 位的角度是 n/β^i；要让 i = {top} 慢 {factor:g} 倍：(β'/β)^{top} = {factor:g}。")
+    return grade(answer, right, slips=[(v, m) for m, v in slips.items()],
+                 expected="答案应是一个数（β'/β，保留 3 位有效数字或 4 位小数）。",
+                 ok=f"最高位 i = {top}：(β'/β)^{top} = {factor:g}，β'/β = {factor:g}^(1/{top}) = {right:.5f}；"
+                    f"base'/base = (β'/β)^{d_model // 2} = {factor:g}^({d_model}/{d_model - 2})。",
+                 wrong=f"第 i 位的角度是 n/β^i；要让 i = {top} 慢 {factor:g} 倍：(β'/β)^{top} = {factor:g}。")

@@ -20,11 +20,9 @@ from ..encoding import (
 )
 from ..text import _format_vector
 from ..validate import check_array, check_d_model, check_int, check_real
-from .verdict import PLACEHOLDER, Verdict, _first_slip, _read_answer, _reading, _wrong, agrees, tolerance
+from .verdict import ROUNDING_SLIP, Verdict, agrees, asked, grade, recorded, tolerance
 
-#: Tolerance of a 4-decimal answer: rounded (error <= 5e-5) or truncated (< 1e-4) to 4 decimals.
-PE_TOL = 1e-4 + 1e-9
-#: The precision notebooks 02 and 04 ask for (「保留 4 位小数」), passed to :func:`agrees`.
+#: The precision notebooks 02 and 04 ask for (「保留 4 位小数」): the default ``decimals`` of their checks.
 DECIMALS_ASKED = 4
 
 
@@ -57,12 +55,12 @@ def _pe_slips(pos, d_model: int, base: float) -> dict:
     }
 
 
-def _sign_slip(arr, right, pos, w):
+def _sign_slip(arr, right, pos, w, decimals):
     """The message for an answer whose magnitudes are right and some signs are not, else None."""
-    if not (np.allclose(np.abs(arr), np.abs(right), atol=PE_TOL, rtol=0)
-            and np.any(np.sign(arr) != np.sign(right))):
+    if not (agrees(np.abs(arr), np.abs(right), decimals) and np.any(np.sign(arr) != np.sign(right))):
         return None
-    bad = [int(c) for c in np.flatnonzero((np.sign(arr) != np.sign(right)) & (np.abs(right) > PE_TOL))]
+    tol = tolerance(right, decimals)
+    bad = [int(c) for c in np.flatnonzero((np.sign(arr) != np.sign(right)) & (np.abs(right) > tol))]
     if not bad:
         return None
     pair = bad[0] // 2
@@ -75,19 +73,22 @@ def _sign_slip(arr, right, pos, w):
             f"{pos:g} × {w[pair]:g} = {angle:.4f} 弧度{left}，落在第 {quadrant} 象限，那里 sin 为{s}、cos 为{c}。")
 
 
+@recorded
 def check_pe(pos, answer, d_model: int = 2, base: float = 10000.0, word=None) -> Verdict:
     """Check a hand-calculated PE(pos), or with ``word`` the model input word + PE(pos).
 
-    Compared at 4 decimals, the precision the notebook asks for (:func:`agrees` with
-    ``decimals=4``: within one unit of the 4th decimal, rounded or truncated) is right, and the verdict shows the 4-decimal values. Recognises the
-    classic slips and names them: degrees instead of radians, sin and cos swapped, pos ÷ w_i,
-    the exponent i/d_model, a cos column with the exponent (2i+1)/d_model or 2(i+1)/d_model,
-    every pair with w_0 = 1, right magnitudes with wrong signs; with ``word`` also PE(pos)
-    alone (the word vector not added) and PE(pos ± 1) (a position counted off by one).
+    Graded by the precision rule at the 4 decimals notebook 02 asks for (:func:`agrees` with
+    ``decimals=4``: within one unit of the 4th decimal, rounded or truncated); the verdict shows
+    the 4-decimal values. Slip table: degrees instead of radians, sin and cos swapped,
+    pos ÷ w_i, the exponent i/d_model, a cos column with the exponent (2i+1)/d_model or
+    2(i+1)/d_model, every pair with w_0 = 1, right magnitudes with wrong signs; with ``word``
+    also PE(pos) alone (the word vector not added) and PE(pos ± 1) (a position counted off by
+    one). A coarser rounding is a rounding slip.
     Introduced in notebook 02_sinusoidal_hand_calculation.
     """
     pos = check_int("pos", pos, 0)
     d_model = check_d_model(d_model)
+    decimals = DECIMALS_ASKED
     pe = encode_positions([pos], d_model, base)[0]
     if word is not None:
         word = check_array("word", word, ndim=1)
@@ -97,47 +98,42 @@ def check_pe(pos, answer, d_model: int = 2, base: float = 10000.0, word=None) ->
     shift = np.zeros(d_model) if word is None else word
     right = shift + pe
     what = f"PE({pos})" if word is None else f"词向量 + PE({pos})"
-    arr, refusal = _reading(
-        answer, "array", right.shape,
-        expected=f"{what} 应该是 {d_model} 个数的列表，例如 [{', '.join(['…'] * min(d_model, 2))}"
-                 f"{', …' if d_model > 2 else ''}]。")
-    if refusal is not None:
-        return refusal
-    if agrees(arr, right, DECIMALS_ASKED):
-        if word is None:
-            return Verdict(True, f"PE({pos}) = {_format_vector(pe)}（4 位小数）。")
-        return Verdict(True, f"{_format_vector(word)} + PE({pos}) = {_format_vector(word)} + "
-                             f"{_format_vector(pe)} = {_format_vector(right)}（4 位小数）。")
-    slips = {message: shift + value for message, value in _pe_slips(pos, d_model, base).items()}
+    if word is None:
+        ok = f"PE({pos}) = {_format_vector(pe)}（4 位小数）。"
+    else:
+        ok = (f"{_format_vector(word)} + PE({pos}) = {_format_vector(word)} + "
+              f"{_format_vector(pe)} = {_format_vector(right)}（4 位小数）。")
+    slips = [(shift + value, message) for message, value in _pe_slips(pos, d_model, base).items()]
     if word is not None:
-        slips[f"这是 PE({pos}) 本身：还要把词向量 {_format_vector(word)} 逐元素加上去。"] = pe
+        slips.append((pe, f"这是 PE({pos}) 本身：还要把词向量 {_format_vector(word)} 逐元素加上去。"))
         for other in (pos - 1, pos + 1):
             if other >= 0:
-                slips[f"这是词向量 + PE({other})：位置是 {pos}（从 0 数），差了一位。"] = \
-                    word + encode_positions([other], d_model, base)[0]
-    for message, value in slips.items():
-        if not agrees(value, right, DECIMALS_ASKED) and agrees(arr, value, DECIMALS_ASKED):
-            return _wrong(answer, message)
+                slips.append((word + encode_positions([other], d_model, base)[0],
+                              f"这是词向量 + PE({other})：位置是 {pos}（从 0 数），差了一位。"))
     w = frequencies(d_model, base)
-    sign = _sign_slip(arr - shift, pe, pos, w)
-    if sign:
-        return _wrong(answer, sign)
-    bad = int(np.argmax(np.abs(arr - right) > tolerance(right, DECIMALS_ASKED)))
-    pair, kind = bad // 2, ("sin" if bad % 2 == 0 else "cos")
-    plus = "" if word is None else f"，再加上词向量的第 {bad} 个数"
-    return _wrong(answer, f"第 {bad} 维（第 {pair} 对的 {kind}）和计算结果不符（按 4 位小数比较）：这一维是 "
-                          f"{kind}(pos × w_{pair})，w_{pair} = {base:g}^(−{2 * pair}/{d_model}) = {w[pair]:.6g}"
-                          f"{plus}。")
+    slips.append(lambda arr: _sign_slip(arr - shift, pe, pos, w, decimals))
+
+    def wrong(arr):
+        bad = int(np.argmax(np.abs(arr - right) > tolerance(right, decimals)))
+        pair, kind = bad // 2, ("sin" if bad % 2 == 0 else "cos")
+        plus = "" if word is None else f"，再加上词向量的第 {bad} 个数"
+        return (f"第 {bad} 维（第 {pair} 对的 {kind}）和计算结果不符（按 4 位小数比较）：这一维是 "
+                f"{kind}(pos × w_{pair})，w_{pair} = {base:g}^(−{2 * pair}/{d_model}) = {w[pair]:.6g}{plus}。")
+
+    return grade(answer, right, decimals=decimals, ok=ok, slips=slips, wrong=wrong,
+                 expected=f"{what} 应该是 {d_model} 个数的列表，例如 [{', '.join(['…'] * min(d_model, 2))}"
+                          f"{', …' if d_model > 2 else ''}]。")
 
 
+@recorded
 def check_wavelength(i: int, d_model: int, answer, base: float = 10000.0, decimals: int = 1) -> Verdict:
-    """Check the wavelength 2π / w_i (positions per full turn) of pair ``i``, to ``decimals``.
+    """Check the wavelength 2π / w_i (positions per full turn) of pair ``i``, to ``decimals``
+    decimals (the precision rule at that many decimals).
 
-    Names the slip behind a wrong answer: the textbook «longest wavelength = base·2π» (right
-    only in the limit of large d_model), a forgotten 2π, π instead of 2π, w_i itself or the
-    turns per step w_i / 2π instead of the wavelength, the exponent i/d_model instead of
-    2i/d_model, a neighbouring pair's wavelength, and an answer that is close but computed
-    with π too coarse.
+    Slip table: the textbook «longest wavelength = base·2π» (right only in the limit of large
+    d_model), a forgotten 2π, π instead of 2π, w_i itself or the turns per step w_i / 2π
+    instead of the wavelength, the exponent i/d_model instead of 2i/d_model, a neighbouring
+    pair's wavelength; π taken as 3.14 or a coarser rounding is a rounding slip.
     Introduced in notebook 03_clock_hands_frequencies.
     """
     d_model = check_d_model(d_model)
@@ -148,50 +144,39 @@ def check_wavelength(i: int, d_model: int, answer, base: float = 10000.0, decima
     w = float(frequencies(d_model, base)[i])
     exponent = f"{2 * i}/{d_model}"
     formula = f"2π·{base:g}^({exponent})"
-    got, refusal = _reading(
-        answer, "array",
-        expected=f"答案应是一个数：第 {i} 对转一整圈要多少个位置。")
-    if refusal is not None:
-        return refusal
-    got = float(got)
-    tol = 0.5 * 10.0 ** -decimals + 1e-9
-    if agrees(got, right, decimals):
-        note = ""
-        if i == d_model // 2 - 1 and i > 0:
-            note = (f"这是最慢的一对，只有常说的「{base:g}·2π」的 1/{2 * math.pi * base / right:.4g}："
-                    f"指数最大只到 {exponent}，到不了 1。")
-        return Verdict(True, f"第 {i} 对的波长 = 2π / w_{i} = {formula} = {right:.{decimals}f} 个位置。{note}")
-    slips = {
-        f"这是常见教程写的「最长波长 = {base:g}·2π」。那要 2i/d_model = 1，可 i 最大只到 d_model/2 − 1："
-        f"这里指数是 {exponent}，波长 = {formula}。": 2 * math.pi * base,
-        "少了 2π：w_i 是每步转过的弧度，转一整圈要 2π / w_i 步。": 1 / w,
-        "只用了 π：转一整圈是 2π 弧度，所以波长是 2π / w_i。": math.pi / w,
-        f"这是 w_{i} 本身（每步转过的弧度）；波长是转一整圈要的步数 2π / w_{i}。": w,
-        f"这是每步转过的圈数 w_{i}/2π；波长是它的倒数 2π / w_{i}。": w / (2 * math.pi),
-        f"指数用了 i/d_model：第 i 对占第 2i、2i+1 两列，指数是 2i/d_model = {exponent}。":
-            2 * math.pi * base ** (i / d_model),
-    }
+    note = ""
+    if i == d_model // 2 - 1 and i > 0:
+        note = (f"这是最慢的一对，只有常说的「{base:g}·2π」的 1/{2 * math.pi * base / right:.4g}："
+                f"指数最大只到 {exponent}，到不了 1。")
+    slips = [
+        (2 * math.pi * base, f"这是常见教程写的「最长波长 = {base:g}·2π」。那要 2i/d_model = 1，可 i 最大只到 "
+                             f"d_model/2 − 1：这里指数是 {exponent}，波长 = {formula}。"),
+        (1 / w, "少了 2π：w_i 是每步转过的弧度，转一整圈要 2π / w_i 步。"),
+        (math.pi / w, "只用了 π：转一整圈是 2π 弧度，所以波长是 2π / w_i。"),
+        (w, f"这是 w_{i} 本身（每步转过的弧度）；波长是转一整圈要的步数 2π / w_{i}。"),
+        (w / (2 * math.pi), f"这是每步转过的圈数 w_{i}/2π；波长是它的倒数 2π / w_{i}。"),
+        (2 * math.pi * base ** (i / d_model),
+         f"指数用了 i/d_model：第 i 对占第 2i、2i+1 两列，指数是 2i/d_model = {exponent}。"),
+    ]
+    coarse_pi = 2 * 3.14 / w
+    slips.append(lambda got: f"{ROUNDING_SLIP}：π 取成了 3.14，差了 {abs(coarse_pi - right):.2g}；用 math.pi 算 "
+                             f"2π / w_{i}，{asked(decimals)}。" if agrees(got, coarse_pi, decimals) else None)
     for j in (i - 1, i + 1):
         if 0 <= j < len(lams):
-            slips[f"这是第 {j} 对的波长：i 从 0 数，第 {i} 对是第 {2 * i}、{2 * i + 1} 列。"] = float(lams[j])
-    for message, value in slips.items():
-        close = max(2e-3 * abs(value), min(tol, 0.01 * abs(value)))  # relative: slips span 1e-5 .. 1e5
-        if abs(value - right) > max(tol, 2e-3 * right) and abs(got - value) <= close:
-            return _wrong(answer, message)
-    if decimals > 0 and got == round(right) and not agrees(got, right, decimals):
-        return _wrong(answer, f"只保留到了整数：要保留 {decimals} 位小数。")
-    if abs(got - right) <= 2e-3 * right:
-        return _wrong(answer, f"很接近，但差了 {abs(got - right):.2g}：多半是 π 取得太粗（3.14）或中间步骤提前四舍五入了；"
-                              f"用 math.pi 算 2π / w_{i}，保留 {decimals} 位小数。")
-    return _wrong(answer, f"波长 = 2π / w_i，w_i = {base:g}^(−2i/d_model)；这里 2i/d_model = {exponent}。")
+            slips.append((float(lams[j]), f"这是第 {j} 对的波长：i 从 0 数，第 {i} 对是第 {2 * i}、{2 * i + 1} 列。"))
+    return grade(answer, right, decimals=decimals, slips=slips,
+                 expected=f"答案应是一个数：第 {i} 对转一整圈要多少个位置。",
+                 ok=f"第 {i} 对的波长 = 2π / w_{i} = {formula} = {right:.{decimals}f} 个位置。{note}",
+                 wrong=f"波长 = 2π / w_i，w_i = {base:g}^(−2i/d_model)；这里 2i/d_model = {exponent}。")
 
 
+@recorded
 def check_flipped_bits(pos: int, answer) -> Verdict:
     """Check which bits flip when the counter steps from ``pos - 1`` to ``pos``.
 
-    ``answer`` is a list (or set) of bit indices, bit 0 being the lowest. Names the slips:
-    only the bit that turns on (the carry forgotten), the bits that are 1 in ``pos`` or in
-    ``pos - 1``, bits counted from 1 or from the left.
+    ``answer`` is a list (or set) of bit indices, bit 0 being the lowest. Slip table: only the
+    bit that turns on (the carry forgotten), the bits that are 1 in ``pos`` or in ``pos - 1``,
+    bits counted from 1 or from the left.
     Introduced in notebook 03_clock_hands_frequencies.
     """
     pos = check_int("pos", pos, 1, 2**62 - 1)
@@ -199,13 +184,6 @@ def check_flipped_bits(pos: int, answer) -> Verdict:
     n = pos.bit_length()
     change = f"{pos - 1:0{n}b} → {pos:0{n}b}"
     ones = lambda v: {k for k in range(n) if (v >> k) & 1}
-    got, refusal = _reading(
-        answer, "ints",
-        expected="答案应是 bit 编号的列表，例如 [0, 2]（bit 0 是最低位）。")
-    if refusal is not None:
-        return refusal
-    if got == set(right):
-        return Verdict(True, f"{pos - 1} → {pos}：{change}，翻转的是 bit {right}。")
     top = right[-1]
     slips = [
         ({top}, f"bit {top} 确实从 0 变成 1，但进位 (carry) 同时把更低的位从 1 变回 0：把所有变化的位都列出来。"),
@@ -215,10 +193,10 @@ def check_flipped_bits(pos: int, answer) -> Verdict:
         ({b + 1 for b in right}, "编号整体多了 1：bit 从 0 数，bit 0 是最低位（最右边一位）。"),
         ({n - 1 - b for b in right}, f"你是从左边数的：bit 0 是最右边的一位（最低位）。{change}"),
     ]
-    for value, message in slips:
-        if value and value != set(right) and got == value:
-            return _wrong(answer, message)
-    return _wrong(answer, f"把 {pos - 1} 和 {pos} 写成二进制，逐位比较；bit 0 是最右边的一位。")
+    return grade(answer, set(right), read="ints", slips=[(v, m) for v, m in slips if v],
+                 expected="答案应是 bit 编号的列表，例如 [0, 2]（bit 0 是最低位）。",
+                 ok=f"{pos - 1} → {pos}：{change}，翻转的是 bit {right}。",
+                 wrong=f"把 {pos - 1} 和 {pos} 写成二进制，逐位比较；bit 0 是最右边的一位。")
 
 
 def _leftover_angles(k: int, d_model: int, base: float) -> np.ndarray:
@@ -235,22 +213,18 @@ def _fmt_angle(a: float) -> str:
     return f"{a:.3f}" if a >= 1e-3 else f"{a:.1e}"
 
 
+@recorded
 def check_nearest_repeat(answer, d_model: int = 2, max_offset: int = 1000,
                          base: float = 10000.0) -> Verdict:
     """Check the offset k in 1 .. max_offset at which PE(k) comes closest to PE(0).
 
     A wrong answer gets its own distance and how far each hand is from a whole turn after
-    that many steps; named slips: the one-hand answer when there are several hands, a hand
+    that many steps; slip table: the one-hand answer when there are several hands, a hand
     turned half way (opposite), the slowest hand's wavelength alone.
     Introduced in notebook 03_clock_hands_frequencies.
     """
     d_model = check_d_model(d_model)
     k, dist = nearest_repeat(d_model, max_offset, base)
-    if answer is None:
-        return Verdict(False, PLACEHOLDER)
-    got = _read_answer(answer, "int")
-    if got is None or not 1 <= got <= max_offset:
-        return _wrong(answer, f"答案应是 1 到 {max_offset} 之间的一个整数（偏移 k）。")
 
     def hands(kk):
         left = _leftover_angles(kk, d_model, base)
@@ -258,30 +232,35 @@ def check_nearest_repeat(answer, d_model: int = 2, max_offset: int = 1000,
             return f"指针离整圈差 {_fmt_angle(left[0])}"
         return "各指针离整圈：" + "、".join(f"第 {i} 根差 {_fmt_angle(a)}" for i, a in enumerate(left))
 
-    if got == k:
-        return Verdict(True, f"k = {k}：PE({k}) 与 PE(0) 的距离 {_fmt_distance(dist)}，是 1 … {max_offset} 里最小的"
-                             f"（{hands(k)} 弧度）。几乎转回原处，但不是 0。")
-    mine = float(pe_distance_by_offset([got], d_model, base)[0])
-    left = _leftover_angles(got, d_model, base)
-    where = f"k = {got} 时 PE({got}) 与 PE(0) 的距离是 {_fmt_distance(mine)}（{hands(got)} 弧度）。"
-    if d_model > 2 and got == nearest_repeat(2, max_offset, base)[0]:
-        return _wrong(answer, f"这是只有第 0 根指针时的答案。{where}"
-                              f"其余指针也得同时接近整圈：距离² 是各指针弦长 2·sin(差角/2) 的平方和。")
-    if left[0] > 2.5:
-        return _wrong(answer, f"{where}第 0 根指针差不多转到了正对面（差角接近 π，弦长接近最大值 2），要找的是转回原处。")
+    def where(got):
+        mine = float(pe_distance_by_offset([got], d_model, base)[0])
+        return f"k = {got} 时 PE({got}) 与 PE(0) 的距离是 {_fmt_distance(mine)}（{hands(got)} 弧度）。"
+
     slowest = wavelengths(d_model, base)[-1]
-    if d_model > 2 and abs(got - slowest) < 1:
-        return _wrong(answer, f"{got} 是最慢指针的波长：它转回了原处，可快指针没有。{where}")
+    slips = [
+        (nearest_repeat(2, max_offset, base)[0] if d_model > 2 else None,
+         lambda got: f"这是只有第 0 根指针时的答案。{where(got)}"
+                     f"其余指针也得同时接近整圈：距离² 是各指针弦长 2·sin(差角/2) 的平方和。"),
+        lambda got: (f"{where(got)}第 0 根指针差不多转到了正对面（差角接近 π，弦长接近最大值 2），要找的是转回原处。"
+                     if _leftover_angles(got, d_model, base)[0] > 2.5 else None),
+        lambda got: (f"{got} 是最慢指针的波长：它转回了原处，可快指针没有。{where(got)}"
+                     if d_model > 2 and abs(got - slowest) < 1 else None),
+    ]
     per_pair = ("只有一根指针，距离就是弦长 2·|sin(差角/2)|" if d_model == 2 else
                 "每根指针贡献弦长 2·|sin(差角/2)|，总距离是各弦长平方和的平方根")
-    return _wrong(answer, f"{where}{per_pair}；找各指针同时最接近整圈的 k。")
+    return grade(answer, k, read="int", valid=lambda got: 1 <= got <= max_offset, slips=slips,
+                 expected=f"答案应是 1 到 {max_offset} 之间的一个整数（偏移 k）。",
+                 ok=f"k = {k}：PE({k}) 与 PE(0) 的距离 {_fmt_distance(dist)}，是 1 … {max_offset} 里最小的"
+                    f"（{hands(k)} 弧度）。几乎转回原处，但不是 0。",
+                 wrong=lambda got: f"{where(got)}{per_pair}；找各指针同时最接近整圈的 k。")
 
 
+@recorded
 def check_split_column(j: int, d_model: int, answer) -> Verdict:
     """Check which interleaved column the split layout (前后分半) puts at column ``j``.
 
-    Names the slips: the direction reversed (the split column of interleaved column j),
-    the same column number in both layouts, the pair index i instead of a column.
+    Slip table: the direction reversed (the split column of interleaved column j), the same
+    column number in both layouts, the pair index i instead of a column.
     Introduced in notebook 03_clock_hands_frequencies.
     """
     d_model = check_d_model(d_model)
@@ -289,34 +268,18 @@ def check_split_column(j: int, d_model: int, answer) -> Verdict:
     perm = split_permutation(d_model)
     right = int(perm[j])
     kind = "sin" if right % 2 == 0 else "cos"
-    if answer is None:
-        return Verdict(False, PLACEHOLDER)
-    got = _read_answer(answer, "int")
-    if got is None or not 0 <= got < d_model:
-        return _wrong(answer, f"答案应是交错表里的一个列号：0 到 {d_model - 1} 之间的整数。")
-    if got == right:
-        return Verdict(True, f"前后分半 (split) 的第 {j} 列 = 交错 (interleaved) 的第 {right} 列"
-                             f"（第 {right // 2} 对的 {kind}）。")
     inverse = int(np.argsort(perm)[j])
     slips = [
-        (inverse, f"方向反了：{got} 是交错表的第 {j} 列在前后分半表里的列号；问的是前后分半表的第 {j} 列来自交错表的哪一列。"),
+        (inverse, lambda got: f"方向反了：{got} 是交错表的第 {j} 列在前后分半表里的列号；"
+                              f"问的是前后分半表的第 {j} 列来自交错表的哪一列。"),
         (j, f"两种布局的第 {j} 列不是同一列：前后分半表先放完所有 sin，再放所有 cos。"),
-        (right // 2, f"{got} 是对的编号 i；要的是交错表里的列号：第 i 对的 sin 在第 2i 列，cos 在第 2i+1 列。"),
+        (right // 2, lambda got: f"{got} 是对的编号 i；要的是交错表里的列号：第 i 对的 sin 在第 2i 列，cos 在第 2i+1 列。"),
     ]
-    for value, message in slips:
-        if value != right and got == value:
-            return _wrong(answer, message)
-    return _wrong(answer, f"前后分半表的前 {d_model // 2} 列依次是所有 sin 列（交错表的 0, 2, 4, …），"
-                          f"后 {d_model // 2} 列依次是所有 cos 列（1, 3, 5, …）。")
-
-
-#: A 4-decimal answer is right when it is within one unit of the 4th decimal (so both
-#: rounding and truncating pass, and so does a chain of rounded 4-decimal steps).
-FOUR_DECIMALS = 1e-4 + 1e-9
-
-
-def _close4(arr, value) -> bool:
-    return agrees(arr, value, DECIMALS_ASKED)
+    return grade(answer, right, read="int", valid=lambda got: 0 <= got < d_model, slips=slips,
+                 expected=f"答案应是交错表里的一个列号：0 到 {d_model - 1} 之间的整数。",
+                 ok=f"前后分半 (split) 的第 {j} 列 = 交错 (interleaved) 的第 {right} 列（第 {right // 2} 对的 {kind}）。",
+                 wrong=f"前后分半表的前 {d_model // 2} 列依次是所有 sin 列（交错表的 0, 2, 4, …），"
+                       f"后 {d_model // 2} 列依次是所有 cos 列（1, 3, 5, …）。")
 
 
 def _matrix4(m) -> str:
@@ -324,44 +287,36 @@ def _matrix4(m) -> str:
     return "[" + ", ".join(_format_vector(row) for row in np.asarray(m)) + "]"
 
 
+@recorded
 def check_dot_product(k, d_model: int, answer, base: float = 10000.0) -> Verdict:
-    """Check ``PE(m) . PE(m + k)`` (the same for every query position m), to 4 decimals.
+    """Check ``PE(m) . PE(m + k)`` (the same for every query position m), to the 4 decimals
+    notebook 04 asks for.
 
-    Recognises the typical slips: only pair 0 summed, sin instead of cos, degrees instead
-    of radians, the exponent ``i/d_model`` instead of ``2i/d_model``, and ``d_model/2``
-    (the value at k = 0 only).
+    Slip table: only pair 0 summed, sin instead of cos, degrees instead of radians, the
+    exponent ``i/d_model`` instead of ``2i/d_model``, and ``d_model/2`` (the value at k = 0 only).
     Introduced in notebook 04_relative_position.
     """
     d_model = check_d_model(d_model)
     k = check_real("k", k)
     w = frequencies(d_model, base)
     right = float(pe_dot_by_offset([k], d_model, base)[0])
-    arr, refusal = _reading(
-        answer, "array", (),
-        expected="答案应是一个数：点积 PE(m)·PE(m+k) 是一个标量。")
-    if refusal is not None:
-        return refusal
-    if _close4(arr, right):
-        return Verdict(True, f"PE(m)·PE(m{k:+g}) = Σ cos({k:g}·w_i) = {right:.4f}，与 m 无关。")
     pairs = d_model // 2
     w_text = "，".join(f"w_{i} = {wi:.4g}" for i, wi in enumerate(w[:4])) + ("，…" if pairs > 4 else "")
     slips = [
-        (f"只算了第 0 对 cos({k:g}·w_0)。一共 {pairs} 对，每一对都贡献一项 cos(k·w_i)，"
-         f"慢的那几对也要加上（{w_text}）。", math.cos(k * w[0])),
-        ("把 cos 换成了 sin：每一对贡献 sin·sin + cos·cos = cos(k·w_i)，不是 sin(k·w_i)。",
-         float(np.sum(np.sin(k * w)))),
-        ("这是角度制 (degrees) 的结果：k·w_i 是弧度，cos(1) 指 1 弧度。",
-         float(np.sum(np.cos(np.radians(k * w))))),
-        (f"频率的指数是 2i/d_model（第 i 对占第 2i、2i+1 两列），这是用 i/d_model 算的。"
-         f"正确的是 {w_text}。", float(np.sum(np.cos(k * base ** (-np.arange(pairs) / d_model))))),
-        (f"{pairs} = d_model/2 是 k = 0 时的点积（每一对都是 cos 0 = 1）；k = {k:g} 时每一对只贡献 "
-         f"cos(k·w_i)。", float(pairs)),
+        (math.cos(k * w[0]), f"只算了第 0 对 cos({k:g}·w_0)。一共 {pairs} 对，每一对都贡献一项 cos(k·w_i)，"
+                             f"慢的那几对也要加上（{w_text}）。"),
+        (float(np.sum(np.sin(k * w))), "把 cos 换成了 sin：每一对贡献 sin·sin + cos·cos = cos(k·w_i)，不是 sin(k·w_i)。"),
+        (float(np.sum(np.cos(np.radians(k * w)))), "这是角度制 (degrees) 的结果：k·w_i 是弧度，cos(1) 指 1 弧度。"),
+        (float(np.sum(np.cos(k * base ** (-np.arange(pairs) / d_model)))),
+         f"频率的指数是 2i/d_model（第 i 对占第 2i、2i+1 两列），这是用 i/d_model 算的。正确的是 {w_text}。"),
+        (float(pairs), f"{pairs} = d_model/2 是 k = 0 时的点积（每一对都是 cos 0 = 1）；k = {k:g} 时每一对只贡献 "
+                       f"cos(k·w_i)。"),
     ]
-    slip = _first_slip(arr, right, slips, _close4)
-    if slip:
-        return _wrong(answer, slip)
-    return _wrong(answer, f"每一对贡献 sin·sin + cos·cos = cos(k·w_i)，把 {pairs} 对加起来"
-                          f"（{w_text}），保留 4 位小数。")
+    return grade(answer, right, decimals=DECIMALS_ASKED, slips=slips,
+                 expected="答案应是一个数：点积 PE(m)·PE(m+k) 是一个标量。",
+                 ok=f"PE(m)·PE(m{k:+g}) = Σ cos({k:g}·w_i) = {right:.4f}，与 m 无关。",
+                 wrong=f"每一对贡献 sin·sin + cos·cos = cos(k·w_i)，把 {pairs} 对加起来（{w_text}），"
+                       f"{asked(DECIMALS_ASKED)}。")
 
 
 def _rotation_blocks(angles, swap: bool = False) -> np.ndarray:
@@ -375,56 +330,44 @@ def _rotation_blocks(angles, swap: bool = False) -> np.ndarray:
     return out
 
 
+@recorded
 def check_rotation(k, d_model: int, answer, base: float = 10000.0) -> Verdict:
-    """Check a hand-written ``R_k`` (``d_model x d_model``, nested lists are fine), to 4 decimals.
+    """Check a hand-written ``R_k`` (``d_model x d_model``, nested lists are fine), to the 4
+    decimals notebook 04 asks for.
 
-    Recognises the transposed matrix (that is ``R_{-k}``: it maps PE(pos) to PE(pos - k)),
+    Slip table: the transposed matrix (that is ``R_{-k}``: it maps PE(pos) to PE(pos - k)),
     degrees instead of radians, and sin and cos swapped inside the blocks.
     Introduced in notebook 04_relative_position.
     """
     d_model = check_d_model(d_model)
     right = relative_rotation(k, d_model, base)
-    arr, refusal = _reading(
-        answer, "array", right.shape,
-        expected=f"R_k 应是 {d_model}×{d_model} 的矩阵，写成嵌套列表，例如 [[a, b], [c, d]]。")
-    if refusal is not None:
-        return refusal
     shown = f"R_{k:g} = {_matrix4(right)}：" if d_model == 2 else ""
-    if _close4(arr, right):
-        return Verdict(True, f"{shown}每个 2×2 块都是 [[cos(k·w_i), sin(k·w_i)], [−sin(k·w_i), cos(k·w_i)]]。")
     angles = k * frequencies(d_model, base)
     slips = [
-        ("方向反了：这是 R_k 的转置 = R_{−k}，它把 PE(pos) 变成 PE(pos−k)。对照 sin(a+b) = "
-         "sin a·cos b + cos a·sin b：新 sin 行里 cos(pos·w) 的系数是 +sin(k·w)，所以右上角是 +sin。", right.T),
-        ("这是角度制 (degrees) 的结果：k·w_i 是弧度。", _rotation_blocks(np.radians(angles))),
-        ("块里的 sin 和 cos 放反了：对角线上是 cos(k·w_i)（k = 0 时 R_0 必须是单位矩阵），"
-         "对角线外是 ±sin(k·w_i)。", _rotation_blocks(angles, swap=True)),
+        (right.T, "方向反了：这是 R_k 的转置 = R_{−k}，它把 PE(pos) 变成 PE(pos−k)。对照 sin(a+b) = "
+                  "sin a·cos b + cos a·sin b：新 sin 行里 cos(pos·w) 的系数是 +sin(k·w)，所以右上角是 +sin。"),
+        (_rotation_blocks(np.radians(angles)), "这是角度制 (degrees) 的结果：k·w_i 是弧度。"),
+        (_rotation_blocks(angles, swap=True), "块里的 sin 和 cos 放反了：对角线上是 cos(k·w_i)（k = 0 时 R_0 "
+                                              "必须是单位矩阵），对角线外是 ±sin(k·w_i)。"),
     ]
-    slip = _first_slip(arr, right, slips, _close4)
-    if slip:
-        return _wrong(answer, slip)
-    return _wrong(answer, "从和角公式逐项对照：第一行给出 sin((pos+k)w)，第二行给出 cos((pos+k)w)，"
-                          "每个块是 [[cos(k·w_i), sin(k·w_i)], [−sin(k·w_i), cos(k·w_i)]]。")
+    return grade(answer, right, decimals=DECIMALS_ASKED, slips=slips,
+                 expected=f"R_k 应是 {d_model}×{d_model} 的矩阵，写成嵌套列表，例如 [[a, b], [c, d]]。",
+                 ok=f"{shown}每个 2×2 块都是 [[cos(k·w_i), sin(k·w_i)], [−sin(k·w_i), cos(k·w_i)]]。",
+                 wrong="从和角公式逐项对照：第一行给出 sin((pos+k)w)，第二行给出 cos((pos+k)w)，"
+                       "每个块是 [[cos(k·w_i), sin(k·w_i)], [−sin(k·w_i), cos(k·w_i)]]。")
 
 
+@recorded
 def check_rotation_product(a: int, b: int, answer) -> Verdict:
     """Check the offset k with ``R_a^T · R_b = R_k`` (the answer is ``b - a``).
 
-    Recognises the wrong direction (``a - b``), a transpose taken for R_a itself (``a + b``),
-    R_b taken backwards (``-(a + b)``) and multiplied offsets (``±a·b``).
+    Slip table: the wrong direction (``a - b``), a transpose taken for R_a itself
+    (``a + b``), R_b taken backwards (``-(a + b)``) and multiplied offsets (``±a·b``).
     Introduced in notebook 04_relative_position.
     """
     a, b = check_int("a", a, -10**6, 10**6), check_int("b", b, -10**6, 10**6)
     right = b - a
-    got, refusal = _reading(
-        answer, "int",
-        expected="答案应是一个整数偏移 k（可以是负数）。")
-    if refusal is not None:
-        return refusal
-    if got == right:
-        shift = f"{right:+d}".replace("-", "−")
-        return Verdict(True, f"R_{a}ᵀ = R_{{−{a}}}（往回走 {a} 步），再乘 R_{b}（往前走 {b} 步）："
-                             f"R_{{−{a}}}·R_{b} = R_{{{shift.lstrip('+')}}}，它把 PE(pos) 变成 PE(pos{shift})。")
+    shift = f"{right:+d}".replace("-", "−")
     slips = [
         (a - b, f"方向反了：R_{a}ᵀ 往回走 {a} 步，R_{b} 往前走 {b} 步，合起来是 {b} − {a}，不是 {a} − {b}。"),
         (a + b, f"把 R_{a}ᵀ 当成了 R_{a}：转置是往回转，R_kᵀ = R_{{−k}}。"),
@@ -432,10 +375,11 @@ def check_rotation_product(a: int, b: int, answer) -> Verdict:
         (a * b, "旋转合在一起是角度相加，不是相乘：R_x·R_y = R_{x+y}。"),
         (-a * b, "旋转合在一起是角度相加，不是相乘：R_x·R_y = R_{x+y}，R_kᵀ = R_{−k}。"),
     ]
-    for value, message in slips:
-        if value != right and got == value:
-            return _wrong(answer, message)
-    return _wrong(answer, "用两条规则：R_kᵀ = R_{−k}，R_x·R_y = R_{x+y}。")
+    return grade(answer, right, read="int", slips=slips,
+                 expected="答案应是一个整数偏移 k（可以是负数）。",
+                 ok=f"R_{a}ᵀ = R_{{−{a}}}（往回走 {a} 步），再乘 R_{b}（往前走 {b} 步）："
+                    f"R_{{−{a}}}·R_{b} = R_{{{shift.lstrip('+')}}}，它把 PE(pos) 变成 PE(pos{shift})。",
+                 wrong="用两条规则：R_kᵀ = R_{−k}，R_x·R_y = R_{x+y}。")
 
 
 def _scaled_rotation_scores(a: float, b: float, k: float = 1.0) -> np.ndarray:
@@ -450,35 +394,31 @@ def _scaled_rotation_scores(a: float, b: float, k: float = 1.0) -> np.ndarray:
     return np.array([pe[0] @ m_block @ pe[1], pe[0] @ m_block @ pe[2]])
 
 
+@recorded
 def check_scaled_rotation_scores(a: float, b: float, answer, k: float = 1.0) -> Verdict:
-    """Check ``[S(+k), S(-k)]`` (d_model = 2, ``M = [[a, b], [-b, a]]``), to 4 decimals.
+    """Check ``[S(+k), S(-k)]`` (d_model = 2, ``M = [[a, b], [-b, a]]``), to the 4 decimals
+    notebook 04 asks for.
 
-    Recognises the two scores swapped (offset taken as m - n, or M transposed), the plain
-    dot product (b forgotten: the same for +k and -k) and degrees instead of radians.
+    Slip table: the two scores swapped (offset taken as m - n, or M transposed), the plain dot
+    product (b forgotten: the same for +k and -k), the scale a alone, and degrees instead of
+    radians.
     Introduced in notebook 04_relative_position.
     """
     right = _scaled_rotation_scores(a, b, k)
-    arr, refusal = _reading(
-        answer, "array", (2,),
-        expected="答案应是两个数 [S(k = +1), S(k = −1)]。")
-    if refusal is not None:
-        return refusal
-    if _close4(arr, right):
-        return Verdict(True, f"[S(+{k:g}), S(−{k:g})] = {_format_vector(right)}：a·cos k ∓ b·sin k，"
-                             f"只依赖 k，而且 +k 与 −k 不同，分得出前后。")
     ck = math.cos(k)
     kd = math.radians(k)
     slips = [
-        ("两个数的顺序反了（或者把 k 当成了 m − n、把 M 转置了）：k = n − m 是 key 的位置减 query 的位置，"
-         "第一个数是 key 在 query 后面一位（k = +1）。", right[::-1]),
-        ("这是只有缩放 a 的部分 a·cos k（也就是 a 倍的点积 PE(m)·PE(n)）：两个数一样，分不出前后。"
-         "旋转部分 b 还贡献 −b·sin k，对 ±k 符号相反。", [a * ck, a * ck]),
-        ("这是不带 M 的点积 PE(m)·PE(n) = cos k：对 ±k 一样。分数要夹上 M：PE(m)ᵀ M PE(n)。", [ck, ck]),
-        ("这是角度制 (degrees) 的结果：w_0 = 1 弧度/位置。",
-         [a * math.cos(kd) - b * math.sin(kd), a * math.cos(kd) + b * math.sin(kd)]),
+        (right[::-1], "两个数的顺序反了（或者把 k 当成了 m − n、把 M 转置了）：k = n − m 是 key 的位置减 query 的位置，"
+                      "第一个数是 key 在 query 后面一位（k = +1）。"),
+        ([a * ck, a * ck], "这是只有缩放 a 的部分 a·cos k（也就是 a 倍的点积 PE(m)·PE(n)）：两个数一样，分不出前后。"
+                           "旋转部分 b 还贡献 −b·sin k，对 ±k 符号相反。"),
+        ([ck, ck], "这是不带 M 的点积 PE(m)·PE(n) = cos k：对 ±k 一样。分数要夹上 M：PE(m)ᵀ M PE(n)。"),
+        ([a * math.cos(kd) - b * math.sin(kd), a * math.cos(kd) + b * math.sin(kd)],
+         "这是角度制 (degrees) 的结果：w_0 = 1 弧度/位置。"),
     ]
-    slip = _first_slip(arr, right, slips, _close4)
-    if slip:
-        return _wrong(answer, slip)
-    return _wrong(answer, "d_model = 2 时只有一对，w_0 = 1：S(k) = a·cos k − b·sin k（第 5 节的公式）。"
-                          "取 m = 0，分别算 n = +1 和 n = −1。")
+    return grade(answer, right, decimals=DECIMALS_ASKED, slips=slips,
+                 expected="答案应是两个数 [S(k = +1), S(k = −1)]。",
+                 ok=f"[S(+{k:g}), S(−{k:g})] = {_format_vector(right)}：a·cos k ∓ b·sin k，"
+                    f"只依赖 k，而且 +k 与 −k 不同，分得出前后。",
+                 wrong="d_model = 2 时只有一对，w_0 = 1：S(k) = a·cos k − b·sin k（第 5 节的公式）。"
+                       "取 m = 0，分别算 n = +1 和 n = −1。")

@@ -6,31 +6,29 @@ from ..task.data import ANIMALS, MAX_LENGTH
 from ..task.evaluation import order_blind_bound
 from ..task.training import rows_with_gradient
 from ..validate import check_int, check_lengths
-from .verdict import PLACEHOLDER, Verdict, _read_answer, _reading, _wrong, check_value
+from .verdict import Verdict, grade, recorded
 
 
+@recorded
 def check_order_blind_accuracy(answer) -> Verdict:
-    """Check the accuracy ceiling of an order-blind model on mirror pairs (a fraction).
+    """Check the accuracy ceiling of an order-blind model on mirror pairs (a fraction), by the
+    precision rule.
 
-    Recognises 1/8 (guessing among all animals) and percentages.
+    Slip table: 1 (full marks), the percentage, 1/8 (guessing among all animals).
     Introduced in notebook 05_learned_embeddings.
     """
     right = order_blind_bound()
-    if answer is None:
-        return Verdict(False, PLACEHOLDER + "（一个 0 到 1 之间的小数）")
-    verdict = check_value(answer, right)
-    if verdict:
-        return Verdict(True, f"最多 {right:.3f}：镜像的两句对它是同一个输入，只能给同一个答案，一对里最多对一句。")
-    got = _read_answer(answer, "array", ())
-    if got is not None and abs(float(got) - 1.0) < 1e-3:
-        return _wrong(answer, "满分要分清 A咬B 和 B咬A；可这两句的字完全相同，不看语序的模型对它们只能给同一个答案。")
-    if got is not None and abs(float(got) - 100 * right) < 0.1:
-        return _wrong(answer, "这是百分数；请用 0 到 1 之间的小数。")
-    if got is not None and abs(float(got) - 1 / len(ANIMALS)) < 1e-3:
-        return _wrong(answer, f"1/{len(ANIMALS)} 是在 {len(ANIMALS)} 只动物里瞎猜；但不看语序的模型也看得见句子里是哪两只动物。")
-    return _wrong(answer, "不看语序的模型分不开 A咬B 和 B咬A（同样的字、同样的填充词）：它对两句给同一个答案。一对里最多对几句？")
+    slips = [
+        (1.0, "满分要分清 A咬B 和 B咬A；可这两句的字完全相同，不看语序的模型对它们只能给同一个答案。"),
+        (100 * right, "这是百分数；请用 0 到 1 之间的小数。"),
+        (1 / len(ANIMALS), f"1/{len(ANIMALS)} 是在 {len(ANIMALS)} 只动物里瞎猜；但不看语序的模型也看得见句子里是哪两只动物。"),
+    ]
+    return grade(answer, right, slips=slips, expected="答案应是一个数（0 到 1 之间的小数）：不看语序的模型对镜像的两句只能给同一个答案，一对里最多对几句？",
+                 ok=f"最多 {right:.3f}：镜像的两句对它是同一个输入，只能给同一个答案，一对里最多对一句。",
+                 wrong="不看语序的模型分不开 A咬B 和 B咬A（同样的字、同样的填充词）：它对两句给同一个答案。一对里最多对几句？")
 
 
+@recorded
 def check_segments(n_tokens: int, max_len: int, answer) -> Verdict:
     """Check ``[segments, last row]`` for a text of ``n_tokens`` cut into non-overlapping
     segments of at most ``max_len`` tokens, each numbered from position 0 again.
@@ -45,35 +43,40 @@ def check_segments(n_tokens: int, max_len: int, answer) -> Verdict:
     segments = -(-n_tokens // max_len)
     last_count = n_tokens - (segments - 1) * max_len
     right = (segments, last_count - 1)
-    if answer is None:
-        return Verdict(False, PLACEHOLDER)
-    got = _read_answer(answer, "ints")
-    nums = answer if isinstance(answer, (list, tuple)) else None
-    if got is None or nums is None or len(nums) != 2:
-        return _wrong(answer, "答案应是两个整数 [段数, 行号]，例如 [2, 100]。")
-    got = (_read_answer(nums[0], "int"), _read_answer(nums[1], "int"))
     parts = " + ".join([str(max_len)] * (segments - 1) + [str(last_count)])
-    if got == right:
-        return Verdict(True, f"{n_tokens} = {parts}：{segments} 段。每一段都从位置 0 重新编号，"
-                             f"最后一段的 {last_count} 个词用第 0 … {last_count - 1} 行。")
-    seg, row = got
-    if seg != segments:
-        if seg == n_tokens // max_len:
-            return _wrong(answer, f"{n_tokens} / {max_len} ≈ {n_tokens / max_len:.2f}：{seg} 段只装得下 "
-                                  f"{seg * max_len} 个词，剩下的 {n_tokens - seg * max_len} 个还要一段：向上取整。")
-        return _wrong(answer, f"每段最多 {max_len} 个词（表只有 {max_len} 行），{n_tokens} 个词至少要 "
-                              f"⌈{n_tokens}/{max_len}⌉ 段。")
-    if row == last_count:
-        return _wrong(answer, f"段数对了。行号从 0 数：最后一段的 {last_count} 个词用第 0 … {last_count - 1} 行。")
-    if row == n_tokens - 1:
-        return _wrong(answer, f"段数对了。{n_tokens - 1} 是这个词在整篇文章里的位置；可表只有第 0 … "
-                              f"{max_len - 1} 行，每一段都从位置 0 重新编号。")
-    if row in (max_len - 1, max_len):
-        return _wrong(answer, f"段数对了。最后一段没有装满：只剩 {n_tokens} − {segments - 1}×{max_len} = "
-                              f"{last_count} 个词。")
-    return _wrong(answer, f"段数对了。最后一段有 {n_tokens} − {segments - 1}×{max_len} 个词，从位置 0 开始编号。")
+    pair = lambda v: tuple(x for _, x in v[1])     # noqa: E731  (the normalised [segments, row])
+    floor = n_tokens // max_len
+
+    def segments_wrong(got):
+        seg, _ = pair(got)
+        if seg == segments:
+            return None
+        if seg == floor:
+            return (f"{n_tokens} / {max_len} ≈ {n_tokens / max_len:.2f}：{seg} 段只装得下 "
+                    f"{seg * max_len} 个词，剩下的 {n_tokens - seg * max_len} 个还要一段：向上取整。")
+        return f"每段最多 {max_len} 个词（表只有 {max_len} 行），{n_tokens} 个词至少要 ⌈{n_tokens}/{max_len}⌉ 段。"
+
+    def row_slip(rows, message):
+        return lambda got: message if pair(got)[0] == segments and pair(got)[1] in rows else None
+
+    slips = [
+        segments_wrong,
+        row_slip({last_count}, f"段数对了。行号从 0 数：最后一段的 {last_count} 个词用第 0 … {last_count - 1} 行。"),
+        row_slip({n_tokens - 1}, f"段数对了。{n_tokens - 1} 是这个词在整篇文章里的位置；可表只有第 0 … "
+                                 f"{max_len - 1} 行，每一段都从位置 0 重新编号。"),
+        row_slip({max_len - 1, max_len} - {last_count - 1}, f"段数对了。最后一段没有装满：只剩 {n_tokens} − "
+                                                            f"{segments - 1}×{max_len} = {last_count} 个词。"),
+    ]
+    return grade(answer, right, read="choice", slips=slips,
+                 valid=lambda v: v[0] == "seq" and len(v[1]) == 2 and all(
+                     kind == "num" and isinstance(x, int) for kind, x in v[1]),
+                 expected="答案应是两个整数 [段数, 行号]，例如 [2, 100]。",
+                 ok=f"{n_tokens} = {parts}：{segments} 段。每一段都从位置 0 重新编号，"
+                    f"最后一段的 {last_count} 个词用第 0 … {last_count - 1} 行。",
+                 wrong=f"段数对了。最后一段有 {n_tokens} − {segments - 1}×{max_len} 个词，从位置 0 开始编号。")
 
 
+@recorded
 def check_rows_with_gradient(train_lengths, max_len: int, answer) -> Verdict:
     """Check how many rows of a learned ``max_len``-row table get a gradient from training
     sentences of ``train_lengths`` tokens (counted by a real forward and backward pass).
@@ -85,14 +88,6 @@ def check_rows_with_gradient(train_lengths, max_len: int, answer) -> Verdict:
     lo, hi = check_lengths("train_lengths", train_lengths, 4, MAX_LENGTH)
     max_len = check_int("max_len", max_len, hi)
     right = rows_with_gradient((lo, hi), max_len=max_len)
-    got, refusal = _reading(
-        answer, "int",
-        expected="答案应是一个整数（行数）。")
-    if refusal is not None:
-        return refusal
-    if got == right:
-        return Verdict(True, f"{right} 行：位置 0 … {right - 1} 出现在训练句子里；第 {right} … {max_len - 1} 行"
-                             f"从不参与计算，梯度为 0，训练不会改动它们。")
     slips = [
         (max_len, f"不是每一行都有梯度：最长的训练句子只有 {hi} 个词，位置 {hi} … {max_len - 1} 从没出现过，"
                   f"那些行不参与计算。"),
@@ -101,7 +96,7 @@ def check_rows_with_gradient(train_lengths, max_len: int, answer) -> Verdict:
         (max_len - hi, "这是没有梯度的行数；问的是有梯度的行。"),
         (hi + 1, f"{hi} 个词占位置 0 … {hi - 1}：第 {hi} 行已经用不到了。"),
     ]
-    for value, message in slips:
-        if value != right and got == value:
-            return _wrong(answer, message)
-    return _wrong(answer, "只有训练句子里出现过的位置才参与计算；最长的训练句子占了几个位置？")
+    return grade(answer, right, read="int", slips=slips, expected="答案应是一个整数（行数）。",
+                 ok=f"{right} 行：位置 0 … {right - 1} 出现在训练句子里；第 {right} … {max_len - 1} 行"
+                    f"从不参与计算，梯度为 0，训练不会改动它们。",
+                 wrong="只有训练句子里出现过的位置才参与计算；最长的训练句子占了几个位置？")

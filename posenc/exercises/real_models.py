@@ -5,40 +5,34 @@ Introduced in notebook 10_rope_real_models.
 """
 from __future__ import annotations
 
+import math
+
+from ..context import llama3_frequencies
 from ..real_models import MODEL_CONFIGS, rotary_dims
 from ..validate import check_one_of, check_real
-from .verdict import Verdict, _first_slip, _reading, _wrong
+from .verdict import Verdict, grade, recorded
 
 
-def _close(got: float, value: float, rel: float = 1e-3) -> bool:
-    return abs(got - value) <= rel * max(abs(value), 1e-12)
-
-
+@recorded
 def check_rotated_dims(model: str, answer) -> Verdict:
     """Check how many dims of each attention head the model rotates (:func:`rotary_dims`).
 
-    Recognises the whole head (forgot ``partial_rotary_factor``), the number of pairs instead
+    Slip table: the whole head (forgot ``partial_rotary_factor``), the number of pairs instead
     of dims, and the unrotated dims.
     Introduced in notebook 10_rope_real_models.
     """
     model = check_one_of("model", model, tuple(MODEL_CONFIGS))
     cfg = MODEL_CONFIGS[model]
     right = rotary_dims(cfg)
-    got, refusal = _reading(answer, "int", expected="答案应是一个整数（维数）。")
-    if refusal is not None:
-        return refusal
-    if got == right:
-        return Verdict(True, f"{model} 每个头 {cfg['head_dim']} 维，其中 {right} 维（{right // 2} 对）旋转，"
-                             f"其余 {cfg['head_dim'] - right} 维不带位置。")
     slips = [
-        ("这是整个头的维数；partial_rotary_factor 说只有一部分维度旋转。", cfg["head_dim"]),
-        ("这是对数（两维一对）；问的是维数。", right // 2),
-        ("这是不旋转的那部分维数。", cfg["head_dim"] - right),
+        (cfg["head_dim"], "这是整个头的维数；partial_rotary_factor 说只有一部分维度旋转。"),
+        (right // 2, "这是对数（两维一对）；问的是维数。"),
+        (cfg["head_dim"] - right, "这是不旋转的那部分维数。"),
     ]
-    for message, value in slips:
-        if value != right and got == value:
-            return _wrong(answer, message)
-    return _wrong(answer, "旋转的维数 = head_dim × partial_rotary_factor（MLA 模型看 qk_rope_head_dim）。")
+    return grade(answer, right, read="int", slips=slips, expected="答案应是一个整数（维数）。",
+                 ok=f"{model} 每个头 {cfg['head_dim']} 维，其中 {right} 维（{right // 2} 对）旋转，"
+                    f"其余 {cfg['head_dim'] - right} 维不带位置。",
+                 wrong="旋转的维数 = head_dim × partial_rotary_factor（MLA 模型看 qk_rope_head_dim）。")
 
 
 def llama3_slowdown(wavelength, factor: float = 8.0, low_freq_factor: float = 1.0, high_freq_factor: float = 4.0,
@@ -49,47 +43,45 @@ def llama3_slowdown(wavelength, factor: float = 8.0, low_freq_factor: float = 1.
     Introduced in notebook 10_rope_real_models.
     """
     lam = check_real("wavelength", wavelength, greater_than=0.0)
-    if lam < original_max_len / high_freq_factor:
-        return 1.0
-    if lam > original_max_len / low_freq_factor:
-        return float(factor)
-    s = (original_max_len / lam - low_freq_factor) / (high_freq_factor - low_freq_factor)
-    return 1.0 / ((1 - s) / factor + s)
+    w = 2 * math.pi / lam
+    return float(w / llama3_frequencies([w], factor, low_freq_factor, high_freq_factor, original_max_len)[0])
 
 
+@recorded
 def check_llama3_slowdown(wavelength, answer) -> Verdict:
     """Check the slowdown ``w / w'`` Llama 3.1's scaling (factor 8, low 1, high 4, original 8192)
-    gives a pair of this wavelength, within 0.1 %.
+    gives a pair of this wavelength, by the precision rule (3 significant digits).
 
-    Recognises the full factor 8 where the pair is in the blended band (or short enough to be
-    kept), 1 where it is divided, and blending the slowdowns linearly instead of the frequencies.
+    Slip table: the full factor 8 where the pair is in the blended band (or short enough to be
+    kept), 1 where it is divided, γ and 1 − γ swapped, and blending the slowdowns linearly
+    instead of the frequencies.
     Introduced in notebook 10_rope_real_models.
     """
     lam = check_real("wavelength", wavelength, greater_than=0.0)
     right = llama3_slowdown(lam)
-    got, refusal = _reading(answer, "array", expected="答案应是一个数（变慢的倍数）。")
-    if refusal is not None:
-        return refusal
-    got = float(got)
     band = "波长短于 8192/4 = 2048：原样保留" if lam < 2048 else (
         "波长长于 8192：频率整个除以 8" if lam > 8192 else "波长在 2048 和 8192 之间：频率在 w 和 w/8 之间平滑混合")
-    if _close(got, right):
-        return Verdict(True, f"{band}，变慢 {right:.4g} 倍。")
     s = (8192 / lam - 1) / 3
-    slips = {
-        "这一对没有整个除以 8：只有波长超过 8192 的对才除以 8。": 8.0,
-        "这一对并没有原样保留：只有波长短于 2048 的对才不变。": 1.0,
-        "这是把「变慢的倍数」线性混合 (1−γ)·8 + γ·1；Llama 3 混合的是频率 (1−γ)·w/8 + γ·w。": (1 - s) * 8 + s,
-    }
-    message = _first_slip(got, right, slips, _close)
-    return _wrong(answer, message or f"{band}；混合系数 γ = (8192/波长 − 1)/(4 − 1)。")
+    slips = [
+        (8.0, "这一对没有整个除以 8：只有波长超过 8192 的对才除以 8。"),
+        (1.0, "这一对并没有原样保留：只有波长短于 2048 的对才不变。"),
+        (1 / (s / 8 + (1 - s)) if 0 < s < 1 else 1.0,
+         f"γ 和 1 − γ 放反了：γ = (8192/波长 − 1)/3 = {s:.4g} 是保留原频率 w 的比重，"
+         f"新频率 = (1 − γ)·w/8 + γ·w；这是 γ·w/8 + (1 − γ)·w 的结果。"),
+        ((1 - s) * 8 + s, "这是把「变慢的倍数」线性混合 (1−γ)·8 + γ·1；Llama 3 混合的是频率 (1−γ)·w/8 + γ·w。"),
+    ]
+    return grade(answer, right, slips=slips, expected="答案应是一个数（变慢的倍数）。",
+                 ok=f"{band}，变慢 {right:.4g} 倍。",
+                 wrong=f"{band}；混合系数 γ = (8192/波长 − 1)/(4 − 1)。")
 
 
+@recorded
 def check_mla_cache(model: str, answer) -> Verdict:
     """Check how many numbers an MLA model caches per token per layer: ``kv_lora_rank +
     qk_rope_head_dim`` (one latent, one rotated key shared by every head).
 
-    Recognises the latent alone, a rotated key per head, and a plain multi-head K and V cache.
+    Slip table: the latent alone, the latent and the rotated key counted twice (once for K,
+    once for V), a rotated key per head, and a plain multi-head K and V cache.
     Introduced in notebook 10_rope_real_models.
     """
     mla_models = tuple(m for m, c in MODEL_CONFIGS.items() if "kv_lora_rank" in c)
@@ -97,18 +89,14 @@ def check_mla_cache(model: str, answer) -> Verdict:
     cfg = MODEL_CONFIGS[model]
     latent, rope_dim, heads = cfg["kv_lora_rank"], cfg["qk_rope_head_dim"], cfg["num_attention_heads"]
     right = latent + rope_dim
-    got, refusal = _reading(answer, "int", expected="答案应是一个整数。")
-    if refusal is not None:
-        return refusal
-    if got == right:
-        return Verdict(True, f"{latent}（潜向量 c）+ {rope_dim}（所有头共用的一个旋转后的键）= {right}。")
     slips = [
-        ("只算了潜向量；旋转的那部分键不能从 c 还原（RoPE 挡在中间），要单独缓存。", latent),
-        ("旋转的键是所有头共用的一个，不是每个头一个。", latent + heads * rope_dim),
-        ("这是普通多头注意力缓存 K 和 V 的大小；MLA 只缓存潜向量和一个旋转的键。",
-         heads * (cfg["head_dim"] + cfg["v_head_dim"])),
+        (latent, "只算了潜向量；旋转的那部分键不能从 c 还原（RoPE 挡在中间），要单独缓存。"),
+        (2 * right, f"K 和 V 各算了一份：K 和 V 都从同一个潜向量 c 还原（W_UK、W_UV），c 只缓存一份；"
+                    f"旋转的键只属于 K。每个词存 {latent} + {rope_dim}。"),
+        (2 * latent + rope_dim, f"潜向量算了两份（K 一份、V 一份）：K 和 V 都从同一个 c 还原，c 只缓存一份。"),
+        (latent + heads * rope_dim, "旋转的键是所有头共用的一个，不是每个头一个。"),
+        (heads * (cfg["head_dim"] + cfg["v_head_dim"]), "这是普通多头注意力缓存 K 和 V 的大小；MLA 只缓存潜向量和一个旋转的键。"),
     ]
-    for message, value in slips:
-        if value != right and got == value:
-            return _wrong(answer, message)
-    return _wrong(answer, "每个词缓存 kv_lora_rank + qk_rope_head_dim 个数。")
+    return grade(answer, right, read="int", slips=slips, expected="答案应是一个整数。",
+                 ok=f"{latent}（潜向量 c）+ {rope_dim}（所有头共用的一个旋转后的键）= {right}。",
+                 wrong="每个词缓存 kv_lora_rank + qk_rope_head_dim 个数。")

@@ -17,13 +17,14 @@ from ..relative_family import (
     transformer_xl_score_terms,
 )
 from ..validate import check_int, check_one_of
-from .verdict import Verdict, _letter_set_verdict, _letters, _reading, _wrong
+from .verdict import Verdict, _letter_set_verdict, _letters, _wrong, grade, recorded
 
 
 def _mode(bidirectional: bool) -> str:
     return "双向" if bidirectional else "因果"
 
 
+@recorded
 def check_t5_bucket(k: int, answer, bidirectional: bool = True, num_buckets: int = 32,
                     max_distance: int = 128) -> Verdict:
     """Check T5's bucket of the offset ``k = n - m`` (:func:`t5_relative_bucket`).
@@ -36,11 +37,6 @@ def check_t5_bucket(k: int, answer, bidirectional: bool = True, num_buckets: int
     k = check_int("k", k, -10**9, 10**9)
     bidirectional, half, max_exact, max_distance = _t5_sizes(bidirectional, num_buckets, max_distance)
     right = t5_relative_bucket(k, bidirectional, num_buckets, max_distance)
-    got, refusal = _reading(
-        answer, "int",
-        expected="答案应是一个整数：桶的编号（从 0 开始）。")
-    if refusal is not None:
-        return refusal
     after = bidirectional and k > 0
     n = abs(k) if bidirectional else max(-k, 0)
     shift = f"k > 0，先加 {half}；" if after else ""
@@ -52,9 +48,6 @@ def check_t5_bucket(k: int, answer, bidirectional: bool = True, num_buckets: int
         x = math.log(n / max_exact) / math.log(max_distance / max_exact) * (half - max_exact)
         how = (f"{shift}n = {n} ≥ max_exact = {max_exact}：{max_exact} + ⌊log({n}/{max_exact}) / "
                f"log({max_distance}/{max_exact}) × {half - max_exact}⌋ = {max_exact} + ⌊{x:.3f}⌋")
-    if got == right:
-        return Verdict(True, f"k = {k}（{_mode(bidirectional)}）落在桶 {right}：{how}"
-                             f"{' = ' + str(right) if n < max_distance else f'，即桶 {right}'}。")
     slips = {}
     if bidirectional and k != 0:
         slips[t5_relative_bucket(-k, True, num_buckets, max_distance)] = (
@@ -76,12 +69,14 @@ def check_t5_bucket(k: int, answer, bidirectional: bool = True, num_buckets: int
                                 f"这是把全部 {num_buckets} 个桶给一个方向算出来的。")
     other = t5_relative_bucket(k, not bidirectional, num_buckets, max_distance)
     slips.setdefault(other, f"这是{_mode(not bidirectional)}模式的桶；题目问的是{_mode(bidirectional)}模式。")
-    slips.pop(right, None)
-    if got in slips:
-        return _wrong(answer, slips[got])
-    return _wrong(answer, f"按参考实现一步步来：{how}（先算完再截断取整）。")
+    return grade(answer, right, read="int", slips=list(slips.items()),
+                 expected="答案应是一个整数：桶的编号（从 0 开始）。",
+                 ok=f"k = {k}（{_mode(bidirectional)}）落在桶 {right}：{how}"
+                    f"{' = ' + str(right) if n < max_distance else f'，即桶 {right}'}。",
+                 wrong=f"按参考实现一步步来：{how}（先算完再截断取整）。")
 
 
+@recorded
 def check_t5_buckets_used(answer, side: str = "after", bidirectional: bool = True, num_buckets: int = 32,
                           max_distance: int = 128) -> Verdict:
     """How many buckets do the offsets on one side actually reach?
@@ -98,15 +93,7 @@ def check_t5_buckets_used(answer, side: str = "after", bidirectional: bool = Tru
     on_side = [(b, lo, hi) for b, lo, hi in ranges if (hi > 0 if side == "after" else lo <= 0)]
     right = len(on_side)
     where = "k > 0（key 在 query 之后）" if side == "after" else "k ≤ 0（key 在 query 之前或就是它）"
-    got, refusal = _reading(
-        answer, "int",
-        expected="答案应是一个整数：桶的个数。")
-    if refusal is not None:
-        return refusal
     first, last = on_side[0][0], on_side[-1][0]
-    if got == right:
-        return Verdict(True, f"{where}用到桶 {first} … {last}，共 {right} 个（{_mode(bidirectional)}，"
-                             f"num_buckets = {num_buckets}）。")
     exact = sum(1 for _, lo, hi in on_side if lo == hi and abs(lo) < max_exact)
     slips = {num_buckets: f"{num_buckets} 是全部的桶；问的是 {where}这一侧。",
              exact: f"{exact} 只是一个偏移一个桶的那些（|k| < {max_exact}）；再远还有按对数分的桶。",
@@ -116,12 +103,12 @@ def check_t5_buckets_used(answer, side: str = "after", bidirectional: bool = Tru
                        f"实际从桶 {half + 1} 开始。")
     if not bidirectional and side == "after":
         slips[0] = "k > 0 虽然被掩码遮住，参考实现仍把它们都放进桶 0：用到 1 个桶。"
-    slips.pop(right, None)
-    if got in slips:
-        return _wrong(answer, slips[got])
-    return _wrong(answer, f"先找 {where}的最小、最大桶编号，再看中间有没有空着的桶。")
+    return grade(answer, right, read="int", slips=list(slips.items()), expected="答案应是一个整数：桶的个数。",
+                 ok=f"{where}用到桶 {first} … {last}，共 {right} 个（{_mode(bidirectional)}，num_buckets = {num_buckets}）。",
+                 wrong=f"先找 {where}的最小、最大桶编号，再看中间有没有空着的桶。")
 
 
+@recorded
 def check_shaw_row(m: int, n: int, max_relative: int, answer) -> Verdict:
     """Which row of Shaw et al.'s ``(2*max_relative + 1, d)`` table does query m use for key n?
 
@@ -137,14 +124,7 @@ def check_shaw_row(m: int, n: int, max_relative: int, answer) -> Verdict:
     right = int(shaw_relative_index(size, size, max_relative)[m, n])
     k = n - m
     clipped = max(-max_relative, min(max_relative, k))
-    got, refusal = _reading(
-        answer, "int",
-        expected=f"答案应是一个整数：行号 0 … {2 * max_relative}。")
-    if refusal is not None:
-        return refusal
-    if got == right:
-        extra = f"，裁剪到 {clipped}" if clipped != k else ""
-        return Verdict(True, f"k = n − m = {n} − {m} = {k}{extra}；行号 = {clipped} + {max_relative} = {right}。")
+    extra = f"，裁剪到 {clipped}" if clipped != k else ""
     slips = {}          # earlier entries win when two slips give the same number
     slips.setdefault(max(-max_relative, min(max_relative, -k)) + max_relative,
                      f"这是 m − n 的行：Shaw 等人用 key 位置减 query 位置，k = n − m = {k}。")
@@ -153,10 +133,10 @@ def check_shaw_row(m: int, n: int, max_relative: int, answer) -> Verdict:
     slips.setdefault(clipped, f"{clipped} 是裁剪后的偏移本身；行号还要加 {max_relative}"
                               f"（第 0 行是 k = −{max_relative}）。")
     slips.setdefault(abs(clipped), "偏移有正负：key 在 query 之前和之后用的是不同的行（不取绝对值）。")
-    slips.pop(right, None)
-    if got in slips:
-        return _wrong(answer, slips[got])
-    return _wrong(answer, f"行号 = clip(n − m, −{max_relative}, {max_relative}) + {max_relative}。")
+    return grade(answer, right, read="int", slips=list(slips.items()),
+                 expected=f"答案应是一个整数：行号 0 … {2 * max_relative}。",
+                 ok=f"k = n − m = {n} − {m} = {k}{extra}；行号 = {clipped} + {max_relative} = {right}。",
+                 wrong=f"行号 = clip(n − m, −{max_relative}, {max_relative}) + {max_relative}。")
 
 
 _POSITIONS_IN = {   # what each term contains, by scheme
@@ -187,6 +167,7 @@ def moving_terms(scheme: str = "absolute", vary: str = "m") -> set:
     return {x for x in "abcd" if abs(values[0][x] - values[1][x]) > 1e-9}
 
 
+@recorded
 def check_moving_terms(answer, scheme: str = "absolute", vary: str = "m") -> Verdict:
     """Which of the four terms (a)-(d) change when ``vary`` moves (``"m"``: the query position,
     the offset k kept; ``"k"``: the offset, m kept)?
@@ -273,6 +254,7 @@ def shift_invariance(m: int = 3, n: int = 7, shift: int = 100, d_model: int = 16
     }
 
 
+@recorded
 def check_shift_invariance(answer) -> Verdict:
     """Which schemes of :data:`SHIFT_SCHEMES` give the same attention score when the query and
     the key both move by the same amount? ``answer`` is letters, e.g. ``"cd"``.

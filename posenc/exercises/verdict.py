@@ -1,9 +1,29 @@
-"""What a ``check_*`` helper returns (:class:`Verdict`), the one way answers are read, and
-the two generic checks (a number, a choice) the others build on.
+"""What a ``check_*`` helper returns (:class:`Verdict`), the one precision rule of every numeric
+check, and the one pipeline every check runs (:func:`grade`).
+
+A check computes the right answer and a table of typical slips, then hands both to
+:func:`grade`, which runs the same five steps for every exercise of the course:
+
+1. **read** the learner's answer as the kind the question asks (a number, numbers of a shape,
+   a whole number, a set of whole numbers, a choice);
+2. **refuse** what cannot be read: ``None`` (not answered yet) gets a neutral prompt, anything
+   else a message saying what the answer should look like;
+3. **agree**: a right answer (numbers by :func:`agrees`, the precision rule; whole numbers and
+   choices exactly) gets 正确 and the worked result;
+4. **slips**: the first entry of the check's slip table the answer matches names the slip; a
+   number the rule refuses that is the right value rounded too coarsely gets the one rounding
+   message (:func:`rounding_slip`), in every notebook the same;
+5. **wrong**: anything else gets the check's generic hint.
+
+Every public ``check_*`` is wrapped by :func:`recorded`, which writes its result to the
+learner's progress file (:mod:`posenc.progress`).
 """
 from __future__ import annotations
 
+import contextvars
+import functools
 import html
+import inspect
 import math
 import numbers
 from dataclasses import dataclass
@@ -15,25 +35,51 @@ import numpy as np
 class Verdict:
     """The answer to a ``check_*`` call: truthy when correct, with a hint when not.
 
+    ``pending`` is True while the exercise is unanswered (the answer is still ``None``): the
+    verdict is falsy but shows a neutral prompt, not 再想想.
     Introduced in notebook 01_permutation_invariance.
     """
 
     ok: bool
     message: str
+    pending: bool = False
 
     def __bool__(self) -> bool:
         return self.ok
 
+    @property
+    def head(self) -> str:
+        """正确 ✓, 再想想 ✗ or 待作答 (not answered yet)."""
+        return "待作答" if self.pending else ("正确 ✓" if self.ok else "再想想 ✗")
+
     def __repr__(self) -> str:
-        return ("正确 ✓ " if self.ok else "再想想 ✗ ") + self.message
+        return f"{self.head} {self.message}"
 
     def _repr_html_(self) -> str:
-        color = "#1a7f37" if self.ok else "#b35900"
-        head = "正确 ✓" if self.ok else "再想想 ✗"
-        return (f"<div class='posenc-verdict' style='color:{color}'><b>{head}</b> "
+        from ..widgets import static
+
+        if self.pending and static.active():
+            # a static page: nobody can run this cell, so the prompt says where it can be answered
+            return f"<div class='posenc-verdict {static.HINT_CLASS}'>{html.escape(static.EXERCISE_HINT)}</div>"
+        color = "#57606a" if self.pending else ("#1a7f37" if self.ok else "#b35900")
+        return (f"<div class='posenc-verdict' style='color:{color}'><b>{self.head}</b> "
                 f"{html.escape(self.message)}</div>")
 
 
+#: What an unanswered exercise shows (a neutral prompt: no verdict, no hint).
+PROMPT = "把 None 换成你的答案，再运行这个单元格。"
+#: Kept for checks written before :func:`grade`: the same neutral prompt.
+PLACEHOLDER = PROMPT
+
+
+def prompt() -> Verdict:
+    """The verdict of an exercise not answered yet: falsy, neutral, no hint."""
+    return Verdict(False, PROMPT, pending=True)
+
+
+# ---------------------------------------------------------------------------
+# Reading an answer
+# ---------------------------------------------------------------------------
 def _normalise(value):
     """One reading of any answer, tagged so that True never equals 1 and "2" never equals 2.
 
@@ -69,9 +115,10 @@ def _numbers(tagged):
 def _read_answer(answer, kind: str, shape=()):
     """The reader's ``answer`` read as ``kind``, or None when it cannot be read that way.
 
-    ``"array"``: finite numbers of the given ``shape`` (a float array; ``shape=()`` is one
-    number); ``"int"``: one whole number; ``"ints"``: a whole number or a list of them (a set);
-    ``"choice"``: the normalised value itself, for comparing with the right choice.
+    ``"array"`` (or ``"number"``): finite numbers of the given ``shape`` (a float array;
+    ``shape=()`` is one number); ``"int"``: one whole number; ``"ints"``: a whole number or a
+    list of them (a set); ``"choice"``: the normalised value itself, for comparing with the
+    right choice.
     """
     tagged = _normalise(answer)
     if kind == "choice":
@@ -79,7 +126,7 @@ def _read_answer(answer, kind: str, shape=()):
     nums = _numbers(tagged)
     if nums is None:
         return None
-    if kind == "array":
+    if kind in ("array", "number"):
         try:
             arr = np.asarray(nums, dtype=float)
         except ValueError:    # ragged lists
@@ -113,15 +160,13 @@ def _wrong(answer, slip: str) -> Verdict:
     return Verdict(False, f"你填的是 {_shown(answer)}：{slip}".strip())
 
 
-PLACEHOLDER = "先把 None 换成你的答案，再运行这个单元格。"
-
-
 def _reading(answer, kind: str, shape=(), expected: str = "答案应是一个数。"):
     """``(value, None)`` when the answer reads as ``kind`` (see :func:`_read_answer`); otherwise
-    ``(None, verdict)``: the placeholder message for ``None``, or ``expected`` (what the
-    answer should look like) after the learner's entry."""
+    ``(None, verdict)``: the neutral prompt for ``None``, or ``expected`` (what the answer should
+    look like) after the learner's entry. Steps 1-2 of :func:`grade`, for checks that need the
+    value before grading it."""
     if answer is None:
-        return None, Verdict(False, PLACEHOLDER)
+        return None, prompt()
     value = _read_answer(answer, kind, shape)
     if value is None:
         return None, _wrong(answer, expected)
@@ -140,54 +185,32 @@ def _letters(answer, allowed: str):
     return set(letters) if set(letters) <= set(allowed) else None
 
 
-def _letter_set_verdict(answer, right: set, allowed: str, describe, *, praise: str, extra: str,
-                        missing: str, example: str = "ab") -> Verdict:
-    """Check a multiple-answer question answered with option letters.
-
-    ``right`` is the set of right letters, ``describe(x)`` says what option x is (and what was
-    measured for it). Right: ``praise`` then every option described. Wrong: each letter picked
-    wrongly gets ``describe(x)：extra``, each letter missed ``漏了 describe(x)：missing`` (``missing``
-    is a string, or a callable giving each letter its own reason).
-    """
-    if answer is None:
-        return Verdict(False, PLACEHOLDER)
-    got = _letters(answer, allowed)
-    if got is None:
-        return _wrong(answer, f"答案应是 {allowed[0]} 到 {allowed[-1]} 中的字母，例如 \"{example}\"。")
-    if got == right:
-        return Verdict(True, praise + "；".join(describe(x) for x in allowed) + "。")
-    reasons = [f"{describe(x)}：{extra}" for x in sorted(got - right)]
-    reasons += [f"漏了 {describe(x)}：{missing(x) if callable(missing) else missing}" for x in sorted(right - got)]
-    return _wrong(answer, "；".join(reasons) + "。")
-
-
-def _first_slip(got, right, slips, close) -> str | None:
-    """The message of the first typical slip ``got`` matches: ``slips`` holds (message, value)
-    pairs (a dict's items or a list); a slip counts only when its value has the right answer's
-    shape, differs from the right answer and is ``close(got, value)``."""
-    for message, value in (slips.items() if isinstance(slips, dict) else slips):
-        if np.shape(value) == np.shape(right) and not close(right, value) and close(got, value):
-            return message
-    return None
-
-
-def _matches(arr, value, tol: float) -> bool:
-    return bool(np.allclose(arr, value, atol=tol, rtol=0))
-
-
 # ---------------------------------------------------------------------------
 # The one precision rule of every numeric check
 # ---------------------------------------------------------------------------
-#: A numeric answer is right when it differs from the computed value by at most one unit in
-#: the last digit the question asks for, so that rounding and truncating are both right and a
-#: more precise answer always is. A question that says nothing asks for 3 significant digits
-#: (or 4 decimals, whichever is looser); a question that says 「保留 N 位小数」 passes
-#: ``decimals=N``. An answer rounded more coarsely than that is told so (:func:`rounding_slip`),
-#: never told its formula is wrong.
+#: A numeric answer is right when it differs from the computed value by at most **one unit of
+#: the last digit the question asks for**: a question that says 「保留 N 位小数」 asks for N
+#: decimals (one unit = 10^−N); a question that says nothing asks for 3 significant digits (or
+#: 4 decimals, whichever is looser). So rounding and truncating are both right, and a more
+#: precise answer always is. An answer the rule refuses that is the right value rounded more
+#: coarsely is told so (:func:`rounding_slip`), never told its formula is wrong. Slips are
+#: recognised by the same rule (at the asked precision or 3 significant digits, whichever is
+#: looser, since a slip's value may lie far from the right one's scale).
 SIGNIFICANT_DIGITS = 3
 DECIMALS = 4
-#: Said in every verdict that refuses a rounding slip of a question that states no precision.
-PRECISION_RULE = "没写精度的数值题都按同一条规则判：保留 3 位有效数字（或 4 位小数）就算对，四舍五入或截断都行"
+#: The rule in one sentence, as the notebooks state it (notebook 02's 练习 section).
+PRECISION_RULE = ("数值题的精度规则：与准确值相差不超过题目要求的最后一位的 1 个单位就算对。"
+                  "题目写「保留 N 位小数」就看第 N 位小数；没写精度就看 3 位有效数字（或 4 位小数，取宽的那个）。"
+                  "四舍五入或截断都算对，多写几位永远算对。")
+#: The head of every rounding slip's message, in every notebook the same.
+ROUNDING_SLIP = "方法对了，舍入太粗/位数不够"
+
+
+def asked(decimals: int | None = None) -> str:
+    """The precision a question asks for, in words (「保留 4 位小数」 / 「保留 3 位有效数字（或 4 位小数）」)."""
+    if decimals is None:
+        return f"保留 {SIGNIFICANT_DIGITS} 位有效数字（或 {DECIMALS} 位小数）"
+    return f"保留 {decimals} 位小数"
 
 
 def tolerance(expected, decimals: int | None = None):
@@ -196,7 +219,7 @@ def tolerance(expected, decimals: int | None = None):
     Without ``decimals``: ``max(10^(E - 2), 10^-4)`` with ``E = floor(log10 |expected|)``, one
     unit in the 3rd significant digit or in the 4th decimal. With ``decimals`` (the question
     asks for that many decimals): ``10^-decimals``, one unit in the last asked-for decimal.
-    The rule under every numeric ``check_*`` (notebook 01_permutation_invariance onwards).
+    The rule under every numeric ``check_*`` (stated in notebook 02_sinusoidal_hand_calculation).
     """
     v = np.abs(np.asarray(expected, dtype=float))
     if decimals is not None:
@@ -217,15 +240,30 @@ def agrees(got, expected, decimals: int | None = None) -> bool:
     return bool(got.shape == expected.shape and np.all(np.abs(got - expected) <= tolerance(expected, decimals)))
 
 
-def _roundings(value: float):
+def slip_agrees(got, value, decimals: int | None = None) -> bool:
+    """True when ``got`` is a slip's ``value`` by the rule: at 3 significant digits (or 4
+    decimals), or at the asked ``decimals`` when that is looser and the value keeps at least 2
+    digits at that precision (a slip's value may lie far from the right one's scale)."""
+    got = np.asarray(got, dtype=float)
+    value = np.asarray(value, dtype=float)
+    if got.shape != value.shape:
+        return False
+    tol = tolerance(value)
+    if decimals is not None:
+        tol = np.where(np.abs(value) >= 10.0 ** (1 - decimals), np.maximum(tol, tolerance(value, decimals)), tol)
+    return bool(np.all(np.abs(got - value) <= tol))
+
+
+def _roundings(value: float, decimals: int | None = None):
     """(description, value) for the coarser roundings and truncations of ``value`` a learner
-    may type that still keep 2 significant digits: 2 significant digits, 0 … 3 decimals."""
+    may type that still keep 2 significant digits: 2 significant digits, 0 … (asked − 1) decimals."""
     out = []
     if value == 0 or not math.isfinite(value):
         return out
     e = math.floor(math.log10(abs(value)))
     units = [("2 位有效数字", 10.0 ** (e - 1))]
-    units += [(f"{places} 位小数" if places else "整数", 10.0 ** -places) for places in range(DECIMALS)
+    units += [(f"{places} 位小数" if places else "整数", 10.0 ** -places)
+              for places in range(DECIMALS if decimals is None else decimals)
               if 10.0 ** -places <= 10.0 ** (e - 1)]          # at least 2 significant digits kept
     for what, unit in units:
         out.append((what, round(value / unit) * unit))
@@ -233,71 +271,233 @@ def _roundings(value: float):
     return out
 
 
-def rounding_slip(got, expected, decimals: int | None = None) -> str | None:
-    """The message for an answer that is the computed value rounded (or truncated) too
-    coarsely, else None. Only for answers the rule refuses: ``got`` equals ``expected``
-    rounded (or truncated) to 2 significant digits or to 0 … 3 decimals, or lies within 2 % of it."""
-    got_arr = np.asarray(got, dtype=float)
-    if got_arr.shape != () or agrees(got, expected, decimals):
-        return None
-    got, expected = float(got_arr), float(expected)
-    rule = PRECISION_RULE if decimals is None else f"这道题要保留 {decimals} 位小数（四舍五入或截断都行）"
-    for what, value in _roundings(expected):
+def _rounded_as(got: float, expected: float, decimals: int | None) -> str | None:
+    """How ``got`` rounds ``expected`` too coarsely (「2 位有效数字」, 「3 位小数」, …), else None."""
+    for what, value in _roundings(expected, decimals):
         if value != 0 and abs(got - value) <= 1e-9 * max(abs(value), 1.0) and not agrees(value, expected, decimals):
-            return f"方法对了，只是舍入得太粗：这像是把结果保留到了 {what}。{rule}；中间步骤不要先舍入。"
-    if expected != 0 and abs(got - expected) <= 0.02 * abs(expected):
-        return (f"很接近（差 {abs(got - expected) / abs(expected):.1%}），方法多半对了：像是中间步骤舍入得太早。"
-                f"{rule}。")
+            return what
     return None
 
 
-def check_value(answer, expected, *, tol: float | None = None, hint: str = "", slips=None) -> Verdict:
-    """Compare a reader's number (or list of numbers) with the computed one.
+def rounding_slip(got, expected, decimals: int | None = None) -> str | None:
+    """The one message for an answer that is the computed value rounded (or truncated) too
+    coarsely, else None. Only for answers the rule refuses: each number the rule refuses
+    equals its computed value rounded (or truncated) to 2 significant digits or to fewer
+    decimals than asked, or (one number) lies within 2 % of it (a step rounded too early).
+    The message starts with :data:`ROUNDING_SLIP` in every notebook."""
+    got_arr, exp_arr = np.asarray(got, dtype=float), np.asarray(expected, dtype=float)
+    if got_arr.shape != exp_arr.shape or agrees(got_arr, exp_arr, decimals):
+        return None
+    tail = f"这道题要{asked(decimals)}，四舍五入或截断都行；中间步骤不要先舍入。"
+    whats = []
+    for g, x in zip(got_arr.ravel(), exp_arr.ravel()):
+        if agrees(g, x, decimals):
+            continue
+        what = _rounded_as(float(g), float(x), decimals)
+        if what is None:
+            whats = None
+            break
+        whats.append(what)
+    if whats:
+        return f"{ROUNDING_SLIP}：这像是把结果保留到了{' ' if whats[0][0].isdigit() else ''}{whats[0]}。{tail}"
+    if exp_arr.shape == () and float(exp_arr) != 0 and abs(float(got_arr) - float(exp_arr)) <= 0.02 * abs(float(exp_arr)) * (1 + 1e-9):
+        gap = abs(float(got_arr) - float(exp_arr)) / abs(float(exp_arr))
+        return f"{ROUNDING_SLIP}：很接近（差 {gap:.1%}），像是中间步骤舍入得太早。{tail}"
+    return None
 
-    Correct by the precision rule (:func:`tolerance`: 3 significant digits or 4 decimals);
-    ``tol=0`` for exact answers. ``slips`` maps a message to a wrong value a typical slip
-    gives; an answer matching one gets that message; an answer rounded too coarsely is told so
-    (:func:`rounding_slip`). A wrong answer's message names what was entered.
-    The generic check under the ``check_*`` helpers of the notebooks.
+
+# ---------------------------------------------------------------------------
+# The pipeline: read -> refuse -> agree -> slips -> wrong
+# ---------------------------------------------------------------------------
+_NUMERIC = ("number", "array")
+
+
+def _said(message, value) -> str:
+    return message(value) if callable(message) else message
+
+
+def grade(answer, right, *, read: str = "number", decimals: int | None = None,
+          expected: str = "答案应是一个数。", ok="与计算结果一致。", slips=(),
+          wrong="与计算结果不一致，检查每一步。", agree=None, valid=None, letters: str = "") -> Verdict:
+    """The one pipeline of every ``check_*``: read -> refuse -> agree -> slips -> wrong.
+
+    ``read`` is what the question asks for: ``"number"`` (numbers of ``right``'s shape, graded
+    by the precision rule :func:`agrees` at ``decimals``), ``"int"``, ``"ints"`` (a set of
+    whole numbers), ``"letters"`` (a set of the option ``letters``, from "bd", ["b", "d"], …;
+    ``right`` is a set) or ``"choice"`` (any value, compared after normalising). ``expected`` says
+    what an unreadable answer should look like; ``valid(value)`` (optional) refuses a readable
+    answer outside the allowed ones with ``expected`` too. ``agree(value)`` (optional) replaces
+    the comparison with ``right`` (e.g. an angle plus whole turns). ``ok`` and ``wrong`` are
+    messages, or functions of the value read. ``slips`` is the check's table of typical slips:
+    ``(value, message)`` pairs (a number matches by the rule via :func:`slip_agrees`, anything
+    else exactly; a slip equal to the right answer never fires) and functions
+    ``f(value) -> message | None`` for slips no single value describes; every slip the answer
+    matches is named (one number can come from two slips).
+    A number no slip explains that is the right value rounded too coarsely gets
+    :func:`rounding_slip`. Introduced in notebook 01_permutation_invariance.
+    """
+    if answer is None:
+        return prompt()
+    numeric = read in _NUMERIC
+    if numeric:
+        right = np.asarray(right, dtype=float)
+        value = _read_answer(answer, "array", right.shape)
+    elif read == "choice":
+        value = _read_answer(answer, "choice")
+        right = _read_answer(right, "choice")
+    elif read == "letters":
+        value, right = _letters(answer, letters), set(right)
+    else:
+        value = _read_answer(answer, read)
+    if value is None or (valid is not None and not valid(value)):
+        return _wrong(answer, expected)
+    same = agree if agree is not None else \
+        (lambda v: agrees(v, right, decimals)) if numeric else (lambda v: v == right)
+    if same(value):
+        return Verdict(True, _said(ok, value))
+    named = []                  # every slip the answer matches: one number can come from two slips
+    for entry in slips:
+        if callable(entry):
+            message = entry(value)
+        else:
+            slip, message = entry
+            if numeric:
+                hit = np.shape(slip) == right.shape and not agrees(slip, right, decimals) \
+                    and slip_agrees(value, slip, decimals)
+            else:
+                slip = _read_answer(slip, "choice") if read == "choice" else slip
+                hit = slip is not None and slip != right and value == slip
+            message = _said(message, value) if hit else None
+        if message and message not in named:
+            named.append(message)
+    if named:
+        return _wrong(answer, named[0] if len(named) == 1 else "可能是两种失误之一。" + " 或者：".join(
+            f"{k}) {m}" for k, m in zip("①②③④⑤⑥", named)))
+    if numeric:
+        message = rounding_slip(value, right, decimals)
+        if message:
+            return _wrong(answer, message)
+    return _wrong(answer, _said(wrong, value))
+
+
+# ---------------------------------------------------------------------------
+# Progress: every public check records its result
+# ---------------------------------------------------------------------------
+_DEPTH = contextvars.ContextVar("posenc_check_depth", default=0)
+
+
+def exercise_id(name: str, arguments: dict, id_args=None) -> str:
+    """The key an exercise is recorded under: the check's name and its arguments except the
+    answer (defaults filled in), e.g. ``check_pe(pos=4, d_model=2, base=10000, word=None)``.
+    ``id_args`` (optional) names the only arguments that identify it."""
+    keep = [(k, v) for k, v in arguments.items() if k != "answer" and (id_args is None or k in id_args)
+            and not (id_args is not None and v is None)]
+    return f"{name}(" + ", ".join(f"{k}={_shown(v)}" for k, v in keep) + ")"
+
+
+def recorded(check=None, *, id_args=None):
+    """Decorate a public ``check_*``: its verdict is recorded in the learner's progress
+    (:func:`posenc.progress.record_check`) under :func:`exercise_id`, unless the exercise is
+    unanswered (a pending verdict) or the check runs inside another check. Recording never
+    raises. Introduced in notebook 01_permutation_invariance."""
+    if check is None:
+        return functools.partial(recorded, id_args=id_args)
+    signature = inspect.signature(check)
+
+    @functools.wraps(check)
+    def wrapper(*args, **kwargs):
+        token = _DEPTH.set(_DEPTH.get() + 1)
+        try:
+            verdict = check(*args, **kwargs)
+        finally:
+            _DEPTH.reset(token)
+        if _DEPTH.get() == 0 and isinstance(verdict, Verdict) and not verdict.pending:
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            keys = id_args
+            if callable(id_args):
+                keys = id_args(bound.arguments)
+            from .. import progress
+
+            progress.record_check(exercise_id(check.__name__, bound.arguments, keys), verdict)
+        return verdict
+
+    return wrapper
+
+
+# ---------------------------------------------------------------------------
+# The generic checks: a number, a choice, a set of letters
+# ---------------------------------------------------------------------------
+def _letter_set_verdict(answer, right: set, allowed: str, describe, *, praise: str, extra: str,
+                        missing: str, example: str = "ab") -> Verdict:
+    """Check a multiple-answer question answered with option letters (:func:`grade` with
+    ``read`` as letters).
+
+    ``right`` is the set of right letters, ``describe(x)`` says what option x is (and what was
+    measured for it). Right: ``praise`` then every option described. Wrong: each letter picked
+    wrongly gets ``describe(x)：extra``, each letter missed ``漏了 describe(x)：missing`` (``missing``
+    is a string, or a callable giving each letter its own reason).
+    """
+    def reasons(got):
+        out = [f"{describe(x)}：{extra}" for x in sorted(got - right)]
+        out += [f"漏了 {describe(x)}：{missing(x) if callable(missing) else missing}" for x in sorted(right - got)]
+        return "；".join(out) + "。"
+
+    return grade(answer, right, read="letters", letters=allowed,
+                 expected=f"答案应是 {allowed[0]} 到 {allowed[-1]} 中的字母，例如 \"{example}\"。",
+                 ok=praise + "；".join(describe(x) for x in allowed) + "。", wrong=reasons)
+
+
+def _first_slip(got, right, slips, close) -> str | None:
+    """Kept for checks written before :func:`grade`: the message of the first (message, value)
+    pair ``got`` matches with ``close``."""
+    for message, value in (slips.items() if isinstance(slips, dict) else slips):
+        if np.shape(value) == np.shape(right) and not close(right, value) and close(got, value):
+            return message
+    return None
+
+
+@recorded
+def check_value(answer, expected, *, decimals: int | None = None, hint: str = "", slips=None) -> Verdict:
+    """Compare a reader's number (or list of numbers) with the computed one, by the precision
+    rule (:func:`tolerance`).
+
+    ``slips`` maps a message to a wrong value a typical slip gives; an answer matching one gets
+    that message; an answer rounded too coarsely is told so (:func:`rounding_slip`). A wrong
+    answer's message names what was entered. The generic numeric check.
+    Introduced in notebook 01_permutation_invariance.
     """
     expected = np.asarray(expected, dtype=float)
     what = "一个数" if expected.shape == () else f"形状为 {expected.shape} 的一组数"
-    arr, refusal = _reading(answer, "array", expected.shape, f"答案应是{what}。{hint}")
-    if refusal is not None:
-        return refusal
-    close = (lambda a, b: _matches(a, b, 0.0)) if tol == 0 else \
-        (lambda a, b: _matches(a, b, tol)) if tol is not None else agrees
-    if close(arr, expected):
-        return Verdict(True, "与计算结果一致。" if tol == 0 else "与计算结果一致（保留 3 位有效数字或 4 位小数即可）。")
-    message = _first_slip(arr, expected, slips or {}, close)
-    if message is None and tol != 0 and expected.shape == ():
-        message = rounding_slip(arr, expected)
-    return _wrong(answer, message or hint or "与计算结果不一致，检查每一步。")
+    table = [(value, message) for message, value in (slips or {}).items()]
+    return grade(answer, expected, decimals=decimals, expected=f"答案应是{what}。{hint}",
+                 ok=f"与计算结果一致（{asked(decimals)}即可）。", slips=table,
+                 wrong=hint or "与计算结果不一致，检查每一步。")
 
 
-def check_choice(answer, correct, *, hint: str = "", options=None, hints=None) -> Verdict:
+def _choice_id(arguments: dict):
+    return ("exercise",) if arguments.get("exercise") else ("options",)
+
+
+@recorded(id_args=_choice_id)
+def check_choice(answer, correct, *, hint: str = "", options=None, hints=None, exercise: str | None = None) -> Verdict:
     """Compare a reader's choice (a row index, a word, True/False, a tuple) with the computed one.
 
     Strings are compared without surrounding spaces, whole floats equal ints (``2.0 == 2``),
     lists and tuples element by element; True/False never equal 1/0. ``options`` (optional)
     lists the allowed answers, and an answer outside them gets a message naming them.
     ``hints`` (optional) maps a wrong option to what picking it shows, so the feedback reacts
-    to the option picked; other wrong answers get ``hint``. Never raises on a wrong answer.
+    to the option picked; other wrong answers get ``hint``. ``exercise`` (optional) names the
+    exercise in the learner's progress record (e.g. ``"01.1"``). Never raises on a wrong answer;
+    an unanswered one (``None``) gets the neutral prompt, never the hint.
     Introduced in notebook 01_permutation_invariance.
     """
     keys = None if options is None else [_read_answer(o, "choice") for o in options]
     if keys is not None and _read_answer(correct, "choice") not in keys:
         raise ValueError(f"correct = {correct!r} is not among options = {options!r} / "
                          f"correct 必须是 options 之一")
-    if answer is None:
-        return Verdict(False, f"把 None 换成你的答案。{hint}".strip())
-    key = _read_answer(answer, "choice")
-    if keys is not None and key not in keys:
-        shown = " / ".join(repr(o) for o in options)
-        return _wrong(answer, f"答案应是 {shown} 之一。{hint}")
-    if key == _read_answer(correct, "choice"):
-        return Verdict(True, f"答案是 {correct!r}。")
-    for option, message in (hints or {}).items():
-        if key == _read_answer(option, "choice"):
-            return _wrong(answer, message)
-    return _wrong(answer, hint or "与计算结果不一致，再推一遍。")
+    shown = "" if options is None else " / ".join(repr(o) for o in options)
+    return grade(answer, correct, read="choice", expected=f"答案应是 {shown} 之一。{hint}",
+                 valid=None if keys is None else (lambda v: v in keys),
+                 ok=f"答案是 {correct!r}。", slips=list((hints or {}).items()),
+                 wrong=hint or "与计算结果不一致，再推一遍。")

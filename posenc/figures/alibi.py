@@ -42,7 +42,7 @@ def plot_alibi_bias(seq_len: int = 12, num_heads: int = 8, heads=(1, 4, 8), caus
     slopes, exponents = alibi_slopes(num_heads), alibi_slope_exponents(num_heads)
     own_figure = ax is None
     with figure_style():
-        fig, axes = _new_axes(ax, (2.55 * len(heads) + 0.8, 3.0), 1, len(heads))
+        fig, axes = _new_axes(ax, (2.9 * len(heads) + 0.8, 3.3), 1, len(heads))
         axes = np.atleast_1d(axes)
         for ax, h in zip(axes, heads):
             img = ax.imshow(np.ma.masked_invalid(bias[h - 1]), cmap=_alibi_cmap(), vmin=ALIBI_VMIN, vmax=0,
@@ -51,8 +51,8 @@ def plot_alibi_bias(seq_len: int = 12, num_heads: int = 8, heads=(1, 4, 8), caus
                 for r in range(seq_len):
                     for c in range(seq_len):
                         if np.isfinite(bias[h - 1, r, c]):
-                            ax.text(c, r, f"{-abs(r - c)}" if r != c else "0", ha="center", va="center",
-                                    fontsize=6.5, color="white" if bias[h - 1, r, c] < 0.5 * ALIBI_VMIN else "black")
+                            ax.text(c, r, f"{abs(r - c)}", ha="center", va="center",   # no minus: 11 px digits fit a cell
+                                    fontsize=9, color="white" if bias[h - 1, r, c] < 0.5 * ALIBI_VMIN else "black")
             step = max(1, seq_len // 6)
             ax.set_xticks(range(0, seq_len, step))
             ax.set_yticks(range(0, seq_len, step))
@@ -61,7 +61,7 @@ def plot_alibi_bias(seq_len: int = 12, num_heads: int = 8, heads=(1, 4, 8), caus
         axes[0].set_ylabel(label("query 位置 m", "query position m"))
         form = (label("因果形式 −s_h·(m−n)，n ≤ m（灰 = 被遮住的未来）", "causal −s_h·(m−n), n ≤ m (grey = masked future)")
                 if causal else label("对称形式 −s_h·|n−m|", "symmetric −s_h·|n−m|"))
-        note = (label("；格中数字 = −|n−m|（偏置 = s_h × 它）", "; cell numbers = −|n−m| (bias = s_h × number)")
+        note = (label("；格中数字 = |n−m|（偏置 = −s_h × 它）", "; cell numbers = |n−m| (bias = −s_h × number)")
                 if annotate and seq_len <= 12 else "")
         head = label(f"ALiBi 偏置，H = {num_heads}：", f"ALiBi bias, H = {num_heads}: ")
         if own_figure:
@@ -100,7 +100,7 @@ def plot_alibi_attention(seq_len: int = 33, num_heads: int = 8, causal: bool = F
         ax.set_title(label(f"只有 ALiBi 偏置（q·κ = 0）：query m = {query}，seq_len = {seq_len}，{form}",
                            f"ALiBi bias alone (q·κ = 0): query m = {query}, seq_len = {seq_len}, {form}"))
         ax.set_ylim(bottom=0)
-        ax.legend(fontsize=7, ncols=2, loc="upper left", frameon=False)
+        ax.legend(fontsize=9, ncols=2, loc="upper left", frameon=False)
     return fig
 
 
@@ -123,13 +123,13 @@ class _AlibiView:
         ax_heat.set_ylabel(label("query 位置 m", "query position m"), labelpad=16)
         (self.row,) = ax_heat.plot([0, 1, 1, 0, 0], [0, 0, 1, 1, 0], color="C1", lw=1.4)
         self.xticks = [ax_heat.text(0, 1.0, "", transform=ax_heat.transAxes, ha="center", va="top",
-                                    fontsize=7.5) for _ in range(6)]
+                                    fontsize=9) for _ in range(6)]
         self.yticks = [ax_heat.text(0, 0, "", transform=ax_heat.transAxes, ha="right", va="center",
-                                    fontsize=7.5) for _ in range(6)]
-        self.title_heat = ax_heat.set_title(" ", fontsize=8.5)
+                                    fontsize=9) for _ in range(6)]
+        self.title_heat = ax_heat.set_title(" ", fontsize=9)
         ax_heat.get_figure().colorbar(self.image, cax=cax)
-        cax.set_ylabel(label(f"偏置（≤ {ALIBI_VMIN:g} 最深）", f"bias (≤ {ALIBI_VMIN:g} darkest)"), fontsize=7.5)
-        cax.tick_params(labelsize=7)
+        cax.set_ylabel(label(f"偏置（≤ {ALIBI_VMIN:g} 最深）", f"bias (≤ {ALIBI_VMIN:g} darkest)"), fontsize=9)
+        cax.tick_params(labelsize=9)
         half = self.MAX_LEN // 2
         self.bars = LineCollection([], colors="C1", linewidths=3.0)
         ax_bar.add_collection(self.bars)
@@ -139,7 +139,7 @@ class _AlibiView:
         ax_bar.set_ylim(0, 0.62)
         ax_bar.set_xlabel(label("偏移 k = n − m", "offset k = n − m"))
         ax_bar.set_ylabel(label("注意力权重（q·κ = 0）", "attention weight (q·κ = 0)"))
-        self.title_bar = ax_bar.set_title(" ", fontsize=8.5)
+        self.title_bar = ax_bar.set_title(" ", fontsize=9)
 
     def artists(self):
         # the orange row frame is drawn over the image: it comes after it

@@ -54,28 +54,28 @@ class _ScalingView:
         ax_slow.set_yscale("log", base=2)
         ax_slow.set_ylim(0.8, 45)
         ax_slow.set_yticks([1, 2, 4, 8, 16, 32], labels=["1", "2", "4", "8", "16", "32"])
-        ax_slow.text(YARN_BETA_SLOW, 38, " β_slow", fontsize=7, color="0.5", va="top")
-        ax_slow.text(YARN_BETA_FAST, 38, " β_fast", fontsize=7, color="0.5", va="top")
+        ax_slow.text(YARN_BETA_SLOW, 38, " β_slow", fontsize=9, color="0.5", va="top")
+        ax_slow.text(YARN_BETA_FAST, 38, " β_fast", fontsize=9, color="0.5", va="top")
         (self.s_line,) = ax_slow.plot([lo, hi], [1, 1], color="C3", lw=0.9, ls="--")
         (self.slow,) = ax_slow.plot([], [], "o-", color="C0", ms=3.5, lw=1.0)
         ax_slow.set_xlabel(label("第 i 对在训练长度 L 内转的圈数 r_i = L·w_i / 2π",
-                                 "turns of pair i in the training length, r_i = L·w_i / 2π"), fontsize=8)
-        ax_slow.set_ylabel(label("变慢的倍数 w_i / w'_i", "slowdown w_i / w'_i"), fontsize=8)
-        self.title_slow = ax_slow.set_title(" ", fontsize=8.5)
+                                 "turns of pair i in the training length, r_i = L·w_i / 2π"), fontsize=9)
+        ax_slow.set_ylabel(label("变慢的倍数 w_i / w'_i", "slowdown w_i / w'_i"), fontsize=9)
+        self.title_slow = ax_slow.set_title(" ", fontsize=9)
         # panel 2: largest angle per pair, in turns, training vs target
         ax_turn.set_yscale("log")
         ax_turn.set_ylim(1e-4, 1e4)
         ax_turn.axhline(1.0, color="0.4", lw=0.9, ls="--")
-        ax_turn.text(hi, 1.0, label("一整圈 ", "one turn "), ha="right", va="bottom", fontsize=7, color="0.35")
+        ax_turn.text(hi, 1.0, label("一整圈 ", "one turn "), ha="right", va="bottom", fontsize=9, color="0.35")
         (self.train_pts,) = ax_turn.plot([], [], "o", color="C0", ms=3.5, label=label("训练中", "in training"))
         (self.target_pts,) = ax_turn.plot([], [], "^", color="C1", ms=4, mfc="none",
                                           label=label("目标长度下", "at the target length"))
         (self.unseen_pts,) = ax_turn.plot([], [], "^", color="C3", ms=4.5,
                                           label=label("没见过的角度", "angles never seen"))
-        ax_turn.legend(fontsize=7, loc="upper left", frameon=False, handletextpad=0.3)
-        ax_turn.set_xlabel(label("r_i（同左图）", "r_i (as on the left)"), fontsize=8)
-        ax_turn.set_ylabel(label("最大转角 |k|·w_i / 2π（圈）", "largest angle |k|·w_i / 2π (turns)"), fontsize=8)
-        self.title_turn = ax_turn.set_title(" ", fontsize=8.5)
+        ax_turn.legend(fontsize=9, loc="upper left", frameon=False, handletextpad=0.3)
+        ax_turn.set_xlabel(label("r_i（同左图）", "r_i (as on the left)"), fontsize=9)
+        ax_turn.set_ylabel(label("最大转角 |k|·w_i / 2π（圈）", "largest angle |k|·w_i / 2π (turns)"), fontsize=9)
+        self.title_turn = ax_turn.set_title(" ", fontsize=9)
         # panel 3: score against the offset, as a fraction of the target length
         x = np.linspace(0.0, 1.0, 2)
         from matplotlib.patches import Polygon
@@ -89,10 +89,10 @@ class _ScalingView:
         (self.train_end,) = ax_score.plot([0, 0], [-0.7, 2.0], color="C0", lw=0.9, ls="--")
         ax_score.set_xlim(0, 1)
         ax_score.set_ylim(-0.7, 2.0)
-        ax_score.set_xlabel(label("偏移 k / 目标长度 L'", "offset k / target length L'"), fontsize=8)
-        ax_score.set_ylabel(label("q = κ 时的分数（每对平均）", "score for q = κ (mean over pairs)"), fontsize=8)
-        ax_score.legend(fontsize=7, loc="upper right", frameon=False)
-        self.title_score = ax_score.set_title(" ", fontsize=8.5)
+        ax_score.set_xlabel(label("偏移 k / 目标长度 L'", "offset k / target length L'"), fontsize=9)
+        ax_score.set_ylabel(label("q = κ 时的分数（每对平均）", "score for q = κ (mean over pairs)"), fontsize=9)
+        ax_score.legend(fontsize=9, loc="upper right", frameon=False)
+        self.title_score = ax_score.set_title(" ", fontsize=9)
 
     def artists(self):
         return [self.s_line, self.slow, self.title_slow, self.train_pts, self.target_pts, self.unseen_pts,
@@ -110,8 +110,9 @@ class _ScalingView:
         self.target_pts.set_data(r, turns_target)
         self.unseen_pts.set_data(r[cov.unseen], turns_target[cov.unseen])
         name = _method_name(method)
-        self.title_slow.set_text(label(f"{name}，ρ = {factor:g}：每对变慢的倍数",
-                                       f"{name}, ρ = {factor:g}: slowdown per pair"))
+        # the ρ the curve is drawn with: 1 without scaling, whatever the factor slider says
+        self.title_slow.set_text(label(f"{name}，ρ = {s:g}：每对变慢的倍数",
+                                       f"{name}, ρ = {s:g}: slowdown per pair"))
         if target_len < original_max_len:      # nothing to extend: said in words, not left to the reader
             self.title_turn.set_text(label(f"L' = {target_len} < L = {original_max_len}：比训练还短，无需扩展",
                                            f"L' = {target_len} < L = {original_max_len}: shorter, nothing to extend"))

@@ -38,7 +38,7 @@ def plot_extrapolation(rows, ax=None):
                                       label=f"{name}: {label('无法运行', 'cannot run')}"))
         ax.axhline(0.5, color="0.5", lw=0.9, ls="--")
         ax.text(1.0, 0.5, label(" 随机 (chance)", " chance"), transform=ax.get_yaxis_transform(),
-                va="center", ha="left", fontsize=8, color="0.4")
+                va="center", ha="left", fontsize=9, color="0.4")
         lengths = sorted({L for r in rows for L in r["by_length"]})
         ax.set_xticks(lengths)
         lowest = min([0.45] + [a for r in rows for a in r["by_length"].values() if a is not None])
@@ -46,7 +46,7 @@ def plot_extrapolation(rows, ax=None):
         ax.set_xlabel(label("测试句子长度（词数，含「。」）", "test sentence length (tokens)"))
         ax.set_ylabel(label("准确率", "accuracy"))
         ax.set_title(label("在短句上训练，在更长的句子上测试", "trained on short sentences, tested on longer ones"))
-        ax.legend(handles=handles, fontsize=7.5, loc="upper left", bbox_to_anchor=(1.06, 1.0), frameon=False)
+        ax.legend(handles=handles, fontsize=9, loc="upper left", bbox_to_anchor=(1.06, 1.0), frameon=False)
     return fig
 
 
@@ -69,9 +69,9 @@ def plot_accuracy_by_start(by_start: dict, seq_len: int, train_lengths=(4, 8), a
         ax.axvspan(-0.5, hi - 4 + 0.5, color="C0", alpha=0.1, lw=0)
         ax.axvspan(seq_len - hi - 0.5, last + 0.5, color="C3", alpha=0.1, lw=0)
         ax.text(-0.4, 0.02, label("训练中见过的\n咬人者位置", "biter positions\nseen in training"),
-                color="C0", fontsize=7.5, va="bottom")
+                color="C0", fontsize=9, va="bottom")
         ax.text(last + 0.4, 0.02, label("到「。」的距离\n训练中见过", "distance to the end\nseen in training"),
-                color="C3", fontsize=7.5, va="bottom", ha="right")
+                color="C3", fontsize=9, va="bottom", ha="right")
         for j, (name, acc) in enumerate(by_start.items()):
             pts = sorted(acc.items())
             color, marker = PE_STYLES.get(name, (f"C{(j + 4) % 10}", "v"))
@@ -84,5 +84,5 @@ def plot_accuracy_by_start(by_start: dict, seq_len: int, train_lengths=(4, 8), a
         ax.set_xlabel(label(f"咬人者的位置 start（句长 {seq_len}，「。」在位置 {seq_len - 1}）",
                             f"position of the biter (length {seq_len}, the end mark at {seq_len - 1})"))
         ax.set_ylabel(label("准确率", "accuracy"))
-        ax.legend(fontsize=8, loc="lower left", bbox_to_anchor=(0.38, 0.03), frameon=True, framealpha=0.9)
+        ax.legend(fontsize=9, loc="lower left", bbox_to_anchor=(0.38, 0.03), frameon=True, framealpha=0.9)
     return fig

@@ -16,6 +16,7 @@ from ..encoding import sinusoidal_encoding
 from ..task.data import ANIMALS, DEFAULT_STEPS, MAX_LENGTH, PE_KINDS
 from ..task.training import train_order_model, trained_run
 from ..validate import check_array, check_int, check_lengths, check_one_of, check_slider_value
+from ..widgets import static
 from ..widgets.controls import slider_style
 from ..widgets.explorer import Explorer, LiveFigure
 from ..widgets.spec import ExplorerSpec, Param, choice_slider
@@ -73,7 +74,7 @@ class _LossView:
             ax.axhline(value, color="0.35", lw=0.8, ls="--", zorder=0.5)
             ax.text(0.99, value * (1.12 if above else 1 / 1.12), label(f"{zh} ({value:.3f})", f"{en} ({value:.3f})"),
                     transform=ax.get_yaxis_transform(), ha="right", va="bottom" if above else "top",
-                    fontsize=7.5, color="0.3")
+                    fontsize=9, color="0.3")
         ax.set_yscale("log")
         ax.set_ylim(*LOSS_YLIM)
         ax.set_xlim(0, steps)
@@ -82,7 +83,7 @@ class _LossView:
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel(label("训练步 (step)", "training step"))
         ax.set_ylabel(label("交叉熵损失（对数轴）", "cross-entropy loss (log)"))
-        ax.legend(loc="lower left", fontsize=8, ncols=len(pes), frameon=False)
+        ax.legend(loc="lower left", fontsize=9, ncols=len(pes), frameon=False)
 
     def artists(self):
         return list(self.lines.values())
@@ -162,12 +163,12 @@ class _LearnedSimilarityView:
         # The colour scale is titled above the bar, not labelled beside it: a side label sat
         # against the loss panel's y axis and read as that panel's label.
         bar = ax_learned.get_figure().colorbar(self.image, ax=heatmaps, shrink=0.85, pad=0.02)
-        bar.ax.set_title("cos", fontsize=8)
+        bar.ax.set_title("cos", fontsize=9)
         losses = np.asarray(run.losses)
         ax_loss.plot(np.arange(1, len(losses) + 1), losses, color=PE_COLORS["learned"], lw=1.4)
         ax_loss.axhline(math.log(2), color="0.35", lw=0.8, ls="--", zorder=0.5)
         ax_loss.text(0.5, math.log(2) * 1.15, "ln 2", transform=ax_loss.get_yaxis_transform(),
-                     ha="center", va="bottom", fontsize=7.5, color="0.3")
+                     ha="center", va="bottom", fontsize=9, color="0.3")
         ax_loss.set_yscale("log")
         ax_loss.set_ylim(*LOSS_YLIM)
         ax_loss.set_xlim(-0.03 * len(losses), 1.03 * len(losses))
@@ -221,7 +222,7 @@ def plot_length_accuracy(curves: dict, train_lengths=(4, 8), ax=None):
         fig, ax = _new_axes(ax, (6.8, 3.2))
         ax.axvspan(lo - 0.5, hi + 0.5, color="0.92", zorder=0)
         ax.text((lo + hi) / 2, 1.04, label("训练时的长度", "training lengths"), ha="center",
-                va="bottom", fontsize=8, color="0.3")
+                va="bottom", fontsize=9, color="0.3")
         ax.axhline(0.5, color="0.35", lw=0.8, ls="--")
         seen = {}
         all_lengths = set()
@@ -243,8 +244,8 @@ def plot_length_accuracy(curves: dict, train_lengths=(4, 8), ax=None):
         ax.set_xlabel(label("句子长度（词数，含「。」）", "sentence length (tokens)"))
         ax.set_ylabel(label("留出集准确率", "held-out accuracy"))
         ax.text(lo - 0.4, 0.52, label("0.5：不看语序的上限", "0.5: order-blind ceiling"),
-                ha="left", va="bottom", fontsize=7.5, color="0.3")
-        ax.legend(fontsize=7.5, loc="lower left", framealpha=0.9)
+                ha="left", va="bottom", fontsize=9, color="0.3")
+        ax.legend(fontsize=9, loc="lower left", framealpha=0.9)
     return fig
 
 
@@ -368,7 +369,11 @@ class TrainingPanel:
         self.button.on_click(self._on_click)
         row = w.HBox([self.controls["seed"], self.controls["steps"], self.button],
                      layout=w.Layout(flex_flow="row wrap", align_items="center"))
-        self.widget = w.VBox([row, self.progress, self.status, self.image, self.table])
+        top = []
+        if static.active():  # a static page: the inputs need a kernel (a cell may still train)
+            static.disable([*self.controls.values(), self.button])
+            top = [static.hint(static.TRAINING_HINT)]
+        self.widget = w.VBox([*top, row, self.progress, self.status, self.image, self.table])
         self.widget.add_class("posenc-training")
 
     def _set_status(self, text: str) -> None:
@@ -423,7 +428,7 @@ class TrainingPanel:
             self._set_status(f"完成 (done)：{n} 个模型，seed = {seed}，{steps} 步，共 "
                              f"{time.perf_counter() - start:.1f} s")
         finally:
-            self.button.disabled = False
+            self.button.disabled = static.active()
             self._finished = time.time()
         return self.runs
 

@@ -33,7 +33,7 @@ class _PermutationView:
         self.ax_w, self.ax_o = ax_w, ax_o
         self.img_w = ax_w.imshow(np.zeros((3, 3)), cmap="Blues", vmin=0, vmax=1,
                                  extent=(0, 3, 3, 0))
-        self.cell_text = [[ax_w.text(j + 0.5, r + 0.5, "", ha="center", va="center", fontsize=8)
+        self.cell_text = [[ax_w.text(j + 0.5, r + 0.5, "", ha="center", va="center", fontsize=9)
                            for j in range(3)] for r in range(3)]
         self.img_o = ax_o.imshow(np.zeros((4, d_model)), cmap="RdBu_r", vmin=-1, vmax=1,
                                  extent=(0, d_model, 4, 0), aspect="auto")

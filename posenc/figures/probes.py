@@ -41,7 +41,8 @@ def plot_layer_probes(table, ax=None):
         ax_ord.set_ylabel(label("先后顺序探针准确率（留出）", "order probe accuracy (held out)"))
         ax_pos.set_ylim(-0.15, 1.05)
         ax_ord.set_ylim(0.4, 1.02)
-        ax_ord.legend(fontsize=7, loc="lower right")
+        # beside the panel, not over it: a model's line may end in any corner
+        ax_ord.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
     return fig
 
 
@@ -60,9 +61,9 @@ def plot_position_readout(readouts, train_positions: int, ax=None):
         for j, (name, r) in enumerate(readouts.items()):
             ax.plot(np.arange(len(r)), r, marker="o", ms=3, label=name, color=f"C{j}")
         ax.axvline(train_positions - 0.5, color="0.4", ls="--", lw=0.8)
-        ax.text(train_positions - 0.3, 0.5, label("训练时没见过的位置 →", "positions unseen in training →"), fontsize=7)
+        ax.text(train_positions - 0.3, 0.5, label("训练时没见过的位置 →", "positions unseen in training →"), fontsize=9)
         ax.set_xlabel(label("真实位置 pos", "true position pos"))
         ax.set_ylabel(label("探针读出的平均位置", "mean position read by the probe"))
-        ax.legend(fontsize=7, loc="upper left")
+        ax.legend(fontsize=9, loc="upper left")
         ax.grid(alpha=0.3)
     return fig

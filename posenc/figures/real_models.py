@@ -44,29 +44,31 @@ class _RealModelView:
         ax_wave.set_yscale("log")
         ax_wave.set_ylim(*self.Y_LIM)
         ax_wave.set_xlim(*self.X_LIM)
-        (self.turned,) = ax_wave.plot([], [], "o", color="C0", ms=3, label=label("训练长度内转满一圈", "full turn in training"))
-        (self.unturned,) = ax_wave.plot([], [], "o", color="C3", ms=3, label=label("没转满一圈", "less than a turn"))
+        (self.turned,) = ax_wave.plot([], [], "o", color="C0", ms=3, zorder=3, label=label("训练长度内转满一圈", "full turn in training"))
+        (self.unturned,) = ax_wave.plot([], [], "o", color="C3", ms=3, zorder=3, label=label("没转满一圈", "less than a turn"))
         (self.scaled,) = ax_wave.plot([], [], "-", color="C1", lw=1.2, label=label("缩放后的波长", "wavelength after scaling"))
         (self.train_line,) = ax_wave.plot(self.X_LIM, [1, 1], color="C0", lw=0.9, ls="--")
         (self.len_line,) = ax_wave.plot(self.X_LIM, [1, 1], color="0.3", lw=0.9, ls=":")
-        self.train_text = ax_wave.text(0.01, 0.0, " ", transform=ax_wave.get_yaxis_transform(), fontsize=7,
+        self.train_text = ax_wave.text(0.01, 0.0, " ", transform=ax_wave.get_yaxis_transform(), fontsize=9,
                                        color="C0", va="bottom", clip_on=True,
                                        bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.75, "pad": 1})
-        self.len_text = ax_wave.text(0.99, 0.0, " ", transform=ax_wave.get_yaxis_transform(), fontsize=7,
-                                     color="0.3", va="top", ha="right", clip_on=True,
+        # both lengths are labelled at the left, where the wavelengths are short (the dots rise to
+        # the right), on the sides of their lines facing away from each other
+        self.len_text = ax_wave.text(0.01, 0.0, " ", transform=ax_wave.get_yaxis_transform(), fontsize=9,
+                                     color="0.3", va="top", ha="left", clip_on=True,
                                      bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.75, "pad": 1})
-        ax_wave.legend(fontsize=7, loc="upper left", frameon=False)
-        ax_wave.set_xlabel(label("2i/d（第 i 对，d = 旋转的维数）", "2i/d (pair i, d = rotated dims)"), fontsize=8)
-        ax_wave.set_ylabel(label("波长 2π/w_i（位置数）", "wavelength 2π/w_i (positions)"), fontsize=8)
-        self.title_wave = ax_wave.set_title(" ", fontsize=8.5)
+        ax_wave.legend(fontsize=9, loc="lower right", frameon=False)   # the corner the data leaves empty
+        ax_wave.set_xlabel(label("2i/d（第 i 对，d = 旋转的维数）", "2i/d (pair i, d = rotated dims)"), fontsize=9)
+        ax_wave.set_ylabel(label("波长 2π/w_i（位置数）", "wavelength 2π/w_i (positions)"), fontsize=9)
+        self.title_wave = ax_wave.set_title(" ", fontsize=9)
         ax_slow.set_yscale("log", base=2)
         ax_slow.set_ylim(0.8, 64)
         ax_slow.set_xlim(*self.X_LIM)
         ax_slow.set_yticks([1, 2, 4, 8, 16, 32], labels=["1", "2", "4", "8", "16", "32"])
         (self.slow,) = ax_slow.plot([], [], "o-", color="C1", ms=2.5, lw=1.0)
-        ax_slow.set_xlabel(label("2i/d", "2i/d"), fontsize=8)
-        ax_slow.set_ylabel(label("变慢的倍数 w_i / w'_i", "slowdown w_i / w'_i"), fontsize=8)
-        self.title_slow = ax_slow.set_title(" ", fontsize=8.5)
+        ax_slow.set_xlabel(label("2i/d", "2i/d"), fontsize=9)
+        ax_slow.set_ylabel(label("变慢的倍数 w_i / w'_i", "slowdown w_i / w'_i"), fontsize=9)
+        self.title_slow = ax_slow.set_title(" ", fontsize=9)
 
     def artists(self):
         return [self.turned, self.unturned, self.scaled, self.train_line, self.len_line, self.train_text,
@@ -84,12 +86,17 @@ class _RealModelView:
         full = wave <= train
         self.turned.set_data(i[full], wave[full])
         self.unturned.set_data(i[~full], wave[~full])
-        self.scaled.set_data(i, wave_scaled)
+        # without rope_scaling the scaled wavelengths are the dots themselves: no line over them
+        same = np.allclose(wave_scaled, wave, rtol=1e-12, atol=0)
+        self.scaled.set_data(*(([], []) if same else (i, wave_scaled)))
         self.train_line.set_ydata([train, train])
         self.len_line.set_ydata([seq_len, seq_len])
         self.train_text.set_position((0.01, train))
         self.train_text.set_text(label(f"训练长度 {train}", f"training {train}"))
-        self.len_text.set_position((0.99, seq_len))
+        above = seq_len > train
+        self.train_text.set_verticalalignment("top" if above else "bottom")
+        self.len_text.set_verticalalignment("bottom" if above else "top")
+        self.len_text.set_position((0.01, seq_len))
         self.len_text.set_text(label(f"上下文 {seq_len}", f"context {seq_len}"))
         new = int(np.sum(wave_scaled > seq_len))
         self.title_wave.set_text(label(
@@ -108,7 +115,8 @@ class _RealModelView:
 def plot_real_model(model: str = "Llama-3.1-8B", seq_len: int = 131072, ax=None):
     """One model's RoPE per pair. Left: each rotated pair's wavelength (blue: it completes a turn
     inside the training context; red: it does not), the dashed line the training context, the
-    dotted one ``seq_len``, orange the wavelength after the model's ``rope_scaling``. Right: the
+    dotted one ``seq_len``, orange the wavelength after the model's ``rope_scaling`` (none for a
+    model without it: it would lie on the dots). Right: the
     slowdown ``w_i / w'_i`` the scaling applies to each pair.
     Introduced in notebook 10_rope_real_models, as the figure its :class:`RealModelsExplorer` draws.
     """

@@ -77,7 +77,7 @@ def plot_shift_regression(k: int = 1, d_model: int = 2, i: int = 0, base: float 
         ax.set_xlabel("sin(pos·w)")
         ax.set_ylabel("sin((pos+k)·w)")
         ax.set_title(label(f"只用 sin：k = {k:g}, w = {w:.3g}", f"sin alone: k = {k:g}, w = {w:.3g}"))
-        ax.legend(fontsize=7.5, loc="lower right")
+        ax.legend(fontsize=9, loc="lower right")
         ax.set_xlim(-1.15, 1.15)
         ax.set_ylim(-1.6, 1.15)
         pred = fit_pair.predict(np.column_stack([s, c]))
@@ -118,7 +118,7 @@ def plot_cosine_histograms(d_models=(16, 64, 512), n_words: int = 200, seq_len: 
         ax.set_ylabel(label("密度", "density"))
         ax.set_title(label(f"{n_words} 个随机词 × {seq_len} 个位置；虚线 = ±1/√d_model",
                            f"{n_words} random words × {seq_len} positions; dashed = ±1/√d_model"))
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=9)
     return fig
 
 
@@ -158,7 +158,7 @@ class _RelativeView:
                                   width=0.016, headwidth=3, headlength=3.5, zorder=3, **kw)
         self.q_to = ax_c.quiver(far[:, 0], far[:, 1], np.zeros(n), np.zeros(n), color="C1",
                                 width=0.007, headwidth=4, headlength=5, zorder=4, **kw)
-        self.captions = [ax_c.text(cx, -1.12, " ", ha="center", va="top", fontsize=8)
+        self.captions = [ax_c.text(cx, -1.12, " ", ha="center", va="top", fontsize=9)
                          for cx, _ in self.centers]  # one line each: text is the costly artist
         ax_c.set_xlim(-1.25, self.GAP * (n - 1) + 1.25)
         ax_c.set_ylim(-1.95, 1.12)
@@ -169,7 +169,7 @@ class _RelativeView:
                    Line2D([], [], color="C1", lw=2, label=label("PE(pos+k) 的一对", "pair of PE(pos+k)")),
                    Line2D([], [], color="C2", lw=1.3,
                           label=label("R_k 转过 k·w_i 弧度（k>0 顺时针）", "R_k turns by k·w_i rad (k>0: clockwise)"))]
-        ax_c.legend(handles=handles, loc="lower center", ncols=3, fontsize=7.5, frameon=False,
+        ax_c.legend(handles=handles, loc="lower center", ncols=3, fontsize=9, frameon=False,
                     bbox_to_anchor=(0.5, -0.04), handlelength=1.5, columnspacing=1.0)
 
     def artists(self):
@@ -276,9 +276,9 @@ class _SimilarityView:
         ax_curve.set_yticks([-1, -0.5, 0, 0.5, 1])
         ax_curve.set_xlabel(label("偏移 k (offset)", "offset k"))
         ax_curve.set_ylabel(label("分数 / 最大|分数|", "score / max|score|"))
-        ax_curve.legend(fontsize=7, loc="upper center", ncols=3, frameon=False, handlelength=1.6,
+        ax_curve.legend(fontsize=9, loc="upper center", ncols=3, frameon=False, handlelength=1.6,
                         columnspacing=0.8, borderaxespad=0.2)
-        self.title_curve = ax_curve.set_title(" ", fontsize=8.5)
+        self.title_curve = ax_curve.set_title(" ", fontsize=9)
         n = self.SEQ_LEN
         self.image = ax_heat.imshow(np.zeros((n, n)), cmap="RdBu_r", vmin=-1, vmax=1,
                                     interpolation="nearest", extent=(-0.5, n - 0.5, n - 0.5, -0.5))
@@ -287,7 +287,7 @@ class _SimilarityView:
         ax_heat.set_yticks(ticks)
         ax_heat.set_xlabel(label("key 位置 n", "key position n"))
         ax_heat.set_ylabel(label("query 位置 m", "query position m"))
-        self.title_heat = ax_heat.set_title(" ", fontsize=8.5)
+        self.title_heat = ax_heat.set_title(" ", fontsize=9)
 
     def artists(self):
         return [self.band_lo, self.band_hi, self.mirror, self.mean, self.title_curve, self.image,

@@ -78,15 +78,15 @@ class _T5View:
         self.far_lines = [ax.plot([], [], color="C3", lw=0.9, ls="--")[0] for ax in (ax_bucket, ax_bias)]
         # one text per line: a line whose numbers did not change is replayed from the glyph cache
         self.info = [ax_bucket.annotate(" ", xy=(0.01, 0.97), xycoords="axes fraction", xytext=(0, -10.5 * j),
-                                        textcoords="offset points", ha="left", va="top", fontsize=7.5,
+                                        textcoords="offset points", ha="left", va="top", fontsize=9,
                                         bbox=dict(facecolor="white", edgecolor="none", alpha=0.85, pad=1.6))
                      for j in range(3)]
         self.title = ax_bucket.set_title(" ", fontsize=9)
-        self.title_bias = ax_bias.set_title(" ", fontsize=8.5)
+        self.title_bias = ax_bias.set_title(" ", fontsize=9)
         handles = [Line2D([], [], color="C2", lw=0.9, ls="--", label=label("±max_exact：精确桶到此为止",
                                                                             "±max_exact: exact buckets end")),
                    Line2D([], [], color="C3", lw=0.9, ls="--", label=label("±max_distance", "±max_distance"))]
-        ax_bucket.legend(handles=handles, loc="lower right", fontsize=7, frameon=False)
+        ax_bucket.legend(handles=handles, loc="lower right", fontsize=9, frameon=False)
 
     def info_text(self) -> str:
         """The three lines of explanation, as one string."""
@@ -206,12 +206,12 @@ class _TermsView:
             ax.set_xlim(-self.K_MAX, self.K_MAX)
             ax.set_ylim(-lim, lim)
             ax.set_xlabel(label("偏移 k = n − m", "offset k = n − m"))
-            self.titles[scheme] = ax.set_title(" ", fontsize=8.5)
+            self.titles[scheme] = ax.set_title(" ", fontsize=9)
             handles = [Line2D([], [], color=_TERM_COLORS[x], lw=1.2,
                               label=f"({x}) " + label(TERM_LABELS[scheme][x], TERM_LABELS_EN[scheme][x]))
                        for x in TERMS]
             handles.append(Line2D([], [], color="k", lw=2.0, label=label("勾选的项之和", "sum of the ticked terms")))
-            ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=2, fontsize=6.8,
+            ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=1, fontsize=9,
                       frameon=False, handlelength=1.4, columnspacing=0.8)
         ax_abs.set_ylabel(label("分数的各项", "score terms"))
 
@@ -318,7 +318,7 @@ def plot_shaw_index(query_len: int = 8, key_len: int | None = None, max_relative
         for r in range(query_len):
             for c in range(key_len):
                 dark = max_relative > 0 and abs(clipped[r, c]) == max_relative
-                ax.text(c, r, f"{clipped[r, c]:d}", ha="center", va="center", fontsize=7.5,
+                ax.text(c, r, f"{clipped[r, c]:d}", ha="center", va="center", fontsize=9,
                         color="white" if dark else "black")
         ax.set_xticks(range(key_len))
         ax.set_yticks(range(query_len))

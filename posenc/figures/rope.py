@@ -22,6 +22,20 @@ class _RopeView:
 
     OFFSET_MAX = 30
     GRID = 601
+    #: Smallest angle (radians) between the directions of the q and κ labels.
+    SPREAD = 0.75
+    #: Where the angle readout may go: direction (degrees) of a corner of the plane -> (x, y, ha, va).
+    CORNERS = {225: (0.03, 0.03, "left", "bottom"), 315: (0.97, 0.03, "right", "bottom"),
+               135: (0.03, 0.97, "left", "top"), 45: (0.97, 0.97, "right", "top")}
+
+    @staticmethod
+    def _place_label(text, angle: float, s: str) -> None:
+        """``s`` just outside the unit circle at ``angle``, extending away from the circle."""
+        c, si = math.cos(angle), math.sin(angle)
+        text.set_position((1.06 * c, 1.06 * si))
+        text.set_horizontalalignment("left" if c > 0.38 else "right" if c < -0.38 else "center")
+        text.set_verticalalignment("bottom" if si > 0.38 else "top" if si < -0.38 else "center")
+        text.set_text(s)
 
     def __init__(self, ax_pair, ax_curve):
         from matplotlib.lines import Line2D
@@ -38,15 +52,15 @@ class _RopeView:
         (self.arc,) = ax_pair.plot([], [], color="C2", lw=1.4, zorder=2)
         self.q_text = ax_pair.text(0, 0, "", color="C0", fontsize=9, ha="center", va="center")
         self.k_text = ax_pair.text(0, 0, "", color="C1", fontsize=9, ha="center", va="center")
-        ax_pair.set_xlim(-1.3, 1.3)
-        ax_pair.set_ylim(-1.3, 1.3)
+        ax_pair.set_xlim(-1.45, 1.45)   # room for a label outside the circle at any angle
+        ax_pair.set_ylim(-1.45, 1.45)
         ax_pair.set_aspect("equal")
         ax_pair.set_xticks([])
         ax_pair.set_yticks([])
         ax_pair.set_xlabel(label("第 2i 维", "dim 2i"), labelpad=2)
         ax_pair.set_ylabel(label("第 2i+1 维", "dim 2i+1"), labelpad=2)
-        self.title_pair = ax_pair.set_title(" ", fontsize=8.5)
-        self.angle_text = ax_pair.text(0.03, 0.03, " ", transform=ax_pair.transAxes, fontsize=8, color="C2")
+        self.title_pair = ax_pair.set_title(" ", fontsize=9)
+        self.angle_text = ax_pair.text(0.03, 0.03, " ", transform=ax_pair.transAxes, fontsize=9, color="C2")
 
         offsets = np.linspace(-self.OFFSET_MAX, self.OFFSET_MAX, self.GRID)
         zeros = np.zeros_like(offsets)
@@ -67,9 +81,9 @@ class _RopeView:
                    Line2D([], [], color="C2", lw=0.9, label=label("只看第 i 对", "pair i alone")),
                    Line2D([], [], color="C0", marker="o", ms=6, mec="k", mew=0.8, ls="none",
                           label=label("在实际的 (m, n) 上算出的分数", "score computed at the actual (m, n)"))]
-        ax_curve.legend(handles=handles, fontsize=7, loc="upper center", ncols=2, frameon=False,
+        ax_curve.legend(handles=handles, fontsize=9, loc="upper center", ncols=2, frameon=False,
                         handlelength=1.6, columnspacing=0.8, borderaxespad=0.2)
-        self.title_curve = ax_curve.set_title(" ", fontsize=8.5)
+        self.title_curve = ax_curve.set_title(" ", fontsize=9)
 
     def artists(self):
         return [self.ghost, self.arc, self.arrows, self.q_text, self.k_text, self.title_pair,
@@ -114,17 +128,25 @@ class _RopeView:
         u0 = qi / np.linalg.norm(qi)
         self.ghost.set_data([0, 0.95 * u0[0]], [0, 0.95 * u0[1]])
         self.arrows.set_UVC([0.95 * uq[0], 0.95 * uk[0]], [0.95 * uq[1], 0.95 * uk[1]])
-        self.q_text.set_position(tuple(1.13 * uq))
-        self.q_text.set_text(f"q_{pos}")
-        self.k_text.set_position(tuple(1.13 * uk))
-        self.k_text.set_text(f"κ_{n}")
         a0 = math.atan2(uq[1], uq[0])
         turn = (math.atan2(uk[1], uk[0]) - a0 + math.pi) % (2 * math.pi) - math.pi
+        # labels outside the circle, anchored by the corner facing it; two close arrows get their
+        # labels spread apart (at least SPREAD radians), so neither label covers the other
+        spread = max(0.0, self.SPREAD - abs(turn)) / 2 * (1.0 if turn >= 0 else -1.0)
+        self._place_label(self.q_text, a0 - spread, f"q_{pos}")
+        self._place_label(self.k_text, a0 + turn + spread, f"κ_{n}")
+        # the angle readout goes to the corner farthest from both labels
+        gap = lambda c: min(abs((c - a + math.pi) % (2 * math.pi) - math.pi) for a in (a0 - spread, a0 + turn + spread))
+        corner = max(self.CORNERS, key=lambda k: gap(math.radians(k)))
+        x, y, ha, va = self.CORNERS[corner]
+        self.angle_text.set_position((x, y))
+        self.angle_text.set_horizontalalignment(ha)
+        self.angle_text.set_verticalalignment(va)
         arc = a0 + np.linspace(0.0, turn, 40)
         self.arc.set_data(0.3 * np.cos(arc), 0.3 * np.sin(arc))
         self.title_pair.set_text(label(f"第 {i} 对：w_{i} = {w[i]:.3g}\n(d = {d}, base = {base:g})",
                                        f"pair {i}: w_{i} = {w[i]:.3g}\n(d = {d}, base = {base:g})"))
-        self.angle_text.set_text(f"q→κ: {turn:+.2f} rad")
+        self.angle_text.set_text(f"q→κ\n{turn:+.2f} rad")   # two short lines fit a corner
         self.title_curve.set_text(f"m = {pos}, n = {n}, k = n − m = {off:+d}: cos(q_m, κ_n) = {score:+.3f}")
 
 
@@ -237,5 +259,5 @@ def plot_rope_decay(d_model: int = 128, base: float = 10000.0, max_offset: int =
         ax_s.set_xlabel(label("偏移 k = n − m", "offset k = n − m"))
         ax_s.set_ylabel(label("分数 / (|q||κ|)", "score / (|q||κ|)"))
         ax_s.set_title(label("实际的分数", "actual scores"), fontsize=9)
-        ax_s.legend(fontsize=7, loc="upper right", frameon=False)
+        ax_s.legend(fontsize=9, loc="upper right", frameon=False)
     return fig

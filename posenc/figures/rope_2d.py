@@ -45,8 +45,8 @@ class _Rope2DView:
         ax.set_yticks([])
         ax.set_xlabel(label("列 c →", "column c →"))
         ax.set_ylabel(label("← 行 r", "← row r"))
-        self.title = ax.set_title(" ", fontsize=8)
-        self.coords = ax.text(0.01, -0.06, " ", transform=ax.transAxes, fontsize=7.5, va="top")
+        self.title = ax.set_title(" ", fontsize=9)
+        self.coords = ax.text(0.01, -0.06, " ", transform=ax.transAxes, fontsize=9, va="top")
 
     def artists(self):
         return [self.image, self.query, self.below, self.right, self.title, self.coords]
@@ -57,19 +57,25 @@ class _Rope2DView:
         self.image.set_data(np.clip(1.0 - scores, GAP_MIN, 2.0))
         at = lambda i: (i + 0.5) / grid                       # patch index -> axes coordinate
         self.query.set_data([at(query_col)], [at(query_row)])
-        rb = query_row + 1 if query_row + 1 < grid else query_row - 1
-        cr = query_col + 1 if query_col + 1 < grid else query_col - 1
+        # on the last row (column) the neighbour is the one above (to the left), marked as such
+        last_row, last_col = query_row + 1 == grid, query_col + 1 == grid
+        rb = query_row - 1 if last_row else query_row + 1
+        cr = query_col - 1 if last_col else query_col + 1
         self.below.set_data([at(query_col)], [at(rb)])
+        self.below.set_marker("^" if last_row else "v")
         self.right.set_data([at(cr)], [at(query_row)])
+        self.right.set_marker("<" if last_col else ">")
         below, right = float(scores[rb, query_col]), float(scores[query_row, cr])
+        v_zh, v_en = ("上方邻居 ▲", "neighbour above ▲") if last_row else ("下方邻居 ▼", "neighbour below ▼")
+        h_zh, h_en = ("左方邻居 ◀", "to the left ◀") if last_col else ("右方邻居 ▶", "to the right ▶")
         self.coords.set_text(label(f"{grid}×{grid} 块，查询块 (r, c) = ({query_row}, {query_col})，"
                                    f"最低分 {scores.min():.3f}",
                                    f"{grid}×{grid} patches, query (r, c) = ({query_row}, {query_col}), "
                                    f"lowest score {scores.min():.3f}"))
         zh, en = LAYOUT_NAMES[layout]
         self.title.set_text(label(
-            f"{zh}，base = {base:g}\n下方邻居 ▼ 分数 {below:.4f}，右方邻居 ▶ 分数 {right:.4f}",
-            f"{en}, base = {base:g}\nneighbour below ▼ {below:.4f}, to the right ▶ {right:.4f}"))
+            f"{zh}，base = {base:g}\n{v_zh} 分数 {below:.4f}，{h_zh} 分数 {right:.4f}",
+            f"{en}, base = {base:g}\n{v_en} {below:.4f}, {h_en} {right:.4f}"))
         return below, right
 
 
@@ -77,7 +83,8 @@ def plot_rope_2d(grid: int = 8, query_row: int = 3, query_col: int = 3, layout: 
                  base: float = 10000.0, ax=None):
     """Heatmap of the RoPE score of patch (query_row, query_col) with every patch of a
     ``grid × grid`` image (head_dim 128, q = κ = one fixed vector), for ``layout`` in
-    ("raster", "axial", "mrope"); ▼ and ▶ mark the neighbour below and to the right.
+    ("raster", "axial", "mrope"); ▼ and ▶ mark the neighbour below and to the right (on the last
+    row ▲ the one above, on the last column ◀ the one to the left).
     Introduced in notebook 12_where_position_goes, as the figure its :class:`Rope2DExplorer` draws.
     """
     grid = check_int("grid", grid, GRID_MIN, 64)

@@ -42,9 +42,9 @@ class _PEHeatmapView:
         ax.set_ylabel(label("← 位置 pos", "← position pos"), labelpad=22)
         self.title = ax.set_title(" ")
         self.xticks = [ax.text(0, 1.0, "", transform=ax.transAxes, ha="center", va="top",
-                               fontsize=8) for _ in range(6)]
+                               fontsize=9) for _ in range(6)]
         self.yticks = [ax.text(0, 0, "", transform=ax.transAxes, ha="right", va="center",
-                               fontsize=8) for _ in range(6)]
+                               fontsize=9) for _ in range(6)]
         if cax is not None:
             ax.get_figure().colorbar(self.image, cax=cax)
 
@@ -132,9 +132,9 @@ class _ClockView:
             self.hands.append(hand)
             self.tips.append(tip)
             self.captions.append([ax_clock.text(cx, cy - 1.2 - 0.38 * r, "", ha="center", va="top",
-                                                fontsize=7.5) for r in range(3)])
+                                                fontsize=9) for r in range(3)])
         for r, name in enumerate(("i", "w_i", label("波长", "λ"))):
-            ax_clock.text(-1.35, -1.2 - 0.38 * r, name, ha="right", va="top", fontsize=8, color="0.1")
+            ax_clock.text(-1.35, -1.2 - 0.38 * r, name, ha="right", va="top", fontsize=9, color="0.1")
         ax_clock.set_xlim(-2.3, 2.5 * (n - 1) + 1.3)
         ax_clock.set_ylim(-2.35, 1.35)
         ax_clock.set_aspect("equal")
@@ -151,7 +151,7 @@ class _ClockView:
             self.bits.append(rect)
             self.bit_text.append(ax_bits.text(cx, 0.5, "0", ha="center", va="center", fontsize=10))
             ax_bits.text(cx, -0.05, label(f"bit {k}\n每 {2 ** k} 步翻转", f"bit {k}\nflips every {2 ** k}"),
-                         ha="center", va="top", fontsize=7)
+                         ha="center", va="top", fontsize=9)
         ax_bits.set_xlim(-2.3, 2.5 * (n - 1) + 1.3)
         ax_bits.set_ylim(-0.9, 1.0)
         ax_bits.set_aspect("equal")
@@ -254,7 +254,7 @@ def plot_wavelengths(d_model: int = 512, bases=(10000.0,), ax=None):
         ax.set_xlabel(label("对的编号 i (pair index)", "pair index i"))
         ax.set_ylabel(label("波长 2π/w_i（位置数，对数轴）", "wavelength 2π/w_i (log)"))
         ax.set_title(f"d_model = {d_model}")
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=9)
     return fig
 
 
@@ -301,7 +301,7 @@ def plot_pe_curves(d_model: int = 4, max_pos: int = 10, base: float = 10000.0, p
         ax.set_xlabel(label("位置 pos", "position pos"))
         ax.set_ylabel("PE[pos, dim]")
         ax.set_title(f"d_model = {d_model}, base = {base:g}")
-        ax.legend(handles=handles, fontsize=7.5, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+        ax.legend(handles=handles, fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1.0),
                   frameon=False)
     return fig
 
@@ -349,5 +349,5 @@ def plot_binary_vs_sinusoid(ks=(0, 1, 2, 3), n_pos: int = 32, ax=None):
         ax.set_xlabel(label("位置 pos", "position pos"))  # _new_axes gave a foreign ax the fonts
         ax.set_title(label("二进制计数器的每一位 vs 同周期的正弦波",
                            "binary counter bits vs sinusoids of the same period"))
-        ax.legend(loc="upper right", fontsize=8, ncols=2, framealpha=0.9)
+        ax.legend(loc="upper right", fontsize=9, ncols=2, framealpha=0.9)
     return fig

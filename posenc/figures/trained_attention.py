@@ -66,15 +66,15 @@ def plot_trained_attention(models, sentences=("嗯猫咬狗啊。", "嗯狗咬�
             for c, name in enumerate(models):
                 a = axes[r, c]
                 image = a.imshow(maps[name, s], cmap="Blues", vmin=0, vmax=1)
-                a.set_xticks(range(len(s)), labels=names, fontsize=8)
-                a.set_yticks(range(len(s)), labels=names, fontsize=8)
+                a.set_xticks(range(len(s)), labels=names, fontsize=9)
+                a.set_yticks(range(len(s)), labels=names, fontsize=9)
                 a.tick_params(length=0, pad=2)
                 if r == 0:
                     a.set_title(str(name), fontsize=9)
                 if c == 0:
-                    a.set_ylabel(label("query（位置 m）", "query (position m)"), fontsize=8)
+                    a.set_ylabel(label("query（位置 m）", "query (position m)"), fontsize=9)
                 if r == rows - 1:
-                    a.set_xlabel(label("key（位置 n）", "key (position n)"), fontsize=8)
+                    a.set_xlabel(label("key（位置 n）", "key (position n)"), fontsize=9)
         which = label("各头平均", "mean over heads") if head is None else label(f"第 {head} 个头", f"head {head}")
         fig.suptitle(label(f"第 {layer} 层的注意力权重（{which}）", f"attention weights of layer {layer} ({which})"),
                      fontsize=9.5)

@@ -12,11 +12,12 @@ import math
 import torch
 from torch import nn
 
-from ..context import rope_frequencies
+from ..context import YARN_BETA_FAST, YARN_BETA_SLOW, rope_frequencies
 from ..alibi import alibi_slopes
 from ..torch_layers import (
     LearnedPositionalEmbedding,
     SinusoidalPositionalEncoding,
+    alibi_torch,
     rope_torch,
 )
 from ..validate import check_base, check_bool, check_int, check_one_of
@@ -123,7 +124,7 @@ class OrderModel(nn.Module):
         return None if module is None else module.table(seq_len)
 
     def set_rope_scaling(self, method: str = "none", factor: float = 1.0, original_max_len: int | None = None,
-                         beta_fast: float = 32.0, beta_slow: float = 1.0) -> None:
+                         beta_fast: float = YARN_BETA_FAST, beta_slow: float = YARN_BETA_SLOW) -> None:
         """Rescale this RoPE model's frequencies from now on (no retraining): PI, NTK-aware or YaRN.
 
         The frequencies come from :func:`rope_frequencies` (``d_model`` = the head dimension,
@@ -147,7 +148,7 @@ class OrderModel(nn.Module):
 
     @contextlib.contextmanager
     def rope_scaling(self, method: str = "none", factor: float = 1.0, original_max_len: int | None = None,
-                     beta_fast: float = 32.0, beta_slow: float = 1.0):
+                     beta_fast: float = YARN_BETA_FAST, beta_slow: float = YARN_BETA_SLOW):
         """``with model.rope_scaling("yarn", 4, 16): ...``: :meth:`set_rope_scaling` for the
         block, then the previous setting again. Introduced in notebook 09_context_extension.
         """
@@ -170,9 +171,7 @@ class OrderModel(nn.Module):
             future = torch.ones(seq, seq, dtype=torch.bool).triu(1)             # key n > query m
             bias = bias.masked_fill(future, float("-inf"))                       # [b, 1, seq, seq]
         if self.pe == "alibi":
-            pos = torch.arange(seq, dtype=torch.float32)
-            dist = (pos[:, None] - pos[None, :]).abs()                   # |i - j|
-            bias = bias - self.slopes[:, None, None] * dist              # [b, h, seq, seq]
+            bias = bias + alibi_torch(seq, self.slopes)                  # [b, h, seq, seq]
         weights = _softmax(q @ k.transpose(-1, -2) / math.sqrt(self.head_dim) + bias)
         out = weights @ v                                                # [b, h, seq, head_dim]
         out = out.transpose(1, 2).reshape(bsz, seq, self.d_model)

@@ -1,5 +1,5 @@
 """Controls: slider style, the widget of a declared control, the values a control can take, a
-slider the browser can follow, a static page's main slider, and Play buttons linked in the browser."""
+slider the browser can follow, and Play buttons linked in the browser."""
 from __future__ import annotations
 
 
@@ -53,6 +53,13 @@ def links_by_value(control) -> bool:
     return isinstance(control, w.IntSlider) and control.min == 0 and control.step == 1
 
 
+def readout_text(control, value) -> str:
+    """``value`` as ``control``'s readout in the browser writes it: its ``readout_format``, and
+    the minus sign U+2212 (d3-format writes "\u2212", not "-")."""
+    fmt = getattr(control, "readout_format", "") or ""
+    return format(value, fmt).replace("-", "\u2212")
+
+
 def frame_slider(control):
     """``control`` if a Stack can follow it in the browser, else an equivalent
     ``SelectionSlider`` (same description, style, layout, values and readout text).
@@ -68,9 +75,8 @@ def frame_slider(control):
     values = slider_values(control)
     if values is None:
         raise TypeError(f"{type(control).__name__} cannot drive frames: not a discrete slider")
-    fmt = getattr(control, "readout_format", "") or ""
     value = min(values, key=lambda v: abs(v - control.value))
-    slider = w.SelectionSlider(options=[(format(v, fmt), v) for v in values], value=value,
+    slider = w.SelectionSlider(options=[(readout_text(control, v), v) for v in values], value=value,
                                description=control.description, style=control.style, layout=control.layout,
                                continuous_update=control.continuous_update, disabled=control.disabled,
                                readout=control.readout)
@@ -87,9 +93,16 @@ def play_link(play, slider, attr: str = "value"):
     """Link a ``Play`` widget to ``slider.<attr>`` in the browser (``jslink``: playing needs
     no kernel round trip, so it steps through the frames), and in Python for changes made by
     code (``play.value = 3`` moves the slider before it returns, and the other way round).
-    Returns the browser-side link."""
+    Returns the browser-side link.
+
+    A ``SelectionSlider`` (e.g. a static page's subset of the values) is driven by its
+    ``index``: the Play button then counts 0 .. len(options) - 1.
+    """
     import ipywidgets as w
 
+    if isinstance(slider, w.SelectionSlider) and attr == "value":
+        attr = "index"
+        play.min, play.max, play.value = 0, len(slider.options) - 1, slider.index
     link = w.jslink((play, "value"), (slider, attr))
 
     def follow(target, target_attr):
@@ -125,13 +138,3 @@ def control_widget(control, value, maximum=None):
     options = [(c.text(v), v) for v in c.options] if c.option_labels else list(c.options)
     cls = w.SelectionSlider if c.kind == "choice" else w.Dropdown
     return cls(options=options, value=value, description=d, style=st, **kw)
-
-
-def static_slider(control, values, value):
-    """A ``SelectionSlider`` over ``values`` (a subset of what ``control`` can take) whose readout
-    shows each real value as the control's widget would: the main slider of a static page."""
-    import ipywidgets as w
-
-    return w.SelectionSlider(options=[(control.text(v), v) for v in values], value=value,
-                             description=control.description(), style=slider_style(),
-                             continuous_update=True)

@@ -11,34 +11,15 @@ A figure family writes
         spec = ExplorerSpec(...)          # posenc.widgets.spec
 
 and gets the constructor (its signature and argument checks come from the spec), the
-widgets, the frames and, with ``POSENC_STATIC_FRAMES`` set, the static page's frames.
+widgets, the frames and, with ``POSENC_STATIC_FRAMES`` set, the static page's frames
+(:mod:`posenc.widgets.static` is that mode's interface).
 """
 from __future__ import annotations
 
-import os
-
+from . import static
 from .canvas import BlitCanvas, copy_layout, data_url, freeze_layout, new_figure
-from .controls import control_widget, frame_slider, play_link, static_slider
-from .frames import STILL, FrameSet, static_values
-
-#: Environment variable: the most frames per explorer of a static page (unset: live mode).
-STATIC_ENV = "POSENC_STATIC_FRAMES"
-#: The line a static page shows under the controls.
-STATIC_HINT = "静态网页：只有主滑块能拖动；其余控件要在 JupyterLab 里运行笔记本才能用。"
-
-
-def static_frame_count() -> int | None:
-    """``POSENC_STATIC_FRAMES`` as an integer >= 2 (None: unset, live mode)."""
-    raw = os.environ.get(STATIC_ENV, "").strip()
-    if not raw:
-        return None
-    try:
-        n = int(raw)
-    except ValueError:
-        n = 0
-    if n < 2:
-        raise ValueError(f"{STATIC_ENV} must be an integer >= 2, got {raw!r} / {STATIC_ENV} 必须是不小于 2 的整数")
-    return n
+from .controls import control_widget, frame_slider, play_link
+from .frames import FrameSet
 
 
 def _figure_style():
@@ -141,10 +122,13 @@ class Explorer:
     (:mod:`posenc.widgets.frames`; ``.frames`` is the
     :class:`~posenc.widgets.frames.FrameSet`). :meth:`shown_png` is the PNG on screen.
 
-    With ``POSENC_STATIC_FRAMES=N`` in the environment (a static page), every explorer renders
-    its main slider's frames at construction (all values, or N of them end to end with the
-    current one), its main slider steps through exactly those, every other control is shown
-    disabled under a one-line hint, and no IPython hook is installed.
+    In static mode (``POSENC_STATIC_FRAMES=N``, :mod:`posenc.widgets.static`, whose docstring
+    is the interface) every explorer renders its main slider's frames at construction (all
+    values, or N of them by :func:`~posenc.widgets.static.subset`: both ends and the current
+    one), its main slider steps through exactly those (a
+    :class:`~posenc.widgets.static.SubsetSlider` that re-forms around a value set in code),
+    every other control is shown disabled under :func:`~posenc.widgets.static.explorer_hint`,
+    and no IPython hook is installed.
     """
 
     name = "explorer"
@@ -184,25 +168,16 @@ class Explorer:
         self._specs = spec.control_list(params)
         self._syncing = False
         self._frame_drawing, self._frame_settings = None, None
-        static = static_frame_count()
-        self.static = static is not None
+        limit = static.frames_limit()  # None: live mode
+        self.static = limit is not None
         controls = {}
         for c in self._specs:
             maximum = None if c.max_follows is None else values[c.max_follows[0]] + c.max_follows[1]
             controls[c.name] = control_widget(c, values[c.name], maximum)
         main = spec.main
         if main is not None:
-            if static is not None:
-                mc = spec.control(main).bind(params)
-                shown = static_values(mc.values(), static, values[main])
-                controls[main].close()
-                controls[main] = static_slider(mc, shown, values[main])
-            else:
-                controls[main] = frame_slider(controls[main])
-        if static is not None:
-            for k, c in controls.items():
-                if k != main:
-                    c.disabled = True
+            subset = static.subset_slider(controls[main], limit) if self.static else None
+            controls[main] = frame_slider(controls[main]) if subset is None else subset
         self.controls = controls
         self.drawing = Drawing(spec, params, self._specs, self.values)
         self.figure, self.view, self.canvas = self.drawing.figure, self.drawing.view, self.drawing.canvas
@@ -218,12 +193,9 @@ class Explorer:
         shown, below = self.image, list(extras.values())
         if main is not None:
             self.frames = FrameSet(controls[main], self.image, self.render_frame, list(extras.values()),
-                                   label=self.name, name=main, scheduler=STILL if self.static else None)
+                                   label=self.name, name=main, eager=self.static)
             shown = self.frames.stack
             below = list(self.frames.extra_stacks)
-            if self.static:
-                self.frames.max_bytes = float("inf")
-                self.frames.fill()
         self.play = self.play_link = None
         if spec.play is not None and main is not None:
             attr = self.frames.attr
@@ -235,9 +207,9 @@ class Explorer:
             below = [self.play, *below]
         rows = [widgets.HBox(list(controls.values()), layout=widgets.Layout(flex_flow="row wrap"))]
         if self.static:
-            hint = widgets.HTML(f"<span>{STATIC_HINT}</span>")
-            hint.add_class("posenc-static-hint")
-            rows.append(hint)
+            others = [c for k, c in controls.items() if k != main]
+            static.disable(others)
+            rows.append(static.explorer_hint(main, self.frames, bool(others)))
         self.widget = widgets.VBox([*rows, *below, shown])
         self.widget.add_class("posenc-explorer")
         self.widget.add_class(f"posenc-explorer-{self.name}")
@@ -346,8 +318,10 @@ class Explorer:
         current value (what a static page with ``POSENC_STATIC_FRAMES=n`` shows)."""
         if self.FRAMES is None:
             return []
-        mc = self.spec.control(self.FRAMES).bind(self.params)
-        values = mc.values() if n is None else static_values(mc.values(), n, self.controls[self.FRAMES].value)
+        values = self.spec.control(self.FRAMES).bind(self.params).values()
+        if n is not None:
+            current = values.index(self.controls[self.FRAMES].value)
+            values = [values[j] for j in static.subset(len(values), n, current)]
         return [(v, self.render_frame(v)[0]) for v in values]
 
     def close(self) -> None:

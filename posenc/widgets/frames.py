@@ -229,9 +229,9 @@ class FrameScheduler:
 SCHEDULER = FrameScheduler()
 
 
-class StillScheduler:
-    """No fill, no hooks, no clock of any consequence: the frames of a static page, rendered
-    by :meth:`FrameSet.fill` at construction (widgets of dropped frames are closed at once)."""
+class Unscheduled:
+    """The scheduler of an eager frame set (static mode, :mod:`posenc.widgets.static`): nothing
+    is scheduled, no hook is installed, and dropped widgets are closed at once."""
 
     clock = staticmethod(time.monotonic)
 
@@ -241,37 +241,15 @@ class StillScheduler:
     def remove(self, fs) -> None:
         pass
 
-    def touch(self) -> None:
+    def wake(self) -> None:
         pass
 
-    def wake(self) -> None:
+    def touch(self) -> None:
         pass
 
     def close_later(self, widgets) -> None:
         for x in widgets:
             x.close()
-
-
-STILL = StillScheduler()
-
-
-def static_values(values: list, n: int, current) -> list:
-    """The main-slider values a static page renders: all of ``values`` if there are at most
-    ``n``, else ``n`` evenly spaced ones with both ends and ``current`` (the one nearest
-    ``current`` among the inner ones gives way to it; ``n + 1`` values when ``n`` is 2)."""
-    if n < 2:
-        raise ValueError(f"n must be >= 2, got {n} / n 必须不小于 2")
-    if len(values) <= n:
-        return list(values)
-    last = len(values) - 1
-    idx = sorted({round(k * last / (n - 1)) for k in range(n)})
-    i = values.index(current)
-    if i not in idx:
-        inner = [j for j in idx if 0 < j < last]
-        if inner:
-            idx.remove(min(inner, key=lambda j: (abs(j - i), j)))
-        idx = sorted([*idx, i])
-    return [values[j] for j in idx]
 
 
 class FrameSet:
@@ -283,20 +261,28 @@ class FrameSet:
     and the values of ``live_extras`` (widgets whose ``.value`` also follows the slider, e.g.
     an HTML table: each gets a Stack of its own, switched by the same slider). ``label`` and
     ``name`` (the explorer's and the slider's names) identify the set in :func:`status`.
+
+    ``eager=True`` (static mode, :mod:`posenc.widgets.static`): no scheduler and no memory
+    cap; every position is rendered before the constructor returns, again after
+    :meth:`invalidate`, and the positions a re-formed slider (a
+    :class:`~posenc.widgets.static.SubsetSlider` whose options changed) lacks are rendered
+    when it moves: the Stack never shows the live image.
     """
 
-    def __init__(self, slider, live, render, live_extras=(), label: str = "", name: str = "", scheduler=None):
+    def __init__(self, slider, live, render, live_extras=(), label: str = "", name: str = "", scheduler=None,
+                 eager: bool = False):
         import ipywidgets as w
 
         self.slider, self.live, self.render = slider, live, render
         self.label, self.name = label, name
-        self.scheduler = SCHEDULER if scheduler is None else scheduler
+        self.eager = bool(eager)
+        self.scheduler = Unscheduled() if eager else SCHEDULER if scheduler is None else scheduler
         self.values = slider_values(slider)
         if self.values is None or not (links_by_value(slider) or isinstance(slider, w.SelectionSlider)):
             raise TypeError(f"{type(slider).__name__} cannot drive frames: use frame_slider()")
         self.attr = "value" if links_by_value(slider) else "index"
         self.live_extras = tuple(live_extras)
-        self.max_bytes = MAX_BYTES
+        self.max_bytes = float("inf") if eager else MAX_BYTES
         self.frames: dict = {}  # index -> Image widget holding a data: URL
         self.extras: dict = {}  # index -> one widget per extra
         self.sizes: dict = {}   # index -> bytes held
@@ -316,6 +302,8 @@ class FrameSet:
         slider.add_class("posenc-frames-control")
         self.scheduler.add(self)
         self.scheduler.wake()
+        if self.eager:
+            self.fill()
 
     # -- state ------------------------------------------------------------------
     def index(self) -> int:
@@ -369,9 +357,30 @@ class FrameSet:
         :meth:`follow` after the live image is up to date."""
         self.scheduler.touch()
         self._used(self.slider)
+        if self.eager and slider_values(self.slider) != self.values:
+            self._reposition()
+            self.fill()
         if self._dirty:
             self.publish()
         return self.shown(self.index())
+
+    def _reposition(self) -> None:
+        """The slider's values changed (a re-formed SubsetSlider): keep the frames of the values
+        it still has, at their new positions; the others are taken out at the next publish."""
+        values = slider_values(self.slider)
+        old = {self.values[i]: i for i in self.frames}
+        frames, extras, sizes = {}, {}, {}
+        for j, v in enumerate(values):
+            i = old.pop(v, None)
+            if i is not None:
+                frames[j], extras[j], sizes[j] = self.frames[i], self.extras[i], self.sizes[i]
+        for i in old.values():
+            self._unpublished_closes += [self.frames[i], *self.extras[i]]
+        self.frames, self.extras, self.sizes = frames, extras, sizes
+        self.bytes = sum(sizes.values())
+        self.values = values
+        self._full_at = None
+        self._dirty = True
 
     def follow(self) -> None:
         """Select the slider's position in the Stack(s) when code moved it (from the browser,
@@ -402,6 +411,8 @@ class FrameSet:
         self._used(control)
         self.drop()
         self.scheduler.wake()
+        if self.eager:
+            self.fill()
 
     def _used(self, control) -> None:
         """A reader's move (a message from the browser) puts this set first in the fill

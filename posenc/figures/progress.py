@@ -1,0 +1,61 @@
+"""The learner's progress as a table and a small bar chart: per notebook, exercises solved and
+the quiz's first-try score (the rows come from :func:`posenc.progress.progress_summary`).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..progress import progress_path, progress_summary
+from ..quiz import QUIZZES
+from .style import _new_axes, figure_style, label
+
+
+def plot_progress(rows, ax=None):
+    """Horizontal bars per notebook: exercises solved / total and, where the notebook has a
+    quiz, its first-try score / questions (both as a share, the counts written beside).
+    Every text is at least 9 pt (12.5 px at the course's 100 dpi).
+    Introduced in notebook 01_permutation_invariance.
+    """
+    rows = list(rows)
+    if not rows:
+        raise ValueError("rows must not be empty / rows 不能为空")
+    n = len(rows)
+    with figure_style():
+        fig, ax = _new_axes(ax, (6.8, 0.32 * n + 1.2))
+        y = np.arange(n)[::-1]
+        ex = [r["solved"] / r["total"] if r["total"] else 0.0 for r in rows]
+        qz = [r["quiz_right"] / r["quiz_total"] if r["quiz_total"] else np.nan for r in rows]
+        ax.barh(y + 0.18, ex, height=0.36, color="C0", label=label("练习做对", "exercises solved"))
+        ax.barh(y - 0.18, np.nan_to_num(qz), height=0.36, color="C1",
+                label=label("自测题首次答对", "quiz, first try"))
+        for yy, r, e, q in zip(y, rows, ex, qz):
+            if r["total"]:
+                ax.text(e + 0.01, yy + 0.18, f"{r['solved']}/{r['total']}", va="center", fontsize=9)
+            if r["quiz_total"]:
+                ax.text(q + 0.01, yy - 0.18, f"{r['quiz_right']}/{r['quiz_total']}", va="center", fontsize=9)
+        ax.set_yticks(y, [r["notebook"][:2] for r in rows])
+        ax.set_xlim(0, 1.15)
+        ax.set_xticks([0, 0.25, 0.5, 0.75, 1.0], ["0", "25%", "50%", "75%", "100%"])
+        ax.set_xlabel(label("完成比例", "share done"))
+        ax.set_ylabel(label("笔记本", "notebook"))
+        ax.legend(loc="lower right", fontsize=9, frameon=False, bbox_to_anchor=(1.0, 1.0), ncol=2)
+        ax.spines[["top", "right"]].set_visible(False)
+    return fig
+
+
+def show_progress():
+    """Show the learner's progress: per notebook, exercises solved / total and the quiz's
+    first-try score, as a table and a small bar chart. Returns the figure (the table is
+    displayed above it). Introduced in notebook 01_permutation_invariance."""
+    from IPython.display import Markdown, display
+
+    rows = progress_summary(QUIZZES)
+    lines = ["| 笔记本 | 练习（做对 / 共） | 自测题首次作答（答对 / 共） |", "|---|---|---|"]
+    for r in rows:
+        quiz = f"{r['quiz_right']} / {r['quiz_total']}（已答 {r['quiz_answered']}）" if r["quiz_total"] else "—"
+        lines.append(f"| [{r['notebook'][:2]} {r['title']}]({r['notebook']}.ipynb) | "
+                     f"{r['solved']} / {r['total']} | {quiz} |")
+    solved, total = sum(r["solved"] for r in rows), sum(r["total"] for r in rows)
+    lines.append(f"\n共做对 {solved} / {total} 道练习。进度只存在这台电脑上：`{progress_path()}`。")
+    display(Markdown("\n".join(lines)))
+    return plot_progress(rows)

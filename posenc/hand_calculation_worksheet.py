@@ -1,0 +1,290 @@
+"""The 猫咬狗 table by hand: a worksheet of input boxes, each checked on its own.
+
+Two halves, apart: the **checking** (a case drawn at random, :func:`check_cell` reading what a
+learner typed into one box and naming the slip it shows) is plain Python, testable without a
+browser; the **widget** (:class:`HandCalcWorksheet`) only lays the boxes out, calls
+:func:`check_cell` when a box is filled and shows the answer.
+
+Introduced in notebook 02_sinusoidal_hand_calculation.
+"""
+from __future__ import annotations
+
+import html
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .encoding import sinusoidal_encoding
+from .exercises.verdict import agrees, rounding_slip, slip_agrees
+
+#: Decimals the worksheet asks for in every box.
+DECIMALS = 4
+
+
+# -- the course's one precision rule (posenc.exercises.verdict): the only calls ----------------
+def _agrees(got, expected) -> bool:
+    return agrees(got, expected, decimals=DECIMALS)
+
+
+def _is_slip(got, value) -> bool:
+    """``got`` is a slip's ``value``, by the rule's own slip test."""
+    return slip_agrees(got, value, decimals=DECIMALS)
+
+
+def _rounding(got, expected) -> str | None:
+    return rounding_slip(got, expected, decimals=DECIMALS)
+
+
+# ---------------------------------------------------------------------------------------------
+# The case and its answers
+# ---------------------------------------------------------------------------------------------
+#: Sentences a case is drawn from (three characters each; every character has a gloss).
+SENTENCES = ("猫咬狗", "狗咬猫", "我爱你", "鸡追兔", "牛追羊")
+START_CHOICES = (0, 1, 2, 3, 4, 5)
+D_MODEL_CHOICES = (2, 4)
+BASE_CHOICES = (10.0, 100.0, 10000.0)
+#: The two parts of a row: the positional encoding, and the model's input = word vector + PE.
+PARTS = ("pe", "input")
+PART_NAMES = {"pe": "PE", "input": "输入"}
+
+
+@dataclass(frozen=True)
+class WorksheetCase:
+    """One worksheet: three tokens from position ``start`` on, ``d_model`` (2 or 4), ``base``,
+    and a word vector per token (one decimal each).
+
+    Introduced in notebook 02_sinusoidal_hand_calculation.
+    """
+
+    tokens: tuple
+    start: int
+    d_model: int
+    base: float
+    word_vectors: np.ndarray = field(compare=False)
+
+    @property
+    def positions(self) -> np.ndarray:
+        return np.arange(self.start, self.start + len(self.tokens))
+
+    @property
+    def encodings(self) -> np.ndarray:
+        """The PE table, one row per token (the course's ``sinusoidal_encoding``)."""
+        return sinusoidal_encoding(len(self.tokens), self.d_model, self.base, start=self.start)
+
+    @property
+    def inputs(self) -> np.ndarray:
+        return self.word_vectors + self.encodings
+
+    def expected(self, part: str, row: int, dim: int) -> float:
+        table = self.encodings if part == "pe" else self.inputs
+        return float(table[row, dim])
+
+    def cell_name(self, part: str, row: int, dim: int) -> str:
+        """``猫（pos 3）PE 第 1 维``: how feedback names a box."""
+        return f"{self.tokens[row]}（pos {self.positions[row]}）{PART_NAMES[part]} 第 {dim} 维"
+
+    def slips(self, part: str, row: int, dim: int) -> list[tuple[str, float]]:
+        """(message, value) of each typical slip for one box, in the order they are tried."""
+        pe_slips = _pe_slips(int(self.positions[row]), dim, self.d_model, self.base, self.start)
+        word, pe = float(self.word_vectors[row, dim]), float(self.encodings[row, dim])
+        if part == "pe":
+            return pe_slips + [("这是输入（词向量 + PE）的值：这一格只填 PE。", word + pe)]
+        out = [(f"这是 PE 的值：输入 = 词向量 + PE，还要加上词向量的这一维 {word:g}。", pe),
+               ("这是词向量的值：输入 = 词向量 + PE，还要加上 PE。", word),
+               ("这是 词向量 − PE：输入是两者相加。", word - pe)]
+        return out + [(f"PE 那一步：{message}", word + value) for message, value in pe_slips]
+
+
+def _pe_slips(pos: int, dim: int, d_model: int, base: float, start: int) -> list[tuple[str, float]]:
+    i = dim // 2
+    f, g = (math.sin, math.cos) if dim % 2 == 0 else (math.cos, math.sin)
+    w = base ** (-2 * i / d_model)
+    name = "sin" if dim % 2 == 0 else "cos"
+    return [
+        ("像是计算器停在角度制 (DEG)：sin、cos 里的角度 pos·w_i 是弧度 (radians)。", f(math.radians(pos * w))),
+        (f"sin 和 cos 写反了：偶数维 2i 放 sin，奇数维 2i+1 放 cos；第 {dim} 维是 {name}。", g(pos * w)),
+        (f"频率用错了：w_i = base^(−2i/d_model) 里的 i 是第几对，不是第几维；第 {dim} 维属于第 {i} 对，"
+         f"指数是 2i/d_model = {2 * i}/{d_model}。", f(pos * base ** (-2 * dim / d_model))),
+        (f"频率用错了：指数是 2i/d_model，不是 i/d_model（第 {dim} 维属于第 {i} 对）。",
+         f(pos * base ** (-i / d_model))),
+        (f"位置差了 1：这个字的 pos 是 {pos}（本题第一个字在 pos = {start}），你像是用了 {pos - 1}。",
+         f((pos - 1) * w)),
+        (f"位置差了 1：这个字的 pos 是 {pos}（本题第一个字在 pos = {start}），你像是用了 {pos + 1}。",
+         f((pos + 1) * w)),
+    ]
+
+
+def draw_case(rng=None) -> WorksheetCase:
+    """A case drawn at random: a sentence of :data:`SENTENCES`, a start position, ``d_model``
+    2 or 4, a base, word vectors in [−0.9, 0.9] with one decimal. ``rng``: a numpy Generator or
+    a seed (None: a fresh one).
+
+    Introduced in notebook 02_sinusoidal_hand_calculation.
+    """
+    rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+    tokens = tuple(SENTENCES[int(rng.integers(len(SENTENCES)))])
+    d_model = int(rng.choice(D_MODEL_CHOICES))
+    words = rng.integers(-9, 10, size=(len(tokens), d_model)) / 10
+    return WorksheetCase(tokens, int(rng.choice(START_CHOICES)), d_model, float(rng.choice(BASE_CHOICES)), words)
+
+
+# ---------------------------------------------------------------------------------------------
+# Checking one box
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class CellFeedback:
+    """What one box says: ``state`` is "empty", "right", "wrong" or "unreadable"; ``message``
+    names the slip (empty for an empty box).
+
+    Introduced in notebook 02_sinusoidal_hand_calculation.
+    """
+
+    state: str
+    message: str = ""
+
+    @property
+    def mark(self) -> str:
+        return {"empty": "", "right": "✓", "wrong": "✗", "unreadable": "?"}[self.state]
+
+
+def read_number(text: str) -> float | None:
+    """A typed number: spaces around it ignored, the minus signs − and － read as -; None if
+    it is not one finite number."""
+    text = str(text).strip().replace("\u2212", "-").replace("\uff0d", "-").replace("\uff0e", ".")
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def check_cell(case: WorksheetCase, part: str, row: int, dim: int, text: str) -> CellFeedback:
+    """Check what was typed into one box of the worksheet.
+
+    Right by the course's precision rule at :data:`DECIMALS` decimals (rounded or truncated,
+    :func:`posenc.exercises.verdict.agrees`); else the first typical slip the value matches
+    (:meth:`WorksheetCase.slips`: degrees, sin/cos swapped, 2i vs i, a position off by one,
+    and for an input box a missing or subtracted term), else a rounding slip, else a hint
+    that gives no number away. An empty box is "empty", not wrong.
+
+    Introduced in notebook 02_sinusoidal_hand_calculation.
+    """
+    if part not in PARTS:
+        raise ValueError(f"part must be one of {PARTS}, got {part!r} / part 必须是 {PARTS} 之一")
+    if not str(text).strip():
+        return CellFeedback("empty")
+    got = read_number(text)
+    if got is None:
+        return CellFeedback("unreadable", f"「{str(text).strip()}」不是一个数：请填一个数，例如 0.8415。")
+    right = case.expected(part, row, dim)
+    if _agrees(got, right):
+        return CellFeedback("right", f"{got:g}：对（保留 {DECIMALS} 位小数，四舍五入或截断都行）。")
+    for message, value in case.slips(part, row, dim):
+        if not _agrees(value, right) and _is_slip(got, value):
+            return CellFeedback("wrong", f"你填的是 {got:g}：{message}")
+    rounding = _rounding(got, right)
+    if rounding:
+        return CellFeedback("wrong", f"你填的是 {got:g}：{rounding}")
+    pos, i = int(case.positions[row]), dim // 2
+    what = "PE" if part == "pe" else "词向量 + PE"
+    return CellFeedback("wrong", f"你填的是 {got:g}：和 {what} 的这一格不符。再算一遍：pos = {pos}，"
+                                 f"第 {dim} 维属于第 {i} 对，w_{i} = {case.base:g}^(−{2 * i}/{case.d_model})，"
+                                 f"第 {dim} 维用 {'sin' if dim % 2 == 0 else 'cos'}。")
+
+
+def case_text(case: WorksheetCase) -> str:
+    """The case in words (HTML-safe plain text), as the worksheet states it."""
+    rows = "；".join(f"{t}（pos {p}）= [{', '.join(f'{x:g}' for x in w)}]"
+                    for t, p, w in zip(case.tokens, case.positions, case.word_vectors))
+    return (f"d_model = {case.d_model}，base = {case.base:g}，第一个字在 pos = {case.start}。"
+            f"词向量：{rows}")
+
+
+# ---------------------------------------------------------------------------------------------
+# The widget
+# ---------------------------------------------------------------------------------------------
+_COLOURS = {"right": "#1a7f37", "wrong": "#b35900", "unreadable": "#b35900", "empty": "#999"}
+
+
+class HandCalcWorksheet:
+    """A grid of boxes for the PE table and the input (word vector + PE) of a random case;
+    each box is checked when it is filled (Enter, or Tab to the next box) and the slip it
+    shows is named below the grid; 「换一题」 draws a new case.
+
+    ``rng``: a numpy Generator or a seed. ``.widget`` is what a notebook displays,
+    ``.cells[(part, row, dim)]`` the boxes (part "pe" or "input"), ``.feedback[...]`` what
+    each box says (a :class:`CellFeedback`), ``.case`` the current :class:`WorksheetCase`.
+    Introduced in notebook 02_sinusoidal_hand_calculation.
+    """
+
+    def __init__(self, rng=None, case: WorksheetCase | None = None):
+        import ipywidgets as w
+
+        self.rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        self.header = w.HTML()
+        self.grid = w.GridBox()
+        self.messages = w.HTML(_dom_classes=("posenc-worksheet-messages",))
+        self.new_button = w.Button(description="换一题", tooltip="换一题：随机抽一个新的例子", icon="refresh")
+        self.new_button.on_click(lambda _: self.new_case())
+        self.widget = w.VBox([self.header, self.grid, self.messages, self.new_button],
+                             _dom_classes=("posenc-worksheet",))
+        self.new_case(case)
+
+    def new_case(self, case: WorksheetCase | None = None) -> None:
+        """Show ``case`` (default: a new one drawn from ``rng``) with every box empty."""
+        import ipywidgets as w
+
+        self.case = case if case is not None else draw_case(self.rng)
+        c = self.case
+        words = "".join(f"<li>{html.escape(t)}（pos {p}）的词向量 = [{', '.join(f'{x:g}' for x in wv)}]</li>"
+                        for t, p, wv in zip(c.tokens, c.positions, c.word_vectors))
+        self.header.value = (
+            "<div style='line-height:1.6'><b>手算练习纸</b>：PE(pos, 2i) = sin(pos·w_i)，"
+            "PE(pos, 2i+1) = cos(pos·w_i)，w_i = base<sup>−2i/d_model</sup>；输入 = 词向量 + PE。"
+            f"每格保留 {DECIMALS} 位小数，角度用弧度；填完一格按 Tab 到下一格，那一格就会判。<br>"
+            f"<b>这一题</b>：d_model = {c.d_model}，base = {c.base:g}，第一个字在 pos = {c.start}。"
+            f"<ul style='margin:2px 0'>{words}</ul></div>")
+        d = c.d_model
+        head = ["词 (pos)"] + [f"PE 第 {j} 维" for j in range(d)] + [f"输入 第 {j} 维" for j in range(d)]
+        children = [w.HTML(f"<b style='white-space:nowrap'>{html.escape(h)}</b>") for h in head]
+        self.cells, self.marks, self.feedback = {}, {}, {}
+        for r, (tok, pos) in enumerate(zip(c.tokens, c.positions)):
+            children.append(w.HTML(f"<span style='white-space:nowrap'>{html.escape(tok)}（pos {pos}）</span>"))
+            for part in PARTS:                      # DOM order = Tab order: PE boxes, then input boxes
+                for j in range(d):
+                    key = (part, r, j)
+                    box = w.Text(value="", placeholder=f"{PART_NAMES[part]}[{j}]", continuous_update=False,
+                                 layout=w.Layout(width="5.6em"),
+                                 _dom_classes=("posenc-worksheet-cell", f"posenc-ws-{part}-{r}-{j}"))
+                    mark = w.HTML("", layout=w.Layout(width="1em"))
+                    box.observe(lambda change, key=key: self._check(key), names="value")
+                    self.cells[key], self.marks[key] = box, mark
+                    self.feedback[key] = CellFeedback("empty")
+                    children.append(w.HBox([box, mark]))
+        self.grid.children = children
+        self.grid.layout = w.Layout(grid_template_columns=f"repeat({2 * d + 1}, max-content)",
+                                    grid_gap="4px 6px", align_items="center")
+        self._show_messages()
+
+    def fill(self, part: str, row: int, dim: int, text: str) -> CellFeedback:
+        """Type ``text`` into a box (as the browser would) and return what it says."""
+        self.cells[(part, row, dim)].value = text
+        return self.feedback[(part, row, dim)]
+
+    def _check(self, key) -> None:
+        fb = check_cell(self.case, *key, self.cells[key].value)
+        self.feedback[key] = fb
+        self.marks[key].value = (f"<span style='color:{_COLOURS[fb.state]};font-weight:bold'>"
+                                 f"{fb.mark}</span>")
+        self._show_messages()
+
+    def _show_messages(self) -> None:
+        filled = [(k, fb) for k, fb in self.feedback.items() if fb.state != "empty"]
+        right = sum(fb.state == "right" for _, fb in filled)
+        lines = [f"<div class='posenc-ws-msg posenc-ws-msg-{k[0]}-{k[1]}-{k[2]}' style='color:{_COLOURS[fb.state]}'>"
+                 f"{fb.mark} {html.escape(self.case.cell_name(*k))}：{html.escape(fb.message)}</div>"
+                 for k, fb in filled if fb.state != "right"]
+        total = len(self.feedback)
+        summary = f"<div>已填 {len(filled)} / {total} 格，对了 {right} 格。</div>"
+        self.messages.value = summary + "".join(lines)

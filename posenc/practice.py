@@ -1,0 +1,344 @@
+"""Positions in practice: the position ids real code builds, and the layouts newer models use.
+
+Left padding in batched generation (Hugging Face's ``cumsum(attention_mask) - 1``), packing
+several documents into one row (position ids that restart, the block-diagonal causal mask,
+``cu_seqlens``), the precision of positions and angles (bf16 / fp16 / fp32 against float64),
+caches that drop tokens (a sliding window, StreamingLLM's sinks and re-assigned positions,
+gpt-oss's learned sink logit, xPos's decay), and the newer layouts: Llama 4's NoPE layers and
+attention temperature, Qwen2.5-VL's absolute time ids, Qwen3-VL's interleaved M-RoPE, p-RoPE.
+
+Every function follows a public reference implementation its docstring names. Torch is used
+only by the precision helpers (loaded on first call): bf16 and fp16 are torch dtypes.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .attention import softmax
+from .encoding import frequencies
+from .rope import rope, rope_pair_coefficients
+from .validate import check_array, check_base, check_int, check_one_of, check_positions, check_real
+
+#: The position id Hugging Face gives a padding token (``position_ids.masked_fill_(attention_mask == 0, 1)``).
+PAD_POSITION_ID = 1
+#: The dtypes the precision helpers know, narrowest first.
+POSITION_DTYPES = ("bfloat16", "float16", "float32", "float64")
+
+#: Phi-3's LongRoPE: the RoPE keys of Phi-3-vision-128k-instruct's config.json, copied in
+#: huggingface/diffusers ``tests/pipelines/omnigen/test_pipeline_omnigen.py`` (commit 286990d). The file
+#: writes ``"type": "su"``; Hugging Face's ``Phi3Config`` (``models/phi3/configuration_phi3.py``) reads
+#: that name as ``"longrope"``, the key used here. One short and one long divisor per pair (48 pairs).
+PHI3_LONGROPE_CONFIG = {
+    "hidden_size": 3072, "num_attention_heads": 32, "max_position_embeddings": 131072,
+    "original_max_position_embeddings": 4096, "rope_theta": 10000.0,
+    "rope_scaling": {"rope_type": "longrope", "short_factor": [
+    1.05, 1.05, 1.05, 1.1, 1.1, 1.1, 1.2500000000000002, 1.2500000000000002, 1.4000000000000004,
+    1.4500000000000004, 1.5500000000000005, 1.8500000000000008, 1.9000000000000008, 2.000000000000001,
+    2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001,
+    2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001,
+    2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001,
+    2.000000000000001, 2.000000000000001, 2.000000000000001, 2.1000000000000005, 2.1000000000000005,
+    2.2, 2.3499999999999996, 2.3499999999999996, 2.3499999999999996, 2.3499999999999996,
+    2.3999999999999995, 2.3999999999999995, 2.6499999999999986, 2.6999999999999984, 2.8999999999999977,
+    2.9499999999999975, 3.049999999999997, 3.049999999999997, 3.049999999999997,
+    ], "long_factor": [
+    1.0299999713897705, 1.0499999523162842, 1.0499999523162842, 1.0799999237060547, 1.2299998998641968,
+    1.2299998998641968, 1.2999999523162842, 1.4499999284744263, 1.5999999046325684, 1.6499998569488525,
+    1.8999998569488525, 2.859999895095825, 3.68999981880188, 5.419999599456787, 5.489999771118164,
+    5.489999771118164, 9.09000015258789, 11.579999923706055, 15.65999984741211, 15.769999504089355,
+    15.789999961853027, 18.360000610351562, 21.989999771118164, 23.079999923706055, 30.009998321533203,
+    32.35000228881836, 32.590003967285156, 35.56000518798828, 39.95000457763672, 53.840003967285156,
+    56.20000457763672, 57.95000457763672, 59.29000473022461, 59.77000427246094, 59.920005798339844,
+    61.190006256103516, 61.96000671386719, 62.50000762939453, 63.3700065612793, 63.48000717163086,
+    63.48000717163086, 63.66000747680664, 63.850006103515625, 64.08000946044922, 64.760009765625,
+    64.80001068115234, 64.81001281738281, 64.81001281738281,
+    ]},
+    "source": "huggingface/diffusers tests/pipelines/omnigen/test_pipeline_omnigen.py @286990d "
+              "(Phi-3-vision-128k-instruct's config.json; \"su\" = \"longrope\" in transformers' configuration_phi3.py)",
+}
+
+
+def _mask(attention_mask) -> np.ndarray:
+    mask = np.asarray(attention_mask)
+    if mask.dtype == bool:
+        mask = mask.astype(np.int64)
+    if mask.ndim not in (1, 2) or mask.size == 0 or mask.dtype.kind not in "iu" or not np.isin(mask, (0, 1)).all():
+        raise ValueError("attention_mask must be a non-empty 1-D or 2-D array of 0 and 1 / "
+                         "attention_mask 必须是由 0 和 1 组成的一维或二维数组")
+    return mask.astype(np.int64)
+
+
+def position_ids_from_mask(attention_mask) -> np.ndarray:
+    """Position ids of a (left-)padded batch, as Hugging Face's generation code builds them:
+    ``attention_mask.cumsum(-1) - 1``, then every padding slot (mask 0) set to
+    :data:`PAD_POSITION_ID` = 1, a dummy that the mask hides anyway.
+
+    ``attention_mask``: 0/1, shape (seq_len,) or (batch, seq_len). The first real token of each
+    row gets 0 however many pads precede it. (``prepare_inputs_for_generation`` in
+    ``src/transformers/generation/utils.py``.) Introduced in notebook 11_positions_in_practice.
+    """
+    mask = _mask(attention_mask)
+    ids = np.cumsum(mask, axis=-1) - 1
+    ids[mask == 0] = PAD_POSITION_ID
+    return ids
+
+
+def _lengths(lengths) -> np.ndarray:
+    arr = np.asarray(lengths)
+    if arr.ndim != 1 or arr.size == 0 or arr.dtype.kind not in "iu" or (arr < 1).any():
+        raise ValueError(f"lengths must be a non-empty list of positive integers, got {lengths!r} / "
+                         f"lengths 必须是正整数的列表，收到的是 {lengths!r}")
+    return arr.astype(np.int64)
+
+
+def packed_position_ids(lengths) -> np.ndarray:
+    """Position ids of documents of the given ``lengths`` packed into one row: each document
+    counts 0, 1, ... from its own start. Introduced in notebook 11_positions_in_practice.
+    """
+    return np.concatenate([np.arange(n) for n in _lengths(lengths)])
+
+
+def cu_seqlens(lengths) -> np.ndarray:
+    """Cumulative sequence lengths ``[0, l0, l0 + l1, ...]`` (int32): where each packed
+    document starts in the flat row, plus the total at the end. Variable-length attention
+    kernels (flash-attn's ``flash_attn_varlen_func``) take this instead of a mask; document j
+    is rows ``cu[j]:cu[j+1]``. Introduced in notebook 11_positions_in_practice.
+    """
+    return np.concatenate([[0], np.cumsum(_lengths(lengths))]).astype(np.int32)
+
+
+def packed_causal_mask(lengths) -> np.ndarray:
+    """Which keys each query of a packed row may see (True = visible), shape (L, L): key n is
+    visible to query m when both are in the same document and n <= m (block-diagonal causal).
+    Introduced in notebook 11_positions_in_practice.
+    """
+    doc = np.repeat(np.arange(len(_lengths(lengths))), _lengths(lengths))
+    idx = np.arange(len(doc))
+    return (doc[:, None] == doc[None, :]) & (idx[None, :] <= idx[:, None])
+
+
+def masked_rope_attention(q, key, value, positions, visible) -> tuple[np.ndarray, np.ndarray]:
+    """Attention with RoPE and an explicit mask: ``softmax(rope(Q)·rope(K)ᵀ/√d)`` over the keys
+    ``visible[m, n]`` allows (the others get -inf), times V. Returns ``(outputs, weights)``.
+    ``q``, ``key``, ``value``: (seq_len, d); ``positions``: one id per row (a packed row's ids,
+    a padded row's ids …); ``visible``: (seq_len, seq_len) booleans, e.g. :func:`packed_causal_mask`.
+    Introduced in notebook 11_positions_in_practice.
+    """
+    q, key, value = (check_array(name, a, ndim=2) for name, a in (("q", q), ("key", key), ("value", value)))
+    if not q.shape == key.shape == value.shape:
+        raise ValueError(f"q, key and value must have one shape (seq_len, d), got {q.shape}, {key.shape}, "
+                         f"{value.shape} / q、key、value 的形状必须相同")
+    pos = check_positions(positions)
+    visible = np.asarray(visible)
+    if visible.dtype != bool or visible.shape != (len(q), len(q)):
+        raise ValueError(f"visible must be booleans of shape {(len(q), len(q))} / visible 必须是形状为 "
+                         f"{(len(q), len(q))} 的布尔数组")
+    scores = rope(q, pos) @ rope(key, pos).T / np.sqrt(q.shape[1])
+    weights = softmax(np.where(visible, scores, -np.inf))
+    return weights @ value, weights
+
+
+def sliding_window_mask(seq_len: int, window: int) -> np.ndarray:
+    """Sliding-window causal mask (True = visible), shape (seq_len, seq_len): key n is visible
+    to query m when ``0 <= m - n < window`` (Hugging Face's ``sliding_window_overlay``,
+    ``kv_idx > q_idx - sliding_window``, on top of the causal mask; Mistral's ``sliding_window``).
+    Introduced in notebook 11_positions_in_practice.
+    """
+    seq_len = check_int("seq_len", seq_len, 1, 4096)
+    window = check_int("window", window, 1)
+    k = np.arange(seq_len)[:, None] - np.arange(seq_len)[None, :]      # m - n
+    return (k >= 0) & (k < window)
+
+
+# ---------------------------------------------------------------------------
+# Precision: positions and angles in bf16 / fp16 / fp32
+# ---------------------------------------------------------------------------
+def _torch_dtype(dtype: str):
+    import torch
+
+    return getattr(torch, check_one_of("dtype", dtype, POSITION_DTYPES))
+
+
+def stored_positions(positions, dtype: str = "bfloat16") -> np.ndarray:
+    """The values ``positions`` become when stored in ``dtype`` (round to nearest even, as torch
+    casts), returned as float64: bf16 keeps 8 significant bits, fp16 11, fp32 24.
+    Introduced in notebook 11_positions_in_practice.
+    """
+    import torch
+
+    pos = check_positions(positions)
+    return torch.tensor(pos, dtype=torch.float64).to(_torch_dtype(dtype)).double().numpy()
+
+
+def rope_angles_in(positions, head_dim: int = 128, base: float = 10000.0, dtype: str = "float32") -> np.ndarray:
+    """RoPE angles ``pos · w_i`` as a model computes them in ``dtype``, shape (L, head_dim // 2),
+    returned as float64 for comparison.
+
+    ``w_i = 1 / base^(2i/head_dim)`` is made in float32 as Hugging Face does; then positions and
+    frequencies are cast to ``dtype`` and multiplied there (the product rounded to ``dtype``):
+    what ``inv_freq @ position_ids`` gives under bf16 autocast. ``dtype="float32"`` is what
+    Hugging Face computes with autocast disabled (``# Force float32``); ``"float64"`` computes
+    everything in float64, the reference. Introduced in notebook 11_positions_in_practice.
+    """
+    import torch
+
+    pos = check_positions(positions)
+    head_dim = check_int("head_dim", head_dim, 2, 4096)
+    if head_dim % 2:
+        raise ValueError(f"head_dim must be even, got {head_dim} / head_dim 必须是偶数")
+    base = check_base(base)
+    kind = _torch_dtype(dtype)
+    exps = torch.arange(0, head_dim, 2, dtype=torch.int64)
+    if dtype == "float64":
+        inv_freq = 1.0 / (base ** (exps.double() / head_dim))
+    else:
+        inv_freq = (1.0 / (base ** (exps.float() / head_dim))).to(kind)
+    p = torch.tensor(pos, dtype=torch.float64).to(kind)
+    return (p[:, None] * inv_freq[None, :]).double().numpy()
+
+
+def angle_error(angles, reference) -> np.ndarray:
+    """How far ``angles`` are from ``reference`` on the circle: ``|angles − reference|`` wrapped
+    into [0, π] (an angle error of 2π is no error; π is the worst). Introduced in notebook 11_positions_in_practice.
+    """
+    diff = check_array("angles", angles) - check_array("reference", reference)
+    return np.abs((diff + np.pi) % (2 * np.pi) - np.pi)
+
+
+def rope_score_from_angles(q, key, angle_q, angle_key) -> float:
+    """The RoPE score of ``q`` turned by ``angle_q`` (one angle per pair) and κ = ``key`` turned
+    by ``angle_key``: ``Σ_i a_i cos(φ_i) + b_i sin(φ_i)``, ``φ = angle_key − angle_q``, with
+    ``a, b`` of :func:`posenc.rope.rope_pair_coefficients`. With exact angles ``pos · w_i`` this is
+    ``rope(q, m) · rope(κ, n)``. Introduced in notebook 11_positions_in_practice.
+    """
+    a, b = rope_pair_coefficients(q, key)
+    phi = check_array("angle_key", angle_key, 1) - check_array("angle_q", angle_q, 1)
+    if phi.shape != a.shape:
+        raise ValueError(f"angles must have one entry per pair ({len(a)}) / 角度的个数必须等于对数 {len(a)}")
+    return float(a @ np.cos(phi) + b @ np.sin(phi))
+
+
+# ---------------------------------------------------------------------------
+# Caches that drop tokens
+# ---------------------------------------------------------------------------
+def streaming_cache(n_tokens: int, n_sink: int = 4, n_recent: int = 512) -> tuple[np.ndarray, np.ndarray]:
+    """The keys StreamingLLM attends to when the ``n_tokens``-th token (counting from 1, the
+    current one included) is processed, and the positions they are rotated to.
+
+    Returns ``(kept, positions)``: ``kept`` are the original token indices, the first
+    ``n_sink`` (the attention sinks) and the last ``n_recent`` (``StartRecentKVCache`` in
+    mit-han-lab/streaming-llm); ``positions`` is ``0 … len(kept) − 1``: keys are rotated by their
+    place in the cache and the current query by the last one (``pos_shift/modify_llama.py``).
+    Introduced in notebook 11_positions_in_practice.
+    """
+    n = check_int("n_tokens", n_tokens, 1)
+    n_sink = check_int("n_sink", n_sink, 0)
+    n_recent = check_int("n_recent", n_recent, 1)
+    if n <= n_sink + n_recent:
+        kept = np.arange(n)
+    else:
+        kept = np.concatenate([np.arange(n_sink), np.arange(n - n_recent, n)])
+    return kept, np.arange(len(kept))
+
+
+def softmax_with_sink(scores, sink_logit: float) -> np.ndarray:
+    """Attention weights with a learned sink logit, as gpt-oss does (``eager_attention_forward``
+    in Hugging Face's ``modeling_gpt_oss.py``): the sink joins the softmax as one more logit and
+    is dropped afterwards, so each row's weights add up to less than 1:
+    ``w_n = e^{s_n} / (Σ_j e^{s_j} + e^{sink})``. ``scores``: (..., n_keys), -inf masks a key.
+    Introduced in notebook 11_positions_in_practice.
+    """
+    scores = check_array("scores", scores, masked=True)
+    sink = check_real("sink_logit", sink_logit)
+    column = np.full(scores.shape[:-1] + (1,), sink)
+    return softmax(np.concatenate([scores, column], axis=-1))[..., :-1]
+
+
+def xpos_scale(head_dim: int, positions, scale_base: float = 512.0) -> np.ndarray:
+    """xPos's per-pair factors ``ζ_i^(pos / scale_base)``, shape (L, head_dim // 2), with
+    ``ζ_i = (2i + 0.4·head_dim) / (1.4·head_dim)`` (microsoft/torchscale,
+    ``torchscale/component/xpos_relative_position.py``). xPos multiplies pair i of q at position m
+    by ``ζ_i^(m/B)`` and of κ at position n by ``ζ_i^(−n/B)`` on top of RoPE's rotation, so the
+    score of pair i is scaled by ``ζ_i^((m − n)/B)``. Introduced in notebook 11_positions_in_practice.
+    """
+    head_dim = check_int("head_dim", head_dim, 2, 4096)
+    if head_dim % 2:
+        raise ValueError(f"head_dim must be even, got {head_dim} / head_dim 必须是偶数")
+    pos = check_positions(positions)
+    scale_base = check_real("scale_base", scale_base, greater_than=0.0)
+    zeta = (np.arange(0, head_dim, 2) + 0.4 * head_dim) / (1.4 * head_dim)
+    return zeta[None, :] ** (pos[:, None] / scale_base)
+
+
+# ---------------------------------------------------------------------------
+# Newer layouts
+# ---------------------------------------------------------------------------
+def llama4_rope_layers(num_hidden_layers: int, no_rope_layer_interval: int = 4) -> np.ndarray:
+    """Llama 4's ``no_rope_layers``: 1 where a layer applies RoPE, 0 for the NoPE layers, by
+    default ``int((layer_idx + 1) % no_rope_layer_interval != 0)`` (every 4th layer is NoPE;
+    ``configuration_llama4.py`` in Hugging Face transformers). Introduced in notebook 11_positions_in_practice.
+    """
+    layers = check_int("num_hidden_layers", num_hidden_layers, 1, 1024)
+    interval = check_int("no_rope_layer_interval", no_rope_layer_interval, 1)
+    return np.array([int((i + 1) % interval != 0) for i in range(layers)])
+
+
+def llama4_attn_scale(positions, floor_scale: float = 8192, attn_scale: float = 0.1) -> np.ndarray:
+    """The factor Llama 4 multiplies the query by in its NoPE layers (``attn_temperature_tuning``):
+    ``log(floor((pos + 1) / floor_scale) + 1) · attn_scale + 1`` (``modeling_llama4.py``; defaults
+    of ``configuration_llama4.py``): exactly 1 below ``floor_scale − 1``, then growing like a log.
+    Introduced in notebook 11_positions_in_practice.
+    """
+    pos = check_positions(positions)
+    floor_scale = check_real("floor_scale", floor_scale, greater_than=0.0)
+    attn_scale = check_real("attn_scale", attn_scale)
+    return np.log(np.floor((pos + 1.0) / floor_scale) + 1.0) * attn_scale + 1.0
+
+
+def qwen25_vl_time_ids(grid_t: int, second_per_grid_t: float, tokens_per_second: float) -> np.ndarray:
+    """Qwen2.5-VL's temporal position id of each of a video's ``grid_t`` temporal patches:
+    ``(arange(grid_t) · second_per_grid_t · tokens_per_second)`` truncated to integers
+    (``get_rope_index`` in ``modeling_qwen2_5_vl.py``): the id follows seconds, not frame
+    count. Introduced in notebook 11_positions_in_practice.
+    """
+    grid_t = check_int("grid_t", grid_t, 1, 100000)
+    sec = check_real("second_per_grid_t", second_per_grid_t, minimum=0.0)
+    tps = check_real("tokens_per_second", tokens_per_second, minimum=0.0)
+    return (np.arange(grid_t) * sec * tps).astype(np.int64)
+
+
+def mrope_pair_axes(section, interleaved: bool = False) -> np.ndarray:
+    """Which position id (0 = t, 1 = h, 2 = w) each frequency pair of an M-RoPE head follows.
+
+    ``interleaved=False`` (Qwen2-VL): contiguous blocks of ``section[0]``, ``section[1]``,
+    ``section[2]`` pairs. ``interleaved=True`` (Qwen3-VL's ``apply_interleaved_mrope``): start
+    with t everywhere, then pairs ``1, 4, 7, … < 3·section[1]`` follow h and ``2, 5, 8, … <
+    3·section[2]`` follow w. Introduced in notebook 11_positions_in_practice.
+    """
+    if not isinstance(section, (tuple, list, np.ndarray)) or len(section) != 3:
+        raise ValueError(f"section must be three integers (t, h, w), got {section!r} / section 必须是三个整数")
+    sec = [check_int(f"section[{i}]", v, 0, 4096) for i, v in enumerate(section)]
+    pairs = sum(sec)
+    if not interleaved:
+        return np.repeat(np.arange(3), sec)
+    if 3 * max(sec[1], sec[2]) > pairs + 2:
+        raise ValueError(f"section {sec} cannot be interleaved: 3·section[1] and 3·section[2] must fit in "
+                         f"{pairs} pairs / 这个 section 无法交错排列")
+    axes = np.zeros(pairs, dtype=np.int64)
+    for dim in (1, 2):
+        axes[dim:3 * sec[dim]:3] = dim
+    return axes
+
+
+def p_rope_frequencies(head_dim: int, p: float, base: float = 10000.0) -> np.ndarray:
+    """p-RoPE (Barbero et al. 2024, "Round and Round We Go!"): keep the fastest fraction ``p``
+    of a head's RoPE frequencies and set the slowest ``1 − p`` to 0 (those pairs are not
+    rotated), shape (head_dim // 2,). Unlike GPT-NeoX's partial rotary, the kept pairs keep the
+    frequencies of the full head. Introduced in notebook 11_positions_in_practice.
+    """
+    head_dim = check_int("head_dim", head_dim, 2, 4096)
+    p = check_real("p", p, minimum=0.0, maximum=1.0)
+    w = frequencies(head_dim, base)
+    keep = int(round(p * len(w)))
+    w[keep:] = 0.0
+    return w

@@ -1,0 +1,255 @@
+"""The static edition's pure parts and the static mode of the widgets, in process.
+
+tools/build_site.py: notebook links become page links (anchors kept), the exporter's
+integrity/crossorigin attributes go, the widgets a page keeps are those it shows (and the
+browser-side links between them), and the frame count fits the page budget.
+posenc/widgets/static.py: the subset of frames (evenly spaced, both ends and the current value,
+exactly N), the main slider that steps through them and re-forms around a value set in code,
+the other controls disabled with a hint, no scheduler, and the quiz / training panel / exercise
+checks that say they need JupyterLab. (The built pages in a real browser: tests/browser/test_static_site.py.)
+"""
+import pytest
+
+import build_site as bs  # tools/build_site.py (pyproject puts tools/ on the test path)
+from posenc.widgets import static
+
+# ---------------------------------------------------------------------------
+# links and tags
+
+
+@pytest.mark.parametrize("before,after", [
+    ('<a href="07_rope.ipynb">', '<a href="07_rope.html">'),
+    ('<a href="04_relative_position.ipynb#符号约定">', '<a href="04_relative_position.html#符号约定">'),
+    ("<a href='06_relative_family.ipynb#6.-用短句训练'>", "<a href='06_relative_family.html#6.-用短句训练'>"),
+    ('<a href="00_index.ipynb">目录</a> | <a href="02_x.ipynb">下一篇</a>',
+     '<a href="00_index.html">目录</a> | <a href="02_x.html">下一篇</a>'),
+    ('<a href="sub/dir/05_a.ipynb?x=1">', '<a href="sub/dir/05_a.html?x=1">'),
+])
+def test_notebook_links_become_page_links(before, after):
+    assert bs.rewrite_links(before) == after
+
+
+@pytest.mark.parametrize("kept", [
+    '<a href="https://example.org/a.ipynb">',     # an absolute URL is somebody else's page
+    '<a href="/abs/a.ipynb">',
+    '<a href="#a.ipynb">',                         # an anchor in this page
+    '<a href="README.md">',
+    '<img src="07_rope.ipynb">',                   # only links (href)
+    '<a href="notes.ipynb.txt">',
+])
+def test_other_links_stay(kept):
+    assert bs.rewrite_links(kept) == kept
+
+
+def test_integrity_and_crossorigin_go_from_script_and_link_tags_only():
+    page = ('<script src="static/vendor/require.js" integrity="sha256-abc=" crossorigin="anonymous"></script>'
+            "<link rel='stylesheet' href='a.css' crossorigin integrity='sha384-x'>"
+            '<p>integrity="kept in text"</p>')
+    assert bs.drop_sri(page) == ('<script src="static/vendor/require.js"></script>'
+                                 "<link rel='stylesheet' href='a.css'>"
+                                 '<p>integrity="kept in text"</p>')
+
+
+def test_dangling_links_name_missing_files_and_missing_anchors(tmp_path):
+    (tmp_path / "02_a.html").write_text(
+        '<h1 id="%E6%A0%87%E9%A2%98">标题</h1><a href="03_b.html#%E7%AC%A6">ok</a>'
+        '<a href="#%E6%A0%87%E9%A2%98">self</a><a href="04_c.html">missing page</a>'
+        '<a href="03_b.html#nowhere">missing anchor</a><a href="https://example.org/x">outside</a>'
+        '<script src="static/a.js"></script>', encoding="utf-8")
+    (tmp_path / "03_b.html").write_text('<h2 id="符">符</h2>', encoding="utf-8")
+    (tmp_path / "static").mkdir()
+    (tmp_path / "static" / "a.js").write_text("")
+    assert bs.dangling_links(tmp_path) == [("02_a.html", "04_c.html"), ("02_a.html", "03_b.html#nowhere")]
+
+
+def test_notebooks_are_named_by_number_name_or_path():
+    every = sorted(bs.NB_DIR.glob("[0-9][0-9]_*.ipynb"))
+    assert bs.notebook_paths([]) == every
+    rope = next(p for p in every if p.stem.startswith("07_"))
+    assert bs.notebook_paths(["07"]) == bs.notebook_paths(["7"]) == bs.notebook_paths([rope.name]) == [rope]
+    assert bs.notebook_paths([str(rope), "07"]) == [rope]
+
+
+# ---------------------------------------------------------------------------
+# which widgets a page keeps
+
+
+def _model(name, **state):
+    return {"model_name": name, "state": state}
+
+
+def test_a_page_keeps_what_it_shows_and_the_links_between_them():
+    state = {
+        "box": _model("VBoxModel", children=["IPY_MODEL_slider", "IPY_MODEL_stack"], layout="IPY_MODEL_lay"),
+        "lay": _model("LayoutModel"),
+        "slider": _model("IntSliderModel", style="IPY_MODEL_sty"),
+        "sty": _model("SliderStyleModel"),
+        "stack": _model("StackModel", children=["IPY_MODEL_f0", "IPY_MODEL_f1"]),
+        "f0": _model("ImageModel"), "f1": _model("ImageModel"),
+        "link": _model("DirectionalLinkModel", source=["IPY_MODEL_slider", "value"],
+                       target=["IPY_MODEL_stack", "selected_index"]),
+        "dropped": _model("ImageModel"),                       # a frame taken out of the Stack
+        "live": _model("ImageModel"),                          # the live image no frame position shows
+        "stale_link": _model("LinkModel", source=["IPY_MODEL_slider", "value"],
+                             target=["IPY_MODEL_gone", "value"]),   # to a widget not kept
+        "other": _model("VBoxModel", children=["IPY_MODEL_f9"]),   # never displayed
+        "f9": _model("ImageModel"),
+    }
+    keep = bs.reachable_widgets(state, ["box", "not-in-state"])
+    assert keep == {"box", "lay", "slider", "sty", "stack", "f0", "f1", "link"}
+
+
+# ---------------------------------------------------------------------------
+# frames per explorer for a page budget
+
+
+def test_frames_for_budget_is_the_largest_count_that_fits():
+    # 1000 bytes of page without frames; two explorers of 100 and 50 bytes per frame,
+    # 256 and 20 values, measured with 40 frames each (the second had all its 20)
+    sets = [{"bytes": 40 * 100, "frames": 40, "values": 256}, {"bytes": 20 * 50, "frames": 20, "values": 20}]
+    page = 1000 + 4000 + 1000
+    budget = 1000 + 1000 + 100 * 30            # room for exactly 30 frames of the first
+    assert bs.frames_for_budget(page, sets, budget=budget, margin=1.0) == 30
+    assert bs.frames_for_budget(page, sets, budget=budget - 1, margin=1.0) == 29
+    # the second explorer keeps its 20 frames while N >= 20, and shrinks with N below that
+    assert bs.frames_for_budget(page, sets, budget=1000 + 15 * 100 + 15 * 50, margin=1.0) == 15
+    assert bs.frames_for_budget(page, sets, budget=1000 + 3 * 150 - 1, margin=1.0) is None
+
+
+# ---------------------------------------------------------------------------
+# the subset of frames
+
+
+@pytest.mark.parametrize("n,limit", [(256, 128), (256, 70), (199, 7), (11, 5), (10, 3), (1000, 999)])
+def test_subset_is_evenly_spaced_with_both_ends_and_the_current_value(n, limit):
+    spacing = (n - 1) / (limit - 1)
+    for current in sorted({0, 1, n // 3, n // 2, n - 2, n - 1}):
+        picks = static.subset(n, limit, current)
+        assert len(picks) == limit == len(set(picks)) and picks == sorted(picks)
+        assert picks[0] == 0 and picks[-1] == n - 1 and current in picks
+        spaced = [round(k * spacing) for k in range(limit)]
+        # every pick but one is the evenly spaced value; that one is the current value
+        assert sum(p != s for p, s in zip(picks, spaced)) <= 1 + (current not in spaced)
+        assert len(set(picks) - set(spaced)) == (current not in spaced)
+
+
+def test_subset_of_few_values_is_all_of_them():
+    assert static.subset(5, 8, 2) == [0, 1, 2, 3, 4]
+    assert static.subset(8, 8, 7) == list(range(8))
+
+
+def test_subset_checks_its_arguments():
+    with pytest.raises(ValueError, match="current"):
+        static.subset(10, 5, 10)
+    with pytest.raises(ValueError, match="limit"):
+        static.subset(10, 2, 0)
+
+
+@pytest.mark.parametrize("raw,expected", [(None, None), ("", None), ("  ", None), ("3", 3), ("128", 128)])
+def test_the_environment_variable(monkeypatch, raw, expected):
+    if raw is None:
+        monkeypatch.delenv(static.ENV, raising=False)
+    else:
+        monkeypatch.setenv(static.ENV, raw)
+    assert static.frames_limit() == expected
+    assert static.active() is (expected is not None)
+
+
+@pytest.mark.parametrize("raw", ["2", "0", "-5", "many", "3.5"])
+def test_a_bad_environment_variable_is_refused_by_name(monkeypatch, raw):
+    monkeypatch.setenv(static.ENV, raw)
+    with pytest.raises(ValueError, match=static.ENV):
+        static.frames_limit()
+
+
+def test_the_subset_slider_shows_real_values_and_reforms_around_a_value_set_in_code():
+    import ipywidgets as w
+
+    pairs = [(f"{v:.2f}", v) for v in (round(-1 + 0.05 * k, 10) for k in range(41))]
+    s = static.subset_slider_class()(pairs, 5, value=0.5, description="word_0")
+    assert isinstance(s, w.SelectionSlider)
+    assert s._options_labels == ("-1.00", "-0.50", "0.00", "0.50", "1.00") and s.label == "0.50"
+    s.value = -0.85                     # not rendered: the subset re-forms around it
+    assert s.value == -0.85 and s.label == "-0.85" and s._options_labels[s.index] == "-0.85"
+    assert len(s.options) == 5 and s.options[0] == ("-1.00", -1.0) and s.options[-1] == ("1.00", 1.0)
+    with pytest.raises(Exception, match="Invalid selection"):
+        s.value = 0.33                  # not a value of the slider at all
+
+
+# ---------------------------------------------------------------------------
+# static mode of the widgets, in process
+
+
+@pytest.fixture
+def static_mode(monkeypatch):
+    monkeypatch.setenv(static.ENV, "5")
+
+
+@pytest.mark.slow
+def test_a_static_explorer_renders_its_subset_disables_the_rest_and_schedules_nothing(static_mode, monkeypatch):
+    import posenc_lib as pl
+    from posenc.widgets import frames as F
+
+    monkeypatch.setattr(F, "SCHEDULER", F.FrameScheduler())
+    ex = pl.ClockExplorer(pos=3)
+    main, fs = ex.controls["pos"], ex.frames
+    assert fs.values == [0, 3, 128, 191, 255] and main.label == "3"
+    assert [c.disabled for k, c in ex.controls.items() if k != "pos"] == [True, True] and not main.disabled
+    assert all(fs.shown(i) for i in range(5)) and all(c is not ex.image for c in fs.stack.children)
+    assert F.SCHEDULER.sets() == [] and F.SCHEDULER._hooks is None and F.SCHEDULER.handle is None
+    hints = [c for c in ex.widget.children if static.HINT_CLASS in c._dom_classes]
+    assert len(hints) == 1 and 'data-frames="5" data-values="256"' in hints[0].value
+    assert (ex.play.min, ex.play.max, ex.play.value) == (0, 4, 1)   # Play steps through the frames
+
+    monkeypatch.delenv(static.ENV)
+    for value, d_model in [(3, 16), (255, 16), (100, 16), (100, 8)]:
+        if d_model != ex.controls["d_model"].value:
+            ex.controls["d_model"].value = d_model     # another control set in code: every frame again
+        ex.controls["pos"].value = value               # 100: not rendered, the subset re-forms
+        assert value in fs.values and main.label == str(value) and len(fs.values) == 5
+        assert all(fs.shown(i) for i in range(5))
+        assert ex.shown_png() == pl.ClockExplorer(pos=value, d_model=d_model).png()
+
+
+def test_an_explorer_without_frames_disables_every_control(static_mode):
+    import posenc_lib as pl
+
+    ex = pl.PermutationExplorer()
+    assert all(c.disabled for c in ex.controls.values())
+    assert [c.value for c in ex.widget.children if static.HINT_CLASS in c._dom_classes] == \
+        [f"<span>{static.HINT_NONE}</span>"]
+
+
+def test_the_quiz_cannot_be_answered_and_shows_its_answers(static_mode):
+    import posenc_lib as pl
+
+    quiz = pl.Quiz(pl.INTERVIEW_QUIZ)
+    assert all(r.disabled for r in quiz.radios)
+    assert static.HINT_CLASS in quiz.widget.children[0]._dom_classes
+    for q, fb in zip(quiz.questions, quiz.feedback):
+        assert "<details" in fb.value and q["options"][q["answer"]] in fb.value
+
+
+def test_the_training_panel_buttons_are_disabled_even_after_a_run(static_mode, monkeypatch):
+    import posenc_lib as pl
+
+    panel = pl.TrainingPanel(steps=5, pes=("none",))
+    assert panel.button.disabled and all(c.disabled for c in panel.controls.values())
+    assert static.HINT_CLASS in panel.widget.children[0]._dom_classes
+    def stop(*args, **kwargs):
+        raise RuntimeError("stopped before training")
+
+    monkeypatch.setattr("posenc.figures.learned.train_order_model", stop)
+    with pytest.raises(RuntimeError, match="stopped"):
+        panel.train()                   # a cell may still train; the button stays disabled after
+    assert panel.button.disabled
+
+
+def test_an_unanswered_exercise_says_it_needs_jupyterlab(static_mode, monkeypatch):
+    import posenc_lib as pl
+
+    shown = pl.check_pe(4, None)._repr_html_()
+    assert static.HINT_CLASS in shown and "JupyterLab" in shown and "再想想" not in shown
+    monkeypatch.delenv(static.ENV)
+    live = pl.check_pe(4, None)._repr_html_()      # in JupyterLab: the neutral prompt, no verdict yet
+    assert static.HINT_CLASS not in live and "再想想" not in live and "None" in live

@@ -1,0 +1,172 @@
+"""Every ``check_*`` of the course answered right and wrong by rounding gets the one rule's
+verdicts (posenc/exercises/verdict.py, stated in notebook 02):
+
+- a number is right within one unit of the last digit the question asks (N decimals when it says
+  「保留 N 位小数」, else 3 significant digits): rounded, truncated or more precise, all right;
+- one digit fewer is the one rounding slip, 「方法对了，舍入太粗/位数不够」, in every notebook;
+- a whole-number answer is exact: 12.0 is 12, 12.4 is refused as not a whole number (never a
+  rounding verdict); a choice is exact;
+- ``None`` (not answered yet) is a neutral prompt.
+
+The right values are computed here with ``math`` from the exercises' formulas, not by the code
+under test.
+"""
+import math
+
+import numpy as np
+import pytest
+
+import posenc_lib as pl
+from posenc.exercises.verdict import check_value
+
+ROUNDING = "方法对了，舍入太粗/位数不够"
+E = 10000.0
+
+#: name -> (call with the answer, the right value, the decimals the question asks or None).
+NUMERIC = {
+    "check_pe": (lambda a: pl.check_pe(4, a), [math.sin(4), math.cos(4)], 4),
+    "check_wavelength": (lambda a: pl.check_wavelength(3, 8, a), 2 * math.pi * E ** (6 / 8), 1),
+    "check_dot_product": (lambda a: pl.check_dot_product(100, 4, a), math.cos(100) + math.cos(100 * E ** (-2 / 4)), 4),
+    "check_rotation": (lambda a: pl.check_rotation(1, 2, a),
+                       [[math.cos(1), math.sin(1)], [-math.sin(1), math.cos(1)]], 4),
+    "check_scaled_rotation_scores": (lambda a: pl.check_scaled_rotation_scores(1, 1, a),
+                                     [math.cos(1) - math.sin(1), math.cos(1) + math.sin(1)], 4),
+    "check_order_blind_accuracy": (lambda a: pl.check_order_blind_accuracy(a), 0.5, None),
+    "check_rope_angle": (lambda a: pl.check_rope_angle(1, 100, 6, a), 100 * E ** (-2 / 6), None),
+    "check_rope_score": (lambda a: pl.check_rope_score(a, q=[1, 0], key=[0, 1], m=3, n=4), -math.sin(1), 4),
+    "check_alibi_slope": (lambda a: pl.check_alibi_slope(10, 12, a), 2 ** -1.5, None),
+    "check_alibi_bias": (lambda a: pl.check_alibi_bias(10, 12, 7, 2, a), -(2 ** -1.5) * 5, None),
+    "check_rotations": (lambda a: pl.check_rotations(40, 128, 4096, a), 4096 * E ** (-80 / 128) / (2 * math.pi), None),
+    "check_ntk_base": (lambda a: pl.check_ntk_base(128, 4, a), E * 4 ** (128 / 126), None),
+    "check_yarn_attention_factor": (lambda a: pl.check_yarn_attention_factor(8, a), 0.1 * math.log(8) + 1, None),
+    "check_beta_ratio": (lambda a: pl.check_beta_ratio(16, 4, a), 4 ** (1 / 7), None),
+    "check_llama3_slowdown": (lambda a: pl.check_llama3_slowdown(3000, a),
+                              1 / ((1 - (8192 / 3000 - 1) / 3) / 8 + (8192 / 3000 - 1) / 3), None),
+    "check_causal_weight": (lambda a: pl.check_causal_weight(6, a), 1 / 7, None),
+    "check_value": (lambda a: check_value(a, math.sqrt(2)), math.sqrt(2), None),   # the generic one
+}
+
+#: name -> (call with the answer, the right whole number or list of them).
+WHOLE = {
+    "check_flipped_bits": (lambda a: pl.check_flipped_bits(12, a), [0, 1, 2]),
+    "check_nearest_repeat": (lambda a: pl.check_nearest_repeat(a, d_model=4, max_offset=100), 19),
+    "check_split_column": (lambda a: pl.check_split_column(5, 8, a), 3),
+    "check_rotation_product": (lambda a: pl.check_rotation_product(5, 2, a), -3),
+    "check_segments": (lambda a: pl.check_segments(1300, 512, a), [3, 275]),
+    "check_rows_with_gradient": (lambda a: pl.check_rows_with_gradient((4, 12), 20, a), 12),
+    "check_t5_bucket": (lambda a: pl.check_t5_bucket(-20, a), 8 + math.floor(math.log(20 / 8) / math.log(16) * 8)),
+    "check_t5_buckets_used": (lambda a: pl.check_t5_buckets_used(a, side="after", num_buckets=16, max_distance=64), 7),
+    "check_shaw_row": (lambda a: pl.check_shaw_row(10, 3, 4, a), 0),
+    "check_rope_pe_position": (lambda a: pl.check_rope_pe_position(a, p=20, pos=6), 14),
+    "check_llama_row": (lambda a: pl.check_llama_row(a, r=5, head_dim=8), 3),
+    "check_partial_rotary_pairs": (lambda a: pl.check_partial_rotary_pairs(a), 6144 // 64 // 4 // 2),
+    "check_alibi_start": (lambda a: pl.check_alibi_start(20, a), 12),
+    "check_unseen_pairs": (lambda a: pl.check_unseen_pairs(128, 4096, 16384, a),
+                           sum(4095 * E ** (-2 * i / 128) < 2 * math.pi for i in range(64))),
+    "check_rotated_dims": (lambda a: pl.check_rotated_dims("GPT-NeoX-20B", a), 24),
+    "check_mla_cache": (lambda a: pl.check_mla_cache("DeepSeek-V3", a), 512 + 64),
+    "check_raster_offset": (lambda a: pl.check_raster_offset(12, a), 12),
+    "check_mrope_text_start": (lambda a: pl.check_mrope_text_start(5, (1, 6, 8), a), 5 + 8),
+    "check_decode_position": (lambda a: pl.check_decode_position(4, 6, a), 6),       # the 6 real tokens are 0 … 5
+    "check_cu_seqlens": (lambda a: pl.check_cu_seqlens([3, 5, 2], a), [0, 3, 3 + 5, 3 + 5 + 2]),
+    # bf16 keeps 8 significant bits: in [2^12, 2^13) the spacing is 2^(12 − 7) = 32, round to nearest
+    "check_bf16_position": (lambda a: pl.check_bf16_position(5050, a), 32 * round(5050 / 32)),
+    "check_streaming_position": (lambda a: pl.check_streaming_position(1000, 4, 8, a), 4 + 8 - 1),
+}
+
+#: name -> (call with the answer, the right choice).
+CHOICE = {
+    "check_choice": (lambda a: pl.check_choice(a, "不变", options=["变", "不变"]), "不变"),
+    "check_rope_shift": (lambda a: pl.check_rope_shift(a, shift=7), False),
+    "check_moving_terms": (lambda a: pl.check_moving_terms(a, scheme="absolute", vary="m"), "bcd"),
+    "check_shift_invariance": (lambda a: pl.check_shift_invariance(a), "cdef"),
+    "check_fast_pair_kept": (lambda a: pl.check_fast_pair_kept(a), "bcd"),
+}
+
+
+def test_every_check_of_the_course_is_in_one_table():
+    checks = {n for n in pl.__all__ if n.startswith("check_")}
+    assert checks | {"check_value"} == set(NUMERIC) | set(WHOLE) | set(CHOICE)
+
+
+def _unit(x: float, decimals) -> float:
+    """One unit of the last digit asked: 10^-decimals, or the 3rd significant digit."""
+    return 10.0 ** -decimals if decimals is not None else 10.0 ** (math.floor(math.log10(abs(x))) - 2)
+
+
+def _to(x: float, unit: float, how) -> float:
+    return float(f"{how(x / unit) * unit:.12g}")
+
+
+def answers(right, decimals):
+    """(rounded, truncated, one digit fewer) answers, elementwise."""
+    arr = np.asarray(right, dtype=float)
+    out = []
+    for how, coarser in ((round, 1), (math.trunc, 1), (round, 10)):
+        out.append(np.vectorize(lambda x: 0.0 if x == 0 else _to(x, coarser * _unit(x, decimals), how))(arr).tolist())
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(NUMERIC))
+def test_a_number_is_right_to_the_last_digit_asked_and_one_digit_fewer_is_the_rounding_slip(name):
+    call, right, decimals = NUMERIC[name]
+    rounded, truncated, coarse = answers(right, decimals)
+    for answer in (right, rounded, truncated):
+        verdict = call(answer)
+        assert verdict.ok, (name, answer, verdict.message)
+    verdict = call(coarse)
+    units = np.vectorize(lambda x: _unit(x, decimals) if x else 10.0 ** -4)(np.asarray(right, dtype=float))
+    if np.all(np.abs(np.asarray(coarse) - np.asarray(right)) <= units * (1 + 1e-9)):
+        # one digit fewer still within one unit (1.2 for 1.2079 is 1.20, truncated): right by the rule
+        assert verdict.ok, (name, coarse, verdict.message)
+    else:
+        assert not verdict and verdict.message.startswith("你填的是 "), (name, coarse, verdict.message)
+        assert ROUNDING in verdict.message, (name, coarse, verdict.message)
+        assert "公式" not in verdict.message and "不符" not in verdict.message, verdict.message
+    assert call(None).pending
+
+
+@pytest.mark.parametrize("name", sorted(WHOLE))
+def test_a_whole_number_is_exact(name):
+    call, right = WHOLE[name]
+    assert call(right), name
+    as_float = [float(x) for x in right] if isinstance(right, list) else float(right)
+    assert call(as_float), (name, as_float)                      # 12.0 is 12
+    off = [x + 0.4 for x in right] if isinstance(right, list) else right + 0.4
+    verdict = call(off)
+    assert not verdict and "答案应是" in verdict.message and ROUNDING not in verdict.message, (name, verdict.message)
+    assert call(None).pending
+
+
+@pytest.mark.parametrize("name", sorted(CHOICE))
+def test_a_choice_is_exact(name):
+    call, right = CHOICE[name]
+    assert call(right), name
+    verdict = call(None)
+    assert verdict.pending and not verdict and "再想想" not in repr(verdict)
+
+
+def test_the_three_slips_issue_28_named():
+    # 07 exercise 1: 0.01 is w_1 itself (× pos forgotten) and also the exponent 4i/d
+    verdict = pl.check_rope_angle(1, 100, 4, 0.01)
+    assert "忘了乘 pos" in verdict.message and "维度下标" in verdict.message, verdict.message
+    # 10 exercise 2: γ and 1 − γ swapped gives 1/(γ/8 + 1 − γ) = 24/17 for wavelength 4096 (γ = 1/3)
+    assert 24 / 17 == pytest.approx(1.4118, abs=1e-4)
+    verdict = pl.check_llama3_slowdown(4096, 1.41)
+    assert "γ 和 1 − γ 放反了" in verdict.message, verdict.message
+    # 10 exercise 3: K and V counted twice: 2 × (512 + 64)
+    verdict = pl.check_mla_cache("DeepSeek-V3", 1152)
+    assert "K 和 V 各算了一份" in verdict.message, verdict.message
+
+
+def test_the_issue_28_cases_follow_the_rule():
+    # 07 exercise 1 (exact answer 1, 3 significant digits): 1.01 and 0.99 are one unit off, 1.02 two
+    assert pl.check_rope_angle(1, 100, 4, 1.01) and pl.check_rope_angle(1, 100, 4, 0.99)
+    verdict = pl.check_rope_angle(1, 100, 4, 1.02)
+    assert not verdict and ROUNDING in verdict.message
+    # 07 exercise 2 asks 4 decimals: −0.841 is a rounding slip, −0.8415 and −0.8414 are right
+    assert pl.check_rope_score(-0.8415) and pl.check_rope_score(-0.8414)
+    assert ROUNDING in pl.check_rope_score(-0.841).message
+    # 02 exercise 1 asks 4 decimals: [−0.757, −0.654] is a rounding slip, not a wrong formula
+    verdict = pl.check_pe(4, [-0.757, -0.654])
+    assert ROUNDING in verdict.message and "不符" not in verdict.message, verdict.message

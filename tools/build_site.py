@@ -1,0 +1,457 @@
+"""Build the static edition: every notebook run and exported as a web page that any browser
+opens with no install, no kernel and no network; each explorer's main slider still moves.
+
+Run from the repository root (Node.js and npm are needed once, for ``npm ci`` in tools/)::
+
+    python tools/build_site.py                      # the whole course into site/
+    python tools/build_site.py --out /tmp/s 02 07   # some notebooks (a number or a path each)
+
+Then serve the folder: ``python -m http.server -d site`` (or copy it to any static host).
+
+What it does, per notebook:
+
+1. Runs it with nbclient in a fresh kernel, with ``POSENC_STATIC_FRAMES=N`` set (the static
+   mode of :mod:`posenc.widgets.static`: every explorer renders at most ``N`` frames of its
+   main slider at once and disables its other controls) and the widget state stored.
+2. Keeps only the widgets a page shows (those its outputs display, what they refer to, and the
+   browser-side links between them): closed and replaced widgets (dropped frames) go.
+3. Exports it with nbconvert (``tools/site/templates/posenc_site``: JupyterLab's look, the
+   course's Chinese typography, a contents bar, KaTeX for ``$…$``); ``NN_x.ipynb`` links
+   become ``NN_x.html`` (anchors kept).
+4. If the page is over :data:`PAGE_BUDGET`, computes from the measured frame sizes the
+   largest ``N`` that fits and runs the notebook again with it.
+
+RequireJS, the widget HTML manager and KaTeX come from ``tools/package.json`` (pinned in
+``tools/package-lock.json``; ``npm ci`` runs when node_modules does not match the lock) and
+are copied into ``<out>/static/vendor/``: pages refer to them by relative paths only.
+"""
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import hashlib
+import html as html_lib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TOOLS = ROOT / "tools"
+NB_DIR = ROOT / "notebooks"
+ASSETS = TOOLS / "site"
+INDEX_STEM = "00_index"
+STATIC_ENV = "POSENC_STATIC_FRAMES"   # posenc/widgets/static.py
+#: Most bytes one page may take, and the whole site.
+PAGE_BUDGET = 12 * 10**6
+SITE_BUDGET = 100 * 10**6
+#: Frames per explorer tried first; fewer only where a page would be over its budget.
+DEFAULT_FRAMES = 64
+#: Room left under the budget when N is computed from measured sizes (estimates are close, not exact).
+MARGIN = 0.96
+CELL_TIMEOUT = 900  # s, one cell (05/08/09 train small models)
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+REF = "IPY_MODEL_"
+LINK_MODELS = {"LinkModel", "DirectionalLinkModel"}
+#: Files copied from tools/node_modules into <out>/static/vendor (source glob -> folder).
+VENDOR = [
+    ("requirejs/require.js", "."),
+    ("@jupyter-widgets/html-manager/dist/libembed-amd.js", "html-manager"),
+    ("@jupyter-widgets/html-manager/dist/*.woff2", "html-manager"),
+    ("@jupyter-widgets/html-manager/dist/*.woff", "html-manager"),
+    ("@jupyter-widgets/html-manager/dist/*.ttf", "html-manager"),
+    ("@jupyter-widgets/html-manager/dist/*.eot", "html-manager"),
+    ("@jupyter-widgets/html-manager/dist/*.svg", "html-manager"),
+    ("@jupyter-widgets/html-manager/dist/embed.js.LICENSE.txt", "html-manager"),
+    ("katex/dist/katex.min.js", "katex"),
+    ("katex/dist/katex.min.css", "katex"),
+    ("katex/dist/contrib/auto-render.min.js", "katex/contrib"),
+    ("katex/dist/fonts/*", "katex/fonts"),
+    ("katex/LICENSE", "katex"),
+]
+_LINK = re.compile(r'(?P<attr>\bhref=)(?P<q>["\'])(?P<path>(?![a-z][a-z0-9+.-]*:|/|#)[^"\'#?]*?)'
+                   r'\.ipynb(?P<rest>[#?][^"\']*)?(?P=q)', re.I)
+_VENDORED_TAG = re.compile(r"<(?:script|link)\b[^>]*>", re.I)
+_SRI = re.compile(r'\s+(?:integrity|crossorigin)(?:=(?:"[^"]*"|\'[^\']*\'|[^\s>]*))?', re.I)
+
+
+# ---------------------------------------------------------------------------
+# pure functions (tested in tests/test_build_site.py)
+
+def rewrite_links(html: str) -> str:
+    """Every relative ``href`` to a notebook (``NN_x.ipynb``, ``NN_x.ipynb#anchor``) -> the same
+    path with ``.html``; absolute URLs, anchors within the page and other files stay."""
+    return _LINK.sub(lambda m: f"{m['attr']}{m['q']}{m['path']}.html{m['rest'] or ''}{m['q']}", html)
+
+
+def drop_sri(html: str) -> str:
+    """No ``integrity`` / ``crossorigin`` attribute on script and link tags: the files are the
+    site's own copies (with them Chromium refuses a local copy)."""
+    return _VENDORED_TAG.sub(lambda m: _SRI.sub("", m[0]), html)
+
+
+def reachable_widgets(state: dict, roots) -> set[str]:
+    """The model ids a page needs: ``roots`` (the views its outputs display), every model they
+    refer to (``IPY_MODEL_<id>`` anywhere in a state), and every browser-side link (jslink,
+    jsdlink) between models kept, with what it refers to; repeated until nothing is added."""
+    def refs(x):
+        if isinstance(x, str):
+            return [x[len(REF):]] if x.startswith(REF) else []
+        if isinstance(x, dict):
+            return [r for v in x.values() for r in refs(v)]
+        if isinstance(x, (list, tuple)):
+            return [r for v in x for r in refs(v)]
+        return []
+
+    keep, todo = set(), [r for r in roots if r in state]
+    while True:
+        while todo:
+            m = todo.pop()
+            if m not in keep:
+                keep.add(m)
+                todo.extend(r for r in refs(state[m].get("state", {})) if r in state)
+        links = [m for m, s in state.items() if m not in keep and s.get("model_name") in LINK_MODELS
+                 and refs(s.get("state", {})) and all(r in keep for r in refs(s.get("state", {})))]
+        if not links:
+            return keep
+        todo.extend(links)
+
+
+def frames_for_budget(page_bytes: int, explorers: list[dict], budget: int = PAGE_BUDGET,
+                      margin: float = MARGIN) -> int | None:
+    """The largest frame count N (>= 3) whose page is estimated to fit ``margin * budget``:
+    the page less its frames, plus each explorer's bytes per frame times min(its values, N).
+    ``explorers``: rows of :func:`frame_sets` (``bytes``, ``frames``, ``values``). None: even
+    3 frames each would not fit."""
+    fixed = page_bytes - sum(e["bytes"] for e in explorers)
+    per = [(e["bytes"] / e["frames"], e["values"]) for e in explorers if e["frames"]]
+    best = None
+    for n in range(3, max([v for _, v in per], default=3) + 1):
+        if fixed + sum(f * min(v, n) for f, v in per) <= margin * budget:
+            best = n
+        else:
+            break
+    return best
+
+
+# ---------------------------------------------------------------------------
+# widget state
+
+def widget_state(nb) -> dict:
+    return nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+
+
+def displayed_views(nb) -> list[str]:
+    return [o["data"][WIDGET_VIEW]["model_id"] for c in nb.cells if c.cell_type == "code"
+            for o in c.get("outputs", []) if WIDGET_VIEW in o.get("data", {})]
+
+
+def prune_widgets(nb) -> tuple[int, int]:
+    """Keep only :func:`reachable_widgets` in the notebook's stored widget state; returns
+    (models before, models kept)."""
+    state = widget_state(nb)
+    keep = reachable_widgets(state, displayed_views(nb))
+    before = len(state)
+    for m in [m for m in state if m not in keep]:
+        del state[m]
+    return before, len(state)
+
+
+def _model_bytes(model: dict) -> int:
+    return len(json.dumps(model))
+
+
+def frame_sets(nb) -> list[dict]:
+    """One row per explorer with frames on the page: its name, slider, frames kept, values of
+    the slider (from the static hint's ``data-values``) and the bytes of its frames (the
+    children of every Stack its slider switches)."""
+    state = widget_state(nb)
+    rows = []
+    for mid, m in state.items():
+        s = m.get("state", {})
+        classes = s.get("_dom_classes") or []
+        name = next((c[len("posenc-explorer-"):] for c in classes if c.startswith("posenc-explorer-")), None)
+        if not name:
+            continue
+        kids = [k[len(REF):] for k in s.get("children", [])]
+        stacks = [k for k in kids if "posenc-frames" in (state[k]["state"].get("_dom_classes") or [])]
+        if not stacks:
+            continue
+        links = [x["state"] for x in state.values() if x.get("model_name") == "DirectionalLinkModel"]
+        slider = next((ln["source"][0][len(REF):] for ln in links if ln["target"][0] == REF + stacks[0]), None)
+        switched = [ln["target"][0][len(REF):] for ln in links if ln["source"][0] == REF + str(slider)]
+        children = [c[len(REF):] for st in switched for c in state[st]["state"].get("children", [])]
+        frames = len(state[stacks[0]]["state"].get("children", []))
+        hint = next((state[k]["state"].get("value", "") for k in kids
+                     if "posenc-static-hint" in (state[k]["state"].get("_dom_classes") or [])), "")
+        values = re.search(r'data-values="(\d+)"', hint)
+        rows.append({"explorer": name, "control": state[slider]["state"].get("description", "") if slider else "",
+                     "frames": frames, "values": int(values[1]) if values else frames,
+                     "bytes": sum(_model_bytes(state[c]) for c in set(children))})
+    return rows
+
+
+# ---------------------------------------------------------------------------
+# running and exporting
+
+def execute(path: Path, frames: int):
+    """Run the notebook in a fresh kernel in static mode with ``frames`` frames at most."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(path, as_version=4)
+    if not any(c.cell_type == "code" for c in nb.cells):
+        return nb
+    env = {**os.environ, STATIC_ENV: str(frames), "MPLBACKEND": "Agg",
+           "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    client = NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name="python3", store_widget_state=True,
+                            resources={"metadata": {"path": str(path.parent)}})
+    client.execute(env=env)
+    return nb
+
+
+def page_title(nb, fallback: str) -> str:
+    first = next((c for c in nb.cells if c.cell_type == "markdown"), None)
+    for line in (first.source.splitlines() if first else []):
+        if line.startswith("# "):
+            return line[2:].strip()
+    return fallback
+
+
+def _exporter():
+    from nbconvert import HTMLExporter
+
+    class SiteExporter(HTMLExporter):
+        def _init_resources(self, resources):
+            resources = super()._init_resources(resources)
+            resources["language_code"] = "zh-CN"   # not an ISO 639-1 code: nbconvert's trait refuses it
+            return resources
+
+    return SiteExporter(template_name="posenc_site", extra_template_basedirs=[str(ASSETS / "templates")],
+                        require_js_url="static/vendor/require.js")
+
+
+def export(nb, stem: str, nav: list[dict]) -> str:
+    """The page's HTML: the exported notebook with the contents bar, links rewritten."""
+    import copy
+
+    nb = copy.deepcopy(nb)
+    here = next(p for p in nav if p["stem"] == stem)
+    nb.metadata["title"] = here["title"]
+    pages = [{"href": f"{p['stem']}.html", "number": p["number"], "title": p["short"],
+              "current": p["stem"] == stem} for p in nav]
+    resources = {"posenc": {"static": "static", "course": nav_course(), "here": here["short"], "pages": pages}}
+    body, _ = _exporter().from_notebook_node(nb, resources=resources)
+    return drop_sri(rewrite_links(body))
+
+
+def nav_course() -> str:
+    first = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()[0]
+    return first.lstrip("# ").strip()
+
+
+def nav_entries(paths: list[Path]) -> list[dict]:
+    import nbformat
+
+    rows = []
+    for p in paths:
+        nb = nbformat.read(p, as_version=4)
+        title = page_title(nb, p.stem)
+        number = "" if p.stem == INDEX_STEM else p.stem[:2]
+        rows.append({"stem": p.stem, "number": number, "title": title,
+                     "short": "目录" if p.stem == INDEX_STEM else title})
+    return rows
+
+
+# ---------------------------------------------------------------------------
+# vendored files
+
+def npm_ci(tools: Path = TOOLS) -> None:
+    """``npm ci`` in tools/ unless node_modules was installed from this very lock file."""
+    lock = (tools / "package-lock.json").read_bytes()
+    stamp = tools / "node_modules" / ".posenc-lock-sha256"
+    digest = hashlib.sha256(lock).hexdigest()
+    if stamp.exists() and stamp.read_text() == digest:
+        return
+    npm = shutil.which("npm")
+    if npm is None:
+        sys.exit("build_site: npm not found (Debian/Ubuntu: apt-get install -y nodejs npm)")
+    subprocess.run([npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund"], cwd=tools, check=True)
+    stamp.write_text(digest)
+
+
+def copy_static(out: Path) -> None:
+    modules = TOOLS / "node_modules"
+    vendor = out / "static" / "vendor"
+    for pattern, folder in VENDOR:
+        found = sorted(modules.glob(pattern))
+        if not found:
+            sys.exit(f"build_site: {pattern} not in tools/node_modules (npm ci)")
+        (vendor / folder).mkdir(parents=True, exist_ok=True)
+        for f in found:
+            shutil.copy2(f, vendor / folder / f.name)
+    for f in ("course.css", "course.js"):
+        shutil.copy2(ASSETS / f, out / "static" / f)
+    if (ROOT / "images").is_dir():
+        shutil.copytree(ROOT / "images", out / "images", dirs_exist_ok=True,
+                        ignore=shutil.ignore_patterns("*.tmp.png"))
+
+
+# ---------------------------------------------------------------------------
+# links
+
+_HREF = re.compile(r'\b(?:href|src)=["\']([^"\']+)["\']', re.I)
+_ID = re.compile(r'\bid=["\']([^"\']+)["\']', re.I)
+
+
+def internal_links(out: Path) -> list[tuple[str, str]]:
+    """(page, target) for every relative href/src in the site's pages."""
+    from urllib.parse import unquote
+
+    rows = []
+    for page in sorted(out.glob("*.html")):
+        text = page.read_text(encoding="utf-8")
+        for target in _HREF.findall(text):
+            if re.match(r"[a-z][a-z0-9+.-]*:", target, re.I) or target.startswith("//"):
+                continue
+            rows.append((page.name, unquote(html_lib.unescape(target))))
+    return rows
+
+
+def dangling_links(out: Path) -> list[tuple[str, str]]:
+    """Internal links whose file (or, for ``page#id``, whose element id) the site lacks.
+    (nbconvert writes heading ids percent-encoded; a browser matches a fragment as written or
+    decoded, so both sides are compared decoded.)"""
+    from urllib.parse import unquote
+
+    ids: dict[str, set] = {}
+    bad = []
+    for page, target in internal_links(out):
+        path, _, frag = target.partition("#")
+        file = (out / page).parent / path if path else out / page
+        if not file.resolve().is_file():
+            bad.append((page, target))
+            continue
+        if frag and file.suffix == ".html":
+            if file not in ids:
+                ids[file] = {unquote(html_lib.unescape(i)) for i in _ID.findall(file.read_text(encoding="utf-8"))}
+            if frag not in ids[file]:
+                bad.append((page, target))
+    return bad
+
+
+# ---------------------------------------------------------------------------
+# one page, the whole site
+
+def build_page(path: Path, out: Path, nav: list[dict], frames: int = DEFAULT_FRAMES,
+               budget: int = PAGE_BUDGET) -> dict:
+    """Run, prune, export and write one page within ``budget`` bytes; returns its report row."""
+    start, runs = time.perf_counter(), []
+    n = frames
+    while True:
+        nb = execute(path, n)
+        before, kept = prune_widgets(nb)
+        page = export(nb, path.stem, nav)
+        size = len(page.encode("utf-8"))
+        sets = frame_sets(nb)
+        runs.append(n)
+        if size <= budget or not sets:
+            break
+        smaller = frames_for_budget(size, sets, budget)
+        if smaller is None or smaller >= n:
+            smaller = n * 3 // 4 if n * 3 // 4 >= 3 else None
+        if smaller is None:
+            raise RuntimeError(f"{path.name}: {size} bytes even with {n} frames per explorer")
+        n = smaller
+    (out / f"{path.stem}.html").write_text(page, encoding="utf-8")
+    if path.stem == INDEX_STEM:
+        (out / "index.html").write_text(page, encoding="utf-8")
+    return {"page": path.stem, "bytes": size, "frames_limit": n, "runs": runs, "widgets": (before, kept),
+            "explorers": sets, "seconds": time.perf_counter() - start}
+
+
+def _build_page_job(args):
+    return build_page(*args)
+
+
+def notebook_paths(names) -> list[Path]:
+    """Notebook paths from command-line names: a path, a file name, or its number (``07``)."""
+    every = sorted(NB_DIR.glob("[0-9][0-9]_*.ipynb"))
+    if not names:
+        return every
+    paths = []
+    for name in names:
+        p = Path(name)
+        if p.suffix == ".ipynb" and p.exists():
+            paths.append(p.resolve())
+            continue
+        hit = [q for q in every if q.stem == name or q.name == name or q.stem[:2] == name.zfill(2)]
+        if len(hit) != 1:
+            sys.exit(f"build_site: no notebook {name!r} in {NB_DIR}")
+        paths.append(hit[0])
+    return sorted(set(paths), key=lambda q: q.name)
+
+
+def build(out: Path, paths: list[Path], frames: int = DEFAULT_FRAMES, jobs: int = 1,
+          budget: int = PAGE_BUDGET, log=print) -> dict:
+    """Build the pages of ``paths`` into ``out``; returns the report (pages, sizes, times)."""
+    start = time.perf_counter()
+    npm_ci()
+    out.mkdir(parents=True, exist_ok=True)
+    copy_static(out)
+    nav = nav_entries(paths)
+    rows = []
+    args = [(p, out, nav, frames, budget) for p in paths]
+    if jobs > 1:
+        with concurrent.futures.ProcessPoolExecutor(jobs) as pool:
+            for row in pool.map(_build_page_job, args):
+                rows.append(row)
+                log(format_row(row))
+    else:
+        for a in args:
+            rows.append(build_page(*a))
+            log(format_row(rows[-1]))
+    total = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
+    return {"pages": rows, "site_bytes": total, "seconds": time.perf_counter() - start,
+            "dangling": dangling_links(out), "built": [p.stem for p in paths]}
+
+
+def format_row(row: dict) -> str:
+    subs = [f"{e['explorer']}.{e['control']} {e['frames']}/{e['values']}" for e in row["explorers"]]
+    return (f"{row['page']:40s} {row['bytes'] / 1e6:6.2f} MB  N={row['frames_limit']:<4d} runs={row['runs']} "
+            f"{row['seconds']:5.1f} s  widgets {row['widgets'][1]}/{row['widgets'][0]}  " + ", ".join(subs))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("notebooks", nargs="*", help="notebooks to build (path, file name or number); default: all")
+    ap.add_argument("--out", default=str(ROOT / "site"), help="output folder (default: site/)")
+    ap.add_argument("--frames", type=int, default=DEFAULT_FRAMES,
+                    help=f"frames per explorer to try first (default {DEFAULT_FRAMES})")
+    ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
+                    help="notebooks run at once, one kernel each (default: 2, or 1 on one core)")
+    args = ap.parse_args(argv)
+    paths = notebook_paths(args.notebooks)
+    report = build(Path(args.out).resolve(), paths, frames=args.frames, jobs=args.jobs)
+    print(f"site: {len(report['pages'])} pages, {report['site_bytes'] / 1e6:.1f} MB, {report['seconds']:.0f} s")
+    built = {f"{s}.html" for s in report["built"]} | ({"index.html"} if INDEX_STEM in report["built"] else set())
+    course = {f"{p.stem}.html" for p in NB_DIR.glob("[0-9][0-9]_*.ipynb")}
+    missing = [(p, t) for p, t in report["dangling"] if t.partition("#")[0] not in course - built]
+    for page, target in report["dangling"]:
+        kind = "not built this time" if (page, target) not in missing else "BROKEN"
+        print(f"  link {page} -> {target}: {kind}")
+    over = [r["page"] for r in report["pages"] if r["bytes"] > PAGE_BUDGET]
+    if report["site_bytes"] > SITE_BUDGET:
+        over.append(f"site ({report['site_bytes']} bytes)")
+    if over:
+        print("over budget: " + ", ".join(over))
+    return 1 if missing or over else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
