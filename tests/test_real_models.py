@@ -109,32 +109,25 @@ def test_linear_divides_every_frequency_and_default_changes_nothing():
     np.testing.assert_allclose(pl.model_frequencies("GPT-NeoX-20B")[0], ref.frequencies(24, 10000.0), rtol=1e-12)
 
 
-PHI3_SOURCE = ("huggingface/diffusers tests/pipelines/omnigen/test_pipeline_omnigen.py @286990d, a copy of "
-               "Phi-3-vision-128k-instruct's config.json (its rope_scaling writes \"type\": \"su\", the name "
-               "Phi3Config renames to \"longrope\": transformers models/phi3/configuration_phi3.py)")
-PHI3_LONG = [1.0299999713897705, 1.0499999523162842, 1.0499999523162842, 1.0799999237060547, 1.2299998998641968,
-             1.2299998998641968, 1.2999999523162842, 1.4499999284744263, 1.5999999046325684, 1.6499998569488525,
-             1.8999998569488525, 2.859999895095825, 3.68999981880188, 5.419999599456787, 5.489999771118164,
-             5.489999771118164, 9.09000015258789, 11.579999923706055, 15.65999984741211, 15.769999504089355,
-             15.789999961853027, 18.360000610351562, 21.989999771118164, 23.079999923706055, 30.009998321533203,
-             32.35000228881836, 32.590003967285156, 35.56000518798828, 39.95000457763672, 53.840003967285156,
-             56.20000457763672, 57.95000457763672, 59.29000473022461, 59.77000427246094, 59.920005798339844,
-             61.190006256103516, 61.96000671386719, 62.50000762939453, 63.3700065612793, 63.48000717163086,
-             63.48000717163086, 63.66000747680664, 63.850006103515625, 64.08000946044922, 64.760009765625,
-             64.80001068115234, 64.81001281738281, 64.81001281738281]
-PHI3_SHORT = [1.05, 1.05, 1.05, 1.1, 1.1, 1.1, 1.2500000000000002, 1.2500000000000002, 1.4000000000000004,
-              1.4500000000000004, 1.5500000000000005, 1.8500000000000008, 1.9000000000000008] + \
-             [2.000000000000001] * 19 + [2.1000000000000005, 2.1000000000000005, 2.2] + [2.3499999999999996] * 4 + \
-             [2.3999999999999995, 2.3999999999999995, 2.6499999999999986, 2.6999999999999984, 2.8999999999999977,
-              2.9499999999999975, 3.049999999999997, 3.049999999999997, 3.049999999999997]
-#: The RoPE keys of that config.json, with rope_type as Phi3Config reads it.
-PHI3 = {"hidden_size": 3072, "num_attention_heads": 32, "max_position_embeddings": 131072,
-        "original_max_position_embeddings": 4096, "rope_theta": 10000.0,
-        "rope_scaling": {"type": "longrope", "long_factor": PHI3_LONG, "short_factor": PHI3_SHORT}}
+#: Phi-3-vision-128k-instruct's config.json (its source is named in the entry): the data the
+#: registry reads; the expected frequencies below come from tests/reference.py.
+PHI3 = {k: v for k, v in pl.PHI3_LONGROPE_CONFIG.items() if k != "source"}
+PHI3_LONG = PHI3["rope_scaling"]["long_factor"]
+PHI3_SHORT = PHI3["rope_scaling"]["short_factor"]
 
 
 def test_phi3_config_has_one_factor_per_pair():
     assert len(PHI3_LONG) == len(PHI3_SHORT) == 3072 // 32 // 2
+
+
+def test_the_older_type_key_reads_like_rope_type():
+    """Phi-3's own config.json writes ``"type"`` (``"su"``, renamed ``longrope`` by Phi3Config)."""
+    older = {**PHI3, "rope_scaling": {"type": "longrope", "short_factor": PHI3_SHORT, "long_factor": PHI3_LONG}}
+    for seq_len in (None, 8192):
+        a, fa = pl.rope_frequencies_from_config(older, seq_len=seq_len)
+        b, fb = pl.rope_frequencies_from_config(PHI3, seq_len=seq_len)
+        np.testing.assert_array_equal(a, b)
+        assert fa == fb
 
 
 @pytest.mark.parametrize("seq_len, table", [(None, PHI3_SHORT), (4096, PHI3_SHORT), (4097, PHI3_LONG),
