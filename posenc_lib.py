@@ -45,9 +45,13 @@ worksheet``            named (checking apart from the widget)
 ``course``             the notebooks' titles; the quiz cites notebooks by title     all
 ``text`` · ``notebook``  aligned tables · the setup cell, ``progress``              all
 ``widgets/``           the engine under every explorer, apart from what it draws:   all
-                       ``canvas`` (blitting, glyph cache, PNG), ``controls``,
-                       ``frames`` (the main slider's figures drawn ahead, switched
-                       in the browser), ``explorer`` (the ``Explorer`` base class)
+                       ``spec`` (an explorer as data: controls, ranges, labels,
+                       constraints, main slider, view), ``canvas`` (blitting, glyph
+                       cache, PNG), ``controls``, ``frames`` (the main slider's
+                       figures drawn ahead, switched in the browser), ``static``
+                       (a page with no kernel, ``POSENC_STATIC_FRAMES``: its
+                       docstring is the interface), ``explorer`` (``Explorer``,
+                       everything derived from a spec)
 ``figures/``           ``style`` (fonts, axes), then one file per figure family:    all
                        its view, its ``plot_*`` and its explorer
 =====================  ===========================================================  ========
@@ -57,7 +61,9 @@ such as ``figures/sinusoid.py`` to see the three layers of this course's helpers
 (pure numpy, arguments checked up front), **plot** (``plot_*(..., ax=None) -> Figure``, never
 global state) and **explore** (an object that builds one figure and updates its artists in
 place when a slider moves). To add a figure family, add ``figures/<family>.py`` with its view,
-``plot_*`` and explorer, import them below and register the explorer in :data:`EXPLORERS`.
+``plot_*`` and explorer (a class holding an ``ExplorerSpec``: its controls and its view; the
+widgets, checks and frames follow), import them below and register the explorer in
+:data:`EXPLORERS` (one line).
 
 Conventions: ``PE[pos, 2i] = sin(pos * w_i)``, ``PE[pos, 2i+1] = cos(pos * w_i)``,
 ``w_i = base ** (-2i / d_model)``, positions from 0; symbols as in notebook 04's box.

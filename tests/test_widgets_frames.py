@@ -7,10 +7,13 @@ canvas) agrees with it; setting a control's ``.value`` in code moves the Stack a
 before it returns; another control drops the frames. The fill renders the frames nearest the
 slider first, keeps within the memory cap, waits until the kernel has been quiet and lets a
 widget message in between two frames. A FrameSet needs no explorer: a slider, an image and a
-render callable; an explorer renders its frames on a twin built from its constructor arguments.
+render callable; an explorer renders its frames with its spec's view drawn on a second figure.
+The scheduler takes its clock and its ``call_later`` as arguments: the tests of the fill
+advance a fake clock by hand, nothing here sleeps or reads the real time.
 """
-import asyncio
 import base64
+import heapq
+import itertools
 
 import numpy as np
 import pytest
@@ -45,6 +48,67 @@ def scheduler(monkeypatch):
     s = F.FrameScheduler()
     monkeypatch.setattr(F, "SCHEDULER", s)
     return s
+
+
+class FakeLoop:
+    """A clock and a ``call_later`` that move only when the test says so."""
+
+    class Handle:
+        def __init__(self):
+            self._cancelled = False
+
+        def cancel(self):
+            self._cancelled = True
+
+        def cancelled(self):
+            return self._cancelled
+
+    def __init__(self):
+        self.now = 100.0
+        self.queue = []
+        self.seq = itertools.count()
+
+    def clock(self):
+        return self.now
+
+    def call_later(self, delay, callback):
+        handle = self.Handle()
+        heapq.heappush(self.queue, (self.now + delay, next(self.seq), callback, handle))
+        return handle
+
+    def step(self) -> bool:
+        """Run the next callback (the clock jumps to its time); False: none is pending."""
+        while self.queue:
+            when, _, callback, handle = heapq.heappop(self.queue)
+            if handle.cancelled():
+                continue
+            self.now = max(self.now, when)
+            callback()
+            return True
+        return False
+
+    def advance(self, dt):
+        """Let ``dt`` seconds pass, running every callback due meanwhile."""
+        end = self.now + dt
+        while self.queue and self.queue[0][0] <= end:
+            self.step()
+        self.now = end
+
+    def run(self, limit=100_000):
+        """Run callbacks until none is pending."""
+        for _ in range(limit):
+            if not self.step():
+                return
+        raise AssertionError("the fill never stopped")
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    """A scheduler on a fake clock: (the fake loop, the scheduler)."""
+    loop = FakeLoop()
+    s = F.FrameScheduler(clock=loop.clock, call_later=loop.call_later)
+    monkeypatch.setattr(F, "SCHEDULER", s)
+    return loop, s
 
 
 # ---------------------------------------------------------------------------
@@ -116,7 +180,7 @@ def test_frames_are_byte_identical_to_an_independent_render(name):
         assert share_differing(rgb(frame_png(fs, i)), full_render(ref.figure)) < 0.002
 
 
-@pytest.mark.parametrize("name", ["hand_calc", "alibi", "rope_scaling", "t5_buckets"])
+@pytest.mark.parametrize("name", ["hand_calc", "alibi", "context", "t5_buckets"])
 def test_frames_after_another_control_moved_are_still_identical(name):
     """Other controls moved to their far ends: the refilled frames are what a separate
     explorer moved the same way draws (the off-screen copy keeps the live layout)."""
@@ -304,47 +368,43 @@ def test_without_an_event_loop_nothing_is_scheduled(scheduler):
     assert scheduler.handle is None and not ex.frames.frames and scheduler.rendered == 0
 
 
-def test_the_fill_waits_for_quiet_and_lets_a_message_in_after_one_frame(scheduler):
-    """In a running loop no frame is rendered before QUIET_S without activity; once the fill
-    runs, a callback posted meanwhile (a widget message) runs before the next frame."""
-
-    async def scenario():
-        ex = pl.HandCalcExplorer()
-        fs = ex.frames
-        ex.controls["word_0"].value = 0.25       # activity: the clock starts now
-        await asyncio.sleep(F.QUIET_S * 0.6)
-        early = len(fs.frames)
-        while not fs.frames:
-            await asyncio.sleep(0.005)
-        ran = []
-        loop = asyncio.get_running_loop()
-        for _ in range(5):                       # five 'messages', each posted mid-fill
-            before = scheduler.rendered
-            done = loop.create_future()
-            loop.call_soon(lambda d=done: d.set_result(scheduler.rendered))
-            ran.append(await done - before)
-        while fs.wants_frame() or fs._dirty:
-            await asyncio.sleep(0.01)
-        return fs, early, ran
-
-    fs, early, ran = asyncio.run(scenario())
-    assert early == 0, "rendered before the kernel was quiet"
+def test_the_fill_waits_for_quiet_and_renders_one_frame_per_callback(fake):
+    """No frame is rendered before the kernel has been quiet for QUIET_S; then each callback
+    renders at most one frame and schedules the next one, so a widget message waits for one
+    frame at most; at the end every frame is rendered and published."""
+    loop, s = fake
+    ex = pl.HandCalcExplorer()
+    fs = ex.frames
+    loop.advance(F.QUIET_S * 0.5)
+    ex.controls["word_0"].value = 0.25           # activity: quiet again from now
+    loop.advance(F.QUIET_S * 0.9)
+    assert not fs.frames and s.rendered == 0, "rendered before the kernel was quiet"
+    loop.advance(F.QUIET_S * 0.1 + F.YIELD_S / 2)  # quiet now: the first frame, not the second
+    assert s.rendered == 1
+    per_callback = []
+    for _ in range(10):
+        n = s.rendered
+        assert loop.step()
+        per_callback.append(s.rendered - n)
+        pending = [when for when, _, _, h in loop.queue if not h.cancelled()]
+        assert pending == [loop.now + F.YIELD_S], "the next frame waits in the loop, behind any message"
+    assert max(per_callback) == 1
+    loop.run()
     assert len(fs.frames) == len(fs.values)
-    assert max(ran) <= 1, f"frames rendered before a posted callback ran: {ran}"
     assert all(c is not fs.live for c in fs.stack.children), "every frame published at the end"
 
 
-def test_a_control_moved_during_the_fill_pauses_it(scheduler):
-    async def scenario():
-        ex = pl.ClockExplorer()
-        while not ex.frames.frames:
-            await asyncio.sleep(0.005)
-        ex.controls["pos"].value = 200            # the reader moves: quiet again for QUIET_S
-        n = scheduler.rendered
-        await asyncio.sleep(F.QUIET_S * 0.6)
-        return scheduler.rendered - n
-
-    assert asyncio.run(scenario()) == 0
+def test_a_control_moved_during_the_fill_pauses_it(fake):
+    loop, s = fake
+    ex = pl.ClockExplorer()
+    loop.advance(F.QUIET_S + 5 * F.YIELD_S)
+    assert ex.frames.frames
+    ex.controls["pos"].value = 200               # the reader moves: quiet again for QUIET_S
+    n = s.rendered
+    loop.advance(F.QUIET_S * 0.6)
+    assert s.rendered == n
+    loop.advance(F.QUIET_S * 0.5)
+    assert s.rendered > n
 
 
 def test_status_lists_each_frame_set():
@@ -355,14 +415,11 @@ def test_status_lists_each_frame_set():
     assert row["bytes"] == ex.frames.bytes and row["pending"] and row["broken"] is None
 
 
-def test_a_frame_that_fails_leaves_the_explorer_live(scheduler, monkeypatch):
-    async def scenario():
-        ex = pl.RopeExplorer()
-        monkeypatch.setattr(type(ex), "_make_twin", lambda self: 1 / 0)
-        await asyncio.sleep(F.QUIET_S * 2)
-        return ex
-
-    ex = asyncio.run(scenario())
+def test_a_frame_that_fails_leaves_the_explorer_live(fake):
+    loop, s = fake
+    ex = pl.RopeExplorer()
+    ex.frames.render = lambda value: 1 / 0
+    loop.advance(F.QUIET_S * 2)
     assert isinstance(ex.frames.broken, ZeroDivisionError) and not ex.frames.wants_frame()
     ex.controls["pos"].value = 12
     assert ex.shown_png() == ex.png()
@@ -370,7 +427,7 @@ def test_a_frame_that_fails_leaves_the_explorer_live(scheduler, monkeypatch):
 
 # ---------------------------------------------------------------------------
 # The narrow doors: a FrameSet needs only a slider, an image and a render callable; an
-# explorer's frames come from a twin built from its own constructor arguments
+# explorer's frames are its spec's view drawn on a second figure
 # ---------------------------------------------------------------------------
 def test_a_frame_set_needs_no_explorer_only_a_render_callable(scheduler):
     import ipywidgets as w
@@ -416,22 +473,43 @@ def test_the_scheduler_installs_and_uninstalls_its_cell_hooks():
     s.uninstall()                                                   # twice is harmless
 
 
-def test_the_twin_is_the_same_class_from_the_same_arguments_with_its_widgets_closed():
-    import ipywidgets as w
+def test_the_scheduler_s_hooks_are_installed_once_per_kernel_and_go_with_the_last_explorer(monkeypatch):
+    from IPython.core.events import EventManager, available_events
 
+    class Shell:
+        events = EventManager(None, available_events)
+
+    shell = Shell()
+    before = {e: list(shell.events.callbacks[e]) for e in ("pre_run_cell", "post_run_cell")}
+    old, s = F.FrameScheduler(), F.FrameScheduler()
+    old.install(shell)
+    s.install(shell)                              # e.g. the module reloaded: the old hooks go
+    for e in before:
+        assert len(shell.events.callbacks[e]) == len(before[e]) + 1
+        assert all(getattr(cb, "__self__", None) is not old for cb in shell.events.callbacks[e])
+    monkeypatch.setattr(F, "SCHEDULER", s)
+    a, b = pl.RopeExplorer(), pl.ClockExplorer()
+    assert s.sets() == [a.frames, b.frames]
+    a.close()
+    assert s.sets() == [b.frames] and s._hooks is not None
+    b.close()
+    assert s.sets() == [] and s._hooks is None
+    assert {e: list(shell.events.callbacks[e]) for e in before} == before
+    assert b.frames.stack.comm is None and all(c.comm is None for c in b.controls.values())
+
+
+def test_frames_are_the_view_on_a_second_figure_with_the_live_layout():
     ex = pl.ClockExplorer(pos=40, d_model=8, base=100.0)
-    ex.controls["d_model"].value = 12              # the twin is built from the arguments, not the state
-    twin = ex._make_twin()
-    assert type(twin) is type(ex) and twin._init_args == ((), {"pos": 40, "d_model": 8, "base": 100.0})
-    assert twin.widget is None and twin.frames is None and twin.image is None
-    assert not any(isinstance(c, w.Widget) for c in twin.controls.values()), "plain values, not widgets"
-    assert all(v.comm is None for v in vars(twin).values() if isinstance(v, w.Widget))
-    for mine, theirs in zip(twin.figure.axes, ex.figure.axes, strict=True):
-        assert np.allclose(mine.get_position().bounds, theirs.get_position().bounds)
-    png, extras = ex._render_frame(77)             # drawn with the live settings (d_model 12)
+    ex.controls["d_model"].value = 12
+    png, extras = ex.render_frame(77)             # drawn with the live settings (d_model 12)
     assert extras == ()
+    second = ex._frame_drawing
+    assert second.figure is not ex.figure and type(second.view) is type(ex.view)
+    for mine, theirs in zip(second.figure.axes, ex.figure.axes, strict=True):
+        assert np.allclose(mine.get_position().bounds, theirs.get_position().bounds)
     ref = pl.ClockExplorer(pos=77, d_model=12, base=100.0)
     assert png == ref.shown_png()
+    assert ex.values["pos"] == 40, "rendering a frame moves no control"
 
 
 def test_the_loss_monitor_is_a_live_figure_not_an_explorer():

@@ -23,7 +23,6 @@ import statistics
 import subprocess
 import sys
 import time
-import types
 
 import numpy as np
 
@@ -42,21 +41,19 @@ def sweep_values(control):
 
 
 def naive_render(ex) -> bytes:
-    """What `interact` + inline does on each change: a new figure, its view, one full draw
-    (constrained layout) into a tight PNG."""
+    """What `interact` + inline does on each change: a new figure, the spec's view on it, one
+    full draw (constrained layout) into a tight PNG (the explorer itself is not touched)."""
     import posenc_lib as pl
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     from posenc.widgets.canvas import new_figure
 
-    clone = object.__new__(type(ex))
-    clone.__dict__.update(ex.__dict__)  # same controls and settings; _make_view makes its own view
-    clone.table = types.SimpleNamespace(value="")  # don't touch the live explorer's table widget
+    spec = ex.spec
     with pl.figure_style():
-        fig = new_figure(type(ex).FIGSIZE)
-        clone._make_view(fig)
+        fig = new_figure(spec.figsize)
+        view = spec.view(fig, ex.params)
         FigureCanvasAgg(fig)
-        clone._update(**ex.values)
+        spec.update(view, spec.resolve(spec.control_list(ex.params), ex.values), ex.params)
         buf = io.BytesIO()
         fig.savefig(buf, format="png", bbox_inches="tight")
     return buf.getvalue()
@@ -127,7 +124,7 @@ def bench_frames(samples: int = 15) -> list[dict]:
             continue
         fs = pl.EXPLORERS[name]().frames
         n = len(fs.values)
-        fs.render(fs.values[fs.index()])  # builds the off-screen twin
+        fs.render(fs.values[fs.index()])  # builds the second figure the frames are drawn on
         times, sizes = [], []
         for k in range(samples):
             i = round(k * (n - 1) / max(1, samples - 1))

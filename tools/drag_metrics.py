@@ -48,13 +48,18 @@ from lab_session import (REPO, chromium, close_notebook, explorers, first_with_s
 # ---------------------------------------------------------------------------
 # the explorer in the kernel (works with or without frames: a checkout before them too)
 
-# Defined in the kernel by install_helpers(): the one explorer named NAME (off-screen
-# copies have no widget; two explorers of one name are refused rather than guessed).
+# Defined in the kernel by install_helpers(): the one explorer named NAME (found through the
+# frame sets alive; two explorers of one name are refused rather than guessed).
 KERNEL_HELPERS = """
 def __posenc_explorer(name):
-    import gc, ipywidgets, posenc_lib
-    found = [o for o in gc.get_objects() if isinstance(o, posenc_lib.Explorer)
-             and getattr(o, "name", None) == name and isinstance(getattr(o, "widget", None), ipywidgets.Widget)]
+    # the explorers of this kernel are the owners of its frame sets (each set renders with its
+    # explorer's bound method): no search of the heap
+    import ipywidgets
+    module = __posenc_frames()
+    sets = module.SCHEDULER.sets() if module is not None else []
+    found = [o for o in {id(s.render.__self__): s.render.__self__ for s in sets
+                         if hasattr(s.render, "__self__")}.values()
+             if getattr(o, "name", None) == name and isinstance(getattr(o, "widget", None), ipywidgets.Widget)]
     if len(found) != 1:
         raise LookupError(f"{len(found)} explorers named {name!r}")
     return found[0]

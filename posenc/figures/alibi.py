@@ -14,8 +14,8 @@ from ..alibi import (
     alibi_slopes,
 )
 from ..validate import check_bool, check_int, is_int
-from ..widgets.controls import slider_style
 from ..widgets.explorer import Explorer
+from ..widgets.spec import ExplorerSpec, checkbox, int_slider
 from .style import _alibi_cmap, _new_axes, _place_index_ticks, figure_style, label
 
 ALIBI_VMIN = -6.0   # bias colour scale: -6 and below share the darkest colour (exp(-6) ~ 0.0025)
@@ -178,46 +178,19 @@ class AlibiExplorer(Explorer):
     Introduced in notebook 08_alibi_extrapolation.
     """
 
-    name = "alibi"
-    FRAMES = "seq_len"
+    spec = ExplorerSpec(
+        name="alibi", main="seq_len", figsize=(7.6, 3.0),
+        controls=(
+            int_slider("num_heads", 8, 1, 16, label="头数"),
+            int_slider("seq_len", 24, 4, _AlibiView.MAX_LEN, label="序列长度"),
+            int_slider("head", 1, 1, 16, label="第几个头", max_follows=("num_heads", 0)),
+            checkbox("causal", False, label="因果形式"),
+        ),
+        view=lambda fig, p: _AlibiView(*_alibi_axes(fig)),
+        update=lambda view, v, p: view.update(v["num_heads"], v["seq_len"], v["head"], bool(v["causal"])),
+    )
 
-    def __init__(self, num_heads=8, seq_len=24, head=1, causal=False):
-        import ipywidgets as w
 
-        st = slider_style()
-        num_heads = check_int("num_heads", num_heads, 1, 16)
-        seq_len = check_int("seq_len", seq_len, 4, _AlibiView.MAX_LEN)
-        head = check_int("head", head, 1, num_heads)
-        causal = check_bool("causal", causal)
-        controls = {
-            "num_heads": w.IntSlider(num_heads, min=1, max=16, description="num_heads", style=st),
-            "seq_len": w.IntSlider(seq_len, min=4, max=_AlibiView.MAX_LEN, description="seq_len", style=st),
-            "head": w.IntSlider(head, min=1, max=num_heads, description=label("head (第几个头)", "head"), style=st),
-            "causal": w.Checkbox(value=causal, description=label("因果形式 causal", "causal")),
-        }
-        self._syncing = False
-        super().__init__(controls)
-
-    FIGSIZE = (7.6, 3.0)
-
-    def _make_view(self, fig):
-        ax_heat, cax, ax_bar = fig.subplots(1, 3, width_ratios=[1, 0.05, 1.25])
-        self.view = _AlibiView(ax_heat, ax_bar, cax)
-
-    def _on_change(self, change):
-        if not self._syncing:   # the head slider being clamped from _update: already drawn
-            super()._on_change(change)
-
-    def _update(self, num_heads, seq_len, head, causal):
-        head_slider = self.controls["head"]
-        head = min(head, num_heads)
-        if head_slider.max != num_heads or head_slider.value != head:
-            self._syncing = True
-            try:
-                if head_slider.value > num_heads:
-                    head_slider.value = num_heads
-                head_slider.max = num_heads
-            finally:
-                self._syncing = False
-        self.view.update(num_heads, seq_len, head, bool(causal))
-        return False
+def _alibi_axes(fig):
+    ax_heat, cax, ax_bar = fig.subplots(1, 3, width_ratios=[1, 0.05, 1.25])
+    return ax_heat, ax_bar, cax

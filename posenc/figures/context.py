@@ -18,8 +18,8 @@ from ..context import (
     rope_scaled_score,
 )
 from ..validate import check_base, check_d_model, check_factor, check_int, check_one_of
-from ..widgets.controls import slider_style
 from ..widgets.explorer import Explorer
+from ..widgets.spec import ExplorerSpec, Param, choice_slider, dropdown
 from .style import _new_axes, figure_style, label
 
 #: How figures name the scaling methods.
@@ -176,40 +176,24 @@ class ContextExplorer(Explorer):
     Introduced in notebook 09_context_extension.
     """
 
-    name = "context"
-    FRAMES = "target_len"
-    FIGSIZE = (10.7, 3.4)   # 963 px at 90 dpi: inside a 968-px notebook output (the browser suite checks)
+    spec = ExplorerSpec(
+        name="context", main="target_len",
+        figsize=(10.7, 3.4),   # 963 px at 90 dpi: inside a 968-px notebook output (the browser suite checks)
+        controls=(
+            dropdown("method", "none", ROPE_SCALING_METHODS, label="缩放方法",
+                     option_labels=tuple(METHOD_NAMES[m] for m in ROPE_SCALING_METHODS)),
+            choice_slider("factor", 4, FACTORS, label="倍数 ρ"),
+            choice_slider("original_max_len", 4096, ORIGINAL_LENGTHS, label="训练长度 L"),
+            choice_slider("target_len", 16384, TARGET_LENGTHS, label="目标长度 L'"),
+            choice_slider("d_model", 128, HEAD_DIMS, label="每个头的维度 d"),
+        ),
+        params=(Param("base", 10000.0, check_base),),
+        view=lambda fig, p: _ScalingView(*fig.subplots(1, 3, width_ratios=[1, 1, 1.25])),
+        update=lambda view, v, p: {"coverage": view.update(v["method"], v["factor"], v["original_max_len"],
+                                                           v["target_len"], v["d_model"], p["base"])},
+    )
 
-    def __init__(self, method="none", factor=4, original_max_len=4096, target_len=16384, d_model=128,
-                 base=10000.0):
-        import ipywidgets as w
-
-        method = check_one_of("method", method, ROPE_SCALING_METHODS)
-        factor = check_one_of("factor", factor, FACTORS)
-        original_max_len = check_one_of("original_max_len", original_max_len, ORIGINAL_LENGTHS)
-        target_len = check_one_of("target_len", target_len, TARGET_LENGTHS)
-        d_model = check_one_of("d_model", d_model, HEAD_DIMS)
-        self.base = check_base(base)
-        st = slider_style()
-        options = [(label(*METHOD_NAMES[m]), m) for m in ROPE_SCALING_METHODS]
-        controls = {
-            "method": w.Dropdown(options=options, value=method,
-                                 description=label("方法", "method"), style=st),
-            "factor": w.SelectionSlider(options=FACTORS, value=factor, description=label("ρ（倍数 factor）", "factor ρ"),
-                                        style=st),
-            "original_max_len": w.SelectionSlider(options=ORIGINAL_LENGTHS, value=original_max_len,
-                                                  description=label("L（训练长度）", "L (training length)"), style=st),
-            "target_len": w.SelectionSlider(options=TARGET_LENGTHS, value=target_len,
-                                            description=label("L'（目标长度）", "L' (target length)"), style=st),
-            "d_model": w.SelectionSlider(options=HEAD_DIMS, value=d_model,
-                                         description=label("d（每个头的维度）", "d (head dimension)"), style=st),
-        }
-        super().__init__(controls)
-
-    def _make_view(self, fig):
-        axes = fig.subplots(1, 3, width_ratios=[1, 1, 1.25])
-        self.view = _ScalingView(*axes)
-
-    def _update(self, method, factor, original_max_len, target_len, d_model):
-        self.coverage = self.view.update(method, factor, original_max_len, target_len, d_model, self.base)
-        return False
+    @property
+    def coverage(self):
+        """Which angles are new at L' for the current settings (the view's last update)."""
+        return self.readouts["coverage"]

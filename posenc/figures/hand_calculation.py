@@ -8,9 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..hand_calculation import HandCalculation, hand_calculation
-from ..validate import check_base, check_one_of, check_slider_value
-from ..widgets.controls import base_slider, slider_style
 from ..widgets.explorer import Explorer
+from ..widgets.spec import ExplorerSpec, choice_slider, float_slider, log_slider
 from .style import _new_axes, figure_style, label, token_label
 
 
@@ -77,64 +76,64 @@ def plot_hand_calculation(calc: HandCalculation | None = None, ax=None):
     return fig
 
 
-class HandCalcExplorer(Explorer):
-    """The 猫咬狗 hand calculation with sliders: word vector, start, d_model, base.
+def _calculation(values) -> HandCalculation:
+    """The HandCalculation for these control values."""
+    word = np.resize([values["word_0"], values["word_1"]], values["d_model"])
+    return hand_calculation(word_vectors=word, start=values["start"], d_model=values["d_model"], base=values["base"])
 
-    Every token's word vector is ``[word_0, word_1, word_0, word_1, ...]`` (length
-    d_model). The HTML table and the arrows in the planes of the first and last pair
-    update together: while ``word_0`` is dragged both are switched in the browser, each
-    table rendered with its frame (``FRAME_EXTRAS``); a position without a frame yet, and
-    every other control, update them through the kernel.
-    Introduced in notebook 02_sinusoidal_hand_calculation.
-    """
 
-    name = "hand_calc"
-    FRAMES = "word_0"
-    FRAME_EXTRAS = ("table",)
+class _HandCalcPairs:
+    """The explorer's view: the first pair's plane and the last pair's, side by side."""
 
-    def __init__(self, word_0=0.5, word_1=0.5, start=1, d_model=2, base=10000.0):
-        import ipywidgets as w
-
-        word_0 = check_slider_value("word_0", word_0, -1.0, 1.0, 0.05)
-        word_1 = check_slider_value("word_1", word_1, -1.0, 1.0, 0.05)
-        start = check_one_of("start", start, (0, 1))
-        d_model = check_one_of("d_model", d_model, (2, 4, 6, 8))
-        base = check_base(base, 10.0, 1e6)
-        st = slider_style()
-        controls = {
-            "word_0": w.FloatSlider(word_0, min=-1, max=1, step=0.05, description="word_0", style=st),
-            "word_1": w.FloatSlider(word_1, min=-1, max=1, step=0.05, description="word_1", style=st),
-            "start": w.SelectionSlider(options=[0, 1], value=start, description="start", style=st),
-            "d_model": w.SelectionSlider(options=[2, 4, 6, 8], value=d_model, description="d_model", style=st),
-            "base": base_slider(base),
-        }
-        self.table = w.HTML()
-        super().__init__(controls, extras=[self.table])
-
-    def calculation(self) -> HandCalculation:
-        """The HandCalculation for the current slider values."""
-        v = self.values
-        word = np.resize([v["word_0"], v["word_1"]], v["d_model"])
-        return hand_calculation(word_vectors=word, start=v["start"], d_model=v["d_model"], base=v["base"])
-
-    FIGSIZE = (7.6, 3.7)
-
-    def _make_view(self, fig):
+    def __init__(self, fig):
         ax0, ax1 = fig.subplots(1, 2)
         self.views = [_HandCalcView(ax0, label("第一对 (快)", "first pair (fast)")),
                       _HandCalcView(ax1, label("最后一对 (慢)", "last pair (slow)"))]
 
-    def _animated(self):
+    def artists(self):
         return [a for v in self.views for a in v.artists()]
 
-    def _depends(self):
-        moving = [a for v in self.views for a in (v.word, v.pe, *v.labels)]
-        return {name: moving for name in ("word_0", "word_1", "start", "base")}
+    def moving(self):
+        return [a for v in self.views for a in (v.word, v.pe, *v.labels)]
 
-    def _update(self, **values):
-        calc = self.calculation()
+    def update(self, values) -> dict:
+        calc = _calculation(values)
         self.views[0].update(calc, 0)
         only = label("唯一的一对 (d_model = 2)", "the only pair (d_model = 2)")
         self.views[1].update(calc, calc.d_model // 2 - 1, only if calc.d_model == 2 else None)
-        self.table.value = calc._repr_html_()
-        return False
+        return {"table": calc._repr_html_()}
+
+
+class HandCalcExplorer(Explorer):
+    """The 猫咬狗 hand calculation with sliders: word vector, start, d_model, base.
+
+    Every token's word vector is ``[word_0, word_1, word_0, word_1, ...]`` (length
+    d_model). The HTML table (``.table``) and the arrows in the planes of the first and last
+    pair update together: while ``word_0`` is dragged both are switched in the browser, each
+    table rendered with its frame (the spec's ``extras``); a position without a frame yet, and
+    every other control, update them through the kernel.
+    Introduced in notebook 02_sinusoidal_hand_calculation.
+    """
+
+    spec = ExplorerSpec(
+        name="hand_calc", main="word_0", figsize=(7.6, 3.7), extras=("table",),
+        controls=(
+            float_slider("word_0", 0.5, -1.0, 1.0, 0.05, label="词向量的偶数维"),
+            float_slider("word_1", 0.5, -1.0, 1.0, 0.05, label="词向量的奇数维"),
+            choice_slider("start", 1, (0, 1), label="第一个词的位置"),
+            choice_slider("d_model", 2, (2, 4, 6, 8), label="维度"),
+            log_slider("base", 10000.0, 1, 6, label="底数"),
+        ),
+        view=lambda fig, p: _HandCalcPairs(fig),
+        update=lambda view, v, p: view.update(v),
+        depends=lambda view: {name: view.moving() for name in ("word_0", "word_1", "start", "base")},
+    )
+
+    @property
+    def views(self) -> list:
+        """The two pair views (first pair, last pair)."""
+        return self.view.views
+
+    def calculation(self) -> HandCalculation:
+        """The HandCalculation for the current slider values."""
+        return _calculation(self.values)

@@ -17,8 +17,9 @@ from ..task.data import ANIMALS, DEFAULT_STEPS, MAX_LENGTH, PE_KINDS
 from ..task.training import train_order_model, trained_run
 from ..validate import check_array, check_int, check_lengths, check_one_of, check_slider_value
 from ..widgets import static
-from ..widgets.controls import play_link, slider_style
+from ..widgets.controls import slider_style
 from ..widgets.explorer import Explorer, LiveFigure
+from ..widgets.spec import ExplorerSpec, Param, choice_slider
 from .style import PE_COLORS, _new_axes, figure_style, label
 
 #: y range of every loss plot (log axis): from below the final losses up past ln 8.
@@ -257,35 +258,17 @@ class LearnedTableExplorer(Explorer):
     Introduced in notebook 05_learned_embeddings.
     """
 
-    name = "learned"
-    FRAMES = "step"
-
-    def __init__(self, step=None, run=None):
-        import ipywidgets as w
-
-        self.run = _check_run(run)
-        steps = [s for s, _ in self.run.snapshots]
-        step = steps[-1] if step is None else _snapshot_at(self.run, step)[0]
-        st = slider_style()
-        controls = {"step": w.SelectionSlider(options=steps, value=step,
-                                              description=label("训练步 step", "step"), style=st)}
-        self.play = w.Play(value=steps.index(step), min=0, max=len(steps) - 1, step=1, interval=300,
-                           description="play")
-        super().__init__(controls, extras=[self.play])
-        self.play_link = play_link(self.play, self.controls["step"], "index")  # plays in the browser, frame by frame
-
-    FIGSIZE = (8.6, 2.9)
-
-    def _make_view(self, fig):
-        axes = fig.subplots(1, 3, width_ratios=[1, 1, 1.25])
-        self.view = _LearnedSimilarityView(*axes, self.run)
-
-    def _depends(self):
-        return {"step": self.view.artists()}
-
-    def _update(self, step):
-        self.view.update(step)
-        return False
+    spec = ExplorerSpec(
+        name="learned", main="step", figsize=(8.6, 2.9), play=300,
+        controls=(
+            # default None: the last snapshot
+            choice_slider("step", None, lambda p: [s for s, _ in p["run"].snapshots], label="训练步"),
+        ),
+        params=(Param("run", None, _check_run),),
+        view=lambda fig, p: _LearnedSimilarityView(*fig.subplots(1, 3, width_ratios=[1, 1, 1.25]), p["run"]),
+        update=lambda view, v, p: view.update(v["step"]),
+        depends=lambda view: {"step": view.artists()},
+    )
 
 
 class _LossMonitor:
@@ -368,9 +351,9 @@ class TrainingPanel:
         steps = DEFAULT_STEPS if steps is None else check_slider_value("steps", steps, 5, 300, 5)
         st = slider_style()
         self.controls = {
-            "seed": w.BoundedIntText(seed, min=0, max=10**6, description="seed", style=st,
-                                     continuous_update=False, layout=w.Layout(width="130px")),
-            "steps": w.IntSlider(steps, min=5, max=300, step=5, description="steps", style=st,
+            "seed": w.BoundedIntText(seed, min=0, max=10**6, description=label("seed（随机种子）", "seed"), style=st,
+                                     continuous_update=False, layout=w.Layout(width="230px")),
+            "steps": w.IntSlider(steps, min=5, max=300, step=5, description=label("steps（训练步数）", "steps"), style=st,
                                  continuous_update=False),
         }
         self.button = w.Button(description="训练 (train)", button_style="primary", icon="play",

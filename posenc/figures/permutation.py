@@ -8,9 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..attention import AttentionDemo, attention_demo
-from ..validate import check_bool, check_one_of
-from ..widgets.controls import slider_style
 from ..widgets.explorer import Explorer
+from ..widgets.spec import ExplorerSpec, checkbox, dropdown
 from .style import _new_axes, figure_style, label, token_label
 
 #: Sentences the permutation explorer offers; each group shares its tokens.
@@ -104,6 +103,10 @@ def plot_attention(tokens="猫咬狗", use_pe: bool = False, d_model: int = 4, r
 
 
 
+#: Width of the permutation explorer's vectors.
+_D_MODEL = 4
+
+
 class PermutationExplorer(Explorer):
     """Pick a word order, toggle PE: attention weights and outputs side by side.
 
@@ -113,34 +116,16 @@ class PermutationExplorer(Explorer):
     Introduced in notebook 01_permutation_invariance.
     """
 
-    name = "permutation"
-    D_MODEL = 4
-
-    def __init__(self, sentence="狗咬猫", use_pe=False):
-        import ipywidgets as w
-
-        sentence = check_one_of("sentence", sentence, PERMUTATION_SENTENCES)
-        use_pe = check_bool("use_pe", use_pe)
-        st = slider_style()
-        controls = {
-            "sentence": w.Dropdown(options=list(PERMUTATION_SENTENCES), value=sentence,
-                                   description=label("语序 sentence", "sentence"), style=st),
-            "use_pe": w.Checkbox(value=use_pe, description=label("加位置编码 use_pe", "use_pe")),
-        }
-        super().__init__(controls)
-
-    FIGSIZE = (8.4, 2.9)
-
-    def _make_view(self, fig):
-        ax_w, ax_o = fig.subplots(1, 2, width_ratios=[1, 1.6])
-        self.view = _PermutationView(ax_w, ax_o, self.D_MODEL)
-
-    def _depends(self):
-        v = self.view
-        return {"use_pe": [v.img_w, v.img_o, *sum(v.cell_text, []), v.title_w, v.title_o]}
-
-    def _update(self, sentence, use_pe):
-        demo = attention_demo(sentence, self.D_MODEL, use_pe)
-        ref = attention_demo(_reference_sentence(sentence), self.D_MODEL, use_pe)
-        self.view.update(demo, ref)
-        return False
+    D_MODEL = _D_MODEL
+    spec = ExplorerSpec(
+        name="permutation", figsize=(8.4, 2.9),
+        controls=(
+            dropdown("sentence", "狗咬猫", PERMUTATION_SENTENCES, label="语序"),
+            checkbox("use_pe", False, label="加位置编码"),
+        ),
+        view=lambda fig, p: _PermutationView(*fig.subplots(1, 2, width_ratios=[1, 1.6]), _D_MODEL),
+        update=lambda view, v, p: view.update(attention_demo(v["sentence"], _D_MODEL, v["use_pe"]),
+                                              attention_demo(_reference_sentence(v["sentence"]),
+                                                             _D_MODEL, v["use_pe"])),
+        depends=lambda v: {"use_pe": [v.img_w, v.img_o, *sum(v.cell_text, []), v.title_w, v.title_o]},
+    )

@@ -20,8 +20,8 @@ from ..real_models import (
     training_context,
 )
 from ..validate import check_one_of
-from ..widgets.controls import slider_style
 from ..widgets.explorer import Explorer
+from ..widgets.spec import ExplorerSpec, choice_slider, dropdown
 from .style import _new_axes, figure_style, label
 
 #: The context lengths the explorer offers (the dynamic type reads it; the lines show it).
@@ -136,29 +136,14 @@ class RealModelsExplorer(Explorer):
     Introduced in notebook 10_rope_real_models.
     """
 
-    name = "real_models"
     #: The context length is the slider a reader drags: its figures are drawn ahead (frames).
-    FRAMES = "seq_len"
-    FIGSIZE = (10.7, 3.4)
-
-    def __init__(self, model="Llama-3.1-8B", seq_len=131072):
-        import ipywidgets as w
-
-        model = check_one_of("model", model, tuple(MODEL_CONFIGS))
-        seq_len = check_one_of("seq_len", seq_len, SEQ_LENS)
-        st = slider_style()
-        controls = {
-            "model": w.Dropdown(options=[(_model_label(m), m) for m in MODEL_CONFIGS], value=model,
-                                description=label("模型", "model"), style=st),
-            "seq_len": w.SelectionSlider(options=SEQ_LENS, value=seq_len,
-                                         description=label("上下文长度 seq_len", "context length seq_len"), style=st),
-        }
-        super().__init__(controls)
-
-    def _make_view(self, fig):
-        axes = fig.subplots(1, 2, width_ratios=[1.3, 1])
-        self.view = _RealModelView(*axes)
-
-    def _update(self, model, seq_len):
-        self.result = self.view.update(model, seq_len)
-        return False
+    spec = ExplorerSpec(
+        name="real_models", main="seq_len", figsize=(10.7, 3.4),
+        controls=(
+            dropdown("model", "Llama-3.1-8B", tuple(MODEL_CONFIGS), label="模型",
+                     option_labels=lambda p: tuple(_model_label(m) for m in MODEL_CONFIGS)),
+            choice_slider("seq_len", 131072, SEQ_LENS, label="上下文长度"),
+        ),
+        view=lambda fig, p: _RealModelView(*fig.subplots(1, 2, width_ratios=[1.3, 1])),
+        update=lambda view, v, p: {"result": view.update(v["model"], v["seq_len"])},
+    )

@@ -24,9 +24,9 @@ from ..encoding import (
     pe_dot_by_offset,
     relative_rotation,
 )
-from ..validate import check_base, check_bool, check_d_model, check_int, check_one_of, check_real, is_int
-from ..widgets.controls import base_slider, slider_style
+from ..validate import check_base, check_d_model, check_int, check_real, is_int
 from ..widgets.explorer import Explorer
+from ..widgets.spec import ExplorerSpec, Param, checkbox, choice_slider, int_slider, log_slider
 from .style import _new_axes, figure_style, label
 
 
@@ -238,38 +238,18 @@ class RelativeExplorer(Explorer):
     Introduced in notebook 04_relative_position.
     """
 
-    name = "relative"
-    FRAMES = "k"
-
-    def __init__(self, pos=5, k=3, d_model=8, base=10000.0):
-        import ipywidgets as w
-
-        pos = check_int("pos", pos, 0, 100)
-        k = check_int("k", k, -50, 50)
-        d_model = check_one_of("d_model", d_model, (2, 4, 8, 16, 32, 64))
-        base = check_base(base)
-        st = slider_style()
-        controls = {
-            "k": w.IntSlider(k, min=-50, max=50, description="k", style=st),
-            "pos": w.IntSlider(pos, min=0, max=100, description="pos", style=st),
-            "d_model": w.SelectionSlider(options=[2, 4, 8, 16, 32, 64], value=d_model,
-                                         description="d_model", style=st),
-        }
-        self.base = base
-        super().__init__(controls)
-
-    FIGSIZE = (7.6, 2.4)
-
-    def _make_view(self, fig):
-        ax_r, ax_c = fig.subplots(1, 2, width_ratios=[1, 4.2])
-        self.view = _RelativeView(ax_r, ax_c)
-
-    def _depends(self):
-        return {"pos": self.view.pos_artists()}
-
-    def _update(self, k, pos, d_model):
-        self.view.update(pos, k, d_model, self.base)
-        return False
+    spec = ExplorerSpec(
+        name="relative", main="k", figsize=(7.6, 2.4), arguments=("pos", "k", "d_model", "base"),
+        controls=(
+            int_slider("k", 3, -50, 50, label="偏移"),
+            int_slider("pos", 5, 0, 100, label="位置"),
+            choice_slider("d_model", 8, (2, 4, 8, 16, 32, 64), label="维度"),
+        ),
+        params=(Param("base", 10000.0, check_base),),
+        view=lambda fig, p: _RelativeView(*fig.subplots(1, 2, width_ratios=[1, 4.2])),
+        update=lambda view, v, p: view.update(v["pos"], v["k"], v["d_model"], p["base"]),
+        depends=lambda view: {"pos": view.pos_artists()},
+    )
 
 
 class _SimilarityView:
@@ -356,32 +336,16 @@ class SimilarityExplorer(Explorer):
     Introduced in notebook 04_relative_position.
     """
 
-    name = "similarity"
-    FRAMES = "d_model"
-
-    def __init__(self, d_model=64, base=10000.0, projection=False):
-        import ipywidgets as w
-
-        d_model = check_d_model(d_model, maximum=256)
-        base = check_base(base, 10.0, 1e6)
-        projection = check_bool("projection", projection)
-        st = slider_style()
-        controls = {
-            "d_model": w.IntSlider(d_model, min=2, max=256, step=2, description="d_model", style=st),
-            "base": base_slider(base),
+    spec = ExplorerSpec(
+        name="similarity", main="d_model", figsize=(7.6, 2.9),
+        controls=(
+            int_slider("d_model", 64, 2, 256, step=2, label="维度"),
+            log_slider("base", 10000.0, 1, 6, label="底数"),
             # indent=False and an auto width: the label is shown whole, not cut to the
             # checkbox's default 300 px with an 80 px indent in front.
-            "projection": w.Checkbox(value=projection, indent=False, layout=w.Layout(width="auto"),
-                                     description=label("随机投影 W_q, W_k (projection)", "random W_q, W_k (projection)")),
-        }
-        super().__init__(controls)
-
-    FIGSIZE = (7.6, 2.9)
-
-    def _make_view(self, fig):
-        ax_curve, ax_heat = fig.subplots(1, 2, width_ratios=[1.55, 1])
-        self.view = _SimilarityView(ax_curve, ax_heat)
-
-    def _update(self, d_model, base, projection):
-        self.view.update(d_model, base, projection)
-        return False
+            checkbox("projection", False, label="随机投影 W_q, W_k",
+                     widget={"indent": False}, width="auto"),
+        ),
+        view=lambda fig, p: _SimilarityView(*fig.subplots(1, 2, width_ratios=[1.55, 1])),
+        update=lambda view, v, p: view.update(v["d_model"], v["base"], v["projection"]),
+    )

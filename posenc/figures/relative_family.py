@@ -23,9 +23,9 @@ from ..relative_family import (
     transformer_xl_demo_parameters,
     transformer_xl_score_terms,
 )
-from ..validate import check_bool, check_int, check_slider_value
-from ..widgets.controls import slider_style
+from ..validate import check_int
 from ..widgets.explorer import Explorer
+from ..widgets.spec import ExplorerSpec, checkbox, int_slider
 from .style import _new_axes, figure_style, label
 
 TERMS = ("a", "b", "c", "d")
@@ -159,33 +159,16 @@ class T5BucketExplorer(Explorer):
     Introduced in notebook 06_relative_family.
     """
 
-    name = "t5_buckets"
-    FRAMES = "max_distance"
-
-    def __init__(self, num_buckets=32, max_distance=128, bidirectional=True):
-        import ipywidgets as w
-
-        num_buckets = check_slider_value("num_buckets", num_buckets, 4, _T5View.NB_MAX, 4)
-        max_distance = check_int("max_distance", max_distance, 40, 512)
-        bidirectional = check_bool("bidirectional", bidirectional)
-        st = slider_style()
-        controls = {
-            "num_buckets": w.IntSlider(num_buckets, min=4, max=_T5View.NB_MAX, step=4, description="num_buckets",
-                                       style=st),
-            "max_distance": w.IntSlider(max_distance, min=40, max=512, description="max_distance", style=st),
-            "bidirectional": w.Checkbox(value=bidirectional, description=label("双向 bidirectional", "bidirectional")),
-        }
-        super().__init__(controls)
-
-    FIGSIZE = (7.6, 4.0)
-
-    def _make_view(self, fig):
-        ax_bucket, ax_bias = fig.subplots(2, 1, height_ratios=[1.25, 1], sharex=True)
-        self.view = _T5View(ax_bucket, ax_bias)
-
-    def _update(self, num_buckets, max_distance, bidirectional):
-        self.view.update(num_buckets, max_distance, bool(bidirectional))
-        return False
+    spec = ExplorerSpec(
+        name="t5_buckets", main="max_distance", figsize=(7.6, 4.0),
+        controls=(
+            int_slider("num_buckets", 32, 4, _T5View.NB_MAX, step=4, label="桶数"),
+            int_slider("max_distance", 128, 40, 512, label="最远距离"),
+            checkbox("bidirectional", True, label="双向"),
+        ),
+        view=lambda fig, p: _T5View(*fig.subplots(2, 1, height_ratios=[1.25, 1], sharex=True)),
+        update=lambda view, v, p: view.update(v["num_buckets"], v["max_distance"], bool(v["bidirectional"])),
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -303,34 +286,16 @@ class ScoreTermsExplorer(Explorer):
     Introduced in notebook 06_relative_family.
     """
 
-    name = "score_terms"
-    FRAMES = "m"
-
-    def __init__(self, m=50, a=True, b=True, c=True, d=True):
-        import ipywidgets as w
-
-        m = check_int("m", m, _TermsView.M_MIN, _TermsView.M_MAX)
-        a, b, c, d = (check_bool(x, v) for x, v in zip(TERMS, (a, b, c, d)))
-        st = slider_style()
-        controls = {"m": w.IntSlider(m, min=_TermsView.M_MIN, max=_TermsView.M_MAX,
-                                     description=label("m (query 位置)", "m (query position)"), style=st)}
-        names = {"a": label("(a) 内容–内容", "(a) content-content"), "b": label("(b) 内容–位置", "(b) content-position"),
-                 "c": label("(c) 位置–内容 | u", "(c) position-content | u"),
-                 "d": label("(d) 位置–位置 | v", "(d) position-position | v")}
-        for x, value in zip(TERMS, (a, b, c, d)):
-            controls[x] = w.Checkbox(value=value, description=names[x], indent=False,
-                                     layout=w.Layout(width="auto"))
-        super().__init__(controls)
-
-    FIGSIZE = (7.6, 3.9)
-
-    def _make_view(self, fig):
-        ax_abs, ax_xl = fig.subplots(1, 2, sharey=True)
-        self.view = _TermsView(ax_abs, ax_xl)
-
-    def _update(self, m, a, b, c, d):
-        self.view.update(m, {"a": a, "b": b, "c": c, "d": d})
-        return False
+    spec = ExplorerSpec(
+        name="score_terms", main="m", figsize=(7.6, 3.9),
+        controls=(
+            int_slider("m", 50, _TermsView.M_MIN, _TermsView.M_MAX, label="query 的位置"),
+            *(checkbox(x, True, label=name, widget={"indent": False}, width="auto") for x, name in zip(TERMS, (
+                "内容–内容", "内容–位置", "位置–内容 | u", "位置–位置 | v"))),
+        ),
+        view=lambda fig, p: _TermsView(*fig.subplots(1, 2, sharey=True)),
+        update=lambda view, v, p: view.update(v["m"], {x: v[x] for x in TERMS}),
+    )
 
 
 # ---------------------------------------------------------------------------

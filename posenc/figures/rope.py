@@ -12,8 +12,8 @@ import numpy as np
 from ..encoding import frequencies
 from ..rope import rope, rope_rotation
 from ..validate import check_base, check_int
-from ..widgets.controls import base_slider, slider_style
 from ..widgets.explorer import Explorer
+from ..widgets.spec import ExplorerSpec, Param, int_slider, log_slider
 from .style import _new_axes, figure_style, label
 
 
@@ -184,6 +184,17 @@ def plot_rope(pos: int = 5, n: int = 20, i: int = 0, base: float = 10000.0, ax=N
     return fig
 
 
+def _demo_vectors():
+    """The explorer's q and κ (the same every time: a fixed seed), computed once."""
+    global _DEMO
+    if _DEMO is None:
+        _DEMO = _rope_demo_vectors()
+    return _DEMO
+
+
+_DEMO = None
+
+
 class RopeExplorer(Explorer):
     """Move the query position m (``pos``), the pair ``i`` and ``base``: q and κ as arrows in
     pair i's plane, and the score against the offset k = n - m with the current (m, n) marked.
@@ -193,39 +204,19 @@ class RopeExplorer(Explorer):
     Introduced in notebook 07_rope.
     """
 
-    name = "rope"
-    FRAMES = "pos"
-
-    def __init__(self, pos=5, i=0, base=10000.0, n=20):
-        import ipywidgets as w
-
-        self.q, self.key = _rope_demo_vectors()
-        self.n = check_int("n", n, 0, 40)
-        pos = check_int("pos", pos, self.n - _RopeView.OFFSET_MAX + 10, self.n + _RopeView.OFFSET_MAX - 10)
-        i = check_int("i", i, 0, len(self.q) // 2 - 1)
-        base = check_base(base, 10.0, 1e5)
-        st = slider_style()
-        controls = {
-            "pos": w.IntSlider(pos, min=self.n - _RopeView.OFFSET_MAX + 10, max=self.n + _RopeView.OFFSET_MAX - 10,
-                               description=label("pos (q 的位置 m)", "pos (m, position of q)"), style=st),
-            "i": w.IntSlider(i, min=0, max=len(self.q) // 2 - 1, description=label("i (第几对)", "i (pair)"),
-                             style=st),
-            "base": base_slider(base, max_exponent=5, step=0.25),
-        }
-        super().__init__(controls)
-
-    FIGSIZE = (7.6, 3.0)
-
-    def _make_view(self, fig):
-        ax_pair, ax_curve = fig.subplots(1, 2, width_ratios=[1, 2.1])
-        self.view = _RopeView(ax_pair, ax_curve)
-
-    def _depends(self):
-        return {"pos": self.view.pos_artists(), "i": self.view.pair_artists()}
-
-    def _update(self, pos, i, base):
-        self.view.update(self.q, self.key, pos, self.n, i, base)
-        return False
+    spec = ExplorerSpec(
+        name="rope", main="pos", figsize=(7.6, 3.0),
+        controls=(
+            int_slider("pos", 5, lambda p: p["n"] - _RopeView.OFFSET_MAX + 10,
+                       lambda p: p["n"] + _RopeView.OFFSET_MAX - 10, label="q 的位置 m"),
+            int_slider("i", 0, 0, 7, label="第几对"),   # the demo vectors' 8 pairs
+            log_slider("base", 10000.0, 1, 5, step=0.25, label="底数"),
+        ),
+        params=(Param("n", 20, lambda v: check_int("n", v, 0, 40)),),
+        view=lambda fig, p: _RopeView(*fig.subplots(1, 2, width_ratios=[1, 2.1])),
+        update=lambda view, v, p: view.update(*_demo_vectors(), v["pos"], p["n"], v["i"], v["base"]),
+        depends=lambda view: {"pos": view.pos_artists(), "i": view.pair_artists()},
+    )
 
 
 def plot_rope_decay(d_model: int = 128, base: float = 10000.0, max_offset: int = 256, seed: int = 0,

@@ -9,8 +9,8 @@ import numpy as np
 
 from ..rope_2d import PATCH_LAYOUTS, patch_scores
 from ..validate import check_base, check_int, check_one_of
-from ..widgets.controls import base_slider, slider_style
 from ..widgets.explorer import Explorer
+from ..widgets.spec import ExplorerSpec, dropdown, int_slider, log_slider
 from .style import _new_axes, figure_style, label
 
 #: Grid sizes (rows = columns) the explorer offers.
@@ -102,43 +102,24 @@ class Rope2DExplorer(Explorer):
     """Pick the grid size, the query patch (row, column), the layout (1D raster / axial 2D /
     M-RoPE) and ``base``: the score of the query patch with every key patch on the grid.
 
-    A query row or column past the grid's last one is drawn at the last one (the text under the
-    grid and the red square show the patch used). Colour: 1 − score on a log scale. Introduced in notebook 12_where_position_goes.
+    The query sliders end at the grid's last row and column: their maximum follows ``grid``
+    (a smaller grid moves a query past its edge onto the edge). Colour: 1 − score on a log
+    scale. Introduced in notebook 12_where_position_goes.
     """
 
-    name = "rope_2d"
     #: The grid size is the slider whose figures are drawn ahead (frames): every one of its
-    #: values draws a different grid, while a query row or column past the grid's edge draws
-    #: the same figure as the edge (see above).
-    FRAMES = "grid"
-    FIGSIZE = (5.0, 4.4)
-
-    def __init__(self, grid=8, query_row=3, query_col=3, layout="raster", base=10000.0):
-        import ipywidgets as w
-
-        grid = check_int("grid", grid, GRID_MIN, GRID_MAX)
-        query_row = check_int("query_row", query_row, 0, GRID_MAX - 1)
-        query_col = check_int("query_col", query_col, 0, GRID_MAX - 1)
-        layout = check_one_of("layout", layout, PATCH_LAYOUTS)
-        base = check_base(base, 10.0, 1e6)
-        st = slider_style()
-        options = [(label(*LAYOUT_NAMES[k]), k) for k in PATCH_LAYOUTS]
-        controls = {
-            "grid": w.IntSlider(grid, min=GRID_MIN, max=GRID_MAX, description=label("grid（每边几块）", "grid (patches per side)"),
-                                style=st, continuous_update=True),
-            "query_row": w.IntSlider(query_row, min=0, max=GRID_MAX - 1, description=label("query_row（行）", "query_row"),
-                                     style=st),
-            "query_col": w.IntSlider(query_col, min=0, max=GRID_MAX - 1, description=label("query_col（列）", "query_col"),
-                                     style=st),
-            "layout": w.Dropdown(options=options, value=layout, description=label("layout（排法）", "layout"), style=st),
-            "base": base_slider(base, max_exponent=6, step=0.25),
-        }
-        super().__init__(controls)
-
-    def _make_view(self, fig):
-        self.view = _Rope2DView(fig.subplots(1, 1))
-
-    def _update(self, grid, query_row, query_col, layout, base):
-        self.used = (min(query_row, grid - 1), min(query_col, grid - 1))
-        self.neighbours = self.view.update(grid, *self.used, layout, base)
-        return False
+    #: values draws a different grid.
+    spec = ExplorerSpec(
+        name="rope_2d", main="grid", figsize=(5.0, 4.4),
+        controls=(
+            int_slider("grid", 8, GRID_MIN, GRID_MAX, label="每边几块", widget={"continuous_update": True}),
+            int_slider("query_row", 3, 0, GRID_MAX - 1, label="查询块的行", max_follows=("grid", -1)),
+            int_slider("query_col", 3, 0, GRID_MAX - 1, label="查询块的列", max_follows=("grid", -1)),
+            dropdown("layout", "raster", PATCH_LAYOUTS, label="排法",
+                     option_labels=tuple(LAYOUT_NAMES[k] for k in PATCH_LAYOUTS)),
+            log_slider("base", 10000.0, 1, 6, step=0.25, label="底数"),
+        ),
+        view=lambda fig, p: _Rope2DView(fig.subplots(1, 1)),
+        update=lambda view, v, p: {"neighbours": view.update(v["grid"], v["query_row"], v["query_col"], v["layout"],
+                                                             v["base"])},
+    )

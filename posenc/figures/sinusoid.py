@@ -19,8 +19,8 @@ from ..validate import (
     check_table_size,
     is_int,
 )
-from ..widgets.controls import base_slider, play_link, slider_style
 from ..widgets.explorer import Explorer
+from ..widgets.spec import ExplorerSpec, choice_slider, dropdown, int_slider, log_slider
 from .style import _new_axes, _place_index_ticks, figure_style, label
 
 #: How the heatmap titles name the two column layouts.
@@ -83,42 +83,27 @@ class HeatmapExplorer(Explorer):
     Introduced in notebook 03_clock_hands_frequencies.
     """
 
-    name = "heatmap"
-    FRAMES = "seq_len"
+    spec = ExplorerSpec(
+        name="heatmap", main="seq_len", figsize=(7.2, 3.4),
+        controls=(
+            int_slider("seq_len", 50, 2, 200, label="序列长度"),
+            int_slider("d_model", 64, 2, 256, step=2, label="维度"),
+            log_slider("base", 10000.0, 1, 6, label="底数"),
+            # Chinese first, the keyword in brackets: the value passed on stays the English keyword.
+            dropdown("layout", "interleaved", LAYOUTS, label="列的排法", option_labels=tuple((_LAYOUT_NAMES[x], x) for x in LAYOUTS)),
+        ),
+        view=lambda fig, p: _heatmap_view(fig),
+        update=lambda view, v, p: view.update(v["seq_len"], v["d_model"], v["base"], v["layout"]),
+        depends=lambda v: {"seq_len": [v.image, v.title, *v.yticks], "d_model": [v.image, v.title, *v.xticks],
+                           "base": [v.image, v.title], "layout": [v.image, v.title]},
+    )
 
-    def __init__(self, seq_len=50, d_model=64, base=10000.0, layout="interleaved"):
-        import ipywidgets as w
 
-        seq_len = check_int("seq_len", seq_len, 2, 200)
-        d_model = check_d_model(d_model, maximum=256)
-        base = check_base(base, 10.0, 1e6)
-        layout = check_one_of("layout", layout, LAYOUTS)
-        st = slider_style()
-        # Chinese first, the keyword in brackets: the value passed on stays the English keyword.
-        layouts = [(label(_LAYOUT_NAMES[x], x), x) for x in LAYOUTS]
-        controls = {
-            "seq_len": w.IntSlider(seq_len, min=2, max=200, description="seq_len", style=st),
-            "d_model": w.IntSlider(d_model, min=2, max=256, step=2, description="d_model", style=st),
-            "base": base_slider(base),
-            "layout": w.Dropdown(options=layouts, value=layout, description="layout", style=st),
-        }
-        super().__init__(controls)
-
-    FIGSIZE = (7.2, 3.4)
-
-    def _make_view(self, fig):
-        ax = fig.add_subplot(1, 1, 1)
-        self.view = _PEHeatmapView(ax)
-        fig.colorbar(self.view.image, ax=ax, shrink=0.9, label="PE")
-
-    def _depends(self):
-        v = self.view
-        return {"seq_len": [v.image, v.title, *v.yticks], "d_model": [v.image, v.title, *v.xticks],
-                "base": [v.image, v.title], "layout": [v.image, v.title]}
-
-    def _update(self, seq_len, d_model, base, layout):
-        self.view.update(seq_len, d_model, base, layout)
-        return False
+def _heatmap_view(fig):
+    ax = fig.add_subplot(1, 1, 1)
+    view = _PEHeatmapView(ax)
+    fig.colorbar(view.image, ax=ax, shrink=0.9, label="PE")
+    return view
 
 
 class _ClockView:
@@ -237,38 +222,17 @@ class ClockExplorer(Explorer):
     Introduced in notebook 03_clock_hands_frequencies.
     """
 
-    name = "clock"
-    FRAMES = "pos"
-
-    def __init__(self, pos=3, d_model=16, base=10000.0):
-        import ipywidgets as w
-
-        pos = check_int("pos", pos, 0, 255)
-        d_model = check_d_model(d_model, maximum=16)
-        base = check_base(base, 10.0, 1e6)
-        st = slider_style()
-        controls = {
-            "pos": w.IntSlider(pos, min=0, max=255, description="pos", style=st),
-            "d_model": w.SelectionSlider(options=list(range(2, 17, 2)), value=d_model,
-                                         description="d_model", style=st),
-            "base": base_slider(base),
-        }
-        self.play = w.Play(value=pos, min=0, max=255, step=1, interval=250, description="play")
-        super().__init__(controls, extras=[self.play])
-        self.play_link = play_link(self.play, self.controls["pos"], "value")  # plays in the browser, frame by frame
-
-    FIGSIZE = (9, 3.3)
-
-    def _make_view(self, fig):
-        ax, axb = fig.subplots(2, 1, height_ratios=[2.2, 1])
-        self.view = _ClockView(ax, axb)
-
-    def _depends(self):
-        return {"pos": self.view.pos_artists()}
-
-    def _update(self, pos, d_model, base):
-        self.view.update(pos, d_model, base)
-        return False
+    spec = ExplorerSpec(
+        name="clock", main="pos", figsize=(9, 3.3), play=250,
+        controls=(
+            int_slider("pos", 3, 0, 255, label="位置"),
+            choice_slider("d_model", 16, range(2, 17, 2), label="维度"),
+            log_slider("base", 10000.0, 1, 6, label="底数"),
+        ),
+        view=lambda fig, p: _ClockView(*fig.subplots(2, 1, height_ratios=[2.2, 1])),
+        update=lambda view, v, p: view.update(v["pos"], v["d_model"], v["base"]),
+        depends=lambda view: {"pos": view.pos_artists()},
+    )
 
 
 def plot_wavelengths(d_model: int = 512, bases=(10000.0,), ax=None):

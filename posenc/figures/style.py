@@ -121,9 +121,12 @@ def _adopt_axes(ax):
     Chinese text in them would have no glyphs. Call inside figure_style().
     """
     import matplotlib
+    from matplotlib.text import Text
 
     family = matplotlib.rcParams["font.family"]
-    for text in (ax.title, ax._left_title, ax._right_title, ax.xaxis.label, ax.yaxis.label):
+    # the three titles (centre, left, right) are among the axes' children: no private names
+    titles = [c for c in ax.get_children() if isinstance(c, Text)]
+    for text in (*titles, ax.xaxis.label, ax.yaxis.label):
         text.set_fontfamily(family)
     return ax.get_figure()
 

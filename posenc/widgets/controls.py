@@ -1,19 +1,11 @@
-"""Controls: slider style, the ``base`` slider, the values a control can take, a slider the
-browser can follow, and Play buttons linked in the browser."""
+"""Controls: slider style, the widget of a declared control, the values a control can take, a
+slider the browser can follow, and Play buttons linked in the browser."""
 from __future__ import annotations
 
 
 def slider_style() -> dict:
     """Widget style: labels as wide as their text (no truncation)."""
     return {"description_width": "initial"}
-
-
-def base_slider(value, max_exponent: float = 6, step: float = 0.1):
-    """The ``base`` slider every explorer uses: 10 .. 10**max_exponent on a log scale."""
-    import ipywidgets as w
-
-    return w.FloatLogSlider(value, base=10, min=1, max=max_exponent, step=step, description="base",
-                            style=slider_style())
 
 
 def slider_values(control) -> list | None:
@@ -61,6 +53,13 @@ def links_by_value(control) -> bool:
     return isinstance(control, w.IntSlider) and control.min == 0 and control.step == 1
 
 
+def readout_text(control, value) -> str:
+    """``value`` as ``control``'s readout in the browser writes it: its ``readout_format``, and
+    the minus sign U+2212 (d3-format writes "\u2212", not "-")."""
+    fmt = getattr(control, "readout_format", "") or ""
+    return format(value, fmt).replace("-", "\u2212")
+
+
 def frame_slider(control):
     """``control`` if a Stack can follow it in the browser, else an equivalent
     ``SelectionSlider`` (same description, style, layout, values and readout text).
@@ -76,10 +75,8 @@ def frame_slider(control):
     values = slider_values(control)
     if values is None:
         raise TypeError(f"{type(control).__name__} cannot drive frames: not a discrete slider")
-    fmt = getattr(control, "readout_format", "") or ""
     value = min(values, key=lambda v: abs(v - control.value))
-    # the minus sign of the browser's own slider readouts (d3-format writes U+2212, not "-")
-    slider = w.SelectionSlider(options=[(format(v, fmt).replace("-", "\u2212"), v) for v in values], value=value,
+    slider = w.SelectionSlider(options=[(readout_text(control, v), v) for v in values], value=value,
                                description=control.description, style=control.style, layout=control.layout,
                                continuous_update=control.continuous_update, disabled=control.disabled,
                                readout=control.readout)
@@ -117,3 +114,27 @@ def play_link(play, slider, attr: str = "value"):
     play.observe(follow(slider, attr), names="value")
     slider.observe(follow(play, "value"), names=attr)
     return link
+
+
+def control_widget(control, value, maximum=None):
+    """The ipywidget for a :class:`~posenc.widgets.spec.Control` showing ``value``
+    (``maximum``: a maximum that follows another control)."""
+    import ipywidgets as w
+
+    c, st = control, slider_style()
+    kw = dict(c.widget)
+    if c.width is not None:
+        kw["layout"] = w.Layout(width=c.width)
+    d = c.description()
+    if c.kind == "int":
+        return w.IntSlider(value, min=c.lo, max=c.hi if maximum is None else maximum, step=c.step,
+                           description=d, style=st, **kw)
+    if c.kind == "float":
+        return w.FloatSlider(value, min=c.lo, max=c.hi, step=c.step, description=d, style=st, **kw)
+    if c.kind == "log":
+        return w.FloatLogSlider(value, base=10, min=c.lo, max=c.hi, step=c.step, description=d, style=st, **kw)
+    if c.kind == "checkbox":
+        return w.Checkbox(value=value, description=d, **kw)
+    options = [(c.text(v), v) for v in c.options] if c.option_labels else list(c.options)
+    cls = w.SelectionSlider if c.kind == "choice" else w.Dropdown
+    return cls(options=options, value=value, description=d, style=st, **kw)

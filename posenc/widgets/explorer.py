@@ -1,17 +1,25 @@
-"""Explorers: controls -> artists updated in place -> blit -> PNG in an Image widget, and the
-main slider's figures rendered ahead of time (frames) on an off-screen twin."""
-from __future__ import annotations
+"""Explorers derived from a spec: controls -> artists updated in place -> blit -> PNG in an
+Image widget, and the main slider's figures rendered ahead of time (frames) by the same view
+drawn on a second figure.
 
-import contextlib
-import contextvars
+A figure family writes
+
+.. code-block:: python
+
+    class RopeExplorer(Explorer):
+        \"\"\"...\"\"\"
+        spec = ExplorerSpec(...)          # posenc.widgets.spec
+
+and gets the constructor (its signature and argument checks come from the spec), the
+widgets, the frames and, with ``POSENC_STATIC_FRAMES`` set, the static page's frames
+(:mod:`posenc.widgets.static` is that mode's interface).
+"""
+from __future__ import annotations
 
 from . import static
 from .canvas import BlitCanvas, copy_layout, data_url, freeze_layout, new_figure
-from .controls import frame_slider
+from .controls import control_widget, frame_slider, play_link
 from .frames import FrameSet
-
-#: Set while an off-screen twin is being built: the figure whose frozen layout it copies.
-_TWIN_OF = contextvars.ContextVar("posenc_twin_of", default=None)
 
 
 def _figure_style():
@@ -32,15 +40,6 @@ def _scale():
     from . import canvas
 
     return canvas.PIXEL_SCALE
-
-
-class _Held:
-    """A control's value and range without the widget: what the off-screen twin reads."""
-
-    def __init__(self, widget):
-        for attr in ("value", "min", "max", "options"):
-            if hasattr(widget, attr):
-                setattr(self, attr, getattr(widget, attr))
 
 
 class LiveFigure:
@@ -65,126 +64,198 @@ class LiveFigure:
         self.image.value = data_url(self.canvas.png())
 
 
-class Explorer:
-    """Base class: controls -> update artists in place -> blit -> PNG in an Image widget.
+class Drawing:
+    """A spec's view on a figure of its own, with no widgets: the live explorer's figure, and
+    the second figure its frames are drawn on (``layout_of``: the figure whose frozen axes
+    positions it takes, so both give the same pixels).
 
-    A subclass passes its controls (parameter name -> widget) to ``__init__``, creates its
-    axes and view object(s) in ``_make_view(fig)``, updates the artists in
-    ``_update(**values)`` (returning True when something outside the animated artists
-    changed: then the whole figure is redrawn once), and may list in ``_depends()`` which
-    artists each control can change. ``_animated()`` defaults to ``self.view.artists()``.
+    ``controls`` are the spec's controls bound to the explorer's ``params``; ``values`` the
+    control values it is first drawn with. :meth:`update` moves the artists, :meth:`draw`
+    also draws them (blitting what cannot have moved).
+    """
+
+    def __init__(self, spec, params: dict, controls: tuple, values: dict, layout_of=None):
+        self.spec, self.params, self.controls = spec, params, controls
+        self.readouts: dict = {}
+        with _figure_style():
+            self.figure = new_figure(spec.figsize)
+            self.view = spec.view(self.figure, params)
+            self.canvas = BlitCanvas(self.figure)
+            self.update(values)
+            if layout_of is None:
+                freeze_layout(self.figure)
+            else:
+                copy_layout(self.figure, layout_of)
+            self.canvas.set_animated(spec.animated(self.view) if spec.animated else self.view.artists())
+
+    def update(self, values: dict) -> dict:
+        """Move the artists to ``values`` (constraints applied); the readouts it gives."""
+        with _figure_style():
+            out = self.spec.update(self.view, self.spec.resolve(self.controls, values), self.params)
+        self.readouts = dict(out or {})
+        return self.readouts
+
+    def draw(self, values: dict, full: bool = False, changed: str | None = None) -> None:
+        """Update the artists and draw them on the canvas. ``changed`` names the control that
+        moved: artists it cannot change come from a cached layer (``spec.depends``)."""
+        self.update(values)
+        deps = None
+        if changed is not None and self.spec.depends is not None:
+            deps = self.spec.depends(self.view).get(changed)
+        with _figure_style():
+            self.canvas.draw(full=full, moving=deps, key=changed)
+
+
+class Explorer:
+    """Base class of every explorer: a subclass sets ``spec`` (an
+    :class:`~posenc.widgets.spec.ExplorerSpec`) and, if it likes, a docstring and read-only
+    helpers; everything else is derived from the spec.
+
     ``.controls`` maps each parameter name to its widget; setting
     ``explorer.controls[name].value`` redraws before the assignment returns; ``.widget`` is
     what a notebook displays and ``.figure`` what ``savefig`` writes: the same pixels.
+    ``.view`` is the spec's view object, ``.readouts`` what its last update returned; the
+    spec's params and extras are attributes of their own names.
 
-    ``FRAMES`` names the control a reader drags: its figures are rendered ahead of time by an
-    off-screen twin (the same class, built from the same constructor arguments) and switched
-    in the browser (:mod:`posenc.widgets.frames`; ``.frames`` is the
+    The spec's ``main`` control (``FRAMES``) is the one a reader drags: its figures are
+    rendered ahead of time on a second figure (:class:`Drawing`) and switched in the browser
+    (:mod:`posenc.widgets.frames`; ``.frames`` is the
     :class:`~posenc.widgets.frames.FrameSet`). :meth:`shown_png` is the PNG on screen.
 
-    In static mode (``POSENC_STATIC_FRAMES``, :mod:`posenc.widgets.static`) the frames are
-    rendered at construction (at most that many: a subset keeps both ends and the current
-    value), the other controls are disabled and the box says so in one line.
+    In static mode (``POSENC_STATIC_FRAMES=N``, :mod:`posenc.widgets.static`, whose docstring
+    is the interface) every explorer renders its main slider's frames at construction (all
+    values, or N of them by :func:`~posenc.widgets.static.subset`: both ends and the current
+    one), its main slider steps through exactly those (a
+    :class:`~posenc.widgets.static.SubsetSlider` that re-forms around a value set in code),
+    every other control is shown disabled under :func:`~posenc.widgets.static.explorer_hint`,
+    and no IPython hook is installed.
     """
 
     name = "explorer"
-    #: The control whose figures are rendered ahead of time (None: every move is drawn by
-    #: the kernel). A slider; if it is not an IntSlider from 0 in steps of 1 or a
-    #: SelectionSlider, it is replaced by a SelectionSlider over the same values.
+    spec = None
+    #: The main control (frames), from the spec.
     FRAMES: str | None = None
-    #: Attributes holding widgets (e.g. an HTML table) whose value follows ``FRAMES`` too:
-    #: they are rendered with each frame and switched in the browser with it.
-    FRAME_EXTRAS: tuple = ()
-    #: Figure size in inches (at 90 dpi): small figures blit and encode fast.
+    #: Figure size in inches (at 90 dpi), from the spec.
     FIGSIZE = (7.6, 3.0)
 
-    def __new__(cls, *args, **kwargs):
-        self = super().__new__(cls)
-        self._init_args = (args, kwargs)  # what the off-screen twin is built from
-        return self
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        spec = cls.__dict__.get("spec")
+        if spec is None:
+            return
+        taken = spec.reserved() & set(dir(Explorer))
+        if taken:
+            raise TypeError(f"{cls.__name__}: spec names {sorted(taken)} are Explorer attributes / "
+                            f"{cls.__name__} 的 spec 用了 Explorer 已有的属性名 {sorted(taken)}")
+        cls.name, cls.FRAMES, cls.FIGSIZE = spec.name, spec.main, spec.figsize
 
-    def __init__(self, controls: dict, extras=()):
+        def __init__(self, *args, **kw):
+            Explorer.__init__(self, *args, **kw)
+
+        __init__.__signature__ = spec.signature(spec.arguments)
+        __init__.__qualname__ = f"{cls.__qualname__}.__init__"
+        __init__.__module__ = cls.__module__
+        cls.__init__ = __init__
+
+    def __init__(self, *args, **kwargs):
         import ipywidgets as widgets
 
-        controls = dict(controls)
-        twin_of = _TWIN_OF.get()
-        limit = static.frames_limit() if twin_of is None else None  # static mode (a twin never is)
-        if self.FRAMES is not None:
-            main = controls[self.FRAMES]
-            subset = static.subset_slider(main, limit) if limit is not None else None
-            controls[self.FRAMES] = frame_slider(main) if subset is None else subset
+        spec = self.spec
+        params, values = spec.check_arguments(*args, **kwargs)
+        self.params = params
+        for k, v in params.items():
+            setattr(self, k, v)
+        self._specs = spec.control_list(params)
+        self._syncing = False
+        self._frame_drawing, self._frame_settings = None, None
+        limit = static.frames_limit()  # None: live mode
+        self.static = limit is not None
+        controls = {}
+        for c in self._specs:
+            maximum = None if c.max_follows is None else values[c.max_follows[0]] + c.max_follows[1]
+            controls[c.name] = control_widget(c, values[c.name], maximum)
+        main = spec.main
+        if main is not None:
+            subset = static.subset_slider(controls[main], limit) if self.static else None
+            controls[main] = frame_slider(controls[main]) if subset is None else subset
         self.controls = controls
-        with _figure_style():
-            self.figure = new_figure(self.FIGSIZE)
-            self._make_view(self.figure)
-            self.canvas = BlitCanvas(self.figure)
-            self._update(**self.values)
-            if twin_of is None:
-                freeze_layout(self.figure)
-            else:
-                copy_layout(self.figure, twin_of)
-            self.canvas.set_animated(self._animated())
-        self.frames = None
-        self._twin, self._twin_settings = None, None
-        if twin_of is not None:  # an off-screen twin: no widgets of its own, no observers
-            self.image = self.widget = None
-            return
+        self.drawing = Drawing(spec, params, self._specs, self.values)
+        self.figure, self.view, self.canvas = self.drawing.figure, self.drawing.view, self.drawing.canvas
+        extras = {x: widgets.HTML() for x in spec.extras}
+        for x, w in extras.items():
+            setattr(self, x, w)
         self.image = _image_widget(self.canvas.size())
         self._live_png = b""
         for c in controls.values():
             c.observe(self._on_change, names="value")
         self.refresh(full=True)
-        shown, extras = self.image, list(extras)
-        if self.FRAMES is not None:
-            live_extras = [getattr(self, a) for a in self.FRAME_EXTRAS]
-            self.frames = FrameSet(controls[self.FRAMES], self.image, self._render_frame, live_extras,
-                                   label=self.name, name=self.FRAMES, eager=limit is not None)
+        self.frames = None
+        shown, below = self.image, list(extras.values())
+        if main is not None:
+            self.frames = FrameSet(controls[main], self.image, self.render_frame, list(extras.values()),
+                                   label=self.name, name=main, eager=self.static)
             shown = self.frames.stack
-            for x, stack in zip(live_extras, self.frames.extra_stacks):
-                extras = [stack if e is x else e for e in extras]
-        box = widgets.HBox(list(controls.values()), layout=widgets.Layout(flex_flow="row wrap"))
-        if limit is not None:
-            others = [c for k, c in controls.items() if k != self.FRAMES]
+            below = list(self.frames.extra_stacks)
+        self.play = self.play_link = None
+        if spec.play is not None and main is not None:
+            attr = self.frames.attr
+            n = len(self.frames.values)
+            lo, hi = (0, n - 1) if attr == "index" else (self.frames.values[0], self.frames.values[-1])
+            self.play = widgets.Play(value=self.frames.index(), min=lo, max=hi, step=1, interval=spec.play,
+                                     description="play")
+            self.play_link = play_link(self.play, controls[main], attr)  # plays in the browser, frame by frame
+            below = [self.play, *below]
+        rows = [widgets.HBox(list(controls.values()), layout=widgets.Layout(flex_flow="row wrap"))]
+        if self.static:
+            others = [c for k, c in controls.items() if k != main]
             static.disable(others)
-            extras.insert(0, static.explorer_hint(self.FRAMES, self.frames, bool(others)))
-        self.widget = widgets.VBox([box, *extras, shown])
+            rows.append(static.explorer_hint(main, self.frames, bool(others)))
+        self.widget = widgets.VBox([*rows, *below, shown])
         self.widget.add_class("posenc-explorer")
         self.widget.add_class(f"posenc-explorer-{self.name}")
 
-    # -- subclass API -----------------------------------------------------
-    def _make_view(self, fig) -> None:  # pragma: no cover - abstract
-        """Create the axes and the view object(s) holding the artists, e.g. ``self.view``."""
-        raise NotImplementedError
-
-    def _animated(self) -> list:
-        """The artists an update may change (drawn on top of the cached background)."""
-        return self.view.artists()
-
-    def _update(self, **values) -> bool:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def _depends(self) -> dict:
-        """Control name -> the animated artists that control can change.
-
-        Artists missing from a control's list are drawn once into a cached layer while
-        that control is being dragged. Default: every animated artist, for every control.
-        """
-        return {}
-
-    # -- machinery ----------------------------------------------------------
+    # -- state ----------------------------------------------------------------------
     @property
     def values(self) -> dict:
         """Current control values, by parameter name."""
         return {k: c.value for k, c in self.controls.items()}
 
     @property
+    def readouts(self) -> dict:
+        """What the view's last update returned (e.g. the hand calculation's table)."""
+        return self.drawing.readouts
+
+    @property
     def redraws(self) -> int:
         """Full redraws of the figure so far (tests and benchmarks)."""
         return self.canvas.redraws
 
+    # -- controls -> figure -----------------------------------------------------------
+    def _follow_constraints(self) -> bool:
+        """Give each control whose maximum follows another its new maximum (clamping its
+        value, without a redraw of its own); True if a value was clamped."""
+        clamped = False
+        for c in self._specs:
+            if c.max_follows is None:
+                continue
+            other, offset = c.max_follows
+            w, top = self.controls[c.name], self.controls[other].value + offset
+            if w.max != top or w.value > top:
+                self._syncing = True
+                try:
+                    if w.value > top:
+                        w.value, clamped = top, True
+                    w.max = top
+                finally:
+                    self._syncing = False
+        return clamped
+
     def _on_change(self, change) -> None:
+        if self._syncing:  # a control being clamped by _follow_constraints: drawn with the change
+            return
         name = next((k for k, c in self.controls.items() if c is change["owner"]), None)
-        if self.frames is not None and name == self.FRAMES:
+        clamped = self._follow_constraints()
+        if self.frames is not None and name == self.FRAMES and not clamped:
             if self.frames.moved():
                 self._set_artists()  # the browser shows the frame: move the artists, so savefig equals it
             else:
@@ -201,24 +272,21 @@ class Explorer:
         ``changed`` names the control that moved. Artists it cannot change are drawn into a
         cached layer the first time, so repeated moves of one slider redraw only what moves.
         """
-        self._draw(full=full, changed=changed)
+        self.drawing.draw(self.values, full=full, changed=changed)
+        self._show_readouts()
         png = self.canvas.png()
         self._live_png = png
         self.image.value = data_url(png)
 
     def _set_artists(self) -> None:
         """Update the artists only (a pre-rendered frame shows them): no draw, no PNG."""
-        with _figure_style():
-            if self._update(**self.values):
-                self.canvas.forget_background()
+        self.drawing.update(self.values)
+        self._show_readouts()
         self.canvas.forget_layer()  # the cached layer may hold the old state
 
-    def _draw(self, full: bool = False, changed: str | None = None) -> None:
-        """Update the artists and draw them on the canvas (blitting what did not move)."""
-        with _figure_style():
-            full = bool(self._update(**self.values)) or full
-            deps = self._depends().get(changed) if changed is not None else None
-            self.canvas.draw(full=full, moving=deps, key=changed)
+    def _show_readouts(self) -> None:
+        for x in self.spec.extras:
+            getattr(self, x).value = self.drawing.readouts[x]
 
     def png(self) -> bytes:
         """The canvas as PNG bytes (what the live image shows)."""
@@ -229,43 +297,43 @@ class Explorer:
         framed = self.frames.shown_png() if self.frames is not None else None
         return self._live_png if framed is None else framed
 
-    # -- frames: the off-screen twin --------------------------------------------
-    def _make_twin(self) -> "Explorer":
-        """The same class built from the same constructor arguments, drawing into a figure of
-        its own with this figure's frozen layout; its widgets are closed (it is never shown)."""
-        import ipywidgets as widgets
+    # -- frames: the view on a second figure ------------------------------------------
+    def render_frame(self, value):
+        """The figure at main-slider ``value`` with every other control as it is now: PNG
+        bytes and the values of the spec's extras (the FrameSet's render callable)."""
+        main = self.FRAMES
+        settings = {k: v for k, v in self.values.items() if k != main}
+        if self._frame_drawing is None:
+            self._frame_drawing = Drawing(self.spec, self.params, self._specs, self.values, layout_of=self.figure)
+        d = self._frame_drawing
+        if settings != self._frame_settings:
+            d.canvas.forget_layer()  # its cached layer holds the old settings
+            self._frame_settings = settings
+        d.draw({**settings, main: value}, changed=main)
+        return d.canvas.png(), tuple(d.readouts[x] for x in self.spec.extras)
 
-        args, kwargs = self._init_args
-        token = _TWIN_OF.set(self.figure)
-        try:
-            twin = type(self)(*args, **kwargs)
-        finally:
-            _TWIN_OF.reset(token)
-        for c in twin.controls.values():
+    def frame_pngs(self, n: int | None = None) -> list:
+        """``[(value, png_bytes)]`` of the main slider, every other control as it is now: every
+        value the main control can take, or ``n`` of them evenly spaced with both ends and the
+        current value (what a static page with ``POSENC_STATIC_FRAMES=n`` shows)."""
+        if self.FRAMES is None:
+            return []
+        values = self.spec.control(self.FRAMES).bind(self.params).values()
+        if n is not None:
+            current = values.index(self.controls[self.FRAMES].value)
+            values = [values[j] for j in static.subset(len(values), n, current)]
+        return [(v, self.render_frame(v)[0]) for v in values]
+
+    def close(self) -> None:
+        """Close every widget of this explorer and forget its frames; the last explorer of a
+        kernel to close removes the frame scheduler's IPython hooks."""
+        if self.frames is not None:
+            self.frames.close()
+        for c in self.controls.values():
             c.close()
-        for v in vars(twin).values():
-            if isinstance(v, widgets.Widget):
-                v.close()  # values stay readable and settable; no messages, no observers
-        # Plain values, not widgets: a widget would clamp a value to a range that only the
-        # live explorer's observers keep in step (e.g. ALiBi's head slider follows num_heads).
-        twin.controls = {k: _Held(c) for k, c in twin.controls.items()}
-        return twin
-
-    def _render_frame(self, value):
-        """The frame at main-slider ``value`` with every other control as it is now: PNG
-        bytes and the values of ``FRAME_EXTRAS`` (FrameSet's render callable)."""
-        if self._twin is None:
-            self._twin = self._make_twin()
-        twin = self._twin
-        settings = {k: v for k, v in self.values.items() if k != self.FRAMES}
-        if settings != self._twin_settings:
-            twin.canvas.forget_layer()  # its cached layer holds the old settings
-            self._twin_settings = settings
-        for k, v in settings.items():
-            twin.controls[k].value = v
-        twin.controls[self.FRAMES].value = value
-        twin._draw(changed=self.FRAMES)
-        return twin.canvas.png(), tuple(getattr(twin, a).value for a in self.FRAME_EXTRAS)
+        for x in (*(getattr(self, e) for e in self.spec.extras), self.play_link, self.play, self.image, self.widget):
+            if x is not None:
+                x.close()
 
     def _repr_mimebundle_(self, **kwargs):
         return self.widget._repr_mimebundle_(**kwargs)

@@ -64,13 +64,22 @@ class FrameScheduler:
     """Fills frame sets in the running event loop while the kernel is quiet.
 
     One per process (:data:`SCHEDULER`). :meth:`install` hooks IPython's cell events (a cell
-    that runs is activity; one that finished wakes the fill), :meth:`uninstall` removes the
-    hooks; :meth:`wake` installs them the first time it finds a running loop.
+    that runs is activity; one that finished wakes the fill) once per kernel (hooks of an
+    earlier scheduler, e.g. from a reloaded module, are removed first), :meth:`uninstall`
+    removes them (also done when the last frame set closes); :meth:`wake` installs them the
+    first time it finds a running loop.
+
+    ``clock()`` gives the time in seconds and ``call_later(delay, callback)`` schedules a
+    callback, returning a handle with ``cancel()``. Defaults: ``time.monotonic`` and the running
+    asyncio loop (no loop: nothing is scheduled, no hook installed). Tests pass a fake clock
+    and a fake ``call_later`` and advance them by hand.
     """
 
-    def __init__(self):
+    def __init__(self, clock=time.monotonic, call_later=None):
+        self.clock = clock
+        self._call_later = call_later  # None: the running asyncio loop's call_later
         self._sets: list = []  # weak references, in creation order
-        self.last_activity = time.monotonic()
+        self.last_activity = clock()
         self.handle = None
         self.loop = None
         self._hooks = None  # (shell, [(event, callback), ...]) once installed
@@ -82,6 +91,12 @@ class FrameScheduler:
         self._sets = [r for r in self._sets if r() is not None]
         self._sets.append(weakref.ref(fs))
 
+    def remove(self, fs) -> None:
+        """Forget ``fs`` (closed); with no set left, remove the IPython hooks."""
+        self._sets = [r for r in self._sets if r() is not None and r() is not fs]
+        if not self._sets:
+            self.uninstall()
+
     def sets(self) -> list:
         """Every frame set alive, in the order they were made."""
         return [s for s in (r() for r in self._sets) if s is not None]
@@ -89,22 +104,23 @@ class FrameScheduler:
     def close_later(self, widgets) -> None:
         """Close these widgets when the kernel is quiet, a few per callback (each close is a
         message to the browser); at once when no event loop runs (plain Python, pytest)."""
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            for x in widgets:
-                x.close()
-            return
+        if self._call_later is None:
+            try:
+                asyncio.get_running_loop()
+            except RuntimeError:
+                for x in widgets:
+                    x.close()
+                return
         self._closing.extend(widgets)
         self.wake()
 
     # -- activity -------------------------------------------------------------
     def touch(self) -> None:
         """Something happened (a cell ran, a control moved): wait QUIET_S again."""
-        self.last_activity = time.monotonic()
+        self.last_activity = self.clock()
 
     def quiet(self) -> bool:
-        return time.monotonic() - self.last_activity >= QUIET_S
+        return self.clock() - self.last_activity >= QUIET_S
 
     # -- IPython hooks --------------------------------------------------------
     def install(self, shell=None) -> bool:
@@ -119,6 +135,10 @@ class FrameScheduler:
             shell = get_ipython()
         if shell is None:
             return False
+        for event in ("pre_run_cell", "post_run_cell"):  # once per kernel: an earlier scheduler's hooks go
+            for callback in list(shell.events.callbacks.get(event, [])):
+                if type(getattr(callback, "__self__", None)).__name__ == type(self).__name__:
+                    shell.events.unregister(event, callback)
         hooks = [("pre_run_cell", self._pre_run_cell), ("post_run_cell", self._post_run_cell)]
         for event, callback in hooks:
             shell.events.register(event, callback)
@@ -149,27 +169,35 @@ class FrameScheduler:
     # -- the fill -------------------------------------------------------------
     def wake(self) -> None:
         """Make sure a fill is scheduled; nothing happens without a running event loop."""
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            return  # plain Python / pytest: frames are rendered only by FrameSet.fill()
-        self.install()
-        if self.handle is not None and self.loop is loop and not self.handle.cancelled():
+        if self._call_later is None:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:
+                return  # plain Python / pytest: frames are rendered only by FrameSet.fill()
+            self.install()
+            if self.handle is not None and self.loop is loop and not self.handle.cancelled():
+                return
+            self.loop = loop
+        elif self.handle is not None and not self.handle.cancelled():
             return
-        self.loop = loop
-        self.handle = loop.call_later(QUIET_S, self._tick)
+        self.handle = self._later(QUIET_S, self._tick)
+
+    def _later(self, delay, callback):
+        if self._call_later is not None:
+            return self._call_later(delay, callback)
+        return self.loop.call_later(delay, callback)
 
     def _tick(self) -> None:
         self.handle = None
-        wait = self.last_activity + QUIET_S - time.monotonic()
+        wait = self.last_activity + QUIET_S - self.clock()
         if wait > 0:
-            self.handle = self.loop.call_later(wait, self._tick)
+            self.handle = self._later(wait, self._tick)
             return
         if self._closing:
             batch, self._closing = self._closing[:CLOSE_BATCH], self._closing[CLOSE_BATCH:]
             for x in batch:
                 x.close()
-            self.handle = self.loop.call_later(YIELD_S, self._tick)
+            self.handle = self._later(YIELD_S, self._tick)
             return
         fs = self._choose()
         if fs is None:
@@ -181,7 +209,7 @@ class FrameScheduler:
                 self.rendered += 1
         except Exception as exc:  # never break the kernel's loop: this set stays live
             fs.broken = exc
-        self.handle = self.loop.call_later(YIELD_S, self._tick)
+        self.handle = self._later(YIELD_S, self._tick)
 
     def _choose(self):
         """The frame set to render for next: the one used last; room made if needed."""
@@ -202,10 +230,15 @@ SCHEDULER = FrameScheduler()
 
 
 class Unscheduled:
-    """The scheduler of an eager frame set (static mode): nothing is scheduled, no hook is
-    installed, and dropped widgets are closed at once."""
+    """The scheduler of an eager frame set (static mode, :mod:`posenc.widgets.static`): nothing
+    is scheduled, no hook is installed, and dropped widgets are closed at once."""
+
+    clock = staticmethod(time.monotonic)
 
     def add(self, fs) -> None:
+        pass
+
+    def remove(self, fs) -> None:
         pass
 
     def wake(self) -> None:
@@ -256,7 +289,7 @@ class FrameSet:
         self.bytes = 0
         self.broken = None  # the exception that stopped this set's fill, if any
         # fill order: moved last by the reader first; never moved: made first (higher on the page) first
-        self.last_used = -time.monotonic()
+        self.last_used = -self.scheduler.clock()
         self._dirty = False
         self._unpublished_closes: list = []  # frames evicted or dropped, out of the Stack at the next publish
         self._full_at = None
@@ -385,7 +418,7 @@ class FrameSet:
         """A reader's move (a message from the browser) puts this set first in the fill
         order; a move made by code (a notebook cell) does not change the order."""
         if control is not None and from_browser(control):
-            self.last_used = time.monotonic()
+            self.last_used = self.scheduler.clock()
 
     # -- rendering ----------------------------------------------------------------
     def render_next(self) -> bool:
@@ -422,7 +455,7 @@ class FrameSet:
         self._dirty = True
 
     def _maybe_publish(self, force: bool = False) -> None:
-        if self._dirty and (force or time.monotonic() - self._last_publish > PUBLISH_S
+        if self._dirty and (force or self.scheduler.clock() - self._last_publish > PUBLISH_S
                             or not self.wants_frame()):
             self.publish()
 
@@ -434,10 +467,20 @@ class FrameSet:
             for j, s in enumerate(self.extra_stacks):
                 s.children = [self.extras[i][j] if i in self.extras else self.live_extras[j] for i in range(n)]
             self._dirty = False
-            self._last_publish = time.monotonic()
+            self._last_publish = self.scheduler.clock()
         if self._unpublished_closes:
             gone, self._unpublished_closes = self._unpublished_closes, []
             self.scheduler.close_later(gone)
+
+    def close(self) -> None:
+        """Close every frame and Stack of this set and leave the scheduler."""
+        self.scheduler.remove(self)
+        for x in (*self.frames.values(), *(x for xs in self.extras.values() for x in xs),
+                  *self._unpublished_closes, *self.links, self.stack, *self.extra_stacks):
+            x.close()
+        self.frames.clear()
+        self.extras.clear()
+        self._unpublished_closes = []
 
     def fill(self, limit: int | None = None) -> "FrameSet":
         """Render frames now, nearest the slider first (all, or ``limit`` of them), and

@@ -130,15 +130,15 @@ def disable(widgets) -> None:
 
 
 def option_pairs(control) -> list[tuple[str, object]]:
-    """Every (readout label, value) a discrete slider can take, in order."""
+    """Every (readout label, value) a discrete slider can take, in order (labels as the
+    browser's readout writes them: U+2212 for a minus)."""
     import ipywidgets as w
 
-    from .controls import slider_values
+    from .controls import readout_text, slider_values
 
     if isinstance(control, w.SelectionSlider):
         return [o if isinstance(o, tuple) else (str(o), o) for o in control.options]
-    fmt = getattr(control, "readout_format", "") or ""
-    return [(format(v, fmt), v) for v in slider_values(control)]
+    return [(readout_text(control, v), v) for v in slider_values(control)]
 
 
 def subset_slider(control, limit: int):

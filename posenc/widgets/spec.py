@@ -1,0 +1,260 @@
+"""What an explorer is, as data: its controls (name, kind, range or options, default, label,
+constraints between them), its main slider, its figure size and its view. No widgets here.
+
+Everything else is derived from an :class:`ExplorerSpec` (see
+:mod:`posenc.widgets.explorer`): the ipywidgets explorer, the frames (the view drawn on a
+second figure), the constructor's argument checks, the values a test or a benchmark sweeps,
+and the frames a static page shows. A figure family declares
+
+.. code-block:: python
+
+    ROPE = ExplorerSpec(
+        name="rope", main="pos", figsize=(7.6, 3.0),
+        params=(Param("n", 20, lambda v: check_int("n", v, 0, 40)),),
+        controls=(int_slider("pos", 5, lambda p: p["n"] - 30, lambda p: p["n"] + 30,
+                             label="q 的位置 m"), ...),
+        view=lambda fig, params: _RopeView(*fig.subplots(1, 2)),
+        update=lambda view, values, params: view.update(...),
+    )
+
+    class RopeExplorer(Explorer):
+        spec = ROPE
+
+and nothing else. ``params`` are constructor arguments that are not controls (fixed for the
+explorer's life); ``controls`` is a tuple of :class:`Control`;
+``lo``/``hi``/``options`` of a control may be functions of the params when a range depends on them.
+A control's ``label`` is its Chinese gloss: the widget reads ``pos（位置）`` (the parameter's name,
+the gloss in brackets) when a CJK font is installed, else ``pos``; option labels are
+``(zh, en)`` pairs.
+
+Importing this module imports neither ipywidgets nor matplotlib.
+"""
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..validate import check_base, check_bool, check_int, check_one_of, check_real, check_slider_value
+
+#: Control kinds: an integer slider, a float slider, a log slider (powers of 10), a slider over
+#: a list of options, a dropdown, a checkbox.
+KINDS = ("int", "float", "log", "choice", "dropdown", "checkbox")
+
+
+@dataclass(frozen=True)
+class Control:
+    """One control of an explorer: what its widget shows and which values it accepts.
+
+    ``int``/``float``: ``lo`` .. ``hi`` in steps of ``step``; ``log``: 10**lo .. 10**hi, the
+    exponent in steps of ``step``; ``choice``/``dropdown``: ``options`` (with ``option_labels``
+    shown instead of the values when given); ``checkbox``: True/False. ``max_follows`` =
+    ``(other, offset)``: this control's maximum is ``other``'s value + ``offset`` (a
+    constraint between controls, e.g. ALiBi's ``head <= num_heads``). ``widget`` holds extra
+    ipywidgets keyword arguments that only change how the widget looks or reacts
+    (``indent``, ``continuous_update``) and ``width`` a CSS width.
+    """
+
+    name: str
+    kind: str
+    default: Any
+    label: Any = None           # the Chinese gloss: shown as "name（gloss）" (just the name without a CJK font)
+    lo: Any = None
+    hi: Any = None
+    step: Any = 1
+    options: tuple = ()
+    option_labels: tuple = ()   # one (zh, en) or str per option
+    max_follows: tuple | None = None
+    widget: dict = field(default_factory=dict)
+    width: str | None = None
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"control {self.name}: kind must be one of {KINDS}, got {self.kind!r} / "
+                             f"控件 {self.name} 的 kind 只能是 {KINDS} 之一，收到的是 {self.kind!r}")
+
+    def bind(self, params: dict) -> "Control":
+        """This control for the explorer's params: ``lo``, ``hi`` and ``options`` given as
+        functions of the params (e.g. RoPE's ``pos`` range around ``n``) evaluated."""
+        from dataclasses import replace
+
+        fields = {k: getattr(self, k)(params) for k in ("lo", "hi", "options", "option_labels")
+                  if callable(getattr(self, k))}
+        if "options" in fields:
+            fields["options"] = tuple(fields["options"])
+        return replace(self, **fields) if fields else self
+
+    # -- values -------------------------------------------------------------------
+    def check(self, value):
+        """``value`` if the control can show it (as its type), else the course's TypeError or
+        ValueError naming the control and its range (the constraint is checked by the spec)."""
+        if self.kind == "int":
+            if self.step == 1:
+                return check_int(self.name, value, self.lo, self.hi)
+            return check_slider_value(self.name, value, self.lo, self.hi, self.step)
+        if self.kind == "float":
+            return check_slider_value(self.name, value, self.lo, self.hi, self.step)
+        if self.kind == "log":
+            lo, hi = 10.0 ** self.lo, 10.0 ** self.hi
+            if self.name == "base":
+                return check_base(value, lo, hi)
+            return check_real(self.name, value, minimum=lo, maximum=hi)
+        if self.kind == "checkbox":
+            return check_bool(self.name, value)
+        return check_one_of(self.name, value, self.options)
+
+    def values(self) -> list | None:
+        """Every value the control can take, in order (None: a continuous or log slider)."""
+        if self.kind == "int":
+            return list(range(self.lo, self.hi + 1, self.step))
+        if self.kind == "float":
+            n = int(round((self.hi - self.lo) / self.step))
+            return [round(self.lo + k * self.step, 10) for k in range(n + 1)]
+        if self.kind in ("choice", "dropdown"):
+            return list(self.options)
+        if self.kind == "checkbox":
+            return [False, True]
+        return None
+
+    def text(self, value) -> str:
+        """How the widget's readout shows ``value``."""
+        if self.kind == "float":
+            return format(value, self.widget.get("readout_format", ".2f"))
+        if self.option_labels:
+            return _shown(self.option_labels[list(self.options).index(value)])
+        return str(value)
+
+    def description(self) -> str:
+        """The widget's label: the parameter's name with its Chinese gloss in brackets,
+        ``pos（位置）`` (the name alone without a CJK font)."""
+        if self.label is None:
+            return self.name
+        return _shown((f"{self.name}（{self.label}）", self.name))
+
+
+def _shown(text) -> str:
+    """A (zh, en) label as the reader sees it (English without a CJK font), or a str as is."""
+    if isinstance(text, tuple):
+        from ..figures.style import label  # the course's fonts (not a figure family)
+
+        return label(*text)
+    return text
+
+
+# -- declaring controls: one call per control ------------------------------------------
+def int_slider(name, default, lo, hi, step=1, label=None, **kw) -> Control:
+    return Control(name, "int", default, label, lo, hi, step, **kw)
+
+
+def float_slider(name, default, lo, hi, step, label=None, **kw) -> Control:
+    return Control(name, "float", default, label, lo, hi, step, **kw)
+
+
+def log_slider(name, default, lo_exp, hi_exp, step=0.1, label=None, **kw) -> Control:
+    """A slider over 10**lo_exp .. 10**hi_exp (``base``'s slider everywhere)."""
+    return Control(name, "log", default, label, lo_exp, hi_exp, step, **kw)
+
+
+def choice_slider(name, default, options, label=None, option_labels=(), **kw) -> Control:
+    """A slider over ``options`` (a tuple, or a function of the params; default None: the last one)."""
+    return Control(name, "choice", default, label, options=_tuple(options), option_labels=_tuple(option_labels), **kw)
+
+
+def dropdown(name, default, options, label=None, option_labels=(), **kw) -> Control:
+    return Control(name, "dropdown", default, label, options=_tuple(options), option_labels=_tuple(option_labels), **kw)
+
+
+def _tuple(x):
+    return x if callable(x) else tuple(x)
+
+
+def checkbox(name, default, label=None, **kw) -> Control:
+    return Control(name, "checkbox", default, label, **kw)
+
+
+@dataclass(frozen=True)
+class Param:
+    """A constructor argument that is not a control (fixed for the explorer's life):
+    ``check(value)`` returns the value to use or raises the course's error."""
+
+    name: str
+    default: Any
+    check: Callable = lambda v: v
+
+
+@dataclass(frozen=True)
+class ExplorerSpec:
+    """An explorer as data (see the module docstring).
+
+    ``view(fig, params) -> view``: make the axes on ``fig`` and the view object (its
+    ``artists()`` are the animated artists unless ``animated`` says otherwise).
+    ``update(view, values, params) -> dict | None``: update the artists for the control values
+    (after constraints) and return readouts (values a reader may ask for, e.g. the hand
+    calculation's table); ``extras`` names readouts shown as HTML under the controls, which
+    follow the main slider like the figure. ``depends(view) -> {control: artists}``: the
+    artists each control can change (the others are cached while it is dragged).
+    ``main``: the slider whose figures are rendered ahead (frames); ``play``: the interval (ms)
+    of a Play button that steps it in the browser.
+    """
+
+    name: str
+    controls: tuple                         # of Control
+    view: Callable
+    update: Callable
+    main: str | None = None
+    figsize: tuple = (7.6, 3.0)
+    arguments: tuple | None = None          # the constructor's argument order, when not controls-then-params
+    params: tuple = ()
+    depends: Callable | None = None
+    animated: Callable | None = None
+    extras: tuple = ()
+    play: int | None = None
+
+    # -- declared data ------------------------------------------------------------
+    def control_list(self, params: dict) -> tuple:
+        """The controls for these (checked) params, in the order they are shown."""
+        return tuple(c.bind(params) for c in self.controls)
+
+    def control(self, name: str) -> Control:
+        return next(c for c in self.controls if c.name == name)
+
+    def signature(self, order: tuple | None = None) -> inspect.Signature:
+        """The constructor's signature: the controls' and params' defaults, in ``order``
+        (default: the controls as shown, then the params)."""
+        defaults = {c.name: c.default for c in self.controls} | {p.name: p.default for p in self.params}
+        names = order if order is not None else tuple(defaults)
+        return inspect.Signature([inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)] + [
+            inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=defaults[n]) for n in names])
+
+    # -- derived: argument checks, constraints --------------------------------------
+    def check_arguments(self, *args, **kwargs) -> tuple[dict, dict]:
+        """The constructor's arguments checked: ``(params, control values)``. Each value is
+        checked against its control's range, then the constraints between controls."""
+        bound = self.signature(self.arguments).bind(None, *args, **kwargs)
+        bound.apply_defaults()
+        given = dict(bound.arguments)
+        given.pop("self")
+        params = {p.name: p.check(given[p.name]) for p in self.params}
+        controls = self.control_list(params)
+        values = {}
+        for c in controls:
+            v = given[c.name]
+            values[c.name] = c.options[-1] if v is None and c.default is None else c.check(v)
+        for c in controls:
+            if c.max_follows is not None:
+                other, offset = c.max_follows
+                values[c.name] = check_int(c.name, values[c.name], c.lo, values[other] + offset)
+        return params, values
+
+    def resolve(self, controls: tuple, values: dict) -> dict:
+        """``values`` with every constraint applied (a dependent control clamped to its maximum)."""
+        out = dict(values)
+        for c in controls:
+            if c.max_follows is not None:
+                other, offset = c.max_follows
+                out[c.name] = min(out[c.name], out[other] + offset)
+        return out
+
+    def reserved(self) -> set:
+        """Names the spec gives the explorer as attributes (params and extras)."""
+        return {p.name for p in self.params} | set(self.extras)

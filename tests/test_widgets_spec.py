@@ -1,0 +1,145 @@
+"""posenc/widgets/spec.py: an explorer is declared once (its spec) and the rest is derived.
+
+The constructor's signature and checks, the widgets (ranges, options, labels), and the
+constraints between controls all come from the spec; a figure family's explorer class holds
+a spec and no constructor of its own.
+"""
+import inspect
+import re
+
+import pytest
+
+import posenc_lib as pl
+from posenc.widgets.explorer import Explorer
+from posenc.widgets.spec import ExplorerSpec, int_slider
+
+
+@pytest.mark.parametrize("name", sorted(pl.EXPLORERS))
+def test_every_explorer_is_a_spec_with_no_constructor_of_its_own(name):
+    cls = pl.EXPLORERS[name]
+    assert isinstance(cls.spec, ExplorerSpec) and cls.spec.name == name
+    assert cls.FRAMES == cls.spec.main and cls.FIGSIZE == cls.spec.figsize
+    src = inspect.getsource(cls)
+    assert "def __init__" not in src and "ipywidgets" not in src, f"{cls.__name__} builds widgets itself"
+    params = inspect.signature(cls.__init__).parameters
+    names = {c.name for c in cls.spec.controls} | {p.name for p in cls.spec.params}
+    assert set(params) - {"self"} == names
+
+
+@pytest.mark.parametrize("name", sorted(pl.EXPLORERS))
+def test_widgets_are_what_the_spec_declares(name):
+    ex = pl.EXPLORERS[name]()
+    spec = ex.spec
+    assert list(ex.controls) == [c.name for c in spec.controls]
+    for c in spec.control_list(ex.params):
+        w = ex.controls[c.name]
+        if c.name == spec.main:
+            values = ([o[1] if isinstance(o, tuple) else o for o in w.options] if hasattr(w, "options")
+                      else list(range(w.min, w.max + 1, w.step)))
+            assert values == c.values(), c.name
+        elif c.kind in ("int", "float") and c.max_follows is None:
+            assert (w.min, w.max, w.step) == (c.lo, c.hi, c.step), c.name
+        elif c.kind in ("choice", "dropdown"):
+            assert [o[1] if isinstance(o, tuple) else o for o in w.options] == list(c.options), c.name
+
+
+@pytest.mark.parametrize("name", sorted(pl.EXPLORERS))
+def test_every_control_reads_its_name_with_a_chinese_gloss(name):
+    """Issue 28: every control is labelled ``pos（位置）``: the parameter, its Chinese gloss in brackets."""
+    if pl.cjk_font() is None:
+        pytest.skip("without a CJK font every label is the parameter's name")
+    ex = pl.EXPLORERS[name]()
+    for cname, w in ex.controls.items():
+        m = re.fullmatch(rf"{re.escape(cname)}（(.+)）", w.description)
+        assert m and re.search(r"[\u4e00-\u9fff]", m.group(1)), f"{name}.{cname}: {w.description!r}"
+
+
+def test_the_training_panel_s_controls_read_the_same_way():
+    if pl.cjk_font() is None:
+        pytest.skip("without a CJK font every label is the parameter's name")
+    panel = pl.TrainingPanel(steps=10)
+    assert [w.description for w in panel.controls.values()] == ["seed（随机种子）", "steps（训练步数）"]
+
+
+def test_the_2d_query_sliders_end_at_the_grid_s_last_patch():
+    """Issue 28: on a 10 x 10 grid the query row slider ends at 9, and every move of it changes
+    the figure (before, 10..15 drew row 9 again)."""
+    ex = pl.Rope2DExplorer(grid=10, query_row=3)
+    row, col = ex.controls["query_row"], ex.controls["query_col"]
+    assert (row.min, row.max) == (0, 9) and (col.min, col.max) == (0, 9)
+    seen = set()
+    for r in range(row.min, row.max + 1):
+        row.value = r
+        seen.add(ex.shown_png())
+    assert len(seen) == 10
+    ex.controls["grid"].value = 6                 # a smaller grid: the query moves onto its edge
+    assert (row.max, row.value) == (5, 5)
+    ex.controls["grid"].value = 16
+    assert (row.max, row.value) == (15, 5)
+    ref = pl.Rope2DExplorer(grid=16, query_row=5)
+    assert ex.shown_png() == ref.shown_png()
+    with pytest.raises(ValueError, match=r"query_row must be in \[0, 9\]"):
+        pl.Rope2DExplorer(grid=10, query_row=12)
+
+
+def test_a_constraint_clamps_once_and_draws_once():
+    ex = pl.AlibiExplorer(num_heads=8, head=6)
+    before = ex.canvas.redraws
+    pngs = []
+    ex.image.observe(lambda change: pngs.append(change["new"]), names="value")
+    ex.controls["num_heads"].value = 4
+    assert ex.controls["head"].value == 4 and ex.controls["head"].max == 4
+    assert len(pngs) == 1, "the clamped head slider must not redraw on its own"
+    assert "head 4/4" in ex.view.title_heat.get_text()
+    assert ex.canvas.redraws >= before
+
+
+def test_a_new_figure_family_is_a_spec_and_a_view():
+    """What a new family writes: a view (draw once, update artists) and a spec; the explorer,
+    its checks, widgets and frames follow."""
+
+    class View:
+        def __init__(self, fig):
+            ax = fig.subplots()
+            (self.line,) = ax.plot([0, 1], [0, 0])
+            ax.set_ylim(0, 10)
+
+        def artists(self):
+            return [self.line]
+
+        def update(self, y):
+            self.line.set_ydata([y, y])
+
+    class LineExplorer(Explorer):
+        spec = ExplorerSpec(name="line", main="y", controls=(int_slider("y", 2, 0, 9, label="高度"),),
+                            view=lambda fig, p: View(fig), update=lambda view, v, p: view.update(v["y"]))
+
+    ex = LineExplorer(y=3)
+    assert str(inspect.signature(LineExplorer)) == "(y=2)"
+    with pytest.raises(ValueError, match=r"y must be in \[0, 9\]"):
+        LineExplorer(y=10)
+    pairs = ex.frame_pngs()
+    assert [v for v, _ in pairs] == list(range(10)) and len({png for _, png in pairs}) == 10
+    ex.controls["y"].value = 7
+    assert ex.shown_png() == dict(pairs)[7]
+    ex.close()
+
+
+def test_no_private_attribute_is_touched_outside_the_engine():
+    """Issue 25: ipywidgets' and matplotlib's private attributes are the engine's business
+    (posenc/widgets/, behind its self-tests); elsewhere in the package an attribute starting
+    with ``_`` is read only on ``self`` / ``cls`` (the display protocol's ``_repr_*_`` aside)."""
+    import ast
+    from pathlib import Path
+
+    root = Path(pl.__file__).resolve().parent / "posenc"
+    found = []
+    for path in root.rglob("*.py"):
+        if "widgets" in path.relative_to(root).parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")
+                    and not re.fullmatch(r"_repr_\w+_", node.attr)
+                    and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))):
+                found.append(f"{path.relative_to(root)}:{node.lineno} {ast.unparse(node)}")
+    assert not found, found
