@@ -3,7 +3,8 @@
 This file is the map; the code lives in the ``posenc`` package beside it, one room per
 concept. A concept keeps its name in every layer: RoPE's numpy code is ``rope.py``, its
 torch version ``torch_layers.rope_torch``, its figure ``figures/rope.py``, its exercises
-``exercises/rope.py`` and its quiz bank ``quiz.ROPE``. To find something, find its concept:
+``exercises/rope.py`` and its quiz bank ``course.quiz_banks.ROPE``. To find something, find its
+concept:
 
 =====================  ===========================================================  ========
 room (``posenc/…``)    what it holds                                                notebook
@@ -13,46 +14,48 @@ room (``posenc/…``)    what it holds                                          
                        wavelengths, the shift R_k
 ``attention``          softmax, self-attention, the 猫咬狗 demo                      01
 ``hand_calculation``   word vector + PE, token by token                             02
-``hand_calculation_    the worksheet: a random case, each box checked, the slip     02
-worksheet``            named (checking apart from the widget)
 ``distance``           scores by offset, fits, row similarity                       04-05
 ``relative_family``    Shaw et al., the four-term score (Transformer-XL), T5        06
-``rope``               RoPE in numpy: the rotation, the score by offset, the        07
-                       complex form, the decay bound, rotate_half, partial rotary
+``rope``               RoPE in numpy: the rotation, the score by offset, the        07, 11
+                       complex form, the decay bound, rotate_half, partial rotary,
+                       p-RoPE
 ``alibi``              ALiBi in numpy: head slopes, the distance bias, how far      08
                        each head looks (``alibi_reach``)
-``context``            RoPE past its training length: PI, NTK-aware, dynamic NTK,   09
-                       YaRN, Llama 3.1's rule, the base lower bound
-``real_models``        real models' RoPE settings (``MODEL_CONFIGS``, sourced)      10
+``context``            RoPE past its training length, by Hugging Face's             09
+                       ``rope_type`` (``ROPE_SCALING``): PI (``linear``),
+                       NTK-aware, dynamic NTK, YaRN, Llama 3.1's rule, LongRoPE;
+                       the base lower bound
+``real_models``        real models' RoPE settings (``MODEL_CONFIGS``, Phi-3's       10, 11
+                       LongRoPE config, each sourced), frequencies from a config
 ``inference``          RoPE at inference: the KV cache, dynamic NTK, per-step       10
                        ALiBi/T5 biases
 ``mla``                multi-head latent attention and decoupled RoPE (DeepSeek)    10
 ``practice``           positions in real code: left padding, packing and           11
                        ``cu_seqlens``, bf16/fp16 positions and angles, caches that
                        drop tokens (sliding window, StreamingLLM, sinks, xPos),
-                       Llama 4, Qwen2.5-VL / Qwen3-VL, p-RoPE
+                       Llama 4's NoPE layers
 ``probes``             linear probes per layer, the causal mask's counting signal   12
-``rope_2d``            patches in raster order, axial 2D RoPE, Qwen2-VL's M-RoPE    12
+``rope_2d``            patches in raster order, axial 2D RoPE, M-RoPE (Qwen2-VL's   11, 12
+                       sections, Qwen2.5-VL's time ids, Qwen3-VL's interleaving)
 ``torch_layers``       the encodings as torch modules, the one torch RoPE           05-09
                        (loaded lazily)
 ``position_limit``     ``PositionLimitError``: a table asked for a row it lacks     05
+``text``               aligned tables and markdown tables of printed results        all
 ``task/``              谁咬谁: data (adjacent / anywhere), model, training,          05-11
                        evaluation, experiments
-``exercises/``         ``Verdict`` and every ``check_*``, one file per concept      all
-``quiz`` · ``quiz_banks``  the self-check quiz · its question banks, one per concept   10, 11, 13
-``progress``           the learner's progress file: every check and quiz records    all
-                       its result; ``figures/progress`` shows it
-``course``             the notebooks' titles; the quiz cites notebooks by title     all
-``text`` · ``notebook``  aligned tables · the setup cell, ``progress``              all
-``widgets/``           the engine under every explorer, apart from what it draws:   all
-                       ``spec`` (an explorer as data: controls, ranges, labels,
-                       constraints, main slider, view), ``canvas`` (blitting, glyph
-                       cache, PNG), ``controls``, ``frames`` (the main slider's
-                       figures drawn ahead, switched in the browser), ``static``
-                       (a page with no kernel, ``POSENC_STATIC_FRAMES``: its
-                       docstring is the interface), ``explorer`` (``Explorer``,
-                       everything derived from a spec)
-``figures/``           ``style`` (fonts, axes), then one file per figure family:    all
+``exercises/``         ``Verdict``, the one grading pipeline and every ``check_*``, all
+                       one file per concept; the worksheet's box-by-box checking
+``course/``            the course as data: the notebooks' titles and exercises      all
+                       (read from the notebooks), the quiz banks, the learner's
+                       progress record (``$POSENC_PROGRESS``)
+``ui/``                what a reader clicks, apart from the math: ``engine/``       all
+                       (the widget engine under every explorer: ``spec``, an
+                       explorer as data; ``canvas``; ``controls``; ``frames``, the
+                       main slider's figures drawn ahead; ``static``; ``explorer``),
+                       ``look`` (fonts, labels, axes: below the engine), ``quiz``, ``worksheet``,
+                       ``progress`` (the learner's table and chart), ``notebook``
+                       (the setup cell, ``progress_bar``)
+``figures/``           ``style`` (axes, colours), then one file per figure family:  all
                        its view, its ``plot_*`` and its explorer
 =====================  ===========================================================  ========
 
@@ -62,8 +65,12 @@ such as ``figures/sinusoid.py`` to see the three layers of this course's helpers
 global state) and **explore** (an object that builds one figure and updates its artists in
 place when a slider moves). To add a figure family, add ``figures/<family>.py`` with its view,
 ``plot_*`` and explorer (a class holding an ``ExplorerSpec``: its controls and its view; the
-widgets, checks and frames follow), import them below and register the explorer in
-:data:`EXPLORERS` (one line).
+widgets, checks and frames follow), import them below and add the class to
+:data:`EXPLORERS` (keyed by its spec's name).
+
+Frequencies, from one place each: ``encoding.frequencies`` is the formula ``w_i``; every other
+frequency function starts from it: ``context.rope_frequencies`` (a ``rope_type`` scaling),
+``real_models.rope_frequencies_from_config`` (a model's config), ``rope.p_rope_frequencies``.
 
 Conventions: ``PE[pos, 2i] = sin(pos * w_i)``, ``PE[pos, 2i+1] = cos(pos * w_i)``,
 ``w_i = base ** (-2i / d_model)``, positions from 0; symbols as in notebook 04's box.
@@ -109,7 +116,6 @@ from posenc.attention import (
     token_vectors,
 )
 from posenc.hand_calculation import HandCalculation, hand_calculation
-from posenc.hand_calculation_worksheet import HandCalcWorksheet
 from posenc.distance import (
     LinearFit,
     linear_fit,
@@ -152,6 +158,7 @@ from posenc.rope import (
     rope_complex_score,
     rope_decay_bound,
     rope_pair_coefficients,
+    p_rope_frequencies,
     rope_partial_sums,
     rope_rotate_half,
     rope_rotation,
@@ -168,7 +175,7 @@ from posenc.alibi import (
 )
 from posenc.context import (
     ROPE_SCALING,
-    ROPE_SCALING_METHODS,
+    ROPE_TYPES,
     AngleCoverage,
     beta_digits,
     entropy_invariant_scale,
@@ -184,13 +191,14 @@ from posenc.context import (
 # -- RoPE in real models and at inference: configs, KV cache, MLA (10) -------------------------
 from posenc.real_models import (
     MODEL_CONFIGS,
-    TRAINING_CONTEXT_KEYS,
+    PHI3_LONGROPE_CONFIG,
+    TRAIN_LEN_KEYS,
     model_frequencies,
     rope_frequencies_from_config,
     rope_type,
     rotary_dims,
-    training_context,
-    training_context_key,
+    config_train_len,
+    config_train_len_key,
 )
 from posenc.inference import (
     DecodeResult,
@@ -211,19 +219,15 @@ from posenc.mla import (
 # -- positions in practice: padding, packing, precision, caches, newer layouts (11) -------------
 from posenc.practice import (
     PAD_POSITION_ID,
-    PHI3_LONGROPE_CONFIG,
     POSITION_DTYPES,
     angle_error,
     cu_seqlens,
     llama4_attn_scale,
     llama4_rope_layers,
     masked_rope_attention,
-    mrope_pair_axes,
-    p_rope_frequencies,
     packed_causal_mask,
     packed_position_ids,
     position_ids_from_mask,
-    qwen25_vl_time_ids,
     rope_angles_in,
     rope_score_from_angles,
     sliding_window_mask,
@@ -246,8 +250,10 @@ from posenc.rope_2d import (
     PATCH_LAYOUTS,
     QWEN2_VL_SECTION,
     mrope_angles,
+    mrope_pair_axes,
     mrope_position_ids,
     patch_scores,
+    qwen25_vl_time_ids,
 )
 
 # -- torch: the error is torch-free, the modules load lazily (see _LAZY) -----------------------
@@ -290,7 +296,7 @@ from posenc.task.evaluation import (
 )
 from posenc.task.experiments import (
     CONTEXT_TRAIN_LENGTHS,
-    METHOD_LABELS,
+    ROPE_TYPE_LABELS,
     context_extension_table,
     extrapolation_table,
     format_context_table,
@@ -345,9 +351,6 @@ from posenc.exercises.real_models import (
     check_rotated_dims,
     llama3_slowdown,
 )
-from posenc.quiz import INTERVIEW_QUIZ, PRACTICE, REAL_MODELS, Quiz
-from posenc.progress import progress_path, reset_progress
-from posenc.figures.progress import show_progress
 from posenc.exercises.practice import (
     check_bf16_position,
     check_cu_seqlens,
@@ -357,19 +360,21 @@ from posenc.exercises.practice import (
 from posenc.exercises.probes import check_causal_weight
 from posenc.exercises.rope_2d import check_mrope_text_start, check_raster_offset
 
-# -- text, the setup cell, figure style --------------------------------------------------------
+# -- the reader's side: the quiz, the worksheet, progress, the setup cell ----------------------
+from posenc.course.quiz_banks import INTERVIEW_QUIZ, PRACTICE, REAL_MODELS
+from posenc.course.progress import progress_path, reset_progress
+from posenc.ui.quiz import Quiz
+from posenc.ui.worksheet import HandCalcWorksheet
+from posenc.ui.progress import show_progress
+from posenc.ui.notebook import notebook_setup, progress_bar
+
+# -- text, figure style -----------------------------------------------------------------------
 from posenc.text import format_matrix, markdown_table
-from posenc.notebook import notebook_setup, progress
-from posenc.figures.style import (
-    CJK_INSTALL_HINT,
-    PE_COLORS,
-    PE_STYLES,
-    cjk_font,
-    figure_style,
-)
+from posenc.ui.look import CJK_INSTALL_HINT, cjk_font, figure_style
+from posenc.figures.style import PE_COLORS, PE_STYLES
 
 # -- figures and explorers, one family per file ------------------------------------------------
-from posenc.widgets.explorer import Explorer
+from posenc.ui.engine.explorer import Explorer
 from posenc.figures.permutation import PERMUTATION_SENTENCES, PermutationExplorer, plot_attention
 from posenc.figures.hand_calculation import HandCalcExplorer, plot_hand_calculation
 from posenc.figures.sinusoid import (
@@ -414,24 +419,12 @@ from posenc.figures.practice import plot_angle_error, plot_packing, plot_positio
 from posenc.figures.probes import plot_layer_probes, plot_position_readout
 from posenc.figures.rope_2d import Rope2DExplorer, plot_rope_2d
 
-#: Name -> explorer class, for every explorer the notebooks use (notebooks call the class
-#: itself, ``pl.RopeExplorer()``; tools and tests walk this dict).
-EXPLORERS = {
-    "permutation": PermutationExplorer,
-    "hand_calc": HandCalcExplorer,
-    "clock": ClockExplorer,
-    "heatmap": HeatmapExplorer,
-    "relative": RelativeExplorer,
-    "similarity": SimilarityExplorer,
-    "learned": LearnedTableExplorer,
-    "t5_buckets": T5BucketExplorer,
-    "score_terms": ScoreTermsExplorer,
-    "rope": RopeExplorer,
-    "alibi": AlibiExplorer,
-    "context": ContextExplorer,
-    "real_models": RealModelsExplorer,
-    "rope_2d": Rope2DExplorer,
-}
+#: Name -> explorer class, for every explorer the notebooks use, keyed by each spec's own name
+#: (notebooks call the class itself, ``pl.RopeExplorer()``; tools and tests walk this dict).
+EXPLORERS = {cls.spec.name: cls for cls in (
+    PermutationExplorer, HandCalcExplorer, ClockExplorer, HeatmapExplorer, RelativeExplorer,
+    SimilarityExplorer, LearnedTableExplorer, T5BucketExplorer, ScoreTermsExplorer, RopeExplorer,
+    AlibiExplorer, ContextExplorer, RealModelsExplorer, Rope2DExplorer)}
 
 #: Names that need torch, and the module each lives in (imported on first use).
 _LAZY = {

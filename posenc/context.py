@@ -3,7 +3,7 @@ scaling and YaRN, as the frequencies ``w'_i`` they give each pair, and the per-p
 diagnostics that show why plain RoPE fails there.
 
 The definitions follow the ``rope_scaling`` types open model configs accept (Hugging Face
-transformers, ``modeling_rope_utils``): ``"linear"`` (here ``"pi"``), ``"dynamic"`` (dynamic
+transformers, ``modeling_rope_utils``): ``"linear"`` (position interpolation, PI), ``"dynamic"`` (dynamic
 NTK: the base grows with the current length), ``"yarn"`` and ``"llama3"`` (Llama 3.1's
 wavelength rule). ``"ntk"`` is NTK-aware base scaling in its static form (a fixed factor).
 Introduced in notebook 09_context_extension.
@@ -27,12 +27,16 @@ from .validate import (
     check_real,
 )
 
-#: The scaling methods :func:`rope_frequencies` knows.
-ROPE_SCALING_METHODS = ("none", "pi", "ntk", "yarn")
-#: Every method :func:`rope_frequencies` computes: the four above (the ones the toy model and the
-#: explorer use) and two whose frequencies need more than a factor: ``"dynamic"`` (the current
-#: length ``seq_len``) and ``"llama3"`` (``low_freq_factor``, ``high_freq_factor``).
-_ALL_METHODS = ROPE_SCALING_METHODS + ("dynamic", "llama3")
+#: The RoPE scaling types notebook 09 compares (the toy model and the explorer use them), by
+#: Hugging Face's ``rope_type`` names: no scaling, position interpolation (PI, ``"linear"``),
+#: static NTK-aware scaling and YaRN. :func:`rope_frequencies` also computes ``"dynamic"`` (it
+#: needs the current length ``seq_len``) and ``"llama3"`` (``low_freq_factor``,
+#: ``high_freq_factor``).
+ROPE_TYPES = ("default", "linear", "ntk", "yarn")
+#: The course's earlier names, accepted everywhere a ``rope_type`` is: ``"none"`` is
+#: ``"default"``, ``"pi"`` (position interpolation) is ``"linear"``.
+ROPE_TYPE_ALIASES = {"none": "default", "pi": "linear"}
+_ALL_TYPES = ROPE_TYPES + ("dynamic", "llama3")
 #: YaRN's defaults (the paper's and Hugging Face's): pairs that turn more than 32 times in the
 #: original context are left alone, pairs that turn less than once are interpolated.
 YARN_BETA_FAST = 32.0
@@ -52,12 +56,12 @@ def rotations_per_context(d_model: int, length, base: float = 10000.0) -> np.nda
     return length * frequencies(d_model, check_base(base)) / (2 * math.pi)
 
 
-def yarn_correction_range(d_model: int, original_max_len: int, base: float = 10000.0,
+def yarn_correction_range(d_model: int, train_len: int, base: float = 10000.0,
                           beta_fast: float = YARN_BETA_FAST,
                           beta_slow: float = YARN_BETA_SLOW) -> tuple[int, int]:
     """The pair indices ``(low, high)`` between which YaRN's ramp runs.
 
-    The pair that turns exactly ``r`` times in ``original_max_len`` positions sits at the
+    The pair that turns exactly ``r`` times in ``train_len`` positions sits at the
     (fractional) index ``d·ln(L / (2π r)) / (2 ln base)``. ``low`` is that index for
     ``r = beta_fast`` rounded down, ``high`` the one for ``r = beta_slow`` rounded up, and
     both are clipped to ``[0, d_model - 1]``: the rounding and the clipping are those of
@@ -65,7 +69,7 @@ def yarn_correction_range(d_model: int, original_max_len: int, base: float = 100
     Introduced in notebook 09_context_extension.
     """
     d_model = check_d_model(d_model)
-    length = check_int("original_max_len", original_max_len, 1)
+    length = check_int("train_len", train_len, 1)
     base = check_base(base)
     beta_fast, beta_slow = check_betas(beta_fast, beta_slow)
 
@@ -77,7 +81,7 @@ def yarn_correction_range(d_model: int, original_max_len: int, base: float = 100
     return low, high
 
 
-def yarn_ramp(d_model: int, original_max_len: int, base: float = 10000.0,
+def yarn_ramp(d_model: int, train_len: int, base: float = 10000.0,
               beta_fast: float = YARN_BETA_FAST, beta_slow: float = YARN_BETA_SLOW) -> np.ndarray:
     """YaRN's blend per pair: 0 = keep the original frequency, 1 = interpolate (divide by s).
 
@@ -87,7 +91,7 @@ def yarn_ramp(d_model: int, original_max_len: int, base: float = 10000.0,
     0, pairs turning fewer than ``beta_slow`` times get 1.
     Introduced in notebook 09_context_extension.
     """
-    low, high = yarn_correction_range(d_model, original_max_len, base, beta_fast, beta_slow)
+    low, high = yarn_correction_range(d_model, train_len, base, beta_fast, beta_slow)
     if low == high:
         high = high + 0.001
     i = np.arange(d_model // 2, dtype=float)
@@ -132,47 +136,47 @@ def _scaling_length(scaling: dict, rope_type: str) -> int:
     return check_int(f"rope_scaling[{key!r}]", _scaling_key(scaling, key, rope_type), 1)
 
 
-def _default(head_dim: int, base: float, scaling: dict | None = None, seq_len: int | None = None):
+def _default(d_model: int, base: float, scaling: dict | None = None, seq_len: int | None = None):
     """``"default"``: ``w_i = base^(-2i/d)`` unchanged, attention factor 1."""
-    return frequencies(check_d_model(head_dim), check_base(base)), 1.0
+    return frequencies(check_d_model(d_model), check_base(base)), 1.0
 
 
-def _linear(head_dim: int, base: float, scaling: dict, seq_len: int | None = None):
-    """``"linear"`` (position interpolation, the course's ``"pi"``): every ``w_i / s``."""
-    w, _ = _default(head_dim, base)
+def _linear(d_model: int, base: float, scaling: dict, seq_len: int | None = None):
+    """``"linear"`` (position interpolation, PI): every ``w_i / s``."""
+    w, _ = _default(d_model, base)
     return w / _scaling_factor(scaling, "linear"), 1.0
 
 
-def _ntk_base(head_dim: int, base: float, effective: float) -> np.ndarray:
+def _ntk_base(d_model: int, base: float, effective: float) -> np.ndarray:
     """Frequencies with the NTK-aware base ``base · effective^(d/(d-2))`` (static and dynamic)."""
-    head_dim = check_d_model(head_dim)
-    if head_dim < 4:
+    d_model = check_d_model(d_model)
+    if d_model < 4:
         raise ValueError("NTK-aware scaling needs d_model >= 4 (the exponent is d/(d-2)) / "
                          "NTK-aware 缩放要求 d_model >= 4（指数是 d/(d−2)）")
-    return frequencies(head_dim, check_base(base) * effective ** (head_dim / (head_dim - 2)))
+    return frequencies(d_model, check_base(base) * effective ** (d_model / (d_model - 2)))
 
 
-def _ntk(head_dim: int, base: float, scaling: dict, seq_len: int | None = None):
+def _ntk(d_model: int, base: float, scaling: dict, seq_len: int | None = None):
     """``"ntk"`` (the course's static NTK-aware; Hugging Face has no such type): a fixed larger base."""
-    return _ntk_base(head_dim, base, _scaling_factor(scaling, "ntk")), 1.0
+    return _ntk_base(d_model, base, _scaling_factor(scaling, "ntk")), 1.0
 
 
-def _dynamic(head_dim: int, base: float, scaling: dict, seq_len: int | None = None):
+def _dynamic(d_model: int, base: float, scaling: dict, seq_len: int | None = None):
     """``"dynamic"`` (dynamic NTK): the base grows with the current length ``seq_len``."""
     factor = _scaling_factor(scaling, "dynamic")
     original = _scaling_length(scaling, "dynamic")
     length = original if seq_len is None else max(check_int("seq_len", seq_len, 1), original)
-    return _ntk_base(head_dim, base, factor * length / original - (factor - 1.0)), 1.0
+    return _ntk_base(d_model, base, factor * length / original - (factor - 1.0)), 1.0
 
 
-def _yarn(head_dim: int, base: float, scaling: dict, seq_len: int | None = None):
+def _yarn(d_model: int, base: float, scaling: dict, seq_len: int | None = None):
     """``"yarn"``: the ramp between keeping and interpolating each pair, and the attention factor."""
     factor = _scaling_factor(scaling, "yarn")
     original = _scaling_length(scaling, "yarn")
     beta_fast = _scaling_key(scaling, "beta_fast", "yarn", YARN_BETA_FAST)
     beta_slow = _scaling_key(scaling, "beta_slow", "yarn", YARN_BETA_SLOW)
-    w, _ = _default(head_dim, base)
-    gamma = yarn_ramp(head_dim, original, base, beta_fast, beta_slow)
+    w, _ = _default(d_model, base)
+    gamma = yarn_ramp(d_model, original, base, beta_fast, beta_slow)
     attention = scaling.get("attention_factor")
     mscale, mscale_all_dim = scaling.get("mscale"), scaling.get("mscale_all_dim")
     if attention is not None:
@@ -201,22 +205,22 @@ def _pair_factors(scaling: dict, key: str, pairs: int) -> np.ndarray:
     return factors
 
 
-def _longrope(head_dim: int, base: float, scaling: dict, seq_len: int | None = None):
+def _longrope(d_model: int, base: float, scaling: dict, seq_len: int | None = None):
     """``"longrope"`` (Phi-3): pair i turns at ``w_i / λ_i``, the divisors λ searched per pair.
 
     ``short_factor`` up to the training length ``L = original_max_position_embeddings``,
     ``long_factor`` once ``seq_len > L``; attention factor ``sqrt(1 + ln s / ln L)`` (1 when
     s <= 1) unless the config gives ``attention_factor``.
     """
-    head_dim = check_d_model(head_dim)
+    d_model = check_d_model(d_model)
     original = _scaling_length(scaling, "longrope")
     factor = _scaling_factor(scaling, "longrope")
     if seq_len is not None:
         seq_len = check_int("seq_len", seq_len, 1)
-    short = _pair_factors(scaling, "short_factor", head_dim // 2)
-    long = _pair_factors(scaling, "long_factor", head_dim // 2)
+    short = _pair_factors(scaling, "short_factor", d_model // 2)
+    long = _pair_factors(scaling, "long_factor", d_model // 2)
     divisors = long if seq_len is not None and seq_len > original else short
-    w, _ = _default(head_dim, base)
+    w, _ = _default(d_model, base)
     attention = scaling.get("attention_factor")
     if attention is not None:
         attention = check_real("rope_scaling['attention_factor']", attention, greater_than=0.0)
@@ -228,22 +232,22 @@ def _longrope(head_dim: int, base: float, scaling: dict, seq_len: int | None = N
 
 
 def llama3_frequencies(inv_freq, factor: float, low_freq_factor: float, high_freq_factor: float,
-                       original_max_len: int) -> np.ndarray:
+                       train_len: int) -> np.ndarray:
     """Llama 3.1's rule applied to the frequencies ``inv_freq``, by wavelength ``λ = 2π / w``:
     ``λ < L / high_freq_factor`` unchanged, ``λ > L / low_freq_factor`` divided by ``factor``,
     in between ``(1 − t)·w/factor + t·w`` with ``t = (L/λ − low_freq_factor) / (high_freq_factor −
-    low_freq_factor)``, ``L = original_max_len`` (meta-llama's ``apply_scaling``).
+    low_freq_factor)``, ``L = train_len`` (meta-llama's ``apply_scaling``).
     Introduced in notebook 09_context_extension.
     """
     w = check_array("inv_freq", inv_freq)
     wavelength = 2 * math.pi / w
-    t = (original_max_len / wavelength - low_freq_factor) / (high_freq_factor - low_freq_factor)
+    t = (train_len / wavelength - low_freq_factor) / (high_freq_factor - low_freq_factor)
     blended = (1.0 - t) * w / factor + t * w
-    out = np.where(wavelength > original_max_len / low_freq_factor, w / factor, blended)
-    return np.where(wavelength < original_max_len / high_freq_factor, w, out)
+    out = np.where(wavelength > train_len / low_freq_factor, w / factor, blended)
+    return np.where(wavelength < train_len / high_freq_factor, w, out)
 
 
-def _llama3(head_dim: int, base: float, scaling: dict, seq_len: int | None = None):
+def _llama3(d_model: int, base: float, scaling: dict, seq_len: int | None = None):
     """``"llama3"`` (Llama 3.1): by wavelength, keep the fast pairs, divide the slow ones by s,
     blend in between."""
     factor = _scaling_factor(scaling, "llama3")
@@ -252,11 +256,11 @@ def _llama3(head_dim: int, base: float, scaling: dict, seq_len: int | None = Non
                      _scaling_key(scaling, "low_freq_factor", "llama3"), greater_than=0.0)
     high = check_real("rope_scaling['high_freq_factor']",
                       _scaling_key(scaling, "high_freq_factor", "llama3"), greater_than=low)
-    return llama3_frequencies(_default(head_dim, base)[0], factor, low, high, original), 1.0
+    return llama3_frequencies(_default(d_model, base)[0], factor, low, high, original), 1.0
 
 
 #: RoPE scaling by Hugging Face's ``rope_type`` name (``transformers``' ``ROPE_INIT_FUNCTIONS``):
-#: each value is ``fn(head_dim, base, scaling, seq_len=None) -> (inv_freq, attention_factor)``,
+#: each value is ``fn(d_model, base, scaling, seq_len=None) -> (inv_freq, attention_factor)``,
 #: ``scaling`` a config's ``rope_scaling`` dict (``factor``, ``original_max_position_embeddings``
 #: and the type's own keys), ``seq_len`` the current length (``dynamic`` and ``longrope`` use it).
 #: ``"ntk"`` is the course's static NTK-aware scaling, which Hugging Face has no type for.
@@ -270,13 +274,18 @@ ROPE_SCALING = {
     "llama3": _llama3,
     "ntk": _ntk,
 }
-#: The course's method names (notebook 09) -> Hugging Face's ``rope_type``.
-_METHOD_TYPES = {"none": "default", "pi": "linear", "ntk": "ntk", "yarn": "yarn",
-                 "dynamic": "dynamic", "llama3": "llama3"}
 
 
-def rope_frequencies(d_model: int, base: float = 10000.0, method: str = "none", factor: float = 1.0,
-                     original_max_len: int | None = None, beta_fast: float = YARN_BETA_FAST,
+def check_rope_type(rope_type, allowed=_ALL_TYPES) -> str:
+    """``rope_type`` as a Hugging Face ``rope_type`` name among ``allowed`` (an alias of
+    :data:`ROPE_TYPE_ALIASES` becomes its name), or the course's ValueError naming them."""
+    if isinstance(rope_type, str):
+        rope_type = ROPE_TYPE_ALIASES.get(rope_type.strip(), rope_type.strip())
+    return check_one_of("rope_type", rope_type, allowed)
+
+
+def rope_frequencies(d_model: int, base: float = 10000.0, rope_type: str = "default", factor: float = 1.0,
+                     train_len: int | None = None, beta_fast: float = YARN_BETA_FAST,
                      beta_slow: float = YARN_BETA_SLOW, seq_len: int | None = None,
                      low_freq_factor: float = 1.0, high_freq_factor: float = 4.0) -> tuple[np.ndarray, float]:
     """RoPE's per-pair frequencies ``w'_i`` after context-extension scaling, and the attention factor.
@@ -284,26 +293,26 @@ def rope_frequencies(d_model: int, base: float = 10000.0, method: str = "none", 
     Returns ``(inv_freq, attention_factor)``, ``inv_freq`` of length d_model/2 (pair i turns by
     ``pos · inv_freq[i]``), ``s = factor``:
 
-    * ``"none"``: ``w_i = base^(-2i/d)`` unchanged (``factor`` is ignored); attention factor 1.
-    * ``"pi"`` (position interpolation; Hugging Face ``"linear"``): ``w_i / s`` for every pair,
+    * ``"default"`` (alias ``"none"``): ``w_i = base^(-2i/d)`` unchanged (``factor`` is
+      ignored); attention factor 1.
+    * ``"linear"`` (position interpolation, PI; alias ``"pi"``): ``w_i / s`` for every pair,
       the same as dividing every position by s.
     * ``"ntk"`` (NTK-aware): a larger base ``base' = base · s^(d/(d-2))``; the fastest pair
       (i = 0) keeps its frequency, the slowest (i = d/2 - 1) is divided by exactly s.
       Needs d_model >= 4.
     * ``"yarn"``: per pair, a blend ``w_i · (1 - γ_i) + (w_i / s) · γ_i`` with γ from
-      :func:`yarn_ramp` (defined on the pair's turns in ``original_max_len`` positions, the
+      :func:`yarn_ramp` (defined on the pair's turns in ``train_len`` positions, the
       context the model was trained on; required), and attention factor ``0.1·ln(s) + 1``.
-    * ``"dynamic"`` (dynamic NTK; Hugging Face ``"dynamic"``): with ``L = original_max_len``
+    * ``"dynamic"`` (dynamic NTK): with ``L = train_len``
       (required) and the current length ``L' = max(seq_len, L)`` (``seq_len=None`` means L),
       the base ``base · ((s·L'/L) - (s - 1))^(d/(d-2))``: nothing changes up to L, and at
       ``L' = 2L`` with s = 4 the effective factor is 5, not 2. Needs d_model >= 4.
-    * ``"llama3"`` (Llama 3.1; Hugging Face ``"llama3"``): by wavelength ``λ_i = 2π / w_i``
-      against ``L = original_max_len`` (required): ``λ_i < L / high_freq_factor`` unchanged,
+    * ``"llama3"`` (Llama 3.1): by wavelength ``λ_i = 2π / w_i``
+      against ``L = train_len`` (required): ``λ_i < L / high_freq_factor`` unchanged,
       ``λ_i > L / low_freq_factor`` divided by s, in between ``(1 - t)·w_i/s + t·w_i`` with
       ``t = (L/λ_i - low_freq_factor) / (high_freq_factor - low_freq_factor)``.
 
-    Each method is the :data:`ROPE_SCALING` function of its Hugging Face name (``"none"`` is
-    ``"default"``, ``"pi"`` is ``"linear"``); a model's ``config.json`` goes through
+    Each type is the :data:`ROPE_SCALING` function of that name; a model's ``config.json`` goes through
     :func:`~posenc.real_models.rope_frequencies_from_config` instead.
     The attention factor multiplies cos and sin (so q and κ), as in the reference code.
     ``factor`` is s = L' / L, the target length over the training length: below 1 (a target
@@ -313,22 +322,22 @@ def rope_frequencies(d_model: int, base: float = 10000.0, method: str = "none", 
     """
     d_model = check_d_model(d_model)
     base = check_base(base)
-    method = check_one_of("method", method, _ALL_METHODS)
+    rope_type = check_rope_type(rope_type)
     factor = check_factor(factor)
     beta_fast, beta_slow = check_betas(beta_fast, beta_slow)
-    if original_max_len is not None:
-        original_max_len = check_int("original_max_len", original_max_len, 1)
+    if train_len is not None:
+        train_len = check_int("train_len", train_len, 1)
     if seq_len is not None:
         seq_len = check_int("seq_len", seq_len, 1)
     low_freq_factor = check_real("low_freq_factor", low_freq_factor, greater_than=0.0)
     high_freq_factor = check_real("high_freq_factor", high_freq_factor, greater_than=low_freq_factor)
-    if method in ("yarn", "dynamic", "llama3") and original_max_len is None:
-        raise ValueError(f"method={method!r} needs original_max_len (the training context length) / "
-                         f"method={method!r} 需要 original_max_len（训练时的上下文长度）")
-    scaling = {"factor": factor, "original_max_position_embeddings": original_max_len,
+    if rope_type in ("yarn", "dynamic", "llama3") and train_len is None:
+        raise ValueError(f"rope_type={rope_type!r} needs train_len (the training context length) / "
+                         f"rope_type={rope_type!r} 需要 train_len（训练时的上下文长度）")
+    scaling = {"factor": factor, "original_max_position_embeddings": train_len,
                "beta_fast": beta_fast, "beta_slow": beta_slow,
                "low_freq_factor": low_freq_factor, "high_freq_factor": high_freq_factor}
-    return ROPE_SCALING[_METHOD_TYPES[method]](d_model, base, scaling, seq_len)
+    return ROPE_SCALING[rope_type](d_model, base, scaling, seq_len)
 
 
 @dataclass
@@ -357,12 +366,12 @@ class AngleCoverage:
 
 
 def rope_angle_coverage(d_model: int, train_len: int, target_len: int, base: float = 10000.0,
-                        method: str = "none", factor: float = 1.0, beta_fast: float = YARN_BETA_FAST,
+                        rope_type: str = "default", factor: float = 1.0, beta_fast: float = YARN_BETA_FAST,
                         beta_slow: float = YARN_BETA_SLOW) -> AngleCoverage:
     """Which angles each pair saw in training (length ``train_len``) and which it meets at ``target_len``.
 
     Training uses the original frequencies; the target uses :func:`rope_frequencies` with
-    ``method``, ``factor`` and ``original_max_len = train_len``. A pair whose wavelength
+    ``rope_type``, ``factor`` and ``train_len``. A pair whose wavelength
     exceeds the training length never completes a turn in training; past that length plain
     RoPE turns it further than it ever turned, and those angles are ``unseen``. A
     ``target_len`` at or below ``train_len`` needs no extension: every angle was seen in
@@ -374,7 +383,7 @@ def rope_angle_coverage(d_model: int, train_len: int, target_len: int, base: flo
     target_len = check_int("target_len", target_len, 2)
     base = check_base(base)
     w = frequencies(d_model, base)
-    scaled, att = rope_frequencies(d_model, base, method, factor, train_len, beta_fast, beta_slow)
+    scaled, att = rope_frequencies(d_model, base, rope_type, factor, train_len, beta_fast, beta_slow)
     train_angle = (train_len - 1) * w
     target_angle = (target_len - 1) * scaled
     full_turn = train_angle >= 2 * math.pi
@@ -384,8 +393,8 @@ def rope_angle_coverage(d_model: int, train_len: int, target_len: int, base: flo
                          full_turn=full_turn, unseen=unseen, attention_factor=att)
 
 
-def rope_scaled_score(d_model: int, offsets, base: float = 10000.0, method: str = "none",
-                      factor: float = 1.0, original_max_len: int | None = None,
+def rope_scaled_score(d_model: int, offsets, base: float = 10000.0, rope_type: str = "default",
+                      factor: float = 1.0, train_len: int | None = None,
                       beta_fast: float = YARN_BETA_FAST, beta_slow: float = YARN_BETA_SLOW,
                       with_attention_factor: bool = False) -> np.ndarray:
     """The score of a query with a key equal to it, against the offset k, after scaling.
@@ -395,7 +404,7 @@ def rope_scaled_score(d_model: int, offsets, base: float = 10000.0, method: str 
     multiplies it by ``attention_factor²`` (YaRN scales both q and κ by the factor).
     Drawn by :func:`plot_rope_scaling` and ``ContextExplorer`` (notebook 09_context_extension).
     """
-    scaled, att = rope_frequencies(d_model, base, method, factor, original_max_len, beta_fast, beta_slow)
+    scaled, att = rope_frequencies(d_model, base, rope_type, factor, train_len, beta_fast, beta_slow)
     ks = check_array("offsets", offsets)
     curve = np.cos(np.multiply.outer(ks, scaled)).mean(axis=-1)
     return att ** 2 * curve if with_attention_factor else curve

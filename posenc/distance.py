@@ -77,7 +77,7 @@ def linear_fit(features, targets, intercept: bool = True, ridge: float = 0.0) ->
     return LinearFit(coef, b, r2, float(np.abs(resid).max()))
 
 
-def _small_matmul(a, b) -> np.ndarray:
+def small_matmul(a, b) -> np.ndarray:
     """``a @ b`` through einsum's own loop, not BLAS.
 
     The slider callbacks multiply small matrices; OpenBLAS would wake its worker threads for
@@ -86,7 +86,7 @@ def _small_matmul(a, b) -> np.ndarray:
     return np.einsum("ij,jk->ik", a, b)
 
 
-def _by_offset(g, k_max: int) -> np.ndarray:
+def by_offset(g, k_max: int) -> np.ndarray:
     """Scores by query position and offset from scores by query and key position.
 
     ``g[r, c]`` is the score of query row r against the key at column c, where column c sits
@@ -110,8 +110,8 @@ def score_matrix(seq_len: int, d_model: int, base: float = 10000.0, w_q=None, w_
     pe = sinusoidal_encoding(seq_len, d_model, base)
     w_q, w_k = check_projections(d_model, w_q, w_k)
     if w_q is None:
-        return _small_matmul(pe, pe.T)
-    return _small_matmul(_small_matmul(pe, w_q), _small_matmul(pe, w_k).T)
+        return small_matmul(pe, pe.T)
+    return small_matmul(small_matmul(pe, w_q), small_matmul(pe, w_k).T)
 
 
 def offset_scores(d_model: int, base: float = 10000.0, seq_len: int = 64, k_max: int = 64,
@@ -131,8 +131,8 @@ def offset_scores(d_model: int, base: float = 10000.0, seq_len: int = 64, k_max:
     keys = encode_positions(np.arange(-k_max, seq_len + k_max, dtype=float), d_model, base)
     if w_q is not None:
         # (PE W_q)·(PE' W_k) = PE (W_q W_k^T) PE'^T: one d x d product instead of projecting every key
-        q = _small_matmul(q, _small_matmul(w_q, w_k.T))
-    return _by_offset(_small_matmul(q, keys.T), k_max)  # key column c is position c - k_max
+        q = small_matmul(q, small_matmul(w_q, w_k.T))
+    return by_offset(small_matmul(q, keys.T), k_max)  # key column c is position c - k_max
 
 
 def offset_structure(scores) -> dict:

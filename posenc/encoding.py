@@ -100,7 +100,7 @@ def split_permutation(d_model: int) -> np.ndarray:
     return np.concatenate([np.arange(0, d_model, 2), np.arange(1, d_model, 2)])
 
 
-def _pair_rotation_matrix(angles) -> np.ndarray:
+def pair_rotation_matrix(angles) -> np.ndarray:
     """The matrix that turns pair i, (x_2i, x_2i+1), counter-clockwise by ``angles[i]``.
 
     Block-diagonal, one 2x2 rotation ``[[cos a, -sin a], [sin a, cos a]]`` per angle
@@ -128,7 +128,7 @@ def relative_rotation(k: float, d_model: int, base: float = 10000.0) -> np.ndarr
     Introduced in notebook 04_relative_position.
     """
     k = check_real("k", k)
-    return _pair_rotation_matrix(-k * frequencies(d_model, base))
+    return pair_rotation_matrix(-k * frequencies(d_model, base))
 
 
 def rotation_error(k, d_model: int, positions=None, base: float = 10000.0) -> float:

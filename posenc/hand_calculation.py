@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .encoding import sinusoidal_encoding
-from .text import _aligned_table, _format_vector
+from .text import aligned_table, format_vector
 from .validate import (
     check_array,
     check_base,
@@ -39,7 +39,7 @@ class HandCalculation:
     def rows(self) -> list[tuple]:
         """(token, pos, word vector, PE, output) per token, vectors as 4-decimal strings."""
         return [
-            (t, int(p), _format_vector(w), _format_vector(e), _format_vector(o))
+            (t, int(p), format_vector(w), format_vector(e), format_vector(o))
             for t, p, w, e, o in zip(self.tokens, self.positions, self.word_vectors,
                                      self.encodings, self.outputs)
         ]
@@ -52,7 +52,7 @@ class HandCalculation:
         return f"d_model = {self.d_model}，base = {self.base:g}"
 
     def __str__(self) -> str:
-        return "\n".join([self.caption(), *_aligned_table(self.HEAD, self.rows())])
+        return "\n".join([self.caption(), *aligned_table(self.HEAD, self.rows())])
 
     def __repr__(self) -> str:
         return str(self)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .rope import rope as _rotate
+from .rope import rope as rotate  # mla_scores has an argument named rope
 from .validate import check_base, check_matrix
 
 
@@ -31,7 +31,7 @@ def mla_scores(h, c, w_q, w_uk, rope: bool = False, base: float = 10000.0) -> np
     q, k = h @ w_q, c @ w_uk
     if rope:
         base = check_base(base)
-        q, k = _rotate(q, _positions(len(q)), base), _rotate(k, _positions(len(k)), base)
+        q, k = rotate(q, _positions(len(q)), base), rotate(k, _positions(len(k)), base)
     return q @ k.T
 
 
@@ -73,7 +73,7 @@ def mla_decoupled_scores(h, c, w_q, w_uk, w_qr, w_kr, base: float = 10000.0, abs
         content = mla_scores(h, c, w_q, w_uk)
     base = check_base(base)
     pos = _positions(len(h))
-    qr, kr = _rotate(h @ w_qr, pos, base), _rotate(h @ w_kr, pos, base)
+    qr, kr = rotate(h @ w_qr, pos, base), rotate(h @ w_kr, pos, base)
     return content + qr @ kr.T
 
 

@@ -4,8 +4,9 @@ Left padding in batched generation (Hugging Face's ``cumsum(attention_mask) - 1`
 several documents into one row (position ids that restart, the block-diagonal causal mask,
 ``cu_seqlens``), the precision of positions and angles (bf16 / fp16 / fp32 against float64),
 caches that drop tokens (a sliding window, StreamingLLM's sinks and re-assigned positions,
-gpt-oss's learned sink logit, xPos's decay), and the newer layouts: Llama 4's NoPE layers and
-attention temperature, Qwen2.5-VL's absolute time ids, Qwen3-VL's interleaved M-RoPE, p-RoPE.
+gpt-oss's learned sink logit, xPos's decay), and Llama 4's NoPE layers and attention
+temperature. (Phi-3's LongRoPE config is in :mod:`posenc.real_models`, Qwen2.5-VL's time ids and
+Qwen3-VL's interleaved M-RoPE in :mod:`posenc.rope_2d`, p-RoPE in :mod:`posenc.rope`.)
 
 Every function follows a public reference implementation its docstring names. Torch is used
 only by the precision helpers (loaded on first call): bf16 and fp16 are torch dtypes.
@@ -23,40 +24,6 @@ from .validate import check_array, check_base, check_int, check_one_of, check_po
 PAD_POSITION_ID = 1
 #: The dtypes the precision helpers know, narrowest first.
 POSITION_DTYPES = ("bfloat16", "float16", "float32", "float64")
-
-#: Phi-3's LongRoPE: the RoPE keys of Phi-3-vision-128k-instruct's config.json, copied in
-#: huggingface/diffusers ``tests/pipelines/omnigen/test_pipeline_omnigen.py`` (commit 286990d). The file
-#: writes ``"type": "su"``; Hugging Face's ``Phi3Config`` (``models/phi3/configuration_phi3.py``) reads
-#: that name as ``"longrope"``, the key used here. One short and one long divisor per pair (48 pairs).
-PHI3_LONGROPE_CONFIG = {
-    "hidden_size": 3072, "num_attention_heads": 32, "max_position_embeddings": 131072,
-    "original_max_position_embeddings": 4096, "rope_theta": 10000.0,
-    "rope_scaling": {"rope_type": "longrope", "short_factor": [
-    1.05, 1.05, 1.05, 1.1, 1.1, 1.1, 1.2500000000000002, 1.2500000000000002, 1.4000000000000004,
-    1.4500000000000004, 1.5500000000000005, 1.8500000000000008, 1.9000000000000008, 2.000000000000001,
-    2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001,
-    2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001,
-    2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001,
-    2.000000000000001, 2.000000000000001, 2.000000000000001, 2.1000000000000005, 2.1000000000000005,
-    2.2, 2.3499999999999996, 2.3499999999999996, 2.3499999999999996, 2.3499999999999996,
-    2.3999999999999995, 2.3999999999999995, 2.6499999999999986, 2.6999999999999984, 2.8999999999999977,
-    2.9499999999999975, 3.049999999999997, 3.049999999999997, 3.049999999999997,
-    ], "long_factor": [
-    1.0299999713897705, 1.0499999523162842, 1.0499999523162842, 1.0799999237060547, 1.2299998998641968,
-    1.2299998998641968, 1.2999999523162842, 1.4499999284744263, 1.5999999046325684, 1.6499998569488525,
-    1.8999998569488525, 2.859999895095825, 3.68999981880188, 5.419999599456787, 5.489999771118164,
-    5.489999771118164, 9.09000015258789, 11.579999923706055, 15.65999984741211, 15.769999504089355,
-    15.789999961853027, 18.360000610351562, 21.989999771118164, 23.079999923706055, 30.009998321533203,
-    32.35000228881836, 32.590003967285156, 35.56000518798828, 39.95000457763672, 53.840003967285156,
-    56.20000457763672, 57.95000457763672, 59.29000473022461, 59.77000427246094, 59.920005798339844,
-    61.190006256103516, 61.96000671386719, 62.50000762939453, 63.3700065612793, 63.48000717163086,
-    63.48000717163086, 63.66000747680664, 63.850006103515625, 64.08000946044922, 64.760009765625,
-    64.80001068115234, 64.81001281738281, 64.81001281738281,
-    ]},
-    "source": "huggingface/diffusers tests/pipelines/omnigen/test_pipeline_omnigen.py @286990d "
-              "(Phi-3-vision-128k-instruct's config.json; \"su\" = \"longrope\" in transformers' configuration_phi3.py)",
-}
-
 
 def _mask(attention_mask) -> np.ndarray:
     mask = np.asarray(attention_mask)
@@ -293,52 +260,3 @@ def llama4_attn_scale(positions, floor_scale: float = 8192, attn_scale: float = 
     floor_scale = check_real("floor_scale", floor_scale, greater_than=0.0)
     attn_scale = check_real("attn_scale", attn_scale)
     return np.log(np.floor((pos + 1.0) / floor_scale) + 1.0) * attn_scale + 1.0
-
-
-def qwen25_vl_time_ids(grid_t: int, second_per_grid_t: float, tokens_per_second: float) -> np.ndarray:
-    """Qwen2.5-VL's temporal position id of each of a video's ``grid_t`` temporal patches:
-    ``(arange(grid_t) · second_per_grid_t · tokens_per_second)`` truncated to integers
-    (``get_rope_index`` in ``modeling_qwen2_5_vl.py``): the id follows seconds, not frame
-    count. Introduced in notebook 11_positions_in_practice.
-    """
-    grid_t = check_int("grid_t", grid_t, 1, 100000)
-    sec = check_real("second_per_grid_t", second_per_grid_t, minimum=0.0)
-    tps = check_real("tokens_per_second", tokens_per_second, minimum=0.0)
-    return (np.arange(grid_t) * sec * tps).astype(np.int64)
-
-
-def mrope_pair_axes(section, interleaved: bool = False) -> np.ndarray:
-    """Which position id (0 = t, 1 = h, 2 = w) each frequency pair of an M-RoPE head follows.
-
-    ``interleaved=False`` (Qwen2-VL): contiguous blocks of ``section[0]``, ``section[1]``,
-    ``section[2]`` pairs. ``interleaved=True`` (Qwen3-VL's ``apply_interleaved_mrope``): start
-    with t everywhere, then pairs ``1, 4, 7, … < 3·section[1]`` follow h and ``2, 5, 8, … <
-    3·section[2]`` follow w. Introduced in notebook 11_positions_in_practice.
-    """
-    if not isinstance(section, (tuple, list, np.ndarray)) or len(section) != 3:
-        raise ValueError(f"section must be three integers (t, h, w), got {section!r} / section 必须是三个整数")
-    sec = [check_int(f"section[{i}]", v, 0, 4096) for i, v in enumerate(section)]
-    pairs = sum(sec)
-    if not interleaved:
-        return np.repeat(np.arange(3), sec)
-    if 3 * max(sec[1], sec[2]) > pairs + 2:
-        raise ValueError(f"section {sec} cannot be interleaved: 3·section[1] and 3·section[2] must fit in "
-                         f"{pairs} pairs / 这个 section 无法交错排列")
-    axes = np.zeros(pairs, dtype=np.int64)
-    for dim in (1, 2):
-        axes[dim:3 * sec[dim]:3] = dim
-    return axes
-
-
-def p_rope_frequencies(head_dim: int, p: float, base: float = 10000.0) -> np.ndarray:
-    """p-RoPE (Barbero et al. 2024, "Round and Round We Go!"): keep the fastest fraction ``p``
-    of a head's RoPE frequencies and set the slowest ``1 − p`` to 0 (those pairs are not
-    rotated), shape (head_dim // 2,). Unlike GPT-NeoX's partial rotary, the kept pairs keep the
-    frequencies of the full head. Introduced in notebook 11_positions_in_practice.
-    """
-    head_dim = check_int("head_dim", head_dim, 2, 4096)
-    p = check_real("p", p, minimum=0.0, maximum=1.0)
-    w = frequencies(head_dim, base)
-    keep = int(round(p * len(w)))
-    w[keep:] = 0.0
-    return w

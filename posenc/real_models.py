@@ -4,7 +4,7 @@ names its ``source``), and the per-pair frequencies those settings give.
 
 Keys follow the Hugging Face ``config.json`` names (``rope_theta``,
 ``max_position_embeddings``, ``rope_scaling`` with its ``rope_type``,
-``partial_rotary_factor``); ``training_length`` (with ``training_length_source``) where a paper or
+``partial_rotary_factor``); ``train_len`` (with ``train_len_source``) where a paper or
 report states the length the model was trained on. ``head_dim`` is the config's own when it has one, else
 ``hidden_size / num_attention_heads`` (the source says which). Every number was read from the
 file named in ``source``; models whose files could not be read are left out, not guessed.
@@ -47,10 +47,10 @@ MODEL_CONFIGS = {
     },
     "Mistral-7B-v0.1": {
         "head_dim": 128, "rope_theta": 10000.0, "max_position_embeddings": 32768, "rope_scaling": None,
-        "partial_rotary_factor": 1.0, "sliding_window": 4096, "training_length": 8192,
+        "partial_rotary_factor": 1.0, "sliding_window": 4096, "train_len": 8192,
         "source": (_MLC + " 'mistral_7b' (config.json; head_dim = 4096 / 32; the preset names the window "
                    "'sliding_window_size': 4096)"),
-        "training_length_source": ("Jiang et al. 2023, Mistral 7B (arXiv 2310.06825), Table 1 'Model architecture': "
+        "train_len_source": ("Jiang et al. 2023, Mistral 7B (arXiv 2310.06825), Table 1 'Model architecture': "
                                    "context_len 8192, window_size 4096; read in the transcription "
                                    "viktor-shcherb/msc_thesis references/2023-10-mistral-7b/sections/"
                                    "02_architectural-details.md"),
@@ -66,8 +66,8 @@ MODEL_CONFIGS = {
         "source": ("citsjtu2020/LLM-Prof sglang/Model_Config.md (a copy of the config.json of Qwen2.5-7B: "
                    "hidden_size 3584, num_attention_heads 28, so head_dim = 128; rope_theta 1000000.0, "
                    "max_position_embeddings 131072, no rope_scaling)"),
-        "training_length": 32768,
-        "training_length_source": ("Qwen2.5 Technical Report (arXiv 2412.15115), section 3.3 Long-context "
+        "train_len": 32768,
+        "train_len_source": ("Qwen2.5 Technical Report (arXiv 2412.15115), section 3.3 Long-context "
                                    "Pre-training: 'we extend the context length from 4,096 to 32,768 tokens during "
                                    "the final pre-training stage for all model variants except Qwen2.5-Turbo' (and "
                                    "raise the RoPE base from 10,000 to 1,000,000); Table 1 lists the 7B's context "
@@ -112,6 +112,39 @@ MODEL_CONFIGS = {
     },
 }
 
+#: Phi-3's LongRoPE: the RoPE keys of Phi-3-vision-128k-instruct's config.json, copied in
+#: huggingface/diffusers ``tests/pipelines/omnigen/test_pipeline_omnigen.py`` (commit 286990d). The file
+#: writes ``"type": "su"``; Hugging Face's ``Phi3Config`` (``models/phi3/configuration_phi3.py``) reads
+#: that name as ``"longrope"``, the key used here. One short and one long divisor per pair (48 pairs).
+PHI3_LONGROPE_CONFIG = {
+    "hidden_size": 3072, "num_attention_heads": 32, "max_position_embeddings": 131072,
+    "original_max_position_embeddings": 4096, "rope_theta": 10000.0,
+    "rope_scaling": {"rope_type": "longrope", "short_factor": [
+    1.05, 1.05, 1.05, 1.1, 1.1, 1.1, 1.2500000000000002, 1.2500000000000002, 1.4000000000000004,
+    1.4500000000000004, 1.5500000000000005, 1.8500000000000008, 1.9000000000000008, 2.000000000000001,
+    2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001,
+    2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001,
+    2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001,
+    2.000000000000001, 2.000000000000001, 2.000000000000001, 2.1000000000000005, 2.1000000000000005,
+    2.2, 2.3499999999999996, 2.3499999999999996, 2.3499999999999996, 2.3499999999999996,
+    2.3999999999999995, 2.3999999999999995, 2.6499999999999986, 2.6999999999999984, 2.8999999999999977,
+    2.9499999999999975, 3.049999999999997, 3.049999999999997, 3.049999999999997,
+    ], "long_factor": [
+    1.0299999713897705, 1.0499999523162842, 1.0499999523162842, 1.0799999237060547, 1.2299998998641968,
+    1.2299998998641968, 1.2999999523162842, 1.4499999284744263, 1.5999999046325684, 1.6499998569488525,
+    1.8999998569488525, 2.859999895095825, 3.68999981880188, 5.419999599456787, 5.489999771118164,
+    5.489999771118164, 9.09000015258789, 11.579999923706055, 15.65999984741211, 15.769999504089355,
+    15.789999961853027, 18.360000610351562, 21.989999771118164, 23.079999923706055, 30.009998321533203,
+    32.35000228881836, 32.590003967285156, 35.56000518798828, 39.95000457763672, 53.840003967285156,
+    56.20000457763672, 57.95000457763672, 59.29000473022461, 59.77000427246094, 59.920005798339844,
+    61.190006256103516, 61.96000671386719, 62.50000762939453, 63.3700065612793, 63.48000717163086,
+    63.48000717163086, 63.66000747680664, 63.850006103515625, 64.08000946044922, 64.760009765625,
+    64.80001068115234, 64.81001281738281, 64.81001281738281,
+    ]},
+    "source": "huggingface/diffusers tests/pipelines/omnigen/test_pipeline_omnigen.py @286990d "
+              "(Phi-3-vision-128k-instruct's config.json; \"su\" = \"longrope\" in transformers' configuration_phi3.py)",
+}
+
 #: How the course names each ``rope_type`` (the keys of :data:`~posenc.context.ROPE_SCALING`).
 ROPE_TYPE_NAMES = {"default": "不缩放", "linear": "线性插值 PI", "dynamic": "动态 NTK",
                    "yarn": "YaRN", "longrope": "LongRoPE", "llama3": "Llama 3 分段缩放",
@@ -152,33 +185,33 @@ def rotary_dims(config: dict) -> int:
     return int(round(head_dim * share))
 
 
-#: Where :func:`training_context` reads its number -> how the course labels it.
-TRAINING_CONTEXT_KEYS = {
-    "training_length": "论文 / 技术报告写明的训练长度",
+#: Where :func:`config_train_len` reads its number -> how the course labels it.
+TRAIN_LEN_KEYS = {
+    "train_len": "论文 / 技术报告写明的训练长度",
     "original_max_position_embeddings": "配置里缩放前的原长 original_max_position_embeddings",
     "max_position_embeddings": "配置的 max_position_embeddings（最大长度，不一定是训练长度）",
 }
 
 
-def training_context_key(config: dict) -> str:
-    """Which entry :func:`training_context` reads: ``training_length`` when a paper or report
-    states the length the model was trained on (the entry names it in ``training_length_source``),
+def config_train_len_key(config: dict) -> str:
+    """Which entry :func:`config_train_len` reads: ``train_len`` when a paper or report
+    states the length the model was trained on (the entry names it in ``train_len_source``),
     else ``original_max_position_embeddings`` when the config scales RoPE, else
     ``max_position_embeddings`` (the longest input the config allows, which is not always the
     training length: Mistral-7B-v0.1 says 32768 there and 8192 in its paper).
     Introduced in notebook 10_rope_real_models."""
-    if "training_length" in config:
-        return "training_length"
+    if "train_len" in config:
+        return "train_len"
     if any((where or {}).get("original_max_position_embeddings") is not None
            for where in (config, config.get("rope_scaling"))):
         return "original_max_position_embeddings"
     return "max_position_embeddings"
 
 
-def training_context(config: dict) -> int:
+def config_train_len(config: dict) -> int:
     """The context the frequencies were trained for, as far as a public file says: the entry
-    :func:`training_context_key` names. Introduced in notebook 10_rope_real_models."""
-    key = training_context_key(config)
+    :func:`config_train_len_key` names. Introduced in notebook 10_rope_real_models."""
+    key = config_train_len_key(config)
     if key == "original_max_position_embeddings":
         return _original_length(config)
     return int(_config_key(config, key))

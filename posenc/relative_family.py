@@ -16,7 +16,7 @@ import numpy as np
 
 from .attention import attention_weights_for_demo, softmax
 from .encoding import encode_positions
-from .text import _aligned_table
+from .text import aligned_table
 from .validate import (
     check_array,
     check_base,
@@ -34,7 +34,7 @@ from .validate import (
 # ---------------------------------------------------------------------------
 # T5: a learned scalar per bucket of offsets
 # ---------------------------------------------------------------------------
-def _t5_sizes(bidirectional, num_buckets, max_distance) -> tuple[bool, int, int, int]:
+def t5_sizes(bidirectional, num_buckets, max_distance) -> tuple[bool, int, int, int]:
     """Checked (bidirectional, buckets per direction, max_exact, max_distance)."""
     bidirectional = check_bool("bidirectional", bidirectional)
     num_buckets = check_int("num_buckets", num_buckets, 2, 100000)
@@ -77,7 +77,7 @@ def t5_relative_bucket(relative_position, bidirectional: bool = True, num_bucket
     """
     scalar = is_int(relative_position)
     rel = check_int_array("relative_position", relative_position)
-    bidirectional, half, max_exact, max_distance = _t5_sizes(bidirectional, num_buckets, max_distance)
+    bidirectional, half, max_exact, max_distance = t5_sizes(bidirectional, num_buckets, max_distance)
     buckets = np.zeros(rel.shape, dtype=np.int64)
     if bidirectional:
         buckets += (rel > 0) * half
@@ -101,7 +101,7 @@ def t5_bucket_ranges(bidirectional: bool = True, num_buckets: int = 32, max_dist
     |k| = 0).
     Introduced in notebook 06_relative_family.
     """
-    _, _, _, max_distance = _t5_sizes(bidirectional, num_buckets, max_distance)
+    _, _, _, max_distance = t5_sizes(bidirectional, num_buckets, max_distance)
     reach = max_distance + 1                    # beyond this the buckets no longer change
     ks = np.arange(-reach, reach + 1)
     buckets = t5_relative_bucket(ks, bidirectional, num_buckets, max_distance)
@@ -135,7 +135,7 @@ def t5_bucket_table(bidirectional: bool = True, num_buckets: int = 32, max_dista
     Causal: one bucket per line. Rows come from :func:`t5_bucket_ranges`.
     Introduced in notebook 06_relative_family.
     """
-    bidirectional, half, _, max_distance = _t5_sizes(bidirectional, num_buckets, max_distance)
+    bidirectional, half, _, max_distance = t5_sizes(bidirectional, num_buckets, max_distance)
     ranges = {b: (lo, hi) for b, lo, hi in t5_bucket_ranges(bidirectional, num_buckets, max_distance)}
 
     def cells(b):
@@ -147,7 +147,7 @@ def t5_bucket_table(bidirectional: bool = True, num_buckets: int = 32, max_dista
         right = (0, 2, 4, 6)
     else:
         head, rows, right = ("桶", "偏移", "个数"), [cells(b) for b in range(half)], (0, 2)
-    return "\n".join(_aligned_table(head, rows, right=right))
+    return "\n".join(aligned_table(head, rows, right=right))
 
 
 def t5_position_bias(bias_table, query_len: int, key_len: int | None = None, bidirectional: bool = True,

@@ -11,8 +11,8 @@ import math
 import numpy as np
 
 from .attention import softmax
-from .distance import _by_offset, _small_matmul
-from .encoding import _pair_rotation_matrix, encode_positions, frequencies
+from .distance import by_offset, small_matmul
+from .encoding import pair_rotation_matrix, encode_positions, frequencies
 from .validate import (
     check_array,
     check_d_model,
@@ -76,7 +76,7 @@ def rope_rotation(pos: float, d_model: int, base: float = 10000.0) -> np.ndarray
     Introduced in notebook 07_rope.
     """
     pos = check_real("pos", pos)
-    return _pair_rotation_matrix(pos * frequencies(d_model, base))
+    return pair_rotation_matrix(pos * frequencies(d_model, base))
 
 
 def rope_pair_coefficients(q, key) -> tuple[np.ndarray, np.ndarray]:
@@ -144,12 +144,12 @@ def content_position_scores(x_q, x_key, w_q=None, w_k=None, *, kind: str = "rope
     q_pos = np.arange(start, start + seq_len, dtype=float)
     k_pos = np.arange(start - k_max, start + seq_len + k_max, dtype=float)
     if kind == "additive":
-        q = _small_matmul(x_q[None, :] + encode_positions(q_pos, d_model, base), w_q)
-        keys = _small_matmul(x_key[None, :] + encode_positions(k_pos, d_model, base), w_k)
+        q = small_matmul(x_q[None, :] + encode_positions(q_pos, d_model, base), w_q)
+        keys = small_matmul(x_key[None, :] + encode_positions(k_pos, d_model, base), w_k)
     else:
         q = rope(np.tile(x_q @ w_q, (len(q_pos), 1)), q_pos, base)
         keys = rope(np.tile(x_key @ w_k, (len(k_pos), 1)), k_pos, base)
-    return _by_offset(_small_matmul(q, keys.T), k_max)   # key column c is position start - k_max + c
+    return by_offset(small_matmul(q, keys.T), k_max)   # key column c is position start - k_max + c
 
 
 # -- the complex form: pair i as one complex number -------------------------------------------
@@ -310,3 +310,17 @@ def partial_rope(x, positions, rotary_dims: int, base: float = 10000.0, layout: 
         return x.copy()
     turn = rope_rotate_half if layout == "half" else rope
     return np.concatenate([turn(x[..., :rotary_dims], positions, base), x[..., rotary_dims:]], axis=-1)
+
+
+def p_rope_frequencies(head_dim: int, p: float, base: float = 10000.0) -> np.ndarray:
+    """p-RoPE (Barbero et al. 2024, "Round and Round We Go!"): keep the fastest fraction ``p``
+    of a head's RoPE frequencies and set the slowest ``1 − p`` to 0 (those pairs are not
+    rotated), shape (head_dim // 2,). Unlike GPT-NeoX's partial rotary, the kept pairs keep the
+    frequencies of the full head. Introduced in notebook 11_positions_in_practice.
+    """
+    head_dim = check_int("head_dim", head_dim, 2, 4096)
+    p = check_real("p", p, minimum=0.0, maximum=1.0)
+    w = frequencies(head_dim, base)
+    keep = int(round(p * len(w)))
+    w[keep:] = 0.0
+    return w

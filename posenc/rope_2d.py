@@ -8,7 +8,9 @@ tokens after patch merging gets ``t_index, h_index, w_index`` (raster order, w f
 the position the image starts at; the text after it continues at the largest id so far + 1.
 ``apply_multimodal_rotary_pos_emb`` splits each head's frequencies into ``mrope_section``
 (Qwen2-VL-7B: 16, 24, 24 of 64 pairs): pairs 0-15 turn with t, 16-39 with h, 40-63 with w,
-each pair keeping its usual frequency ``base^(-2j/head_dim)``.
+each pair keeping its usual frequency ``base^(-2j/head_dim)``. Qwen2.5-VL's video time ids
+(:func:`qwen25_vl_time_ids`) and Qwen3-VL's interleaved pairs (:func:`mrope_pair_axes`) are the
+same idea's later versions (notebook 11_positions_in_practice).
 
 Introduced in notebook 12_where_position_goes.
 """
@@ -17,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from .encoding import frequencies
-from .validate import check_base, check_int, check_one_of
+from .validate import check_base, check_int, check_one_of, check_real
 
 #: Qwen2-VL's split of a 128-dim head's 64 pairs between t, h and w (its config's ``mrope_section``).
 QWEN2_VL_SECTION = (16, 24, 24)
@@ -25,7 +27,7 @@ QWEN2_VL_SECTION = (16, 24, 24)
 PATCH_LAYOUTS = ("raster", "axial", "mrope")
 
 
-def _check_grid_thw(grid_thw) -> tuple[int, int, int]:
+def check_grid_thw(grid_thw) -> tuple[int, int, int]:
     if not isinstance(grid_thw, (tuple, list, np.ndarray)) or len(grid_thw) != 3:
         raise ValueError(f"grid_thw must be three integers (t, h, w), got {grid_thw!r} / "
                          f"grid_thw 必须是三个整数 (t, h, w)，收到的是 {grid_thw!r}")
@@ -43,7 +45,7 @@ def mrope_position_ids(n_text_before: int, grid_thw, n_text_after: int) -> np.nd
     Qwen2-VL code). Introduced in notebook 12_where_position_goes.
     """
     n_before = check_int("n_text_before", n_text_before, 0, 10**6)
-    t, h, w = _check_grid_thw(grid_thw)
+    t, h, w = check_grid_thw(grid_thw)
     n_after = check_int("n_text_after", n_text_after, 0, 10**6)
     text = np.arange(n_before)
     ti, hi, wi = np.meshgrid(np.arange(t), np.arange(h), np.arange(w), indexing="ij")
@@ -133,3 +135,38 @@ def patch_scores(rows: int, cols: int, query_row: int, query_col: int, layout: s
     angles = patch_angles(rows, cols, layout, head_dim, base)
     diff = angles - angles[query_row * cols + query_col]
     return np.cos(diff).mean(axis=1).reshape(rows, cols)
+
+
+def qwen25_vl_time_ids(grid_t: int, second_per_grid_t: float, tokens_per_second: float) -> np.ndarray:
+    """Qwen2.5-VL's temporal position id of each of a video's ``grid_t`` temporal patches:
+    ``(arange(grid_t) · second_per_grid_t · tokens_per_second)`` truncated to integers
+    (``get_rope_index`` in ``modeling_qwen2_5_vl.py``): the id follows seconds, not frame
+    count. Introduced in notebook 11_positions_in_practice.
+    """
+    grid_t = check_int("grid_t", grid_t, 1, 100000)
+    sec = check_real("second_per_grid_t", second_per_grid_t, minimum=0.0)
+    tps = check_real("tokens_per_second", tokens_per_second, minimum=0.0)
+    return (np.arange(grid_t) * sec * tps).astype(np.int64)
+
+
+def mrope_pair_axes(section, interleaved: bool = False) -> np.ndarray:
+    """Which position id (0 = t, 1 = h, 2 = w) each frequency pair of an M-RoPE head follows.
+
+    ``interleaved=False`` (Qwen2-VL): contiguous blocks of ``section[0]``, ``section[1]``,
+    ``section[2]`` pairs. ``interleaved=True`` (Qwen3-VL's ``apply_interleaved_mrope``): start
+    with t everywhere, then pairs ``1, 4, 7, … < 3·section[1]`` follow h and ``2, 5, 8, … <
+    3·section[2]`` follow w. Introduced in notebook 11_positions_in_practice.
+    """
+    if not isinstance(section, (tuple, list, np.ndarray)) or len(section) != 3:
+        raise ValueError(f"section must be three integers (t, h, w), got {section!r} / section 必须是三个整数")
+    sec = [check_int(f"section[{i}]", v, 0, 4096) for i, v in enumerate(section)]
+    pairs = sum(sec)
+    if not interleaved:
+        return np.repeat(np.arange(3), sec)
+    if 3 * max(sec[1], sec[2]) > pairs + 2:
+        raise ValueError(f"section {sec} cannot be interleaved: 3·section[1] and 3·section[2] must fit in "
+                         f"{pairs} pairs / 这个 section 无法交错排列")
+    axes = np.zeros(pairs, dtype=np.int64)
+    for dim in (1, 2):
+        axes[dim:3 * sec[dim]:3] = dim
+    return axes

@@ -23,12 +23,12 @@ def _ljust(text: str, width: int) -> str:
     return text + " " * (width - _text_width(text))
 
 
-def _format_vector(v, decimals: int = 4) -> str:
+def format_vector(v, decimals: int = 4) -> str:
     """``[0.8415, 0.5403]``: a vector as the course prints it."""
     return "[" + ", ".join(f"{x:.{decimals}f}" for x in v) + "]"
 
 
-def _aligned_table(head, rows, right=()) -> list[str]:
+def aligned_table(head, rows, right=()) -> list[str]:
     """Lines of a text table: a header, a rule, one line per row, columns two spaces apart and
     aligned by display width; the columns listed in ``right`` are right-aligned."""
     rows = [tuple(str(c) for c in head)] + [tuple(str(c) for c in r) for r in rows]

@@ -183,8 +183,8 @@ PLOT_SAMPLES = {
     "plot_score_terms": ["", "m=200, terms='ad'"],
     "plot_shaw_index": ["", "query_len=5, key_len=9, max_relative=2"],
     # figures/context.py
-    "plot_rope_scaling": ["", "method='yarn', factor=8.0, original_max_len=2048, target_len=16384, d_model=64",
-                          "method='pi', factor=2.0", "method='ntk'"],
+    "plot_rope_scaling": ["", "rope_type='yarn', factor=8.0, train_len=2048, target_len=16384, d_model=64",
+                          "rope_type='linear', factor=2.0", "rope_type='ntk'"],
     # figures/real_models.py
     "plot_real_model": ["", "model='GPT-NeoX-20B', seq_len=1024", "model='DeepSeek-V3', seq_len=1048576"],
     # figures/trained_attention.py

@@ -3,7 +3,7 @@
 tools/build_site.py: notebook links become page links (anchors kept), the exporter's
 integrity/crossorigin attributes go, the widgets a page keeps are those it shows (and the
 browser-side links between them), and the frame count fits the page budget.
-posenc/widgets/static.py: the subset of frames (evenly spaced, both ends and the current value,
+posenc/ui/engine/static.py: the subset of frames (evenly spaced, both ends and the current value,
 exactly N), the main slider that steps through them and re-forms around a value set in code,
 the other controls disabled with a hint, no scheduler, and the quiz / training panel / exercise
 checks that say they need JupyterLab. (The built pages in a real browser: tests/browser/test_static_site.py.)
@@ -11,7 +11,7 @@ checks that say they need JupyterLab. (The built pages in a real browser: tests/
 import pytest
 
 import build_site as bs  # tools/build_site.py (pyproject puts tools/ on the test path)
-from posenc.widgets import static
+from posenc.ui.engine import static
 
 # ---------------------------------------------------------------------------
 # links and tags
@@ -188,7 +188,7 @@ def static_mode(monkeypatch):
 @pytest.mark.slow
 def test_a_static_explorer_renders_its_subset_disables_the_rest_and_schedules_nothing(static_mode, monkeypatch):
     import posenc_lib as pl
-    from posenc.widgets import frames as F
+    from posenc.ui.engine import frames as F
 
     monkeypatch.setattr(F, "SCHEDULER", F.FrameScheduler())
     ex = pl.ClockExplorer(pos=3)
@@ -245,11 +245,20 @@ def test_the_training_panel_buttons_are_disabled_even_after_a_run(static_mode, m
     assert panel.button.disabled
 
 
-def test_an_unanswered_exercise_says_it_needs_jupyterlab(static_mode, monkeypatch):
+def test_an_unanswered_exercise_says_it_needs_jupyterlab():
+    """The builder finds an exercise by the verdict's own MIME type, never by its text."""
+    import nbformat
     import posenc_lib as pl
+    from posenc.exercises.verdict import MIME
 
-    shown = pl.check_pe(4, None)._repr_html_()
-    assert static.HINT_CLASS in shown and "JupyterLab" in shown and "再想想" not in shown
-    monkeypatch.delenv(static.ENV)
-    live = pl.check_pe(4, None)._repr_html_()      # in JupyterLab: the neutral prompt, no verdict yet
-    assert static.HINT_CLASS not in live and "再想想" not in live and "None" in live
+    assert bs.EXERCISE_MIME == MIME
+    pending, answered = pl.check_pe(None, pos=4), pl.check_pe([0.0, 0.0], pos=4)
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x")])
+    nb.cells[0].outputs = [nbformat.v4.new_output("display_data", data=v._repr_mimebundle_())
+                           for v in (pending, answered)]
+    assert bs.mark_exercises(nb, MIME) == 1
+    shown, kept = (o["data"]["text/html"] for o in nb.cells[0].outputs)
+    assert "posenc-static-hint" in shown and "JupyterLab" in shown and "再想想" not in shown
+    assert kept == answered._repr_html_() and "再想想" in kept
+    assert pending._repr_mimebundle_()[MIME] == {"exercise": "check_pe(pos=4, d_model=2, base=10000, word=None)",
+                                                  "pending": True}

@@ -47,7 +47,7 @@ def test_prerequisites_come_before_and_name_what_the_code_uses():
     assert INTRODUCED["relative_rotation"] == "04"
     assert {"04", "05"} <= set(BC.derived_requires(ROOT / "notebooks" / "06_relative_family.ipynb", INTRODUCED))
     # infrastructure (setup cell, text tables, generic checks) is not a prerequisite
-    assert not {"notebook_setup", "progress", "format_matrix", "markdown_table", "check_choice"} & set(INTRODUCED)
+    assert not {"notebook_setup", "progress_bar", "format_matrix", "markdown_table", "check_choice"} & set(INTRODUCED)
 
 
 def write_notebook(tmp_path, name, code):
@@ -75,7 +75,7 @@ def test_reading_stats_counts_what_there_is_to_do(tmp_path):
         "ex = pl.RopeExplorer()\nex.widget",
         "panel = pl.TrainingPanel()",
         "pl.check_rotation(1, 2, answer)\npl.check_dot_product(1, 2, answer)",
-        "with pl.progress(3, 'x') as bar:\n    pass",
+        "with pl.progress_bar(3, 'x') as bar:\n    pass",
     ])
     stats = BC.reading_stats(path)
     assert stats == {"cjk": 5, "words": 0, "code_cells": 5, "interactive": 2, "exercises": 2,

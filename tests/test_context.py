@@ -79,7 +79,7 @@ def test_ntk_keeps_the_fastest_pair_and_slows_the_slowest_by_exactly_s(d, base, 
 
 @given(dims, bases, factors, lengths)
 def test_yarn_matches_reference(d, base, s, max_pos):
-    got, att = pl.rope_frequencies(d, base, "yarn", s, original_max_len=max_pos)
+    got, att = pl.rope_frequencies(d, base, "yarn", s, train_len=max_pos)
     want, want_att = ref.yarn_inv_freq(d, base, s, max_pos), ref.yarn_attention_factor(s)
     np.testing.assert_allclose(got, want, rtol=1e-12)
     assert math.isclose(att, want_att, rel_tol=1e-15)
@@ -126,8 +126,8 @@ def test_factor_one_changes_nothing(d, base, L):
     plain, _ = pl.rope_frequencies(d, base)
     np.testing.assert_allclose(plain, ref.frequencies(d, base), rtol=1e-12)
     np.testing.assert_allclose(plain, pl.frequencies(d, base), rtol=0)
-    for method in pl.ROPE_SCALING_METHODS:
-        got, att = pl.rope_frequencies(d, base, method, 1.0, L)
+    for rope_type in pl.ROPE_TYPES:
+        got, att = pl.rope_frequencies(d, base, rope_type, 1.0, L)
         np.testing.assert_allclose(got, plain, rtol=1e-12)
         assert att == 1.0
 
@@ -171,7 +171,7 @@ def test_coverage_of_the_toy_model_and_a_llama_head():
 
 @given(dims, lengths, st.sampled_from([2, 4, 8]))
 def test_pi_at_s_times_the_length_meets_no_new_angle(d, L, s):
-    cov = pl.rope_angle_coverage(d, L, s * L, method="pi", factor=s)
+    cov = pl.rope_angle_coverage(d, L, s * L, rope_type="pi", factor=s)
     assert not cov.unseen.any()
     np.testing.assert_allclose(cov.slowdown, s, rtol=1e-12)
     plain = pl.rope_angle_coverage(d, L, s * L)
@@ -179,7 +179,7 @@ def test_pi_at_s_times_the_length_meets_no_new_angle(d, L, s):
 
 
 def test_yarn_coverage_keeps_fast_pairs_and_interpolates_slow_ones():
-    cov = pl.rope_angle_coverage(128, 4096, 16384, method="yarn", factor=4)
+    cov = pl.rope_angle_coverage(128, 4096, 16384, rope_type="yarn", factor=4)
     r = cov.rotations
     assert np.all(cov.slowdown[r > 32] == pytest.approx(1.0))
     assert np.all(cov.slowdown[r < 1] == pytest.approx(4.0))
@@ -189,12 +189,12 @@ def test_yarn_coverage_keeps_fast_pairs_and_interpolates_slow_ones():
 
 def test_scaled_score_is_the_mean_cosine():
     ks = np.arange(0, 50)
-    for method, s in (("none", 1.0), ("pi", 4.0), ("ntk", 4.0), ("yarn", 4.0)):
-        w, att = pl.rope_frequencies(8, 10000.0, method, s, 16)
+    for rope_type, s in (("none", 1.0), ("pi", 4.0), ("ntk", 4.0), ("yarn", 4.0)):
+        w, att = pl.rope_frequencies(8, 10000.0, rope_type, s, 16)
         want = [sum(math.cos(k * wi) for wi in w) / 4 for k in ks]
-        np.testing.assert_allclose(rope_scaled_score(8, ks, method=method, factor=s, original_max_len=16),
+        np.testing.assert_allclose(rope_scaled_score(8, ks, rope_type=rope_type, factor=s, train_len=16),
                                    want, atol=1e-12)
-        np.testing.assert_allclose(rope_scaled_score(8, ks, method=method, factor=s, original_max_len=16,
+        np.testing.assert_allclose(rope_scaled_score(8, ks, rope_type=rope_type, factor=s, train_len=16,
                                                         with_attention_factor=True),
                                    np.array(want) * att ** 2, atol=1e-12)
     # plain RoPE's curve is 04's sum of cosines, divided by the number of pairs
@@ -202,16 +202,16 @@ def test_scaled_score_is_the_mean_cosine():
 
 
 @pytest.mark.parametrize("call,exc,words", [
-    (lambda: pl.rope_frequencies(8, method="linear"), ValueError, "method"),
-    (lambda: pl.rope_frequencies(8, method="pi", factor=0.5), ValueError, "factor"),
-    (lambda: pl.rope_frequencies(8, method="yarn", factor=2), ValueError, "original_max_len"),
-    (lambda: pl.rope_frequencies(2, method="ntk", factor=2), ValueError, "d_model"),
+    (lambda: pl.rope_frequencies(8, rope_type="rope"), ValueError, "rope_type"),
+    (lambda: pl.rope_frequencies(8, rope_type="pi", factor=0.5), ValueError, "factor"),
+    (lambda: pl.rope_frequencies(8, rope_type="yarn", factor=2), ValueError, "train_len"),
+    (lambda: pl.rope_frequencies(2, rope_type="ntk", factor=2), ValueError, "d_model"),
     (lambda: pl.rope_frequencies(7), ValueError, "d_model"),
     (lambda: pl.rope_frequencies(8, base=1.0), ValueError, "base"),
-    (lambda: pl.rope_frequencies(8, method="yarn", factor=2, original_max_len=16, beta_fast=1, beta_slow=2),
+    (lambda: pl.rope_frequencies(8, rope_type="yarn", factor=2, train_len=16, beta_fast=1, beta_slow=2),
      ValueError, "beta_slow"),
     (lambda: pl.rope_angle_coverage(8, 1, 16), ValueError, "train_len"),
-    (lambda: pl.yarn_correction_range(8, 0), ValueError, "original_max_len"),
+    (lambda: pl.yarn_correction_range(8, 0), ValueError, "train_len"),
     (lambda: rope_scaled_score(8, [0, float("nan")]), ValueError, "offsets"),
 ])
 def test_bad_input_is_refused_clearly(call, exc, words):
@@ -220,7 +220,7 @@ def test_bad_input_is_refused_clearly(call, exc, words):
 
 @given(dims, bases, factors, lengths, st.sampled_from([None, 1, 100, 4096, 8192, 65536]))
 def test_dynamic_matches_reference(d, base, s, max_pos, seq_len):
-    got, att = pl.rope_frequencies(d, base, "dynamic", s, original_max_len=max_pos, seq_len=seq_len)
+    got, att = pl.rope_frequencies(d, base, "dynamic", s, train_len=max_pos, seq_len=seq_len)
     current = max_pos if seq_len is None or seq_len <= max_pos else seq_len
     np.testing.assert_allclose(got, ref.dynamic_inv_freq(d, base, s, max_pos, current), rtol=1e-9)
     assert att == 1.0
@@ -229,10 +229,10 @@ def test_dynamic_matches_reference(d, base, s, max_pos, seq_len):
 def test_dynamic_changes_nothing_up_to_the_training_length_and_gives_5_at_twice_it():
     plain, _ = pl.rope_frequencies(128)
     for seq_len in (None, 1, 2048, 4096):
-        got, _ = pl.rope_frequencies(128, method="dynamic", factor=4, original_max_len=4096, seq_len=seq_len)
+        got, _ = pl.rope_frequencies(128, rope_type="dynamic", factor=4, train_len=4096, seq_len=seq_len)
         np.testing.assert_allclose(got, plain, rtol=1e-12)
     # factor 4 at twice the length: (4 * 2 - 3) = 5, the slowest pair slowed exactly 5 times
-    got, _ = pl.rope_frequencies(128, method="dynamic", factor=4, original_max_len=4096, seq_len=8192)
+    got, _ = pl.rope_frequencies(128, rope_type="dynamic", factor=4, train_len=4096, seq_len=8192)
     assert plain[-1] / got[-1] == pytest.approx(5.0, rel=1e-12)
     assert plain[0] / got[0] == pytest.approx(1.0, rel=1e-12)
 
@@ -241,7 +241,7 @@ def test_dynamic_changes_nothing_up_to_the_training_length_and_gives_5_at_twice_
        st.sampled_from([(1.0, 4.0), (1.0, 2.0), (0.5, 8.0)]), st.sampled_from([2048, 8192]))
 def test_llama3_matches_reference(d, base, s, freq_factors, old_len):
     low, high = freq_factors
-    got, att = pl.rope_frequencies(d, base, "llama3", s, original_max_len=old_len,
+    got, att = pl.rope_frequencies(d, base, "llama3", s, train_len=old_len,
                                    low_freq_factor=low, high_freq_factor=high)
     np.testing.assert_allclose(got, ref.llama3_inv_freq(d, base, s, low, high, old_len), rtol=1e-12)
     assert att == 1.0
@@ -250,7 +250,7 @@ def test_llama3_matches_reference(d, base, s, freq_factors, old_len):
 def test_llama3_at_llama_3_1_settings():
     """Llama 3.1: rope_theta 500000, factor 8, low 1, high 4, original 8192, head_dim 128.
     Wavelengths below 8192 / 4 = 2048 are kept, above 8192 are divided by 8."""
-    got, _ = pl.rope_frequencies(128, 500000.0, "llama3", 8, original_max_len=8192)
+    got, _ = pl.rope_frequencies(128, 500000.0, "llama3", 8, train_len=8192)
     plain = np.array(ref.frequencies(128, 500000.0))
     wavelen = 2 * np.pi / plain
     ratio = plain / got
@@ -261,11 +261,11 @@ def test_llama3_at_llama_3_1_settings():
 
 
 @pytest.mark.parametrize("call,words", [
-    (lambda: pl.rope_frequencies(64, method="dynamic", factor=2), "original_max_len"),
-    (lambda: pl.rope_frequencies(64, method="llama3", factor=8), "original_max_len"),
-    (lambda: pl.rope_frequencies(64, method="llama3", factor=8, original_max_len=8192,
+    (lambda: pl.rope_frequencies(64, rope_type="dynamic", factor=2), "train_len"),
+    (lambda: pl.rope_frequencies(64, rope_type="llama3", factor=8), "train_len"),
+    (lambda: pl.rope_frequencies(64, rope_type="llama3", factor=8, train_len=8192,
                                  low_freq_factor=4.0, high_freq_factor=1.0), "high_freq_factor"),
-    (lambda: pl.rope_frequencies(64, method="dynamic", factor=2, original_max_len=16, seq_len=0), "seq_len"),
+    (lambda: pl.rope_frequencies(64, rope_type="dynamic", factor=2, train_len=16, seq_len=0), "seq_len"),
 ])
 def test_dynamic_and_llama3_refuse_missing_or_bad_arguments(call, words):
     assert_refused_clearly(call, ValueError, words)

@@ -3,8 +3,8 @@ bank's brackets is shown as 「第 NN 篇《title》」, and numbers that are no
 import re
 
 import posenc_lib as pl
-from posenc import quiz
-from posenc.course import NOTEBOOK_TITLES, cite_titles
+from posenc.ui import quiz
+from posenc.course.notebooks import NOTEBOOK_TITLES, cite_titles
 
 BANKS = [q for name in dir(quiz) if name.isupper() and isinstance(getattr(quiz, name), list)
          for q in getattr(quiz, name) if isinstance(q, dict)]

@@ -20,7 +20,7 @@ from support import assert_refused_clearly, chinese_half, english_words_in
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CJK = re.compile(r"[\u4e00-\u9fff]")
 #: Errors only a developer can meet (a figure family naming a control frames cannot drive).
-DEVELOPER_ONLY = {("posenc/widgets/controls.py", "cannot drive frames"), ("posenc/widgets/frames.py", "cannot drive frames")}
+DEVELOPER_ONLY = {("posenc/ui/engine/controls.py", "cannot drive frames"), ("posenc/ui/engine/frames.py", "cannot drive frames")}
 
 
 def template(node):
@@ -113,7 +113,7 @@ def test_validator_messages_are_chinese_in_their_chinese_half(call):
     (lambda: pl.extrapolation_table(callback="print"), TypeError, "callback must be a function"),
     (lambda: pl.context_extension_table(callback="print"), TypeError, "callback must be a function"),
     (lambda: pl.context_extension_table(factors=(2, "4")), TypeError, "factors must be an integer"),
-    (lambda: pl.context_extension_table(methods=("pi", "linear")), ValueError, "methods must be one of"),
+    (lambda: pl.context_extension_table(rope_types=("pi", "dynamic")), ValueError, "rope_type must be one of"),
     (lambda: pl.extrapolation_table(pes=("rope", "abs")), ValueError, "pes must be one of"),
     (lambda: pl.train_order_model("none", callback=3), TypeError, "callback must be a function"),
     (lambda: pl.plot_binary_vs_sinusoid(ks=(1, "2")), TypeError, "ks must be an integer"),

@@ -55,39 +55,39 @@ def test_check_choice_refuses_a_correct_answer_outside_its_options():
 # encoding: the table, wavelengths, the binary counter, the rotation
 # ---------------------------------------------------------------------------
 def test_check_pe_recognises_slips():
-    assert pl.check_pe(1, [0.8415, 0.5403])
-    v = pl.check_pe(1, [math.sin(math.radians(1)), math.cos(math.radians(1))])
+    assert pl.check_pe([0.8415, 0.5403], pos=1)
+    v = pl.check_pe([math.sin(math.radians(1)), math.cos(math.radians(1))], pos=1)
     assert not v and "弧度" in v.message
-    v = pl.check_pe(2, [-0.4161, 0.9093])
+    v = pl.check_pe([-0.4161, 0.9093], pos=2)
     assert not v and "放反" in v.message
-    assert not pl.check_pe(1, "0.84")
-    assert "正确" in repr(pl.check_pe(3, [0.1411, -0.99]))
-    assert not pl.check_pe(3, [0.1411, -0.98])
+    assert not pl.check_pe("0.84", pos=1)
+    assert "正确" in repr(pl.check_pe([0.1411, -0.99], pos=3))
+    assert not pl.check_pe([0.1411, -0.98], pos=3)
 
 
 def test_check_wavelength():
-    assert pl.check_wavelength(0, 512, 6.2832)
-    assert not pl.check_wavelength(1, 4, 2 * math.pi * 10)
-    assert pl.check_wavelength(1, 4, 2 * math.pi * 100)
-    assert pl.check_wavelength(3, 8, 2 * math.pi * 1000)
-    assert not pl.check_wavelength(3, 8, 2 * math.pi * 10000)
+    assert pl.check_wavelength(6.2832, i=0, d_model=512)
+    assert not pl.check_wavelength(2 * math.pi * 10, i=1, d_model=4)
+    assert pl.check_wavelength(2 * math.pi * 100, i=1, d_model=4)
+    assert pl.check_wavelength(2 * math.pi * 1000, i=3, d_model=8)
+    assert not pl.check_wavelength(2 * math.pi * 10000, i=3, d_model=8)
 
 
 def test_check_dot_product():
-    assert pl.check_dot_product(0, 8, 4.0)
-    assert pl.check_dot_product(1, 2, math.cos(1))
-    assert not pl.check_dot_product(1, 2, 1.0)
+    assert pl.check_dot_product(4.0, k=0, d_model=8)
+    assert pl.check_dot_product(math.cos(1), k=1, d_model=2)
+    assert not pl.check_dot_product(1.0, k=1, d_model=2)
 
 
 def test_check_flipped_bits():
-    assert pl.check_flipped_bits(8, [0, 1, 2, 3])
-    assert pl.check_flipped_bits(8, {3, 2, 1, 0})
-    assert pl.check_flipped_bits(6, [0, 1])  # 101 -> 110
-    assert pl.check_flipped_bits(5, [0])  # 100 -> 101
-    partial = pl.check_flipped_bits(8, 3)
+    assert pl.check_flipped_bits([0, 1, 2, 3], pos=8)
+    assert pl.check_flipped_bits({3, 2, 1, 0}, pos=8)
+    assert pl.check_flipped_bits([0, 1], pos=6)  # 101 -> 110
+    assert pl.check_flipped_bits([0], pos=5)  # 100 -> 101
+    partial = pl.check_flipped_bits(3, pos=8)
     assert not partial and "进位" in partial.message
-    assert not pl.check_flipped_bits(8, None)
-    assert not pl.check_flipped_bits(8, "3")
+    assert not pl.check_flipped_bits(None, pos=8)
+    assert not pl.check_flipped_bits("3", pos=8)
 
 
 def test_check_nearest_repeat():
@@ -105,24 +105,24 @@ def test_check_split_column():
     d = 8
     expected = [2 * i for i in range(d // 2)] + [2 * i + 1 for i in range(d // 2)]
     for j in range(d):
-        assert pl.check_split_column(j, d, expected[j])
-        assert not pl.check_split_column(j, d, expected[j] + 1)
-    assert not pl.check_split_column(5, 8, None)
+        assert pl.check_split_column(expected[j], j=j, d_model=d)
+        assert not pl.check_split_column(expected[j] + 1, j=j, d_model=d)
+    assert not pl.check_split_column(None, j=5, d_model=8)
 
 
 def test_check_rotation():
     k = 1
     right = [[math.cos(k), math.sin(k)], [-math.sin(k), math.cos(k)]]
-    assert pl.check_rotation(k, 2, right)
-    wrong_way = pl.check_rotation(k, 2, [[math.cos(k), -math.sin(k)], [math.sin(k), math.cos(k)]])
+    assert pl.check_rotation(right, k=k, d_model=2)
+    wrong_way = pl.check_rotation([[math.cos(k), -math.sin(k)], [math.sin(k), math.cos(k)]], k=k, d_model=2)
     assert not wrong_way and "方向反了" in wrong_way.message
-    assert not pl.check_rotation(k, 2, None)
-    assert not pl.check_rotation(k, 2, [[1, 0], [0, 1]])
+    assert not pl.check_rotation(None, k=k, d_model=2)
+    assert not pl.check_rotation([[1, 0], [0, 1]], k=k, d_model=2)
     d4 = np.zeros((4, 4))
     for i, w in enumerate([1.0, 0.01]):
         d4[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[math.cos(3 * w), math.sin(3 * w)],
                                                 [-math.sin(3 * w), math.cos(3 * w)]]
-    assert pl.check_rotation(3, 4, d4.tolist())
+    assert pl.check_rotation(d4.tolist(), k=3, d_model=4)
 
 
 # ---------------------------------------------------------------------------

@@ -22,11 +22,11 @@ from support import assert_placeholder, assert_refused_clearly, assert_wrong, no
 # ---------------------------------------------------------------------------
 def test_alibi_slope_right_for_8_and_12_heads():
     s8, s12 = ref.alibi_reference_slopes(8), ref.alibi_reference_slopes(12)
-    assert pl.check_alibi_slope(3, 8, s8[2]) and pl.check_alibi_slope(3, 8, 2 ** -3)
-    assert pl.check_alibi_slope(3, 8, 0.125)
-    assert pl.check_alibi_slope(10, 12, s12[9])
+    assert pl.check_alibi_slope(s8[2], h=3, num_heads=8) and pl.check_alibi_slope(2 ** -3, h=3, num_heads=8)
+    assert pl.check_alibi_slope(0.125, h=3, num_heads=8)
+    assert pl.check_alibi_slope(s12[9], h=10, num_heads=12)
     assert abs(s12[9] - 2 ** -1.5) < 1e-15            # the 2nd head added: 16 heads' 3rd slope
-    assert "2^(−1.5)" in pl.check_alibi_slope(10, 12, s12[9]).message
+    assert "2^(−1.5)" in pl.check_alibi_slope(s12[9], h=10, num_heads=12).message
 
 
 @pytest.mark.parametrize("h,H,answer,shown,keywords", [
@@ -45,16 +45,16 @@ def test_alibi_slope_right_for_8_and_12_heads():
     (10, 12, 2 ** -2.5, "0.176777", ["第 11 个头"]),
 ])
 def test_alibi_slope_names_each_slip(h, H, answer, shown, keywords):
-    assert_wrong(pl.check_alibi_slope(h, H, answer), shown, *keywords)
+    assert_wrong(pl.check_alibi_slope(answer, h=h, num_heads=H), shown, *keywords)
 
 
 def test_alibi_slope_other_wrong_answers_and_types():
-    assert_wrong(pl.check_alibi_slope(10, 12, 0.3), "0.3", "不是 2 的幂", "−1.5")
-    assert_wrong(pl.check_alibi_slope(3, 8, 0.3), "0.3", "2^(−8h/H)", "−3")
-    assert_wrong(pl.check_alibi_slope(3, 8, "1/8"), "'1/8'", "一个数")
-    assert_wrong(pl.check_alibi_slope(3, 8, [0.125]), "[0.125]", "一个数")
-    assert_wrong(pl.check_alibi_slope(3, 8, True), "True", "一个数")
-    assert_placeholder(pl.check_alibi_slope(3, 8, None))
+    assert_wrong(pl.check_alibi_slope(0.3, h=10, num_heads=12), "0.3", "不是 2 的幂", "−1.5")
+    assert_wrong(pl.check_alibi_slope(0.3, h=3, num_heads=8), "0.3", "2^(−8h/H)", "−3")
+    assert_wrong(pl.check_alibi_slope("1/8", h=3, num_heads=8), "'1/8'", "一个数")
+    assert_wrong(pl.check_alibi_slope([0.125], h=3, num_heads=8), "[0.125]", "一个数")
+    assert_wrong(pl.check_alibi_slope(True, h=3, num_heads=8), "True", "一个数")
+    assert_placeholder(pl.check_alibi_slope(None, h=3, num_heads=8))
 
 
 # ---------------------------------------------------------------------------
@@ -65,12 +65,12 @@ def test_alibi_bias_right():
     expected = -s2 * (6 - 2)                            # causal: -s_h (m - n), key in the past
     assert expected == -1.0
     for answer in (-1, -1.0, expected):
-        v = pl.check_alibi_bias(2, 8, 6, 2, answer)
+        v = pl.check_alibi_bias(answer, h=2, num_heads=8, m=6, n=2)
         assert v and "−0.25 × 4" in v.message
     # a future key is masked in the causal form, but not in the symmetric one
-    assert pl.check_alibi_bias(2, 8, 2, 6, float("-inf"))
-    assert pl.check_alibi_bias(2, 8, 2, 6, -math.inf)
-    assert pl.check_alibi_bias(2, 8, 2, 6, -s2 * 4, causal=False)
+    assert pl.check_alibi_bias(float("-inf"), h=2, num_heads=8, m=2, n=6)
+    assert pl.check_alibi_bias(-math.inf, h=2, num_heads=8, m=2, n=6)
+    assert pl.check_alibi_bias(-s2 * 4, h=2, num_heads=8, m=2, n=6, causal=False)
 
 
 @pytest.mark.parametrize("args,answer,shown,keywords", [
@@ -87,11 +87,11 @@ def test_alibi_bias_right():
     ((2, 8, 6, 2), "-1", "'-1'", ["一个数"]),
 ])
 def test_alibi_bias_names_each_slip(args, answer, shown, keywords):
-    assert_wrong(pl.check_alibi_bias(*args, answer), shown, *keywords)
+    assert_wrong(pl.check_alibi_bias(answer, *args), shown, *keywords)
 
 
 def test_alibi_bias_none():
-    assert_placeholder(pl.check_alibi_bias(2, 8, 6, 2, None))
+    assert_placeholder(pl.check_alibi_bias(None, h=2, num_heads=8, m=6, n=2))
 
 
 # ---------------------------------------------------------------------------
@@ -108,9 +108,9 @@ def smallest_start_seen(seq_len, lo=4, hi=8):
 def test_alibi_start_right():
     assert smallest_start_seen(20) == 12 and smallest_start_seen(16) == 8
     for seq_len in (9, 16, 20, 32):
-        v = pl.check_alibi_start(seq_len, smallest_start_seen(seq_len))
+        v = pl.check_alibi_start(smallest_start_seen(seq_len), seq_len=seq_len)
         assert v and "训练" in v.message, (seq_len, v)
-    assert pl.check_alibi_start(20, 12.0)
+    assert pl.check_alibi_start(12.0, seq_len=20)
 
 
 @pytest.mark.parametrize("answer,shown,keywords", [
@@ -124,11 +124,11 @@ def test_alibi_start_right():
     (11.5, "11.5", ["整数"]),
 ])
 def test_alibi_start_names_each_slip(answer, shown, keywords):
-    assert_wrong(pl.check_alibi_start(20, answer), shown, *keywords)
+    assert_wrong(pl.check_alibi_start(answer, seq_len=20), shown, *keywords)
 
 
 def test_alibi_start_none():
-    assert_placeholder(pl.check_alibi_start(20, None))
+    assert_placeholder(pl.check_alibi_start(None, seq_len=20))
 
 
 # ---------------------------------------------------------------------------
@@ -136,10 +136,10 @@ def test_alibi_start_none():
 # ---------------------------------------------------------------------------
 def test_notebook_exercises_use_these_checks():
     code = notebook_code("08_alibi_extrapolation.ipynb")
-    for call in ("pl.check_alibi_slope(3, 8, answer)",
-                 "pl.check_alibi_slope(10, 12, answer)",
-                 "pl.check_alibi_bias(2, 8, 6, 2, answer)",
-                 "pl.check_alibi_start(20, answer)"):
+    for call in ("pl.check_alibi_slope(answer, h=3, num_heads=8)",
+                 "pl.check_alibi_slope(answer, h=10, num_heads=12)",
+                 "pl.check_alibi_bias(answer, h=2, num_heads=8, m=6, n=2)",
+                 "pl.check_alibi_start(answer, seq_len=20)"):
         assert any(call in c for c in code), call
 
 
@@ -147,21 +147,21 @@ def test_notebook_exercises_use_these_checks():
 # More answers in other forms, and bad arguments refused naming the parameter passed
 # ---------------------------------------------------------------------------
 def test_check_alibi_slope():
-    assert pl.check_alibi_slope(3, 8, 1 / 8)
-    assert pl.check_alibi_slope(3, 8, 2 ** -3)
-    v = pl.check_alibi_slope(3, 8, 1 / 4)
+    assert pl.check_alibi_slope(1 / 8, h=3, num_heads=8)
+    assert pl.check_alibi_slope(2 ** -3, h=3, num_heads=8)
+    v = pl.check_alibi_slope(1 / 4, h=3, num_heads=8)
     assert not v and "从 1 开始" in v.message
-    v = pl.check_alibi_slope(3, 8, 2 ** (-3 / 8))
+    v = pl.check_alibi_slope(2 ** (-3 / 8), h=3, num_heads=8)
     assert not v and "8" in v.message
-    v = pl.check_alibi_slope(3, 8, -1 / 8)
+    v = pl.check_alibi_slope(-1 / 8, h=3, num_heads=8)
     assert not v and "正数" in v.message
-    assert not pl.check_alibi_slope(3, 8, None) and not pl.check_alibi_slope(3, 8, "1/8")
+    assert not pl.check_alibi_slope(None, h=3, num_heads=8) and not pl.check_alibi_slope("1/8", h=3, num_heads=8)
 
 
 @pytest.mark.parametrize("call,exc,words", [
-    (lambda: pl.check_alibi_slope(9, 8, 0.5), ValueError, "h must be"),
-    (lambda: pl.check_alibi_bias(2, 8, "6", 2, -1.0), TypeError, "m must be an integer"),
-    (lambda: pl.check_alibi_start(20, 4, train_lengths=(4, 80)), ValueError, "train_lengths[1]"),
+    (lambda: pl.check_alibi_slope(0.5, h=9, num_heads=8), ValueError, "h must be"),
+    (lambda: pl.check_alibi_bias(-1.0, h=2, num_heads=8, m="6", n=2), TypeError, "m must be an integer"),
+    (lambda: pl.check_alibi_start(4, seq_len=20, train_lengths=(4, 80)), ValueError, "train_lengths[1]"),
 ])
 def test_bad_input_is_refused_clearly(call, exc, words):
     assert_refused_clearly(call, exc, words)

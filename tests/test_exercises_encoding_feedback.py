@@ -341,18 +341,18 @@ def test_03_reference_answers_agree_with_the_checks():
 # ---------------------------------------------------------------------------
 def test_check_pe_word_must_match_d_model():
     with pytest.raises(ValueError, match="word"):
-        pl.check_pe(1, [0, 0], word=[0.1, 0.2, 0.3])
+        pl.check_pe([0, 0], pos=1, word=[0.1, 0.2, 0.3])
 
 
 def test_check_wavelength_decimals_and_neighbours():
     right = 2 * math.pi * 100                            # pair 1 of d_model = 4
-    assert pl.check_wavelength(1, 4, round(right), decimals=0)
-    v = pl.check_wavelength(1, 4, round(2 * math.pi, 1))
+    assert pl.check_wavelength(round(right), i=1, d_model=4, decimals=0)
+    v = pl.check_wavelength(round(2 * math.pi, 1), i=1, d_model=4)
     assert not v and "第 0 对" in v.message
 
 
 def test_every_wrong_message_of_the_flipped_bits_names_the_answer():
     for answer in ([3], [0, 1, 2], [4], [0, 1, 2, 3, 4]):
-        v = pl.check_flipped_bits(8, answer)
+        v = pl.check_flipped_bits(answer, pos=8)
         if not v:
             assert v.message.startswith("你填的是 ")

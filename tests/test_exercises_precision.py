@@ -33,15 +33,15 @@ def test_the_three_checks_of_notebook_09_follow_one_rule():
     base = 10000 * 4 ** (128 / 126)                                 # 40890
     att = 0.1 * math.log(8) + 1                                     # 1.2079
     # three significant digits, rounded, are right in each of them
-    assert pl.check_rotations(40, 128, 4096, 2.06)
-    assert pl.check_ntk_base(128, 4, 40900)
-    assert pl.check_yarn_attention_factor(8, 1.21)
-    assert pl.check_yarn_attention_factor(8, 1.208)                 # the learner-walk answer
+    assert pl.check_rotations(2.06, i=40, d_model=128, length=4096)
+    assert pl.check_ntk_base(40900, d_model=128, factor=4)
+    assert pl.check_yarn_attention_factor(1.21, factor=8)
+    assert pl.check_yarn_attention_factor(1.208, factor=8)                 # the learner-walk answer
     # two significant digits are a rounding slip in each of them, and said so
-    for verdict in (pl.check_rotations(40, 128, 4096, 2.1), pl.check_ntk_base(128, 4, 41000),
-                    pl.check_yarn_attention_factor(8, 1.19)):
+    for verdict in (pl.check_rotations(2.1, i=40, d_model=128, length=4096), pl.check_ntk_base(41000, d_model=128, factor=4),
+                    pl.check_yarn_attention_factor(1.19, factor=8)):
         assert not verdict
-    for verdict in (pl.check_rotations(40, 128, 4096, 2.1), pl.check_ntk_base(128, 4, 41000)):
+    for verdict in (pl.check_rotations(2.1, i=40, d_model=128, length=4096), pl.check_ntk_base(41000, d_model=128, factor=4)):
         assert "舍入" in verdict.message and "3 位有效数字" in verdict.message, verdict.message
         assert "指数" not in verdict.message and "公式" not in verdict.message, verdict.message
     assert round(r40, 1) == 2.1 and round(base, -3) == 41000
@@ -66,16 +66,16 @@ def test_rope_score_and_alibi_checks_use_the_rule():
     for coarse in (-0.841, -0.84):
         verdict = pl.check_rope_score(coarse, q=[1, 0], key=[0, 1], m=3, n=4)
         assert not verdict and "方法对了，舍入太粗/位数不够" in verdict.message
-    assert pl.check_alibi_slope(3, 8, 0.125)
-    assert pl.check_alibi_slope(10, 12, round(2 ** -1.5, 3))
+    assert pl.check_alibi_slope(0.125, h=3, num_heads=8)
+    assert pl.check_alibi_slope(round(2 ** -1.5, 3), h=10, num_heads=12)
 
 
 def test_alibi_slope_names_an_exponent_given_for_the_slope():
     # H = 8, head 3: slope 2^(-8*3/8) = 2^-3 = 0.125, exponent -3
     for answer in (-3, 3):
-        verdict = pl.check_alibi_slope(3, 8, answer)
+        verdict = pl.check_alibi_slope(answer, h=3, num_heads=8)
         assert not verdict
         assert "指数" in verdict.message and "不是斜率" in verdict.message, verdict.message
         assert "0.125" in verdict.message
-    verdict = pl.check_alibi_slope(10, 12, -1.5)                     # authors' recipe: exponent 1.5
+    verdict = pl.check_alibi_slope(-1.5, h=10, num_heads=12)                     # authors' recipe: exponent 1.5
     assert not verdict and "不是斜率" in verdict.message

@@ -2,16 +2,16 @@
 import pytest
 
 import posenc_lib as pl
-from posenc.quiz import _check_question
+from posenc.ui.quiz import check_question
 
 
 def test_rotated_dims():
-    assert pl.check_rotated_dims("GPT-NeoX-20B", 24)
-    assert "partial_rotary_factor" in pl.check_rotated_dims("GPT-NeoX-20B", 96).message
-    assert "对数" in pl.check_rotated_dims("GPT-NeoX-20B", 12).message
-    assert "不旋转" in pl.check_rotated_dims("GPT-NeoX-20B", 72).message
-    assert "None" in pl.check_rotated_dims("GPT-NeoX-20B", None).message
-    assert pl.check_rotated_dims("DeepSeek-V3", 64)
+    assert pl.check_rotated_dims(24, model="GPT-NeoX-20B")
+    assert "partial_rotary_factor" in pl.check_rotated_dims(96, model="GPT-NeoX-20B").message
+    assert "对数" in pl.check_rotated_dims(12, model="GPT-NeoX-20B").message
+    assert "不旋转" in pl.check_rotated_dims(72, model="GPT-NeoX-20B").message
+    assert "None" in pl.check_rotated_dims(None, model="GPT-NeoX-20B").message
+    assert pl.check_rotated_dims(64, model="DeepSeek-V3")
 
 
 def test_llama3_slowdown_values_by_the_rule():
@@ -22,25 +22,25 @@ def test_llama3_slowdown_values_by_the_rule():
 
 
 def test_check_llama3_slowdown_names_the_slips():
-    assert pl.check_llama3_slowdown(4096, 2.4)
-    assert "超过 8192" in pl.check_llama3_slowdown(4096, 8).message
-    assert "短于 2048" in pl.check_llama3_slowdown(4096, 1).message
-    assert "频率" in pl.check_llama3_slowdown(4096, (2 / 3) * 8 + 1 / 3).message
-    assert pl.check_llama3_slowdown(20000, 8)
-    assert not pl.check_llama3_slowdown(20000, 1)
+    assert pl.check_llama3_slowdown(2.4, wavelength=4096)
+    assert "超过 8192" in pl.check_llama3_slowdown(8, wavelength=4096).message
+    assert "短于 2048" in pl.check_llama3_slowdown(1, wavelength=4096).message
+    assert "频率" in pl.check_llama3_slowdown((2 / 3) * 8 + 1 / 3, wavelength=4096).message
+    assert pl.check_llama3_slowdown(8, wavelength=20000)
+    assert not pl.check_llama3_slowdown(1, wavelength=20000)
 
 
 def test_check_mla_cache_names_the_slips():
-    assert pl.check_mla_cache("DeepSeek-V3", 576)
-    assert "潜向量" in pl.check_mla_cache("DeepSeek-V3", 512).message
-    assert "共用" in pl.check_mla_cache("DeepSeek-V3", 512 + 128 * 64).message
-    assert "普通多头" in pl.check_mla_cache("DeepSeek-V3", 128 * (192 + 128)).message
+    assert pl.check_mla_cache(576, model="DeepSeek-V3")
+    assert "潜向量" in pl.check_mla_cache(512, model="DeepSeek-V3").message
+    assert "共用" in pl.check_mla_cache(512 + 128 * 64, model="DeepSeek-V3").message
+    assert "普通多头" in pl.check_mla_cache(128 * (192 + 128), model="DeepSeek-V3").message
     with pytest.raises(ValueError, match="model"):
-        pl.check_mla_cache("Llama-2-7B", 1)
+        pl.check_mla_cache(1, model="Llama-2-7B")
 
 
 def test_quiz_bank_is_well_formed():
     assert 3 <= len(pl.REAL_MODELS)
     for n, q in enumerate(pl.REAL_MODELS, 1):
-        _check_question(n, q)
+        check_question(n, q)
     pl.Quiz(pl.REAL_MODELS)

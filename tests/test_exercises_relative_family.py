@@ -13,9 +13,9 @@ from test_relative_family import t5_bucket_reference
                                              (-20, False), (7, False), (-50, False)])
 def test_t5_bucket_right_answers(k, bidirectional):
     right = t5_bucket_reference(k, bidirectional)
-    v = pl.check_t5_bucket(k, right, bidirectional=bidirectional)
+    v = pl.check_t5_bucket(right, k=k, bidirectional=bidirectional)
     assert v and f"桶 {right}" in v.message
-    assert pl.check_t5_bucket(k, float(right), bidirectional=bidirectional)      # 10.0 is 10
+    assert pl.check_t5_bucket(float(right), k=k, bidirectional=bidirectional)      # 10.0 is 10
 
 
 def t5_slip_values():
@@ -29,7 +29,7 @@ def t5_slip_values():
 @pytest.mark.parametrize("answer,words", t5_slip_values())
 def test_t5_bucket_slips(answer, words):
     assert answer != t5_bucket_reference(-20)
-    v = pl.check_t5_bucket(-20, answer)
+    v = pl.check_t5_bucket(answer, k=-20)
     shown = repr(answer) if isinstance(answer, str) else str(answer)
     assert not v and f"你填的是 {shown}：" in v.message
     assert words in v.message
@@ -39,9 +39,9 @@ def test_t5_bucket_other_mode_and_placeholder():
     causal = t5_bucket_reference(-50, False)
     bidir = t5_bucket_reference(-50, True)
     assert causal != bidir
-    v = pl.check_t5_bucket(-50, bidir, bidirectional=False)
+    v = pl.check_t5_bucket(bidir, k=-50, bidirectional=False)
     assert not v and "双向" in v.message
-    assert not pl.check_t5_bucket(-50, None) and "None" in pl.check_t5_bucket(-50, None).message
+    assert not pl.check_t5_bucket(None, k=-50) and "None" in pl.check_t5_bucket(None, k=-50).message
 
 
 def test_t5_buckets_used_counts():
@@ -64,33 +64,33 @@ def test_t5_buckets_used_counts():
 def test_shaw_row_right_and_slips(m, n, r):
     k = n - m
     right = max(-r, min(r, k)) + r
-    assert pl.check_shaw_row(m, n, r, right)
+    assert pl.check_shaw_row(right, m=m, n=n, max_relative=r)
     flipped = max(-r, min(r, -k)) + r
     if flipped != right:
-        v = pl.check_shaw_row(m, n, r, flipped)
+        v = pl.check_shaw_row(flipped, m=m, n=n, max_relative=r)
         assert not v and "m − n" in v.message and f"你填的是 {flipped}" in v.message
     if abs(k) > r:
-        v = pl.check_shaw_row(m, n, r, k + r)
+        v = pl.check_shaw_row(k + r, m=m, n=n, max_relative=r)
         assert not v and "裁剪" in v.message
     clipped = max(-r, min(r, k))
     if clipped != right and clipped not in (flipped, k + r):
-        assert "加 " in pl.check_shaw_row(m, n, r, clipped).message
+        assert "加 " in pl.check_shaw_row(clipped, m=m, n=n, max_relative=r).message
 
 
 @pytest.mark.parametrize("scheme,vary,right", [("absolute", "m", "bcd"), ("transformer_xl", "m", ""),
                                                ("absolute", "k", "bd"), ("transformer_xl", "k", "bd")])
 def test_moving_terms(scheme, vary, right):
-    assert pl.check_moving_terms(right, scheme, vary)
-    assert pl.check_moving_terms(list(right), scheme, vary)
-    assert pl.check_moving_terms(", ".join(right), scheme, vary)
-    v = pl.check_moving_terms("abcd", scheme, vary)
+    assert pl.check_moving_terms(right, scheme=scheme, vary=vary)
+    assert pl.check_moving_terms(list(right), scheme=scheme, vary=vary)
+    assert pl.check_moving_terms(", ".join(right), scheme=scheme, vary=vary)
+    v = pl.check_moving_terms("abcd", scheme=scheme, vary=vary)
     assert not v and "(a)" in v.message and "你填的是 'abcd'" in v.message
 
 
 def test_moving_terms_names_each_wrong_letter():
     v = pl.check_moving_terms("bd")             # absolute, m moves: (c) PE(m)·x_n was missed
     assert not v and "漏了 (c)" in v.message and "(b)" not in v.message
-    v = pl.check_moving_terms("bcd", "transformer_xl")
+    v = pl.check_moving_terms("bcd", scheme="transformer_xl")
     assert not v and "(c)" in v.message and "不变" in v.message
     assert not pl.check_moving_terms("xz") and "字母" in pl.check_moving_terms("xz").message
     assert not pl.check_moving_terms(None)
@@ -101,8 +101,8 @@ def test_moving_terms_says_how_to_answer_none():
     answer; an answer that is not letters is told how to write "none"."""
     assert moving_terms("transformer_xl", "m") == set()     # measured: the right answer is "no term"
     for none in ("", "无", "没有", " none ", "都不变"):
-        assert pl.check_moving_terms(none, "transformer_xl"), none
-    v = pl.check_moving_terms("无", "absolute")              # none is wrong here: (b), (c), (d) move
+        assert pl.check_moving_terms(none, scheme="transformer_xl"), none
+    v = pl.check_moving_terms("无", scheme="absolute")              # none is wrong here: (b), (c), (d) move
     assert not v and "漏了 (b)" in v.message
-    v = pl.check_moving_terms("全都不变", "transformer_xl")
+    v = pl.check_moving_terms("全都不变", scheme="transformer_xl")
     assert not v and '""' in v.message and "一项都不变" in v.message

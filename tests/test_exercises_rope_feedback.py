@@ -36,8 +36,8 @@ def score_d2(q, key, m, n):
 def test_rope_angle_right():
     angle = 100 * 10000 ** (-2 * 1 / 4)          # pos * w_1, d = 4
     assert abs(angle - 1.0) < 1e-12
-    assert pl.check_rope_angle(1, 100, 4, angle)
-    v = pl.check_rope_angle(1, 100, 4, angle + 2 * math.pi)
+    assert pl.check_rope_angle(angle, i=1, pos=100, d_model=4)
+    v = pl.check_rope_angle(angle + 2 * math.pi, i=1, pos=100, d_model=4)
     assert v and "整圈" in v.message
 
 
@@ -50,11 +50,11 @@ def test_rope_angle_right():
     ("1", "'1'", ["一个数"]),
 ])
 def test_rope_angle_names_each_slip(answer, shown, keywords):
-    assert_wrong(pl.check_rope_angle(1, 100, 4, answer), shown, *keywords)
+    assert_wrong(pl.check_rope_angle(answer, i=1, pos=100, d_model=4), shown, *keywords)
 
 
 def test_rope_angle_none():
-    assert_placeholder(pl.check_rope_angle(1, 100, 4, None))
+    assert_placeholder(pl.check_rope_angle(None, i=1, pos=100, d_model=4))
 
 
 # ---------------------------------------------------------------------------
@@ -141,7 +141,7 @@ def test_rope_shift():
 # ---------------------------------------------------------------------------
 def test_notebook_exercises_use_these_checks():
     code = notebook_code("07_rope.ipynb")
-    for call in ("pl.check_rope_angle(1, 100, 4, answer)",
+    for call in ("pl.check_rope_angle(answer, i=1, pos=100, d_model=4)",
                  "pl.check_rope_score(answer, q=[1, 0], key=[0, 1], m=3, n=4)",
                  "pl.check_rope_pe_position(answer, p=20, pos=6)",
                  "pl.check_rope_shift(answer, shift=7)"):
@@ -152,15 +152,15 @@ def test_notebook_exercises_use_these_checks():
 # More answers in other forms, and bad arguments refused naming the parameter passed
 # ---------------------------------------------------------------------------
 def test_check_rope_angle():
-    assert pl.check_rope_angle(1, 100, 4, 1.0)
-    assert pl.check_rope_angle(1, 100, 4, 1.0 + 2 * math.pi)          # a whole turn more
-    v = pl.check_rope_angle(1, 100, 4, math.degrees(1.0))
+    assert pl.check_rope_angle(1.0, i=1, pos=100, d_model=4)
+    assert pl.check_rope_angle(1.0 + 2 * math.pi, i=1, pos=100, d_model=4)          # a whole turn more
+    v = pl.check_rope_angle(math.degrees(1.0), i=1, pos=100, d_model=4)
     assert not v and "弧度" in v.message
-    v = pl.check_rope_angle(1, 100, 4, 100 / 0.01)
+    v = pl.check_rope_angle(100 / 0.01, i=1, pos=100, d_model=4)
     assert not v and "÷" in v.message
-    v = pl.check_rope_angle(1, 100, 4, 100 * 10000 ** (-1 / 4))
+    v = pl.check_rope_angle(100 * 10000 ** (-1 / 4), i=1, pos=100, d_model=4)
     assert not v and "2i" in v.message
-    assert not pl.check_rope_angle(1, 100, 4, None)
+    assert not pl.check_rope_angle(None, i=1, pos=100, d_model=4)
 
 
 def test_check_rope_shift():
@@ -172,7 +172,7 @@ def test_check_rope_shift():
 
 
 @pytest.mark.parametrize("call,exc,words", [
-    (lambda: pl.check_rope_angle(2, 5, 4, 1.0), ValueError, "i must be"),
+    (lambda: pl.check_rope_angle(1.0, i=2, pos=5, d_model=4), ValueError, "i must be"),
     (lambda: pl.check_rope_shift(False, m="a"), TypeError, "m must be an integer"),
     (lambda: pl.check_rope_shift(False, n=1.5), TypeError, "n must be an integer"),
     (lambda: pl.check_rope_shift(False, d_model=3), ValueError, "d_model"),

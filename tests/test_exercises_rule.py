@@ -24,54 +24,54 @@ E = 10000.0
 
 #: name -> (call with the answer, the right value, the decimals the question asks or None).
 NUMERIC = {
-    "check_pe": (lambda a: pl.check_pe(4, a), [math.sin(4), math.cos(4)], 4),
-    "check_wavelength": (lambda a: pl.check_wavelength(3, 8, a), 2 * math.pi * E ** (6 / 8), 1),
-    "check_dot_product": (lambda a: pl.check_dot_product(100, 4, a), math.cos(100) + math.cos(100 * E ** (-2 / 4)), 4),
-    "check_rotation": (lambda a: pl.check_rotation(1, 2, a),
+    "check_pe": (lambda a: pl.check_pe(a, pos=4), [math.sin(4), math.cos(4)], 4),
+    "check_wavelength": (lambda a: pl.check_wavelength(a, i=3, d_model=8), 2 * math.pi * E ** (6 / 8), 1),
+    "check_dot_product": (lambda a: pl.check_dot_product(a, k=100, d_model=4), math.cos(100) + math.cos(100 * E ** (-2 / 4)), 4),
+    "check_rotation": (lambda a: pl.check_rotation(a, k=1, d_model=2),
                        [[math.cos(1), math.sin(1)], [-math.sin(1), math.cos(1)]], 4),
-    "check_scaled_rotation_scores": (lambda a: pl.check_scaled_rotation_scores(1, 1, a),
+    "check_scaled_rotation_scores": (lambda a: pl.check_scaled_rotation_scores(a, a=1, b=1),
                                      [math.cos(1) - math.sin(1), math.cos(1) + math.sin(1)], 4),
     "check_order_blind_accuracy": (lambda a: pl.check_order_blind_accuracy(a), 0.5, None),
-    "check_rope_angle": (lambda a: pl.check_rope_angle(1, 100, 6, a), 100 * E ** (-2 / 6), None),
+    "check_rope_angle": (lambda a: pl.check_rope_angle(a, i=1, pos=100, d_model=6), 100 * E ** (-2 / 6), None),
     "check_rope_score": (lambda a: pl.check_rope_score(a, q=[1, 0], key=[0, 1], m=3, n=4), -math.sin(1), 4),
-    "check_alibi_slope": (lambda a: pl.check_alibi_slope(10, 12, a), 2 ** -1.5, None),
-    "check_alibi_bias": (lambda a: pl.check_alibi_bias(10, 12, 7, 2, a), -(2 ** -1.5) * 5, None),
-    "check_rotations": (lambda a: pl.check_rotations(40, 128, 4096, a), 4096 * E ** (-80 / 128) / (2 * math.pi), None),
-    "check_ntk_base": (lambda a: pl.check_ntk_base(128, 4, a), E * 4 ** (128 / 126), None),
-    "check_yarn_attention_factor": (lambda a: pl.check_yarn_attention_factor(8, a), 0.1 * math.log(8) + 1, None),
-    "check_beta_ratio": (lambda a: pl.check_beta_ratio(16, 4, a), 4 ** (1 / 7), None),
-    "check_llama3_slowdown": (lambda a: pl.check_llama3_slowdown(3000, a),
+    "check_alibi_slope": (lambda a: pl.check_alibi_slope(a, h=10, num_heads=12), 2 ** -1.5, None),
+    "check_alibi_bias": (lambda a: pl.check_alibi_bias(a, h=10, num_heads=12, m=7, n=2), -(2 ** -1.5) * 5, None),
+    "check_rotations": (lambda a: pl.check_rotations(a, i=40, d_model=128, length=4096), 4096 * E ** (-80 / 128) / (2 * math.pi), None),
+    "check_ntk_base": (lambda a: pl.check_ntk_base(a, d_model=128, factor=4), E * 4 ** (128 / 126), None),
+    "check_yarn_attention_factor": (lambda a: pl.check_yarn_attention_factor(a, factor=8), 0.1 * math.log(8) + 1, None),
+    "check_beta_ratio": (lambda a: pl.check_beta_ratio(a, d_model=16, factor=4), 4 ** (1 / 7), None),
+    "check_llama3_slowdown": (lambda a: pl.check_llama3_slowdown(a, wavelength=3000),
                               1 / ((1 - (8192 / 3000 - 1) / 3) / 8 + (8192 / 3000 - 1) / 3), None),
-    "check_causal_weight": (lambda a: pl.check_causal_weight(6, a), 1 / 7, None),
+    "check_causal_weight": (lambda a: pl.check_causal_weight(a, n=6), 1 / 7, None),
     "check_value": (lambda a: check_value(a, math.sqrt(2)), math.sqrt(2), None),   # the generic one
 }
 
 #: name -> (call with the answer, the right whole number or list of them).
 WHOLE = {
-    "check_flipped_bits": (lambda a: pl.check_flipped_bits(12, a), [0, 1, 2]),
+    "check_flipped_bits": (lambda a: pl.check_flipped_bits(a, pos=12), [0, 1, 2]),
     "check_nearest_repeat": (lambda a: pl.check_nearest_repeat(a, d_model=4, max_offset=100), 19),
-    "check_split_column": (lambda a: pl.check_split_column(5, 8, a), 3),
-    "check_rotation_product": (lambda a: pl.check_rotation_product(5, 2, a), -3),
-    "check_segments": (lambda a: pl.check_segments(1300, 512, a), [3, 275]),
-    "check_rows_with_gradient": (lambda a: pl.check_rows_with_gradient((4, 12), 20, a), 12),
-    "check_t5_bucket": (lambda a: pl.check_t5_bucket(-20, a), 8 + math.floor(math.log(20 / 8) / math.log(16) * 8)),
+    "check_split_column": (lambda a: pl.check_split_column(a, j=5, d_model=8), 3),
+    "check_rotation_product": (lambda a: pl.check_rotation_product(a, a=5, b=2), -3),
+    "check_segments": (lambda a: pl.check_segments(a, n_tokens=1300, max_len=512), [3, 275]),
+    "check_rows_with_gradient": (lambda a: pl.check_rows_with_gradient(a, train_lengths=(4, 12), max_len=20), 12),
+    "check_t5_bucket": (lambda a: pl.check_t5_bucket(a, k=-20), 8 + math.floor(math.log(20 / 8) / math.log(16) * 8)),
     "check_t5_buckets_used": (lambda a: pl.check_t5_buckets_used(a, side="after", num_buckets=16, max_distance=64), 7),
-    "check_shaw_row": (lambda a: pl.check_shaw_row(10, 3, 4, a), 0),
+    "check_shaw_row": (lambda a: pl.check_shaw_row(a, m=10, n=3, max_relative=4), 0),
     "check_rope_pe_position": (lambda a: pl.check_rope_pe_position(a, p=20, pos=6), 14),
     "check_llama_row": (lambda a: pl.check_llama_row(a, r=5, head_dim=8), 3),
     "check_partial_rotary_pairs": (lambda a: pl.check_partial_rotary_pairs(a), 6144 // 64 // 4 // 2),
-    "check_alibi_start": (lambda a: pl.check_alibi_start(20, a), 12),
-    "check_unseen_pairs": (lambda a: pl.check_unseen_pairs(128, 4096, 16384, a),
+    "check_alibi_start": (lambda a: pl.check_alibi_start(a, seq_len=20), 12),
+    "check_unseen_pairs": (lambda a: pl.check_unseen_pairs(a, d_model=128, train_len=4096, target_len=16384),
                            sum(4095 * E ** (-2 * i / 128) < 2 * math.pi for i in range(64))),
-    "check_rotated_dims": (lambda a: pl.check_rotated_dims("GPT-NeoX-20B", a), 24),
-    "check_mla_cache": (lambda a: pl.check_mla_cache("DeepSeek-V3", a), 512 + 64),
-    "check_raster_offset": (lambda a: pl.check_raster_offset(12, a), 12),
-    "check_mrope_text_start": (lambda a: pl.check_mrope_text_start(5, (1, 6, 8), a), 5 + 8),
-    "check_decode_position": (lambda a: pl.check_decode_position(4, 6, a), 6),       # the 6 real tokens are 0 … 5
-    "check_cu_seqlens": (lambda a: pl.check_cu_seqlens([3, 5, 2], a), [0, 3, 3 + 5, 3 + 5 + 2]),
+    "check_rotated_dims": (lambda a: pl.check_rotated_dims(a, model="GPT-NeoX-20B"), 24),
+    "check_mla_cache": (lambda a: pl.check_mla_cache(a, model="DeepSeek-V3"), 512 + 64),
+    "check_raster_offset": (lambda a: pl.check_raster_offset(a, cols=12), 12),
+    "check_mrope_text_start": (lambda a: pl.check_mrope_text_start(a, n_text_before=5, grid_thw=(1, 6, 8)), 5 + 8),
+    "check_decode_position": (lambda a: pl.check_decode_position(a, n_pad=4, n_real=6), 6),       # the 6 real tokens are 0 … 5
+    "check_cu_seqlens": (lambda a: pl.check_cu_seqlens(a, lengths=[3, 5, 2]), [0, 3, 3 + 5, 3 + 5 + 2]),
     # bf16 keeps 8 significant bits: in [2^12, 2^13) the spacing is 2^(12 − 7) = 32, round to nearest
-    "check_bf16_position": (lambda a: pl.check_bf16_position(5050, a), 32 * round(5050 / 32)),
-    "check_streaming_position": (lambda a: pl.check_streaming_position(1000, 4, 8, a), 4 + 8 - 1),
+    "check_bf16_position": (lambda a: pl.check_bf16_position(a, pos=5050), 32 * round(5050 / 32)),
+    "check_streaming_position": (lambda a: pl.check_streaming_position(a, n_tokens=1000, n_sink=4, n_recent=8), 4 + 8 - 1),
 }
 
 #: name -> (call with the answer, the right choice).
@@ -148,25 +148,25 @@ def test_a_choice_is_exact(name):
 
 def test_the_three_slips_issue_28_named():
     # 07 exercise 1: 0.01 is w_1 itself (× pos forgotten) and also the exponent 4i/d
-    verdict = pl.check_rope_angle(1, 100, 4, 0.01)
+    verdict = pl.check_rope_angle(0.01, i=1, pos=100, d_model=4)
     assert "忘了乘 pos" in verdict.message and "维度下标" in verdict.message, verdict.message
     # 10 exercise 2: γ and 1 − γ swapped gives 1/(γ/8 + 1 − γ) = 24/17 for wavelength 4096 (γ = 1/3)
     assert 24 / 17 == pytest.approx(1.4118, abs=1e-4)
-    verdict = pl.check_llama3_slowdown(4096, 1.41)
+    verdict = pl.check_llama3_slowdown(1.41, wavelength=4096)
     assert "γ 和 1 − γ 放反了" in verdict.message, verdict.message
     # 10 exercise 3: K and V counted twice: 2 × (512 + 64)
-    verdict = pl.check_mla_cache("DeepSeek-V3", 1152)
+    verdict = pl.check_mla_cache(1152, model="DeepSeek-V3")
     assert "K 和 V 各算了一份" in verdict.message, verdict.message
 
 
 def test_the_issue_28_cases_follow_the_rule():
     # 07 exercise 1 (exact answer 1, 3 significant digits): 1.01 and 0.99 are one unit off, 1.02 two
-    assert pl.check_rope_angle(1, 100, 4, 1.01) and pl.check_rope_angle(1, 100, 4, 0.99)
-    verdict = pl.check_rope_angle(1, 100, 4, 1.02)
+    assert pl.check_rope_angle(1.01, i=1, pos=100, d_model=4) and pl.check_rope_angle(0.99, i=1, pos=100, d_model=4)
+    verdict = pl.check_rope_angle(1.02, i=1, pos=100, d_model=4)
     assert not verdict and ROUNDING in verdict.message
     # 07 exercise 2 asks 4 decimals: −0.841 is a rounding slip, −0.8415 and −0.8414 are right
     assert pl.check_rope_score(-0.8415) and pl.check_rope_score(-0.8414)
     assert ROUNDING in pl.check_rope_score(-0.841).message
     # 02 exercise 1 asks 4 decimals: [−0.757, −0.654] is a rounding slip, not a wrong formula
-    verdict = pl.check_pe(4, [-0.757, -0.654])
+    verdict = pl.check_pe([-0.757, -0.654], pos=4)
     assert ROUNDING in verdict.message and "不符" not in verdict.message, verdict.message

@@ -42,7 +42,7 @@ def test_check_shift_invariance_names_each_slip(answer, verdict, words):
 
 
 def test_fast_pair_slowdowns_follow_the_formulas():
-    slow = fast_pair_slowdowns(d_model=128, factor=4.0, original_max_len=4096)
+    slow = fast_pair_slowdowns(d_model=128, factor=4.0, train_len=4096)
     assert slow["a"] == pytest.approx((4.0, 4.0))                      # PI: every w_i / s
     assert slow["b"] == pytest.approx((1.0, 4.0))                      # NTK-aware: base * s^(d/(d-2))
     assert slow["c"] == pytest.approx((1.0, 4.0))                      # YaRN: fast pairs untouched

@@ -27,7 +27,7 @@ BAD = {
     pl.ScoreTermsExplorer: {"m": 10, "a": "yes", "b": 0, "c": None, "d": 1},
     pl.RopeExplorer: {"pos": -100, "i": 8, "base": 1e6, "n": 41},
     pl.AlibiExplorer: {"num_heads": 17, "seq_len": 3, "head": 9, "causal": 0},
-    pl.ContextExplorer: {"method": "linear", "factor": 3, "original_max_len": 100, "target_len": 20000,
+    pl.ContextExplorer: {"rope_type": "dynamic", "factor": 3, "train_len": 100, "target_len": 20000,
                              "d_model": 100, "base": 0.5},
     pl.RealModelsExplorer: {"model": "GPT-5", "seq_len": 1000},
     pl.Rope2DExplorer: {"grid": 17, "query_row": 16, "query_col": -1, "layout": "1d", "base": 1e7},

@@ -114,14 +114,14 @@ def test_position_limit_error_needs_no_torch():
 # ---------------------------------------------------------------------------
 # EXPLORERS: one dict literal, never mutated
 # ---------------------------------------------------------------------------
-def test_explorers_is_one_dict_literal_in_the_facade():
+def test_explorers_is_assigned_once_and_keyed_by_each_spec_name():
     assigned = [node for node in ast.walk(facade_tree())
                 if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
                 and any(isinstance(t, ast.Name) and t.id == "EXPLORERS"
                         for t in (node.targets if isinstance(node, ast.Assign) else [node.target]))]
-    assert len(assigned) == 1 and isinstance(assigned[0].value, ast.Dict)
-    keys = [k.value for k in assigned[0].value.keys]
-    assert keys == list(pl.EXPLORERS) and len(keys) == len(set(keys))
+    assert len(assigned) == 1
+    assert all(name == cls.spec.name for name, cls in pl.EXPLORERS.items())
+    assert len(set(pl.EXPLORERS.values())) == len(pl.EXPLORERS) == 14
 
 
 def test_explorers_is_never_mutated():
@@ -180,6 +180,29 @@ def test_no_import_cycles_between_posenc_modules():
         if node not in state:
             visit(node, [node])
     assert not cycles, " ; ".join(" -> ".join(c) for c in cycles)
+
+
+def test_the_math_rooms_import_nothing_of_the_ui():
+    """The UI sits apart from the math: no module of the math rooms (posenc/*.py, task/,
+    exercises/, course/) imports posenc.ui or posenc.figures, anywhere in the file."""
+    graph = import_graph()
+    ui = ("posenc.ui", "posenc.figures")
+    offenders = {m: sorted(d for d in deps if d.startswith(ui)) for m, deps in graph.items()
+                 if not m.startswith(ui) and any(d.startswith(ui) for d in deps)}
+    assert "posenc.figures.style" in graph["posenc.figures.sinusoid"]       # the graph sees these imports
+    assert not offenders, offenders
+
+
+def test_no_module_imports_an_underscore_name_from_another():
+    """A name another module needs is public: ``from x import _y`` appears nowhere in the package
+    or the tools (a module's own underscore names stay its own)."""
+    offenders = []
+    for path in MODULES + [FACADE, *sorted((ROOT / "tools").glob("*.py"))]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                offenders += [f"{path.relative_to(ROOT)}:{node.lineno} {a.name}" for a in node.names
+                              if a.name.startswith("_") and not a.name.startswith("__")]
+    assert not offenders, offenders
 
 
 def test_no_file_in_the_package_is_over_700_lines():
@@ -256,8 +279,9 @@ def test_notebooks_build_explorers_by_class_not_through_the_dict():
 # ---------------------------------------------------------------------------
 # Every public docstring names a notebook that really uses the name
 # ---------------------------------------------------------------------------
-def test_every_public_docstring_ends_naming_a_notebook_that_uses_it():
-    """The last line says ``Introduced in notebook NN_name`` and that notebook mentions the name
+def test_every_public_docstring_names_a_notebook_that_uses_it():
+    """Each name the facade exports says ``Introduced in notebook NN_name`` (anywhere in its
+    docstring: what a reader needs is where to see it used) and that notebook mentions the name
     (code or text); a result class counts as used where the function returning it is, and a
     ``plot_*`` where the explorer drawing the same figure is built."""
     import inspect
@@ -275,10 +299,10 @@ def test_every_public_docstring_ends_naming_a_notebook_that_uses_it():
         obj = getattr(pl, name)
         if not (inspect.isfunction(obj) or inspect.isclass(obj)) or obj is pl.Explorer:  # Explorer: the base class
             continue
-        lines = (inspect.getdoc(obj) or "").strip().splitlines()
-        found = re.findall(r"Introduced in notebooks? (\d\d_\w+(?:(?:,| and) \d\d_\w+)*)", lines[-1] if lines else "")
+        doc = " ".join((inspect.getdoc(obj) or "").split())
+        found = re.findall(r"Introduced in notebooks? (\d\d_\w+(?:(?:,| and) \d\d_\w+)*)", doc)
         if not found:
-            problems.append(f"{name}: the docstring does not end with 'Introduced in notebook NN_name'")
+            problems.append(f"{name}: the docstring does not say 'Introduced in notebook NN_name'")
             continue
         for notebook in re.findall(r"\d\d_\w+", found[0]):
             text = texts.get(notebook)
@@ -288,7 +312,7 @@ def test_every_public_docstring_ends_naming_a_notebook_that_uses_it():
             mentioned = lambda n: re.search(rf"(?<![\w.])(pl\.)?{n}\b", text) is not None
             ok = (mentioned(name)
                   or any(mentioned(f) for f in returns.get(name, []))
-                  or any(f"pl.{ex}(" in text for ex in re.findall(r":class:`(\w+Explorer)`", lines[-1])))
+                  or any(f"pl.{ex}(" in text for ex in re.findall(r":class:`(\w+Explorer)`", doc)))
             if not ok:
                 problems.append(f"{name}: says notebook {notebook} introduces it, but that notebook never uses it")
     assert not problems, "\n".join(problems)

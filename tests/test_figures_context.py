@@ -12,9 +12,9 @@ from support import assert_draws_cleanly, assert_refused_clearly, pixels
 
 
 @pytest.mark.parametrize("kwargs", [
-    {}, dict(method="pi"), dict(method="ntk", factor=8), dict(method="yarn", factor=32),
-    dict(method="yarn", factor=4, original_max_len=16, target_len=64, d_model=8),
-    dict(method="none", original_max_len=8192, target_len=16, d_model=8),
+    {}, dict(rope_type="linear"), dict(rope_type="ntk", factor=8), dict(rope_type="yarn", factor=32),
+    dict(rope_type="yarn", factor=4, train_len=16, target_len=64, d_model=8),
+    dict(rope_type="none", train_len=8192, target_len=16, d_model=8),
 ])
 @pytest.mark.slow
 def test_plot_rope_scaling_draws_cleanly(kwargs):
@@ -36,7 +36,7 @@ def test_plot_into_given_axes():
 def test_explorer_draws_what_the_compute_functions_say():
     ex = pl.EXPLORERS["context"]()
     ex.controls["d_model"].value = 8
-    ex.controls["original_max_len"].value = 16
+    ex.controls["train_len"].value = 16
     ex.controls["target_len"].value = 64
     view = ex.view
     w = [10000 ** (-2 * i / 8) for i in range(4)]
@@ -46,13 +46,13 @@ def test_explorer_draws_what_the_compute_functions_say():
     np.testing.assert_allclose(y, [63 * w[i] / (2 * math.pi) for i in (1, 2, 3)])
     np.testing.assert_allclose(x, [16 * w[i] / (2 * math.pi) for i in (1, 2, 3)])
     assert "3" in view.title_turn.get_text()
-    for method, want in (("pi", [4, 4, 4, 4]), ("ntk", [4 ** (i / 3) for i in range(4)]), ("yarn", [1, 4, 4, 4])):
-        ex.controls["method"].value = method
+    for rope_type, want in (("linear", [4, 4, 4, 4]), ("ntk", [4 ** (i / 3) for i in range(4)]), ("yarn", [1, 4, 4, 4])):
+        ex.controls["rope_type"].value = rope_type
         np.testing.assert_allclose(view.slow.get_data()[1], want, rtol=1e-12)
         # new angles: no full turn in training (15 w_i < 2π) and turned past 16 w_i at 64
         new = [i for i in range(4) if 15 * w[i] < 2 * math.pi and 63 * w[i] / want[i] > 16 * w[i]]
         assert len(view.unseen_pts.get_data()[0]) == len(new)
-        assert new == ([1, 2] if method == "ntk" else [])
+        assert new == ([1, 2] if rope_type == "ntk" else [])
     ex.controls["factor"].value = 1
     np.testing.assert_allclose(view.slow.get_data()[1], 1.0)
     # the score curve is the mean cosine at integer offsets 0 .. L'
@@ -62,16 +62,16 @@ def test_explorer_draws_what_the_compute_functions_say():
 
 
 def test_yarn_title_shows_the_attention_factor():
-    ex = pl.EXPLORERS["context"](method="yarn", factor=16)
+    ex = pl.EXPLORERS["context"](rope_type="yarn", factor=16)
     assert f"{0.1 * math.log(16) + 1:.3f}" in ex.view.title_score.get_text()
 
 
 @pytest.mark.slow
-def test_every_method_gives_other_pixels():
+def test_every_rope_type_gives_other_pixels():
     ex = pl.EXPLORERS["context"]()
     seen = []
-    for method in pl.ROPE_SCALING_METHODS:
-        ex.controls["method"].value = method
+    for rope_type in pl.ROPE_TYPES:
+        ex.controls["rope_type"].value = rope_type
         seen.append(pixels(ex.figure))
     for a in range(len(seen)):
         for b in range(a + 1, len(seen)):
@@ -82,23 +82,23 @@ def test_a_target_shorter_than_training_is_said_in_words_and_needs_no_extension(
     """Decision: L' < L is a shorter context than training, not an error (the sliders reach
     it): no pair meets an unseen angle, and the figure says there is nothing to extend. A
     factor s < 1 (the same request through s = L' / L) is refused with that reason."""
-    ex = pl.ContextExplorer(method="yarn", original_max_len=4096, target_len=16)
+    ex = pl.ContextExplorer(rope_type="yarn", train_len=4096, target_len=16)
     assert not ex.coverage.unseen.any()
     assert "16 < L = 4096" in ex.view.title_turn.get_text()
     assert ("无需扩展" in ex.view.title_turn.get_text()) or ("nothing to extend" in ex.view.title_turn.get_text())
     ex.controls["target_len"].value = 8192
     assert "→" in ex.view.title_turn.get_text() and "<" not in ex.view.title_turn.get_text()
-    cov = pl.rope_angle_coverage(8, 64, 16, method="pi", factor=4)
+    cov = pl.rope_angle_coverage(8, 64, 16, rope_type="pi", factor=4)
     assert not cov.unseen.any() and np.all(cov.target_angle < 64 * pl.frequencies(8))
-    for call in (lambda: pl.rope_frequencies(8, method="pi", factor=0.5),
-                 lambda: pl.plot_rope_scaling(method="pi", factor=0.25)):
+    for call in (lambda: pl.rope_frequencies(8, rope_type="pi", factor=0.5),
+                 lambda: pl.plot_rope_scaling(rope_type="pi", factor=0.25)):
         assert_refused_clearly(call, ValueError, "a shorter target needs no scaling")
     model = pl.OrderModel(len(pl.VOCAB), len(pl.ANIMALS), pe="rope")
     assert_refused_clearly(lambda: model.set_rope_scaling("pi", 0.5), ValueError, "factor must be >= 1")
 
 
 @pytest.mark.parametrize("call,exc,words", [
-    (lambda: pl.plot_rope_scaling(method="rope"), ValueError, "method"),
+    (lambda: pl.plot_rope_scaling(rope_type="rope"), ValueError, "rope_type"),
     (lambda: pl.plot_rope_scaling(factor=0.5), ValueError, "factor"),
     (lambda: pl.plot_rope_scaling(d_model=9), ValueError, "d_model"),
     (lambda: pl.plot_rope_scaling(target_len=1), ValueError, "target_len"),

@@ -1,4 +1,4 @@
-"""posenc/widgets/:  the explorer contract, for every explorer in ``EXPLORERS``, and
+"""posenc/ui/engine/:  the explorer contract, for every explorer in ``EXPLORERS``, and
 the glyph cache behind it.
 
 Contract: ``.controls`` (name -> widget), ``.widget``, ``.figure``; every control moves the
@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 import posenc_lib as pl
-from posenc.widgets.canvas import GlyphCache
-from posenc.widgets.controls import control_values
+from posenc.ui.engine.canvas import GlyphCache
+from posenc.ui.engine.controls import control_values
 from support import full_render, pixels, rgb, share_differing
 
 

@@ -14,7 +14,7 @@ import matplotlib.text as mtext
 import pytest
 
 import posenc_lib as pl
-from posenc.widgets.controls import control_values
+from posenc.ui.engine.controls import control_values
 
 TOLERANCE = 0.5   # px
 

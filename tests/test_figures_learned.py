@@ -83,9 +83,9 @@ def test_training_panel_button_trains_three_models():
     before = panel.image.value
     panel.controls["steps"].value = 15                # moving a control does not train
     panel.controls["seed"].value = 3
-    assert panel.progress.value == 0 and panel.image.value == before and panel.runs == {}
+    assert panel.bar.value == 0 and panel.image.value == before and panel.runs == {}
     panel.button.click()
-    assert panel.progress.value == panel.progress.max == 3 * 15
+    assert panel.bar.value == panel.bar.max == 3 * 15
     assert panel.image.value != before
     accs = re.findall(r"class='posenc-acc'>([0-9.]+)<", panel.table.value)
     assert len(accs) == 6 and all(0.0 <= float(a) <= 1.0 for a in accs)

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import posenc_lib as pl
-from posenc.widgets.canvas import FIGURE_DPI
+from posenc.ui.engine.canvas import FIGURE_DPI
 from support import PLOT_CASES, plot_call, plot_case_id
 from test_figures_layout import drawn_texts
 
@@ -270,10 +270,10 @@ def test_rope_2d_neighbour_marks_are_where_their_names_say(grid):
 def test_context_title_says_the_rho_it_draws():
     """09: without scaling the slowdown is 1 for every pair, and the title says ρ = 1."""
     ex = pl.EXPLORERS["context"]()
-    method = ex.controls["method"]
-    none = next(o[1] if isinstance(o, tuple) else o for o in method.options
-                if (o[1] if isinstance(o, tuple) else o) == "none")
-    method.value = none
+    rope_type = ex.controls["rope_type"]
+    none = next(o[1] if isinstance(o, tuple) else o for o in rope_type.options
+                if (o[1] if isinstance(o, tuple) else o) == "default")
+    rope_type.value = none
     ex.controls["factor"].value = ex.controls["factor"].options[-1]
     slow = ex.view.slow.get_ydata()
     assert np.allclose(slow, 1.0)

@@ -1,5 +1,5 @@
-"""posenc/figures/style.py: CJK fonts with English fallbacks, and the promise every ``plot_*``
-keeps through it (``figure_style`` + ``_new_axes``).
+"""posenc/ui/look.py and posenc/figures/style.py: CJK fonts with English fallbacks, and the promise every ``plot_*``
+keeps through it (``figure_style`` + ``new_axes``).
 
 The plot contract is checked for every public ``plot_*``, found by introspection of
 ``posenc_lib.__all__``: each, called with every sample in ``support.PLOT_SAMPLES``,
@@ -16,7 +16,7 @@ import warnings
 import pytest
 
 import posenc_lib as pl
-from posenc.figures.style import _CJK_FILES
+from posenc.ui.look import CJK_FILES
 from support import PLOT_CASES, PLOT_SAMPLES, PLOTS, assert_draws_cleanly, plot_call, plot_case_id
 
 
@@ -78,6 +78,6 @@ def test_drawing_every_plot_and_explorer_never_imports_pyplot(no_cjk_verdicts):
 
 
 def test_cjk_font_found_when_installed():
-    if not any(os.path.exists(p) for p in _CJK_FILES):
+    if not any(os.path.exists(p) for p in CJK_FILES):
         pytest.skip("no CJK font on this machine (apt-get install fonts-noto-cjk)")
     assert pl.cjk_font() is not None

@@ -1,7 +1,7 @@
 """Every notebook runs top to bottom in a fresh kernel: no error, nothing on stderr, no stall;
 its printed output cites no hidden source; no unanswered exercise shows 再想想 (the kernel writes
 progress to the suite's temporary POSENC_PROGRESS, see conftest.py). And every call that takes seconds runs inside
-``pl.progress`` (the reader must see the kernel is alive): which calls take seconds is read from
+``pl.progress_bar`` (the reader must see the kernel is alive): which calls take seconds is read from
 the package (``posenc.slow.takes_seconds`` marks them), where they run from the notebooks'
 code (AST) -- never from how long a cell took on this machine.
 """
@@ -83,7 +83,7 @@ def _call_keys(name: str, call: ast.Call, env: dict) -> set | None:
 
 def _is_progress(item: ast.withitem) -> bool:
     call = item.context_expr
-    return (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "progress"
+    return (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "progress_bar"
             and isinstance(call.func.value, ast.Name) and call.func.value.id == "pl")
 
 
@@ -95,7 +95,7 @@ def _cell_tree(source: str) -> ast.Module:
 
 def slow_calls_outside_progress(cells: list[tuple[int, str]], slow: dict | None = None) -> list[str]:
     """One line per call of a ``takes_seconds`` function in these (number, code) cells, run in
-    order, that does not run inside ``with pl.progress(...)``. A memoised function's call is fine
+    order, that does not run inside ``with pl.progress_bar(...)``. A memoised function's call is fine
     outside when an earlier cell made the same call (same arguments) inside a progress bar."""
     slow = SLOW_CALLS if slow is None else slow
     done, problems = set(), []
@@ -128,7 +128,7 @@ def slow_calls_outside_progress(cells: list[tuple[int, str]], slow: dict | None 
                 done.update(keys or ())
             elif not (slow[name] == FIRST_CALL and keys and keys <= done):
                 problems.append(f"cell {cell}, line {node.lineno}: pl.{name}(...) takes seconds and runs "
-                                f"outside `with pl.progress(...)`: {ast.unparse(node)[:120]}")
+                                f"outside `with pl.progress_bar(...)`: {ast.unparse(node)[:120]}")
         for child in ast.iter_child_nodes(node):
             visit(child, env, inside, cell)
 
@@ -172,14 +172,14 @@ def test_slow_calls_run_inside_a_progress_bar(path):
 
 
 def test_the_progress_rule_catches_a_slow_call_outside_pl_progress():
-    """The rule on cells made for the purpose: a training call outside pl.progress is caught,
+    """The rule on cells made for the purpose: a training call outside pl.progress_bar is caught,
     inside it is not; a memoised call repeated with the same arguments (literal, default, or a
     loop over a literal tuple) is fine outside, with other arguments it is caught; a call that
     is slow every time is caught outside even after the same call inside."""
     cells = [
         "%matplotlib inline\nimport posenc_lib as pl",
         "run = pl.trained_run('rope')",                                        # 1: caught
-        "with pl.progress(2, '训练') as bar:\n"
+        "with pl.progress_bar(2, '训练') as bar:\n"
         "    runs = {pe: pl.trained_run(pe, seed=0) for pe in ('none', 'sinusoidal')}\n"
         "    rows = pl.extrapolation_table(callback=bar.callback())",
         "for pe in ('none', 'sinusoidal'):\n    print(pl.trained_run(pe).test_accuracy)",   # repeats
@@ -210,9 +210,6 @@ def test_notebook_executes_cleanly(path):
     import nbformat
     from nbclient import NotebookClient
 
-    if path.name == "00_index.ipynb" and not hasattr(pl, "show_progress"):
-        pytest.skip("the contents page's progress cell calls pl.show_progress (posenc/progress.py, "
-                    "another branch): it runs once both are merged")
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name="python3", store_widget_state=True,
                             resources={"metadata": {"path": str(path.parent)}})

@@ -1,10 +1,8 @@
-"""The learner's progress (posenc/progress.py): every check and the quiz record to
+"""The learner's progress (posenc/course/progress.py, shown by posenc/ui/progress.py): every check and the quiz record to
 ``$POSENC_PROGRESS`` (conftest.py points it at a temporary file for the whole suite), the record
 survives a kernel restart and a corrupt file, an unwritable place never breaks a check, the
 quiz shows its first-try score, and ``show_progress`` / ``reset_progress`` do what they say.
 """
-import ast
-import inspect
 import json
 import os
 import pathlib
@@ -15,10 +13,11 @@ import sys
 import pytest
 
 import posenc_lib as pl
-from posenc import progress
-from posenc.course import NOTEBOOK_TITLES
-from posenc.exercises.verdict import exercise_id
-from posenc.quiz import QUIZZES
+from posenc.course import progress
+from posenc.course import notebooks
+from posenc.exercises import catalogue
+from posenc.ui.progress import progress_summary
+from posenc.course.quiz_banks import QUIZZES
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 NOTEBOOKS = [p for p in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")) if not p.stem.startswith("00")]
@@ -44,32 +43,32 @@ def test_the_default_file_is_in_the_home_folder(monkeypatch):
 
 def test_a_check_records_solved_first_verdict_and_attempts(progress_file):
     key = "check_pe(pos=4, d_model=2, base=10000, word=None)"
-    assert not pl.check_pe(4, None)                               # unanswered: not an attempt
+    assert not pl.check_pe(None, pos=4)                               # unanswered: not an attempt
     assert not progress_file.exists()
-    assert not pl.check_pe(4, [-0.76, -0.65])
-    assert pl.check_pe(4, [-0.7568, -0.6536])
-    assert not pl.check_pe(4, [0, 0])                              # solved stays solved
+    assert not pl.check_pe([-0.76, -0.65], pos=4)
+    assert pl.check_pe([-0.7568, -0.6536], pos=4)
+    assert not pl.check_pe([0, 0], pos=4)                              # solved stays solved
     entry = json.loads(progress_file.read_text(encoding="utf-8"))["exercises"][key]
-    assert entry == {"notebook": "02_sinusoidal_hand_calculation", "solved": True, "first": "再想想", "attempts": 3}
+    assert entry == {"solved": True, "first": "再想想", "attempts": 3}
 
 
 def test_progress_survives_a_kernel_restart(progress_file):
-    code = "import posenc_lib as pl; pl.check_raster_offset(12, 12); pl.check_causal_weight(9, 0.2)"
+    code = "import posenc_lib as pl; pl.check_raster_offset(12, cols=12); pl.check_causal_weight(0.2, n=9)"
     env = {**os.environ, "POSENC_PROGRESS": str(progress_file), "PYTHONPATH": str(ROOT)}
     subprocess.run([sys.executable, "-c", code], env=env, check=True, cwd=ROOT)
-    read = "import json, posenc.progress as p; print(json.dumps(p.load_progress()['exercises']))"
+    read = "import json, posenc.course.progress as p; print(json.dumps(p.load_progress()['exercises']))"
     out = subprocess.run([sys.executable, "-c", read], env=env, check=True, cwd=ROOT, capture_output=True, text=True)
     exercises = json.loads(out.stdout)
     assert exercises["check_raster_offset(cols=12)"]["solved"] is True
-    assert exercises["check_causal_weight(n=9)"] == {"notebook": "12_where_position_goes", "solved": False,
+    assert exercises["check_causal_weight(n=9)"] == {"solved": False,
                                                      "first": "再想想", "attempts": 1}
 
 
 def test_a_corrupt_file_gives_one_line_and_never_breaks_a_check(progress_file, capsys):
     progress_file.parent.mkdir(parents=True)
     progress_file.write_text("{not json", encoding="utf-8")
-    assert pl.check_raster_offset(12, 12)
-    assert pl.check_raster_offset(12, 12)
+    assert pl.check_raster_offset(12, cols=12)
+    assert pl.check_raster_offset(12, cols=12)
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "损坏" in err, err                 # one line, once
     data = json.loads(progress_file.read_text(encoding="utf-8"))     # rewritten whole
@@ -81,27 +80,27 @@ def test_an_unwritable_place_gives_one_line_and_never_breaks_a_check(tmp_path, m
     blocker.write_text("", encoding="utf-8")
     monkeypatch.setenv("POSENC_PROGRESS", str(blocker / "progress.json"))   # a folder that is a file
     progress._WARNED.clear()
-    assert pl.check_raster_offset(12, 12)
-    assert not pl.check_raster_offset(12, 1)
+    assert pl.check_raster_offset(12, cols=12)
+    assert not pl.check_raster_offset(1, cols=12)
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and ("写不进去" in err or "读不了" in err), err
 
 
 def test_the_file_is_written_atomically(progress_file, monkeypatch):
-    pl.check_raster_offset(12, 12)
+    pl.check_raster_offset(12, cols=12)
     before = progress_file.read_text(encoding="utf-8")
 
     def fail(*args, **kwargs):
         raise OSError("disk full")
 
     monkeypatch.setattr(progress.json, "dump", fail)
-    assert pl.check_raster_offset(12, 1) is not None                  # the check still answers
+    assert pl.check_raster_offset(1, cols=12) is not None                  # the check still answers
     assert progress_file.read_text(encoding="utf-8") == before        # the old file is intact
     assert [p.name for p in progress_file.parent.iterdir()] == ["progress.json"]   # no temp file left
 
 
 def test_reset_needs_confirmation(progress_file, capsys):
-    pl.check_raster_offset(12, 12)
+    pl.check_raster_offset(12, cols=12)
     assert pl.reset_progress() is False
     assert "confirm=True" in capsys.readouterr().out
     assert progress.load_progress()["exercises"]
@@ -127,12 +126,12 @@ def test_the_quiz_records_the_first_choice_and_shows_the_first_try_score(progres
 
 
 def test_show_progress_counts_per_notebook_and_draws_legible_text(progress_file):
-    pl.check_raster_offset(12, 12)
-    pl.check_causal_weight(9, 0.1)
-    pl.check_mrope_text_start(5, (1, 6, 8), 12)
+    pl.check_raster_offset(12, cols=12)
+    pl.check_causal_weight(0.1, n=9)
+    pl.check_mrope_text_start(12, n_text_before=5, grid_thw=(1, 6, 8))
     quiz = pl.Quiz(pl.REAL_MODELS)
     quiz.radios[0].index = quiz.questions[0]["answer"]
-    rows = {r["notebook"]: r for r in progress.progress_summary(QUIZZES)}
+    rows = {r["notebook"]: r for r in progress_summary(QUIZZES)}
     assert (rows["12_where_position_goes"]["solved"], rows["12_where_position_goes"]["total"]) == (2, 3)
     assert (rows["10_rope_real_models"]["quiz_right"], rows["10_rope_real_models"]["quiz_total"]) == (1, 5)
     assert rows["13_summary_interview"]["quiz_answered"] == 0          # a quiz of its own
@@ -145,46 +144,38 @@ def test_show_progress_counts_per_notebook_and_draws_legible_text(progress_file)
 
 
 # ---------------------------------------------------------------------------
-# The registry of exercises matches the notebooks
+# The exercises and titles are read from the notebooks
 # ---------------------------------------------------------------------------
-def _literal(node):
-    return ast.literal_eval(node)
+def test_an_exercise_is_recorded_under_the_key_read_from_its_cell(progress_file):
+    """The key read from 02's first exercise cell is the one its check records under."""
+    assert catalogue.EXERCISES["02_sinusoidal_hand_calculation"][0] == \
+        "check_pe(pos=4, d_model=2, base=10000, word=None)"
+    pl.check_pe([0.0, 0.0], pos=4)
+    assert list(progress.load_progress()["exercises"]) == ["check_pe(pos=4, d_model=2, base=10000, word=None)"]
 
 
-def notebook_exercise_ids(path) -> list[str]:
-    """The :func:`exercise_id` of every ``pl.check_*`` call in the notebook's exercise cells,
-    read from the code (literal arguments; check_choice by its ``exercise=``)."""
-    ids = []
-    for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
-        source = "".join(cell["source"])
-        if cell["cell_type"] != "code" or not re.match(r"answer\w* = None", source):
-            continue
-        for node in ast.walk(ast.parse(source)):
-            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                    and isinstance(node.func.value, ast.Name) and node.func.value.id == "pl"
-                    and node.func.attr.startswith("check_")):
-                name = node.func.attr
-                if name == "check_choice":
-                    label = next(k.value for k in node.keywords if k.arg == "exercise")
-                    ids.append(exercise_id(name, {"exercise": _literal(label)}))
-                    continue
-                check = inspect.unwrap(getattr(pl, name))
-                args = [None if isinstance(a, ast.Name) else _literal(a) for a in node.args]
-                kwargs = {k.arg: _literal(k.value) for k in node.keywords}
-                bound = inspect.signature(check).bind(*args, **kwargs)
-                bound.apply_defaults()
-                ids.append(exercise_id(name, bound.arguments))
-    return ids
+def test_every_exercise_cell_is_read_and_choices_are_keyed_by_their_label():
+    """One key per check call in the cells that start with ``answer… = None``; a choice is keyed
+    by its ``exercise=`` label, which names its notebook."""
+    for p in NOTEBOOKS:
+        cells = json.loads(p.read_text(encoding="utf-8"))["cells"]
+        calls = sum(len(re.findall(r"\bpl\.check_\w+\(", "".join(c["source"]))) for c in cells
+                    if c["cell_type"] == "code" and re.match(r"answer\w* = None", "".join(c["source"])))
+        ids = catalogue.EXERCISES.get(p.stem, ())
+        assert len(ids) == calls, p.name
+        for key in ids:
+            label = re.fullmatch(r"check_choice\(exercise='(\d\d)\.\d+'\)", key)
+            assert label is None or label[1] == p.stem[:2], key
 
 
-def test_the_registry_lists_every_exercise_of_every_notebook():
-    found = {p.stem: tuple(ids) for p in NOTEBOOKS if (ids := notebook_exercise_ids(p))}
-    assert found == progress.EXERCISES
+def test_an_exercise_whose_arguments_are_not_written_in_its_cell_is_refused():
+    with pytest.raises(ValueError, match="must be written in its cell"):
+        catalogue.exercise_ids("answer = None\nn = compute()\npl.check_causal_weight(answer, n=n)")
 
 
 def test_the_titles_are_the_notebooks_first_headings():
-    titles = {}
+    titles = notebooks.NOTEBOOK_TITLES
+    assert list(titles) == [p.stem for p in NOTEBOOKS]
+    assert titles["07_rope"] == "从旋转到 RoPE"
     for p in NOTEBOOKS:
-        first = "".join(json.loads(p.read_text(encoding="utf-8"))["cells"][0]["source"]).splitlines()[0]
-        titles[p.stem] = first.lstrip("# ").strip()
-    assert titles == NOTEBOOK_TITLES
+        assert "".join(json.loads(p.read_text(encoding="utf-8"))["cells"][0]["source"]).startswith(f"# {titles[p.stem]}")

@@ -53,20 +53,20 @@ def test_scaling_types_are_known_and_consistent(name):
     cfg = pl.MODEL_CONFIGS[name]
     kind = pl.rope_type(cfg)
     assert kind in pl.ROPE_SCALING
-    if "training_length" in cfg:           # a paper or report states it: that number, not the config's
-        assert pl.training_context_key(cfg) == "training_length"
-        assert pl.training_context(cfg) == cfg["training_length"] <= cfg["max_position_embeddings"]
+    if "train_len" in cfg:           # a paper or report states it: that number, not the config's
+        assert pl.config_train_len_key(cfg) == "train_len"
+        assert pl.config_train_len(cfg) == cfg["train_len"] <= cfg["max_position_embeddings"]
     elif cfg["rope_scaling"] is None:
-        assert pl.training_context_key(cfg) == "max_position_embeddings"
-        assert pl.training_context(cfg) == cfg["max_position_embeddings"]
+        assert pl.config_train_len_key(cfg) == "max_position_embeddings"
+        assert pl.config_train_len(cfg) == cfg["max_position_embeddings"]
     if cfg["rope_scaling"] is not None:
         s = cfg["rope_scaling"]
         assert s["factor"] > 1
         assert s["original_max_position_embeddings"] < cfg["max_position_embeddings"]
-        if "training_length" not in cfg:
-            assert pl.training_context_key(cfg) == "original_max_position_embeddings"
-            assert pl.training_context(cfg) == s["original_max_position_embeddings"]
-    assert pl.training_context_key(cfg) in pl.TRAINING_CONTEXT_KEYS
+        if "train_len" not in cfg:
+            assert pl.config_train_len_key(cfg) == "original_max_position_embeddings"
+            assert pl.config_train_len(cfg) == s["original_max_position_embeddings"]
+    assert pl.config_train_len_key(cfg) in pl.TRAIN_LEN_KEYS
     if "kv_lora_rank" in cfg:   # MLA: the q·k width is the unrotated plus the rotated part
         assert cfg["head_dim"] == cfg["qk_nope_head_dim"] + cfg["qk_rope_head_dim"]
 
@@ -215,13 +215,13 @@ def test_bad_configs_are_refused_naming_the_key(call, key):
     assert key in str(err.value) and " / " in str(err.value)     # English / 中文
 
 
-@pytest.mark.parametrize("name", sorted(n for n, c in pl.MODEL_CONFIGS.items() if "training_length" in c))
+@pytest.mark.parametrize("name", sorted(n for n, c in pl.MODEL_CONFIGS.items() if "train_len" in c))
 def test_a_stated_training_length_names_its_paper_and_the_number_in_it(name):
-    """The number in ``training_length`` appears in the quoted source (8192 / '32,768' style)."""
+    """The number in ``train_len`` appears in the quoted source (8192 / '32,768' style)."""
     cfg = pl.MODEL_CONFIGS[name]
-    source = cfg["training_length_source"]
+    source = cfg["train_len_source"]
     assert re.search(r"arXiv \d{4}\.\d{5}", source), source
-    n = cfg["training_length"]
+    n = cfg["train_len"]
     assert str(n) in source or f"{n:,}" in source, (n, source)
 
 
@@ -229,4 +229,4 @@ def test_the_config_maximum_is_not_taken_for_the_training_length_where_a_paper_s
     """Mistral-7B-v0.1: config 32768, paper 8192; Qwen2.5-7B: config 131072, report 32768."""
     for name in ("Mistral-7B-v0.1", "Qwen2.5-7B"):
         cfg = pl.MODEL_CONFIGS[name]
-        assert pl.training_context(cfg) < cfg["max_position_embeddings"]
+        assert pl.config_train_len(cfg) < cfg["max_position_embeddings"]

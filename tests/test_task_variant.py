@@ -192,7 +192,7 @@ def test_scaling_changes_the_logits_and_none_restores_them_exactly():
     with torch.no_grad():
         plain = model(data.tokens, data.mask)
         with model.rope_scaling("ntk", 4.0):
-            assert model.rope_scaling_config["method"] == "ntk"
+            assert model.rope_scaling_config["rope_type"] == "ntk"
             scaled = model(data.tokens, data.mask)
         assert model.rope_scaling_config is None
         again = model(data.tokens, data.mask)
@@ -207,8 +207,8 @@ def test_scaling_context_restores_a_previous_setting():
     model = _rope_model()
     model.set_rope_scaling("pi", 2.0)
     with model.rope_scaling("yarn", 4.0, 16):
-        assert model.rope_scaling_config["method"] == "yarn"
-    assert model.rope_scaling_config["method"] == "pi" and model.rope_scaling_config["factor"] == 2.0
+        assert model.rope_scaling_config["rope_type"] == "yarn"
+    assert model.rope_scaling_config["rope_type"] == "linear" and model.rope_scaling_config["factor"] == 2.0
 
 
 def test_scaling_is_for_rope_models_only():
@@ -253,13 +253,13 @@ def test_length_accuracy_and_extrapolation_table_use_the_variant():
 
 def test_context_extension_table_evaluates_one_model_under_each_scaling():
     rows = pl.context_extension_table(factors=(2,), n_per_length=64)
-    assert [r["method"] for r in rows] == list(pl.ROPE_SCALING_METHODS)
+    assert [r["rope_type"] for r in rows] == list(pl.ROPE_TYPES)
     model = pl.trained_run("rope", task="anywhere", train_lengths=(8, 16)).model
     for r in rows:
-        with model.rope_scaling(r["method"], 2, 16):
+        with model.rope_scaling(r["rope_type"], 2, 16):
             ds = pl.make_bite_dataset(64, (32, 32), 1032, split="test", task="anywhere")
             assert r["by_factor"][2]["target"] == pl.evaluate(model, ds)
-        assert r["attention_factor"][2] == pl.rope_frequencies(8, 10000.0, r["method"], 2, 16)[1]
+        assert r["attention_factor"][2] == pl.rope_frequencies(8, 10000.0, r["rope_type"], 2, 16)[1]
     text = pl.format_context_table(rows)
     assert "长度 16" in text and "长度 32" in text and "YaRN" in text
     assert_refused_clearly(lambda: pl.context_extension_table(factors=(8,)), ValueError, "factor")
@@ -268,11 +268,11 @@ def test_context_extension_table_evaluates_one_model_under_each_scaling():
 def test_finetuning_copies_the_model():
     run = pl.trained_run("rope", task="anywhere", train_lengths=(8, 16))
     before = {k: v.clone() for k, v in run.model.state_dict().items()}
-    tuned = finetune_order_model(run, lengths=(17, 32), steps=2, task="anywhere", method="pi", factor=2,
-                                    original_max_len=16, n_train=32, n_test=32)
+    tuned = finetune_order_model(run, lengths=(17, 32), steps=2, task="anywhere", rope_type="pi", factor=2,
+                                    train_len=16, n_train=32, n_test=32)
     assert all(torch.equal(before[k], v) for k, v in run.model.state_dict().items())
     assert run.model.rope_scaling_config is None
-    assert tuned.model.rope_scaling_config["method"] == "pi" and len(tuned.losses) == 2
+    assert tuned.model.rope_scaling_config["rope_type"] == "linear" and len(tuned.losses) == 2
     assert not all(torch.equal(before[k], v) for k, v in tuned.model.state_dict().items())
 
 

@@ -1,4 +1,4 @@
-"""posenc/widgets/canvas.py: a figure redrawn by blitting gives the pixels of a full draw.
+"""posenc/ui/engine/canvas.py: a figure redrawn by blitting gives the pixels of a full draw.
 
 The reference is matplotlib drawing the same figure on a fresh canvas (an unpickled copy:
 no background, no cached layer, no glyph cache), not the blitting code under test.
@@ -8,7 +8,7 @@ import pathlib
 
 import numpy as np
 
-from posenc.widgets.canvas import BlitCanvas, copy_layout, data_url, freeze_layout, new_figure, png_of
+from posenc.ui.engine.canvas import BlitCanvas, copy_layout, data_url, freeze_layout, new_figure, png_of
 from support import full_render, rgb, share_differing
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -79,22 +79,25 @@ def test_copy_layout_gives_a_second_figure_the_same_axes_positions_without_a_dra
     assert np.allclose(other.axes[0].get_position().bounds, fig.axes[0].get_position().bounds)
 
 
-def test_the_engine_imports_no_figure_family():
-    """posenc/widgets/ serves every figure family and imports none of them (the course's
-    figure style, fonts and labels, is the one thing it borrows)."""
-    families = {p.stem for p in (ROOT / "posenc" / "figures").glob("*.py")} - {"__init__", "style"}
-    for path in (ROOT / "posenc" / "widgets").glob("*.py"):
+def test_the_engine_imports_nothing_above_it():
+    """posenc/ui/engine/ serves every figure family and imports none of them, nor the figures'
+    style: the fonts and ``label()`` it borrows live below it (posenc/ui/look.py)."""
+    paths = sorted((ROOT / "posenc" / "ui" / "engine").glob("*.py"))
+    assert len(paths) >= 6
+    for path in paths:
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.ImportFrom) and node.module:
-                parts = node.module.split(".")
-                assert not (set(parts) & families), f"{path.name} imports {node.module}"
+                assert "figures" not in node.module.split("."), f"{path.name} imports {node.module}"
+                if node.level >= 2:   # from posenc/ui/engine/, ``..x`` is posenc.ui.x
+                    assert node.level == 2 and node.module == "look" or node.level == 3 and node.module == "validate", \
+                        f"{path.name} imports {'.' * node.level}{node.module}"
 
 
 def test_no_figure_family_reaches_into_the_engine_s_private_names():
     for path in (ROOT / "posenc" / "figures").glob("*.py"):
         tree = ast.parse(path.read_text())
         for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.module and "widgets" in node.module:
+            if isinstance(node, ast.ImportFrom) and node.module and "engine" in node.module:
                 private = [a.name for a in node.names if a.name.startswith("_")]
                 assert not private, f"{path.name} imports {private} from {node.module}"
             if isinstance(node, ast.Attribute) and node.attr in {"_live_png", "_twin", "_background", "_layer",

@@ -1,4 +1,4 @@
-"""posenc/widgets/frames.py: the main slider's figures rendered ahead of time and switched in
+"""posenc/ui/engine/frames.py: the main slider's figures rendered ahead of time and switched in
 the browser (a Stack of data: URL images ``jsdlink``-ed to the slider).
 
 What the reader sees must not change: each frame is byte for byte the PNG a separate explorer
@@ -19,15 +19,15 @@ import numpy as np
 import pytest
 
 import posenc_lib as pl
-from posenc.widgets import frames as F
-from posenc.widgets.canvas import data_url
-from posenc.widgets.controls import control_values
+from posenc.ui.engine import frames as F
+from posenc.ui.engine.canvas import data_url
+from posenc.ui.engine.controls import control_values
 from support import full_render, rgb, share_differing
 
 #: Every test here renders or fills frames (many full figure renders each): the slow set.
 pytestmark = pytest.mark.slow
 
-FRAMED = sorted(name for name, cls in pl.EXPLORERS.items() if cls.FRAMES is not None)
+FRAMED = sorted(name for name, cls in pl.EXPLORERS.items() if cls.main is not None)
 
 
 def frame_png(fs, i) -> bytes:
@@ -115,12 +115,12 @@ def fake(monkeypatch):
 # Which control, and the slider that drives the Stack
 # ---------------------------------------------------------------------------
 def test_every_explorer_but_the_permutation_one_has_frames():
-    assert pl.PermutationExplorer.FRAMES is None
+    assert pl.PermutationExplorer.main is None
     assert set(FRAMED) == set(pl.EXPLORERS) - {"permutation"}
     for name in FRAMED:
         ex = pl.EXPLORERS[name]()
         fs = ex.frames
-        assert fs.name == type(ex).FRAMES and ex.controls[fs.name] is fs.slider
+        assert fs.main == type(ex).main and ex.controls[fs.main] is fs.slider
         assert ex.widget.children[-1] is fs.stack, f"{name}: the figure shown is not the Stack"
         assert len(fs.stack.children) == len(fs.values) and all(c is ex.image for c in fs.stack.children)
         assert fs.stack.selected_index == fs.index()
@@ -175,7 +175,7 @@ def test_frames_are_byte_identical_to_an_independent_render(name):
         fs.slider.value = fs.values[i]
         fs.fill(limit=1)                 # the nearest missing frame: this one
         assert i in fs.frames
-        ref.controls[fs.name].value = fs.values[i]
+        ref.controls[fs.main].value = fs.values[i]
         assert frame_png(fs, i) == ref.shown_png(), f"{name} frame {i}"
         assert share_differing(rgb(frame_png(fs, i)), full_render(ref.figure)) < 0.002
 
@@ -187,14 +187,14 @@ def test_frames_after_another_control_moved_are_still_identical(name):
     ex, ref = pl.EXPLORERS[name](), pl.EXPLORERS[name]()
     fs = ex.frames
     for k, c in ex.controls.items():
-        if k != fs.name:
+        if k != fs.main:
             v = other_value(c)
             c.value = v
             ref.controls[k].value = v
     fs.fill(limit=3)
     assert len(fs.frames) == 3
     for i in fs.frames:
-        ref.controls[fs.name].value = fs.values[i]
+        ref.controls[fs.main].value = fs.values[i]
         assert frame_png(fs, i) == ref.shown_png(), f"{name} {ex.values} frame {i}"
 
 
@@ -439,7 +439,7 @@ def test_a_frame_set_needs_no_explorer_only_a_render_callable(scheduler):
         calls.append(value)
         return f"png of {value}".encode(), ()
 
-    fs = F.FrameSet(slider, live, render, label="plain", name="x", scheduler=scheduler)
+    fs = F.FrameSet(slider, live, render, label="plain", main="x", scheduler=scheduler)
     fs.fill()
     assert calls == [2, 1, 3, 0, 4], "nearest the slider first, lower side first on ties"
     assert [frame_png(fs, i) for i in range(5)] == [f"png of {i}".encode() for i in range(5)]
@@ -513,7 +513,7 @@ def test_frames_are_the_view_on_a_second_figure_with_the_live_layout():
 
 
 def test_the_loss_monitor_is_a_live_figure_not_an_explorer():
-    from posenc.widgets.explorer import Explorer, LiveFigure
+    from posenc.ui.engine.explorer import Explorer, LiveFigure
 
     panel = pl.TrainingPanel(steps=10)
     assert not isinstance(panel.monitor, Explorer) and isinstance(panel.monitor.live, LiveFigure)
@@ -525,7 +525,7 @@ def test_the_loss_monitor_is_a_live_figure_not_an_explorer():
 
 
 def png_of_image(image) -> bytes:
-    from posenc.widgets.canvas import png_of
+    from posenc.ui.engine.canvas import png_of
 
     return png_of(image.value)
 

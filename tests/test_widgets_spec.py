@@ -1,4 +1,4 @@
-"""posenc/widgets/spec.py: an explorer is declared once (its spec) and the rest is derived.
+"""posenc/ui/engine/spec.py: an explorer is declared once (its spec) and the rest is derived.
 
 The constructor's signature and checks, the widgets (ranges, options, labels), and the
 constraints between controls all come from the spec; a figure family's explorer class holds
@@ -10,15 +10,15 @@ import re
 import pytest
 
 import posenc_lib as pl
-from posenc.widgets.explorer import Explorer
-from posenc.widgets.spec import ExplorerSpec, int_slider
+from posenc.ui.engine.explorer import Explorer
+from posenc.ui.engine.spec import ExplorerSpec, int_slider
 
 
 @pytest.mark.parametrize("name", sorted(pl.EXPLORERS))
 def test_every_explorer_is_a_spec_with_no_constructor_of_its_own(name):
     cls = pl.EXPLORERS[name]
     assert isinstance(cls.spec, ExplorerSpec) and cls.spec.name == name
-    assert cls.FRAMES == cls.spec.main and cls.FIGSIZE == cls.spec.figsize
+    assert cls.main == cls.spec.main and cls.FIGSIZE == cls.spec.figsize
     src = inspect.getsource(cls)
     assert "def __init__" not in src and "ipywidgets" not in src, f"{cls.__name__} builds widgets itself"
     params = inspect.signature(cls.__init__).parameters
@@ -127,7 +127,7 @@ def test_a_new_figure_family_is_a_spec_and_a_view():
 
 def test_no_private_attribute_is_touched_outside_the_engine():
     """Issue 25: ipywidgets' and matplotlib's private attributes are the engine's business
-    (posenc/widgets/, behind its self-tests); elsewhere in the package an attribute starting
+    (posenc/ui/engine/, behind its self-tests); elsewhere in the package an attribute starting
     with ``_`` is read only on ``self`` / ``cls`` (the display protocol's ``_repr_*_`` aside)."""
     import ast
     from pathlib import Path
@@ -135,7 +135,7 @@ def test_no_private_attribute_is_touched_outside_the_engine():
     root = Path(pl.__file__).resolve().parent / "posenc"
     found = []
     for path in root.rglob("*.py"):
-        if "widgets" in path.relative_to(root).parts:
+        if path.relative_to(root).parts[:2] == ("ui", "engine"):
             continue
         for node in ast.walk(ast.parse(path.read_text())):
             if (isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")

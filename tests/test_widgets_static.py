@@ -7,8 +7,8 @@ Each static frame is the PNG a live explorer shows at that value.
 import pytest
 
 import posenc_lib as pl
-from posenc.widgets import frames as F
-from posenc.widgets import static
+from posenc.ui.engine import frames as F
+from posenc.ui.engine import static
 
 
 # ---------------------------------------------------------------------------
@@ -59,14 +59,14 @@ def test_the_clock_on_a_static_page(static_page, monkeypatch):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", sorted(n for n, c in pl.EXPLORERS.items() if c.FRAMES))
+@pytest.mark.parametrize("name", sorted(n for n, c in pl.EXPLORERS.items() if c.main))
 def test_every_explorer_renders_its_static_frames_when_made(static_page, name):
     ex = pl.EXPLORERS[name]()
     fs = ex.frames
     assert len(fs.values) <= 6 and len(fs.frames) == len(fs.values)
-    assert all(c.disabled for k, c in ex.controls.items() if k != ex.FRAMES)
-    assert not ex.controls[ex.FRAMES].disabled
-    labels = [text for text, _ in ex.controls[ex.FRAMES].options]
+    assert all(c.disabled for k, c in ex.controls.items() if k != ex.main)
+    assert not ex.controls[ex.main].disabled
+    labels = [text for text, _ in ex.controls[ex.main].options]
     assert all(isinstance(t, str) and t for t in labels)
 
 

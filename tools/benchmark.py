@@ -35,7 +35,7 @@ def pct(values, q):
 
 def sweep_values(control):
     """Distinct values spread over a control's range: the tests' sweep, 9 values of a long slider."""
-    from posenc.widgets.controls import control_values
+    from posenc.ui.engine.controls import control_values
 
     return control_values(control, 9)
 
@@ -46,7 +46,7 @@ def naive_render(ex) -> bytes:
     import posenc_lib as pl
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    from posenc.widgets.canvas import new_figure
+    from posenc.ui.engine.canvas import new_figure
 
     spec = ex.spec
     with pl.figure_style():
@@ -61,7 +61,7 @@ def naive_render(ex) -> bytes:
 
 def set_scale(scale: int) -> None:
     """Draw every explorer made from now on at ``scale`` x the pixel density."""
-    import posenc.widgets.canvas as C
+    import posenc.ui.engine.canvas as C
 
     C.PIXEL_SCALE = scale
 
@@ -69,7 +69,7 @@ def set_scale(scale: int) -> None:
 def bench_sliders(repeats: int) -> list[dict]:
     """Per control: setting ``.value`` in code until the image shown is ready (the live
     path: no event loop, so no frames), against the naive redraw. For the main control
-    (``FRAMES``) also with every frame rendered (``framed_ms``: the artists only)."""
+    (``main``) also with every frame rendered (``framed_ms``: the artists only)."""
     import posenc_lib as pl
 
     rows = []
@@ -98,7 +98,7 @@ def bench_sliders(repeats: int) -> list[dict]:
             })
         if ex.frames is not None:
             ex.frames.fill()
-            control, framed = ex.controls[ex.frames.name], []
+            control, framed = ex.controls[ex.frames.main], []
             values = [v for i, v in enumerate(ex.frames.values) if i in ex.frames.frames]
             for j in range(repeats):
                 v = values[(7 * j) % len(values)]
@@ -106,7 +106,7 @@ def bench_sliders(repeats: int) -> list[dict]:
                 control.value = v
                 _ = ex.shown_png()
                 framed.append(time.perf_counter() - t0)
-            next(r for r in rows if r["explorer"] == name and r["control"] == ex.frames.name)["framed_ms"] = \
+            next(r for r in rows if r["explorer"] == name and r["control"] == ex.frames.main)["framed_ms"] = \
                 pct(framed, 50)
     return rows
 
@@ -115,12 +115,12 @@ def bench_frames(samples: int = 15) -> list[dict]:
     """Per explorer with frames: one frame's render time (median), PNG size, the whole set
     as data: URLs, the fill time (frames x frame time) and the set the cap keeps."""
     import posenc_lib as pl
-    from posenc.widgets import frames as F
-    from posenc.widgets.canvas import data_url
+    from posenc.ui.engine import frames as F
+    from posenc.ui.engine.canvas import data_url
 
     rows = []
     for name in sorted(pl.EXPLORERS):
-        if pl.EXPLORERS[name].FRAMES is None:
+        if pl.EXPLORERS[name].main is None:
             continue
         fs = pl.EXPLORERS[name]().frames
         n = len(fs.values)
@@ -133,7 +133,7 @@ def bench_frames(samples: int = 15) -> list[dict]:
             times.append(time.perf_counter() - t0)
             sizes.append(len(data_url(png)))
         url = statistics.median(sizes)
-        rows.append({"explorer": name, "control": fs.name, "positions": n, "frame_ms": pct(times, 50),
+        rows.append({"explorer": name, "control": fs.main, "positions": n, "frame_ms": pct(times, 50),
                      "png_kb": url * 3 / 4 / 1024, "set_mb": url * n / 2**20,
                      "fill_s": statistics.median(times) * n,
                      "kept": min(n, int(F.MAX_BYTES // url))})
@@ -178,9 +178,9 @@ def bench_drag(before: str | None, rounds: int, notebooks: list[str], keys: int,
     nbs = [p.name for p in dm.notebooks_with_explorers()]
     if notebooks:
         nbs = [n for n in nbs if any(n.startswith(p) for p in notebooks)]
-    setup = f"import posenc.widgets.canvas as _C; _C.PIXEL_SCALE = {scale}\n" if scale != 1 else ""
+    setup = f"import posenc.ui.engine.canvas as _C; _C.PIXEL_SCALE = {scale}\n" if scale != 1 else ""
     if cap_mb is not None:
-        setup += (f"import posenc.widgets.frames as _F; _F.MAX_BYTES = int({cap_mb} * 2**20); "
+        setup += (f"import posenc.ui.engine.frames as _F; _F.MAX_BYTES = int({cap_mb} * 2**20); "
                   f"_F.MAX_TOTAL_BYTES = 4 * _F.MAX_BYTES\n")
     results: dict = {}
     with contextlib.ExitStack() as stack:
@@ -281,9 +281,9 @@ def bench_memory(before: str | None, notebook: str, dsf: float, scale: int, cap_
     import drag_metrics as dm  # tools/ is on sys.path: this script runs from it
 
     nb = next(p.name for p in dm.notebooks_with_explorers() if p.name.startswith(notebook))
-    setup = f"import posenc.widgets.canvas as _C; _C.PIXEL_SCALE = {scale}\n" if scale != 1 else ""
+    setup = f"import posenc.ui.engine.canvas as _C; _C.PIXEL_SCALE = {scale}\n" if scale != 1 else ""
     if cap_mb is not None:
-        setup += f"import posenc.widgets.frames as _F; _F.MAX_BYTES = int({cap_mb} * 2**20)\n"
+        setup += f"import posenc.ui.engine.frames as _F; _F.MAX_BYTES = int({cap_mb} * 2**20)\n"
     rows = []
     with contextlib.ExitStack() as stack:
         roots = {"after": ROOT}
@@ -300,8 +300,8 @@ def bench_memory(before: str | None, notebook: str, dsf: float, scale: int, cap_
                     dm.install_helpers(page)
                     import posenc_lib as pl
 
-                    explorer, name = dm.first_with_slider(page, {n for n, c in pl.EXPLORERS.items() if c.FRAMES})
-                    slider = dm.main_slider_index(page, name, pl.EXPLORERS[name].FRAMES)
+                    explorer, name = dm.first_with_slider(page, {n for n, c in pl.EXPLORERS.items() if c.main})
+                    slider = dm.main_slider_index(page, name, pl.EXPLORERS[name].main)
                     data = 0.0
                     if dm.has_frames(page):
                         dm.wait_kernel_true(page, "not any(r['pending'] for r in __posenc_frames().status())", 600)

@@ -54,7 +54,7 @@ from strip_notebooks import kernel_metadata   # tools/ is on sys.path when this 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 NB_DIR = ROOT / "notebooks"
 INDEX = "00_index.ipynb"
-#: The contents page's only code cell: the learner's progress (posenc.progress).
+#: The contents page's only code cell: the learner's progress (posenc.course.progress, shown by posenc.ui.progress).
 PROGRESS_CELL = "import posenc_lib as pl\n\npl.show_progress()"
 NAV_TAG = "navigation"
 README_START, README_END = "<!-- contents:start -->", "<!-- contents:end -->"
@@ -65,16 +65,16 @@ INTERACTIVE_CALL = re.compile(r"\bpl\.[A-Z]\w*(?:Explorer|Panel|Worksheet)\(")
 #: An exercise: a ``pl.check_*`` call in a code cell.
 CHECK_CALL = re.compile(r"\bpl\.check_\w+\(")
 #: A slow cell the reader waits for (training, fitting), shown with a progress bar.
-SLOW_CALL = re.compile(r"\bpl\.progress\(")
+SLOW_CALL = re.compile(r"\bpl\.progress_bar\(")
 #: A self-check quiz: ``pl.Quiz(pl.BANK)``; each question of the bank counts.
 QUIZ_CALL = re.compile(r"\bpl\.Quiz\(\s*pl\.(\w+)")
 PL_NAME = re.compile(r"\bpl\.([A-Za-z_]\w*)")
 INTRODUCED = re.compile(r"Introduced in notebooks? (\d\d)_")
 #: Rooms every notebook uses (the setup cell, progress bars, aligned tables, the generic
 #: checks, argument checks, figure machinery): using them is not a prerequisite.
-INFRASTRUCTURE = {"posenc.notebook", "posenc.text", "posenc.exercises.verdict", "posenc.validate",
-                  "posenc.figures.style", "posenc.widgets.canvas", "posenc.widgets.controls",
-                  "posenc.widgets.frames", "posenc.widgets.explorer"}
+INFRASTRUCTURE = {"posenc.ui.notebook", "posenc.ui.look", "posenc.text", "posenc.exercises.verdict", "posenc.validate",
+                  "posenc.figures.style", "posenc.ui.engine.canvas", "posenc.ui.engine.controls",
+                  "posenc.ui.engine.frames", "posenc.ui.engine.explorer"}
 
 #: Concepts a notebook uses from an earlier one without calling that notebook's helpers:
 #: notebook -> {earlier notebook: what it uses}. The ``pl.*`` names its code calls add the rest.
@@ -195,11 +195,8 @@ def cell_stats(cells) -> dict:
     code = [src for kind, src in cells if kind == "code"]
     quiz_questions = 0
     for bank in {m.group(1) for c in code for m in QUIZ_CALL.finditer(c)}:
-        sys.path.insert(0, str(ROOT))
-        try:
-            import posenc_lib
-        finally:
-            sys.path.pop(0)
+        import posenc_lib   # installed (requirements.txt's ``-e .``)
+
         quiz_questions += len(getattr(posenc_lib, bank))
     return {
         "cjk": len(re.findall(r"[\u4e00-\u9fff]", prose)),

@@ -11,7 +11,7 @@ Then serve the folder: ``python -m http.server -d site`` (or copy it to any stat
 What it does, per notebook:
 
 1. Runs it with nbclient in a fresh kernel, with ``POSENC_STATIC_FRAMES=N`` set (the static
-   mode of :mod:`posenc.widgets.static`: every explorer renders at most ``N`` frames of its
+   mode of :mod:`posenc.ui.engine.static`: every explorer renders at most ``N`` frames of its
    main slider at once and disables its other controls) and the widget state stored.
 2. Keeps only the widgets a page shows (those its outputs display, what they refer to, and the
    browser-side links between them): closed and replaced widgets (dropped frames) go.
@@ -45,7 +45,7 @@ TOOLS = ROOT / "tools"
 NB_DIR = ROOT / "notebooks"
 ASSETS = TOOLS / "site"
 INDEX_STEM = "00_index"
-STATIC_ENV = "POSENC_STATIC_FRAMES"   # posenc/widgets/static.py
+STATIC_ENV = "POSENC_STATIC_FRAMES"   # posenc/ui/engine/static.py
 #: Most bytes one page may take, and the whole site.
 PAGE_BUDGET = 12 * 10**6
 SITE_BUDGET = 100 * 10**6
@@ -55,6 +55,7 @@ DEFAULT_FRAMES = 64
 MARGIN = 0.96
 CELL_TIMEOUT = 900  # s, one cell (05/08/09 train small models)
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+EXERCISE_MIME = "application/vnd.posenc.exercise+json"   # posenc.exercises.verdict.MIME
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 REF = "IPY_MODEL_"
 LINK_MODELS = {"LinkModel", "DirectionalLinkModel"}
@@ -120,6 +121,26 @@ def reachable_widgets(state: dict, roots) -> set[str]:
         if not links:
             return keep
         todo.extend(links)
+
+
+#: What an unanswered exercise says on a static page, where no cell can run.
+EXERCISE_HINT = ("静态网页：这里不能运行代码。要作答，请在 JupyterLab 里打开这个笔记本，"
+                 "把 None 换成你的答案再运行这个单元格。")
+
+
+def mark_exercises(nb, mime: str) -> int:
+    """Every unanswered exercise's output (a verdict carrying ``mime`` with ``pending``) says it
+    needs JupyterLab instead of the kernel's prompt; returns how many."""
+    n = 0
+    for cell in nb.cells:
+        for out in cell.get("outputs", []) if cell.cell_type == "code" else ():
+            data = out.get("data", {})
+            if data.get(mime, {}).get("pending"):
+                data["text/html"] = (f"<div class='posenc-verdict posenc-static-hint'>"
+                                     f"{html_lib.escape(EXERCISE_HINT)}</div>")
+                data["text/plain"] = EXERCISE_HINT
+                n += 1
+    return n
 
 
 def frames_for_budget(page_bytes: int, explorers: list[dict], budget: int = PAGE_BUDGET,
@@ -355,6 +376,7 @@ def build_page(path: Path, out: Path, nav: list[dict], frames: int = DEFAULT_FRA
     n = frames
     while True:
         nb = execute(path, n)
+        mark_exercises(nb, EXERCISE_MIME)
         before, kept = prune_widgets(nb)
         page = export(nb, path.stem, nav)
         size = len(page.encode("utf-8"))

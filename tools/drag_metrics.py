@@ -23,9 +23,9 @@ whether it is decoded (``complete && naturalWidth``). A visible figure that is n
 decoded yet (or no visible figure at all) is a *blank* sample: it is counted, since a
 reader sees a hole there.
 
-The slider measured is the explorer's main control (``Explorer.FRAMES``, the one whose
+The slider measured is the explorer's main control (``Explorer.main``, the one whose
 frames are pre-rendered); :func:`measure_notebook` waits until its frames are rendered
-(``posenc.widgets.frames.status()``) before it measures, unless the checkout has no frames.
+(``posenc.ui.engine.frames.status()``) before it measures, unless the checkout has no frames.
 
 The module has no pytest dependency: ``tests/browser/test_drag.py`` (with the browser
 suite's server), ``tools/benchmark.py --only drag`` (before/after, interleaved) and the
@@ -41,9 +41,28 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # lab_session, also when run as a script
-from lab_session import (REPO, chromium, close_notebook, explorers, first_with_slider, jupyterlab,  # noqa: E402,F401
-                         kernel_eval, kernel_exec, kernel_value, open_notebook, wait_kernel_true)
+
+
+def _harness():
+    """The browser harness the test suite uses (tests/browser/lab_session.py), by its path: the
+    module already imported by pytest when there is one, else loaded from the file."""
+    import importlib.util
+
+    if "lab_session" in sys.modules:
+        return sys.modules["lab_session"]
+    path = Path(__file__).resolve().parents[1] / "tests" / "browser" / "lab_session.py"
+    spec = importlib.util.spec_from_file_location("lab_session", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["lab_session"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+_lab = _harness()
+REPO, chromium, close_notebook, explorers, first_with_slider, jupyterlab = (
+    _lab.REPO, _lab.chromium, _lab.close_notebook, _lab.explorers, _lab.first_with_slider, _lab.jupyterlab)
+kernel_eval, kernel_exec, kernel_value, open_notebook, wait_kernel_true = (
+    _lab.kernel_eval, _lab.kernel_exec, _lab.kernel_value, _lab.open_notebook, _lab.wait_kernel_true)
 
 # ---------------------------------------------------------------------------
 # the explorer in the kernel (works with or without frames: a checkout before them too)
@@ -65,12 +84,12 @@ def __posenc_explorer(name):
     return found[0]
 
 def __posenc_frames():
-    # the frames module the explorers of this kernel use (posenc/widgets/ since the engine has a
+    # the frames module the explorers of this kernel use (posenc/ui/engine/ since the engine has a
     # room of its own; posenc/figures/ in a checkout from before, measured by tools/benchmark.py
     # --before). Read from sys.modules: find_spec could answer for another checkout's package
     # (an editable install's finder maps every posenc.* name to its own tree)
     import sys
-    for name in ("posenc.widgets.frames", "posenc.figures.frames"):
+    for name in ("posenc.ui.engine.frames", "posenc.figures.frames"):
         module = sys.modules.get(name)
         if module is not None and hasattr(module, "status"):
             return module
@@ -414,7 +433,7 @@ def check_controls_redraw(page, explorer, timeout_ms: int = 10_000) -> dict:
 
 def measure_notebook(page, lab, rel: str, keys: int = 8, drags: int = 3, drivers=("mouse", "page"),
                      setup: str = "", frames_timeout_s: float = 240, check_controls: bool = False) -> dict:
-    """Open and run notebook ``rel``; measure the main slider (``FRAMES`` of this checkout's
+    """Open and run notebook ``rel``; measure the main slider (``main`` of this checkout's
     explorer classes) of its first explorer that has one: key steps, ``drags`` drags per
     driver, and after each drag the release check. With frames in the kernel's posenc,
     waits for that explorer's frames first. ``check_controls``: then move every control of
@@ -423,9 +442,9 @@ def measure_notebook(page, lab, rel: str, keys: int = 8, drags: int = 3, drivers
 
     open_notebook(page, lab, rel, setup=setup)
     install_helpers(page)
-    framed = {n for n, c in pl.EXPLORERS.items() if getattr(c, "FRAMES", None)}
+    framed = {n for n, c in pl.EXPLORERS.items() if c.main}
     explorer, name = first_with_slider(page, framed)
-    control = pl.EXPLORERS[name].FRAMES
+    control = pl.EXPLORERS[name].main
     slider = main_slider_index(page, name, control)
     out = {"notebook": Path(rel).stem, "explorer": name, "control": control, "frames": has_frames(page)}
     if out["frames"]:
@@ -453,7 +472,7 @@ JS_TIMED_CLICK = """(el) => { window.__t0 = performance.now(); el.click(); }"""
 #: A kernel statement that switches frames off in the notebook's kernel (any checkout):
 #: run as ``setup`` before Run All, every explorer is then drawn by the kernel only.
 FRAMES_OFF = ("import importlib, os, posenc\n"
-              "_m = 'posenc.widgets.frames' if os.path.isdir(os.path.join(posenc.__path__[0], 'widgets')) "
+              "_m = 'posenc.ui.engine.frames' if os.path.isdir(os.path.join(posenc.__path__[0], 'widgets')) "
               "else 'posenc.figures.frames'\n"
               "importlib.import_module(_m).MAX_BYTES = 0\n")
 
@@ -496,7 +515,7 @@ def measure_controls_during_fill(page, lab, rel: str, setup: str = "", keys: int
 
     open_notebook(page, lab, rel, setup=setup)
     install_helpers(page)
-    framed = {n for n, c in pl.EXPLORERS.items() if getattr(c, "FRAMES", None)}
+    framed = {n for n, c in pl.EXPLORERS.items() if c.main}
     explorer, name = first_with_slider(page, framed)
     page.wait_for_timeout(wait_s * 1000)
     start = _frames_done(page, name)
@@ -544,7 +563,7 @@ def notebooks_with_explorers(notebook_dir: Path = REPO / "notebooks") -> list[Pa
     the class itself)."""
     import posenc_lib as pl
 
-    framed = {n: c.__name__ for n, c in pl.EXPLORERS.items() if getattr(c, "FRAMES", None)}
+    framed = {n: c.__name__ for n, c in pl.EXPLORERS.items() if c.main}
     out = []
     for p in sorted(notebook_dir.glob("*.ipynb")):
         src = "".join("".join(c["source"]) for c in json.loads(p.read_text())["cells"] if c["cell_type"] == "code")

@@ -4,7 +4,7 @@ the pixels alone.
 For every explorer of ``posenc_lib.EXPLORERS`` (default arguments): its first figure, three
 frames of its main slider (first, a third of the way, last; rendered by its frame set's
 render callable), then a sweep of every control (4 values each, from
-:func:`posenc.widgets.controls.control_values`, in control order, each value kept while the
+:func:`posenc.ui.engine.controls.control_values`, in control order, each value kept while the
 next control is swept); and the training panel's loss figure (empty, then with made-up
 losses: no training). Writes ``{key: sha256}`` as JSON; with ``--compare OLD.json`` it also
 lists the keys whose hash differs (exit status 1 if any).
@@ -27,7 +27,7 @@ def _h(png: bytes) -> str:
 
 
 def explorer_hashes(name, make) -> dict:
-    from posenc.widgets.controls import control_values
+    from posenc.ui.engine.controls import control_values
 
     out = {}
     ex = make()
@@ -48,7 +48,7 @@ def explorer_hashes(name, make) -> dict:
 
 def panel_hashes() -> dict:
     import posenc_lib as pl
-    from posenc.widgets.canvas import png_of
+    from posenc.ui.engine.canvas import png_of
 
     panel = pl.TrainingPanel(steps=20)
     out = {"training/first": _h(png_of(panel.image.value))}

@@ -9,7 +9,7 @@ import math
 
 from ..alibi import alibi_slope_exponents, alibi_slopes
 from ..validate import check_int, check_lengths
-from .verdict import Verdict, _wrong, grade, prompt, recorded
+from .verdict import Verdict, wrong_verdict, grade, prompt, recorded
 
 
 def _is_infinite(answer) -> bool:
@@ -20,7 +20,7 @@ def _is_infinite(answer) -> bool:
 
 
 @recorded
-def check_alibi_slope(h: int, num_heads: int, answer) -> Verdict:
+def check_alibi_slope(answer, h: int, num_heads: int) -> Verdict:
     """Check the ALiBi slope s_h of head h (1-based) among H heads (:func:`alibi_slopes`).
 
     Recognises counting heads from 0 (the slope of head h - 1 or h + 1), forgetting the 8,
@@ -72,7 +72,7 @@ def check_alibi_slope(h: int, num_heads: int, answer) -> Verdict:
 
 
 @recorded
-def check_alibi_bias(h: int, num_heads: int, m: int, n: int, answer, causal: bool = True) -> Verdict:
+def check_alibi_bias(answer, h: int, num_heads: int, m: int, n: int, causal: bool = True) -> Verdict:
     """Check one ALiBi bias entry: head h (1-based) of H, query position m, key position n.
 
     Causal form (the paper's decoder): ``-s_h (m - n)`` for n <= m and ``-inf`` (masked) for
@@ -96,9 +96,9 @@ def check_alibi_bias(h: int, num_heads: int, m: int, n: int, answer, causal: boo
         if masked and float(answer) < 0:
             return Verdict(True, f"n = {n} > m = {m}：key 在 query 的未来，被因果掩码挡住，偏置是 −inf（softmax 后权重为 0）。")
         if float(answer) < 0:
-            return _wrong(answer, f"−inf 只给被遮住的未来 key（n > m）；这里 n = {n} ≤ m = {m}，key 在过去或就是自己，"
+            return wrong_verdict(answer, f"−inf 只给被遮住的未来 key（n > m）；这里 n = {n} ≤ m = {m}，key 在过去或就是自己，"
                                   f"偏置是有限的数 {form}。")
-        return _wrong(answer, "偏置不会是 +inf：ALiBi 只扣分（≤ 0），被遮住的位置是 −inf。")
+        return wrong_verdict(answer, "偏置不会是 +inf：ALiBi 只扣分（≤ 0），被遮住的位置是 −inf。")
     if masked:
         return grade(answer, 0.0, expected="答案应是一个数，例如 -0.5。", agree=lambda _: False,
                      wrong=f"n = {n} > m = {m}：key 在 query 的未来。因果掩码把未来挡住，偏置是 −inf（写 float('-inf')）。")
@@ -118,7 +118,7 @@ def check_alibi_bias(h: int, num_heads: int, m: int, n: int, answer, causal: boo
 
 
 @recorded
-def check_alibi_start(seq_len: int, answer, train_lengths=(4, 8)) -> Verdict:
+def check_alibi_start(answer, seq_len: int, train_lengths=(4, 8)) -> Verdict:
     """The smallest biter position ``start`` in a sentence of ``seq_len`` tokens whose distance
     to the final 。 (``seq_len - 1 - start``) occurred in training sentences of ``train_lengths``.
 

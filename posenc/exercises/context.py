@@ -9,11 +9,11 @@ import math
 
 from ..context import rope_angle_coverage
 from ..validate import check_base, check_d_model, check_int, check_real
-from .verdict import Verdict, _letter_set_verdict, grade, recorded
+from .verdict import Verdict, letter_set_verdict, grade, recorded
 
 
 @recorded
-def check_rotations(i: int, d_model: int, length: int, answer, base: float = 10000.0) -> Verdict:
+def check_rotations(answer, i: int, d_model: int, length: int, base: float = 10000.0) -> Verdict:
     """Check how many full turns pair ``i`` makes over ``length`` positions: ``r_i = L·w_i / 2π``.
 
     Correct by the precision rule (3 significant digits, :func:`agrees`); a coarser rounding
@@ -41,7 +41,7 @@ def check_rotations(i: int, d_model: int, length: int, answer, base: float = 100
 
 
 @recorded
-def check_ntk_base(d_model: int, factor, answer, base: float = 10000.0) -> Verdict:
+def check_ntk_base(answer, d_model: int, factor, base: float = 10000.0) -> Verdict:
     """Check the base NTK-aware scaling uses for a factor s: ``base · s^(d/(d-2))``.
 
     Correct by the precision rule (3 significant digits, :func:`agrees`); a coarser rounding
@@ -68,7 +68,7 @@ def check_ntk_base(d_model: int, factor, answer, base: float = 10000.0) -> Verdi
 
 
 @recorded
-def check_yarn_attention_factor(factor, answer) -> Verdict:
+def check_yarn_attention_factor(answer, factor) -> Verdict:
     """Check YaRN's attention factor for a scale factor s: ``0.1·ln(s) + 1``.
 
     Correct by the precision rule (3 significant digits or 4 decimals, :func:`agrees`: 1.208
@@ -90,7 +90,8 @@ def check_yarn_attention_factor(factor, answer) -> Verdict:
 
 
 @recorded
-def check_unseen_pairs(d_model: int, train_len: int, target_len: int, answer, base: float = 10000.0) -> Verdict:
+def check_unseen_pairs(answer, d_model: int, train_len: int, target_len: int,
+                       base: float = 10000.0) -> Verdict:
     """Check how many pairs plain RoPE turns past anything they turned in training.
 
     The right count is ``rope_angle_coverage(...).unseen.sum()``: pairs that never complete a
@@ -123,7 +124,7 @@ EXTENSION_CHOICES = {"a": "位置插值 PI", "b": "NTK-aware", "c": "YaRN",
                      "d": "不改旧模型，用 base = 500000 从头预训练一个新模型"}
 
 
-def fast_pair_slowdowns(d_model: int = 128, factor: float = 4.0, original_max_len: int = 4096) -> dict:
+def fast_pair_slowdowns(d_model: int = 128, factor: float = 4.0, train_len: int = 4096) -> dict:
     """How much each choice of :data:`EXTENSION_CHOICES` slows pair 0 (the fastest) and the
     slowest pair: ``{letter: (w_0 / w_0', w_last / w_last')}`` (1.0 = untouched), measured with
     :func:`rope_frequencies`.
@@ -133,9 +134,9 @@ def fast_pair_slowdowns(d_model: int = 128, factor: float = 4.0, original_max_le
 
     plain = rope_frequencies(d_model)[0]
     scaled = {
-        "a": rope_frequencies(d_model, method="pi", factor=factor, original_max_len=original_max_len)[0],
-        "b": rope_frequencies(d_model, method="ntk", factor=factor, original_max_len=original_max_len)[0],
-        "c": rope_frequencies(d_model, method="yarn", factor=factor, original_max_len=original_max_len)[0],
+        "a": rope_frequencies(d_model, rope_type="linear", factor=factor, train_len=train_len)[0],
+        "b": rope_frequencies(d_model, rope_type="ntk", factor=factor, train_len=train_len)[0],
+        "c": rope_frequencies(d_model, rope_type="yarn", factor=factor, train_len=train_len)[0],
         "d": rope_frequencies(d_model, base=500000.0)[0],
     }
     return {x: (float(plain[0] / f[0]), float(plain[-1] / f[-1])) for x, f in scaled.items()}
@@ -159,7 +160,7 @@ def check_fast_pair_kept(answer) -> Verdict:
         fast, last = slow[x]
         return f"({x}) {EXTENSION_CHOICES[x]}：第 0 对的 w {change(fast)}，最慢一对的 w {change(last)}"
 
-    return _letter_set_verdict(answer, right, "abcd", measured, example="bd",
+    return letter_set_verdict(answer, right, "abcd", measured, example="bd",
                                praise="最快的一对原样保留：" + "、".join(sorted(right)) + "（第 09 篇）。",
                                extra="它连最快的一对也一起放慢了", missing=_why_kept)
 
@@ -176,7 +177,7 @@ def _why_kept(x: str) -> str:
 
 
 @recorded
-def check_beta_ratio(d_model: int, factor, answer) -> Verdict:
+def check_beta_ratio(answer, d_model: int, factor) -> Verdict:
     """β-base reading of NTK-aware: by how much must β = base^(2/d) grow so that the highest
     pair (digit i = d/2 − 1) is ``factor`` times slower? ``factor^(2/(d−2))``.
 

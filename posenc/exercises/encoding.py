@@ -18,7 +18,7 @@ from ..encoding import (
     split_permutation,
     wavelengths,
 )
-from ..text import _format_vector
+from ..text import format_vector
 from ..validate import check_array, check_d_model, check_int, check_real
 from .verdict import ROUNDING_SLIP, Verdict, agrees, asked, grade, recorded, tolerance
 
@@ -74,7 +74,7 @@ def _sign_slip(arr, right, pos, w, decimals):
 
 
 @recorded
-def check_pe(pos, answer, d_model: int = 2, base: float = 10000.0, word=None) -> Verdict:
+def check_pe(answer, pos, d_model: int = 2, base: float = 10000.0, word=None) -> Verdict:
     """Check a hand-calculated PE(pos), or with ``word`` the model input word + PE(pos).
 
     Graded by the precision rule at the 4 decimals notebook 02 asks for (:func:`agrees` with
@@ -99,13 +99,13 @@ def check_pe(pos, answer, d_model: int = 2, base: float = 10000.0, word=None) ->
     right = shift + pe
     what = f"PE({pos})" if word is None else f"词向量 + PE({pos})"
     if word is None:
-        ok = f"PE({pos}) = {_format_vector(pe)}（4 位小数）。"
+        ok = f"PE({pos}) = {format_vector(pe)}（4 位小数）。"
     else:
-        ok = (f"{_format_vector(word)} + PE({pos}) = {_format_vector(word)} + "
-              f"{_format_vector(pe)} = {_format_vector(right)}（4 位小数）。")
+        ok = (f"{format_vector(word)} + PE({pos}) = {format_vector(word)} + "
+              f"{format_vector(pe)} = {format_vector(right)}（4 位小数）。")
     slips = [(shift + value, message) for message, value in _pe_slips(pos, d_model, base).items()]
     if word is not None:
-        slips.append((pe, f"这是 PE({pos}) 本身：还要把词向量 {_format_vector(word)} 逐元素加上去。"))
+        slips.append((pe, f"这是 PE({pos}) 本身：还要把词向量 {format_vector(word)} 逐元素加上去。"))
         for other in (pos - 1, pos + 1):
             if other >= 0:
                 slips.append((word + encode_positions([other], d_model, base)[0],
@@ -126,7 +126,7 @@ def check_pe(pos, answer, d_model: int = 2, base: float = 10000.0, word=None) ->
 
 
 @recorded
-def check_wavelength(i: int, d_model: int, answer, base: float = 10000.0, decimals: int = 1) -> Verdict:
+def check_wavelength(answer, i: int, d_model: int, base: float = 10000.0, decimals: int = 1) -> Verdict:
     """Check the wavelength 2π / w_i (positions per full turn) of pair ``i``, to ``decimals``
     decimals (the precision rule at that many decimals).
 
@@ -171,7 +171,7 @@ def check_wavelength(i: int, d_model: int, answer, base: float = 10000.0, decima
 
 
 @recorded
-def check_flipped_bits(pos: int, answer) -> Verdict:
+def check_flipped_bits(answer, pos: int) -> Verdict:
     """Check which bits flip when the counter steps from ``pos - 1`` to ``pos``.
 
     ``answer`` is a list (or set) of bit indices, bit 0 being the lowest. Slip table: only the
@@ -256,7 +256,7 @@ def check_nearest_repeat(answer, d_model: int = 2, max_offset: int = 1000,
 
 
 @recorded
-def check_split_column(j: int, d_model: int, answer) -> Verdict:
+def check_split_column(answer, j: int, d_model: int) -> Verdict:
     """Check which interleaved column the split layout (前后分半) puts at column ``j``.
 
     Slip table: the direction reversed (the split column of interleaved column j), the same
@@ -284,11 +284,11 @@ def check_split_column(j: int, d_model: int, answer) -> Verdict:
 
 def _matrix4(m) -> str:
     """``[[0.5403, 0.8415], [-0.8415, 0.5403]]``: a small matrix at 4 decimals."""
-    return "[" + ", ".join(_format_vector(row) for row in np.asarray(m)) + "]"
+    return "[" + ", ".join(format_vector(row) for row in np.asarray(m)) + "]"
 
 
 @recorded
-def check_dot_product(k, d_model: int, answer, base: float = 10000.0) -> Verdict:
+def check_dot_product(answer, k, d_model: int, base: float = 10000.0) -> Verdict:
     """Check ``PE(m) . PE(m + k)`` (the same for every query position m), to the 4 decimals
     notebook 04 asks for.
 
@@ -331,7 +331,7 @@ def _rotation_blocks(angles, swap: bool = False) -> np.ndarray:
 
 
 @recorded
-def check_rotation(k, d_model: int, answer, base: float = 10000.0) -> Verdict:
+def check_rotation(answer, k, d_model: int, base: float = 10000.0) -> Verdict:
     """Check a hand-written ``R_k`` (``d_model x d_model``, nested lists are fine), to the 4
     decimals notebook 04 asks for.
 
@@ -358,7 +358,7 @@ def check_rotation(k, d_model: int, answer, base: float = 10000.0) -> Verdict:
 
 
 @recorded
-def check_rotation_product(a: int, b: int, answer) -> Verdict:
+def check_rotation_product(answer, a: int, b: int) -> Verdict:
     """Check the offset k with ``R_a^T · R_b = R_k`` (the answer is ``b - a``).
 
     Slip table: the wrong direction (``a - b``), a transpose taken for R_a itself
@@ -395,7 +395,7 @@ def _scaled_rotation_scores(a: float, b: float, k: float = 1.0) -> np.ndarray:
 
 
 @recorded
-def check_scaled_rotation_scores(a: float, b: float, answer, k: float = 1.0) -> Verdict:
+def check_scaled_rotation_scores(answer, a: float, b: float, k: float = 1.0) -> Verdict:
     """Check ``[S(+k), S(-k)]`` (d_model = 2, ``M = [[a, b], [-b, a]]``), to the 4 decimals
     notebook 04 asks for.
 
@@ -418,7 +418,7 @@ def check_scaled_rotation_scores(a: float, b: float, answer, k: float = 1.0) -> 
     ]
     return grade(answer, right, decimals=DECIMALS_ASKED, slips=slips,
                  expected="答案应是两个数 [S(k = +1), S(k = −1)]。",
-                 ok=f"[S(+{k:g}), S(−{k:g})] = {_format_vector(right)}：a·cos k ∓ b·sin k，"
+                 ok=f"[S(+{k:g}), S(−{k:g})] = {format_vector(right)}：a·cos k ∓ b·sin k，"
                     f"只依赖 k，而且 +k 与 −k 不同，分得出前后。",
                  wrong="d_model = 2 时只有一对，w_0 = 1：S(k) = a·cos k − b·sin k（第 5 节的公式）。"
                        "取 m = 0，分别算 n = +1 和 n = −1。")

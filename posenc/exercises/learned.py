@@ -29,7 +29,7 @@ def check_order_blind_accuracy(answer) -> Verdict:
 
 
 @recorded
-def check_segments(n_tokens: int, max_len: int, answer) -> Verdict:
+def check_segments(answer, n_tokens: int, max_len: int) -> Verdict:
     """Check ``[segments, last row]`` for a text of ``n_tokens`` cut into non-overlapping
     segments of at most ``max_len`` tokens, each numbered from position 0 again.
 
@@ -77,7 +77,7 @@ def check_segments(n_tokens: int, max_len: int, answer) -> Verdict:
 
 
 @recorded
-def check_rows_with_gradient(train_lengths, max_len: int, answer) -> Verdict:
+def check_rows_with_gradient(answer, train_lengths, max_len: int) -> Verdict:
     """Check how many rows of a learned ``max_len``-row table get a gradient from training
     sentences of ``train_lengths`` tokens (counted by a real forward and backward pass).
 

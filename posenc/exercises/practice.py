@@ -15,7 +15,7 @@ from .verdict import Verdict, grade, recorded
 
 
 @recorded
-def check_decode_position(n_pad: int, n_real: int, answer) -> Verdict:
+def check_decode_position(answer, n_pad: int, n_real: int) -> Verdict:
     """The position id Hugging Face gives the first generated token after a prompt of ``n_pad``
     left pads and ``n_real`` real tokens: ``n_real`` (the mask's cumsum − 1 after the mask gains a 1).
 
@@ -46,7 +46,7 @@ def _int_list(value) -> bool:
 
 
 @recorded
-def check_cu_seqlens(lengths, answer) -> Verdict:
+def check_cu_seqlens(answer, lengths) -> Verdict:
     """``cu_seqlens`` of documents of these ``lengths`` packed into one row: ``[0, l0, l0 + l1, …]``.
 
     The answer is an ordered list of whole numbers, compared exactly. Slip table: the lengths
@@ -68,7 +68,7 @@ def check_cu_seqlens(lengths, answer) -> Verdict:
 
 
 @recorded
-def check_bf16_position(pos: int, answer) -> Verdict:
+def check_bf16_position(answer, pos: int) -> Verdict:
     """The value bf16 stores for the integer position ``pos`` (8 significant bits, round to
     nearest even), a whole number compared exactly.
 
@@ -99,7 +99,7 @@ def check_bf16_position(pos: int, answer) -> Verdict:
 
 
 @recorded
-def check_streaming_position(n_tokens: int, n_sink: int, n_recent: int, answer) -> Verdict:
+def check_streaming_position(answer, n_tokens: int, n_sink: int, n_recent: int) -> Verdict:
     """The position StreamingLLM rotates the current query (the ``n_tokens``-th token) by: its place in
     the cache, ``min(n_tokens, n_sink + n_recent) − 1``.
 

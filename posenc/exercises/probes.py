@@ -10,7 +10,7 @@ from .verdict import Verdict, grade, recorded
 
 
 @recorded
-def check_causal_weight(n: int, answer) -> Verdict:
+def check_causal_weight(answer, n: int) -> Verdict:
     """The weight that uniform attention (all scores equal) under a causal mask puts on the
     first token, at query position ``n`` (positions from 0): 1 / (n + 1).
 

@@ -14,7 +14,7 @@ from .verdict import Verdict, grade, recorded
 
 
 @recorded
-def check_rotated_dims(model: str, answer) -> Verdict:
+def check_rotated_dims(answer, model: str) -> Verdict:
     """Check how many dims of each attention head the model rotates (:func:`rotary_dims`).
 
     Slip table: the whole head (forgot ``partial_rotary_factor``), the number of pairs instead
@@ -36,7 +36,7 @@ def check_rotated_dims(model: str, answer) -> Verdict:
 
 
 def llama3_slowdown(wavelength, factor: float = 8.0, low_freq_factor: float = 1.0, high_freq_factor: float = 4.0,
-                    original_max_len: int = 8192) -> float:
+                    train_len: int = 8192) -> float:
     """How many times slower Llama 3.1's scaling makes a pair of the given (original) wavelength:
     1 below ``original / high_freq_factor``, ``factor`` above ``original / low_freq_factor``, and
     ``1 / ((1 − s)/factor + s)`` between, ``s = (original/wavelength − low) / (high − low)``.
@@ -44,11 +44,11 @@ def llama3_slowdown(wavelength, factor: float = 8.0, low_freq_factor: float = 1.
     """
     lam = check_real("wavelength", wavelength, greater_than=0.0)
     w = 2 * math.pi / lam
-    return float(w / llama3_frequencies([w], factor, low_freq_factor, high_freq_factor, original_max_len)[0])
+    return float(w / llama3_frequencies([w], factor, low_freq_factor, high_freq_factor, train_len)[0])
 
 
 @recorded
-def check_llama3_slowdown(wavelength, answer) -> Verdict:
+def check_llama3_slowdown(answer, wavelength) -> Verdict:
     """Check the slowdown ``w / w'`` Llama 3.1's scaling (factor 8, low 1, high 4, original 8192)
     gives a pair of this wavelength, by the precision rule (3 significant digits).
 
@@ -76,7 +76,7 @@ def check_llama3_slowdown(wavelength, answer) -> Verdict:
 
 
 @recorded
-def check_mla_cache(model: str, answer) -> Verdict:
+def check_mla_cache(answer, model: str) -> Verdict:
     """Check how many numbers an MLA model caches per token per layer: ``kv_lora_rank +
     qk_rope_head_dim`` (one latent, one rotated key shared by every head).
 

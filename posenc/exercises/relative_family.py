@@ -8,7 +8,7 @@ import math
 from ..distance import random_word_vectors
 from ..relative_family import (
     TERM_LABELS,
-    _t5_sizes,
+    t5_sizes,
     absolute_score_terms,
     shaw_relative_index,
     t5_bucket_ranges,
@@ -17,7 +17,7 @@ from ..relative_family import (
     transformer_xl_score_terms,
 )
 from ..validate import check_int, check_one_of
-from .verdict import Verdict, _letter_set_verdict, _letters, _wrong, grade, recorded
+from .verdict import Verdict, letter_set_verdict, read_letters, wrong_verdict, grade, recorded
 
 
 def _mode(bidirectional: bool) -> str:
@@ -25,7 +25,7 @@ def _mode(bidirectional: bool) -> str:
 
 
 @recorded
-def check_t5_bucket(k: int, answer, bidirectional: bool = True, num_buckets: int = 32,
+def check_t5_bucket(answer, k: int, bidirectional: bool = True, num_buckets: int = 32,
                     max_distance: int = 128) -> Verdict:
     """Check T5's bucket of the offset ``k = n - m`` (:func:`t5_relative_bucket`).
 
@@ -35,7 +35,7 @@ def check_t5_bucket(k: int, answer, bidirectional: bool = True, num_buckets: int
     Introduced in notebook 06_relative_family.
     """
     k = check_int("k", k, -10**9, 10**9)
-    bidirectional, half, max_exact, max_distance = _t5_sizes(bidirectional, num_buckets, max_distance)
+    bidirectional, half, max_exact, max_distance = t5_sizes(bidirectional, num_buckets, max_distance)
     right = t5_relative_bucket(k, bidirectional, num_buckets, max_distance)
     after = bidirectional and k > 0
     n = abs(k) if bidirectional else max(-k, 0)
@@ -88,7 +88,7 @@ def check_t5_buckets_used(answer, side: str = "after", bidirectional: bool = Tru
     """
     if side not in ("after", "before"):
         raise ValueError(f"side must be 'after' or 'before', got {side!r} / side 只能是 'after' 或 'before'")
-    bidirectional, half, max_exact, max_distance = _t5_sizes(bidirectional, num_buckets, max_distance)
+    bidirectional, half, max_exact, max_distance = t5_sizes(bidirectional, num_buckets, max_distance)
     ranges = t5_bucket_ranges(bidirectional, num_buckets, max_distance)
     on_side = [(b, lo, hi) for b, lo, hi in ranges if (hi > 0 if side == "after" else lo <= 0)]
     right = len(on_side)
@@ -109,7 +109,7 @@ def check_t5_buckets_used(answer, side: str = "after", bidirectional: bool = Tru
 
 
 @recorded
-def check_shaw_row(m: int, n: int, max_relative: int, answer) -> Verdict:
+def check_shaw_row(answer, m: int, n: int, max_relative: int) -> Verdict:
     """Which row of Shaw et al.'s ``(2*max_relative + 1, d)`` table does query m use for key n?
 
     The row is ``clip(n - m, ±max_relative) + max_relative`` (:func:`shaw_relative_index`).
@@ -188,9 +188,9 @@ def check_moving_terms(answer, scheme: str = "absolute", vary: str = "m") -> Ver
 
     if isinstance(answer, str) and answer.strip().lower() in NO_TERM_WORDS:
         answer = ""                         # "no term": the empty set of letters
-    if answer is not None and _letters(answer, "abcd") is None:
-        return _wrong(answer, f"答案应是 a 到 d 中的字母，例如 \"bd\"；{NO_TERM_HINT}")
-    return _letter_set_verdict(answer, right, "abcd", described, example="bd",
+    if answer is not None and read_letters(answer, "abcd") is None:
+        return wrong_verdict(answer, f"答案应是 a 到 d 中的字母，例如 \"bd\"；{NO_TERM_HINT}")
+    return letter_set_verdict(answer, right, "abcd", described, example="bd",
                                praise=f"{moved}时变的是 {shown}：", extra=f"{moved}时它不变",
                                missing=f"{moved}时它会变")
 
@@ -271,7 +271,7 @@ def check_shift_invariance(answer) -> Verdict:
         before, after = scores[x]
         return f"({x}) {name}：挪动前 {before:+.4f}，挪动后 {after:+.4f}（第 {notebook} 篇）"
 
-    return _letter_set_verdict(answer, right, "abcdef", measured, example="ce",
+    return letter_set_verdict(answer, right, "abcdef", measured, example="ce",
                                praise="分数只随 k = n − m 变的是 " + "、".join(sorted(right)) + "。",
                                extra="位置以绝对的 m、n 进入分数，整体挪动会变",
                                missing="位置只以 k = n − m 进入，整体挪动不变")

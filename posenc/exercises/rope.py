@@ -18,7 +18,7 @@ SCORE_DECIMALS = 4
 
 
 @recorded
-def check_rope_angle(i: int, pos, d_model: int, answer, base: float = 10000.0) -> Verdict:
+def check_rope_angle(answer, i: int, pos, d_model: int, base: float = 10000.0) -> Verdict:
     """Check the angle (radians) by which RoPE turns pair ``i`` of a vector at position ``pos``.
 
     The angle is ``pos * w_i`` with ``w_i = base ** (-2i / d_model)``, graded by the precision

@@ -10,7 +10,7 @@ from .verdict import Verdict, grade, recorded
 
 
 @recorded
-def check_raster_offset(cols: int, answer) -> Verdict:
+def check_raster_offset(answer, cols: int) -> Verdict:
     """The offset k (in tokens) from a patch to the patch directly below it, when an image of
     ``cols`` columns is read in raster order (row by row): ``cols``.
 
@@ -32,7 +32,7 @@ def check_raster_offset(cols: int, answer) -> Verdict:
 
 
 @recorded
-def check_mrope_text_start(n_text_before: int, grid_thw, answer) -> Verdict:
+def check_mrope_text_start(answer, n_text_before: int, grid_thw) -> Verdict:
     """The M-RoPE position id (the same for t, h, w) of the first text token after an image of
     ``grid_thw = (t, h, w)`` tokens that follows ``n_text_before`` text tokens:
     ``n_text_before + max(t, h, w)`` (the image's largest id + 1; Qwen2-VL's get_rope_index).
@@ -40,10 +40,10 @@ def check_mrope_text_start(n_text_before: int, grid_thw, answer) -> Verdict:
     Recognises counting the image's tokens (n + t·h·w, what 1D RoPE would give), forgetting
     the + 1, and forgetting the text before. Introduced in notebook 12_where_position_goes.
     """
-    from ..rope_2d import _check_grid_thw
+    from ..rope_2d import check_grid_thw
 
     n_before = check_int("n_text_before", n_text_before, 0, 10**6)
-    t, h, w = _check_grid_thw(grid_thw)
+    t, h, w = check_grid_thw(grid_thw)
     right = n_before + max(t, h, w)
     slips = {
         n_before + t * h * w: f"{n_before + t * h * w} 是把图像的 {t * h * w} 个 token 一个个数过去（一维 RoPE 的编号）；"

@@ -16,7 +16,7 @@ A check computes the right answer and a table of typical slips, then hands both 
 5. **wrong**: anything else gets the check's generic hint.
 
 Every public ``check_*`` is wrapped by :func:`recorded`, which writes its result to the
-learner's progress file (:mod:`posenc.progress`).
+learner's progress file (:mod:`posenc.course.progress`).
 """
 from __future__ import annotations
 
@@ -36,13 +36,17 @@ class Verdict:
     """The answer to a ``check_*`` call: truthy when correct, with a hint when not.
 
     ``pending`` is True while the exercise is unanswered (the answer is still ``None``): the
-    verdict is falsy but shows a neutral prompt, not 再想想.
+    verdict is falsy but shows a neutral prompt, not 再想想. ``exercise`` is the key a public
+    check records it under (:func:`exercise_id`); a displayed verdict carries it in its own
+    MIME type (:data:`MIME`), which is how the static edition's builder finds the exercises on
+    a page.
     Introduced in notebook 01_permutation_invariance.
     """
 
     ok: bool
     message: str
     pending: bool = False
+    exercise: str | None = None
 
     def __bool__(self) -> bool:
         return self.ok
@@ -56,20 +60,24 @@ class Verdict:
         return f"{self.head} {self.message}"
 
     def _repr_html_(self) -> str:
-        from ..widgets import static
-
-        if self.pending and static.active():
-            # a static page: nobody can run this cell, so the prompt says where it can be answered
-            return f"<div class='posenc-verdict {static.HINT_CLASS}'>{html.escape(static.EXERCISE_HINT)}</div>"
         color = "#57606a" if self.pending else ("#1a7f37" if self.ok else "#b35900")
         return (f"<div class='posenc-verdict' style='color:{color}'><b>{self.head}</b> "
                 f"{html.escape(self.message)}</div>")
 
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        bundle = {"text/plain": repr(self), "text/html": self._repr_html_()}
+        if self.exercise is not None:
+            bundle[MIME] = {"exercise": self.exercise, "pending": self.pending}
+        return bundle
+
+
+#: The MIME type a displayed verdict of a public check carries: ``{"exercise": key, "pending": bool}``
+#: (JupyterLab and nbconvert ignore it; the static edition's builder reads it).
+MIME = "application/vnd.posenc.exercise+json"
+
 
 #: What an unanswered exercise shows (a neutral prompt: no verdict, no hint).
 PROMPT = "把 None 换成你的答案，再运行这个单元格。"
-#: Kept for checks written before :func:`grade`: the same neutral prompt.
-PLACEHOLDER = PROMPT
 
 
 def prompt() -> Verdict:
@@ -155,7 +163,7 @@ def _shown(answer) -> str:
     return fmt(_normalise(answer))
 
 
-def _wrong(answer, slip: str) -> Verdict:
+def wrong_verdict(answer, slip: str) -> Verdict:
     """再想想, naming what the learner entered and the slip it shows."""
     return Verdict(False, f"你填的是 {_shown(answer)}：{slip}".strip())
 
@@ -169,11 +177,11 @@ def _reading(answer, kind: str, shape=(), expected: str = "答案应是一个数
         return None, prompt()
     value = _read_answer(answer, kind, shape)
     if value is None:
-        return None, _wrong(answer, expected)
+        return None, wrong_verdict(answer, expected)
     return value, None
 
 
-def _letters(answer, allowed: str):
+def read_letters(answer, allowed: str):
     """A set of option letters from "bd", "b, d", ["b", "d"], {"b"}, "" ...; None when the answer
     is not letters, or holds a letter outside ``allowed``."""
     if isinstance(answer, str):
@@ -346,11 +354,11 @@ def grade(answer, right, *, read: str = "number", decimals: int | None = None,
         value = _read_answer(answer, "choice")
         right = _read_answer(right, "choice")
     elif read == "letters":
-        value, right = _letters(answer, letters), set(right)
+        value, right = read_letters(answer, letters), set(right)
     else:
         value = _read_answer(answer, read)
     if value is None or (valid is not None and not valid(value)):
-        return _wrong(answer, expected)
+        return wrong_verdict(answer, expected)
     same = agree if agree is not None else \
         (lambda v: agrees(v, right, decimals)) if numeric else (lambda v: v == right)
     if same(value):
@@ -371,13 +379,13 @@ def grade(answer, right, *, read: str = "number", decimals: int | None = None,
         if message and message not in named:
             named.append(message)
     if named:
-        return _wrong(answer, named[0] if len(named) == 1 else "可能是两种失误之一。" + " 或者：".join(
+        return wrong_verdict(answer, named[0] if len(named) == 1 else "可能是两种失误之一。" + " 或者：".join(
             f"{k}) {m}" for k, m in zip("①②③④⑤⑥", named)))
     if numeric:
         message = rounding_slip(value, right, decimals)
         if message:
-            return _wrong(answer, message)
-    return _wrong(answer, _said(wrong, value))
+            return wrong_verdict(answer, message)
+    return wrong_verdict(answer, _said(wrong, value))
 
 
 # ---------------------------------------------------------------------------
@@ -395,14 +403,26 @@ def exercise_id(name: str, arguments: dict, id_args=None) -> str:
     return f"{name}(" + ", ".join(f"{k}={_shown(v)}" for k, v in keep) + ")"
 
 
+#: Every public check by name (filled by :func:`recorded`): what the course's notebook reader
+#: (:mod:`posenc.course.notebooks`) binds an exercise cell's call to.
+CHECKS: dict = {}
+
+
 def recorded(check=None, *, id_args=None):
     """Decorate a public ``check_*``: its verdict is recorded in the learner's progress
-    (:func:`posenc.progress.record_check`) under :func:`exercise_id`, unless the exercise is
+    (:func:`posenc.course.progress.record_check`) under :func:`exercise_id`, unless the exercise is
     unanswered (a pending verdict) or the check runs inside another check. Recording never
-    raises. Introduced in notebook 01_permutation_invariance."""
+    raises. The wrapper's ``exercise_id(*args, **kwargs)`` is the key a call would be recorded
+    under. Introduced in notebook 01_permutation_invariance."""
     if check is None:
         return functools.partial(recorded, id_args=id_args)
     signature = inspect.signature(check)
+
+    def key(*args, **kwargs) -> str:
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        keys = id_args(bound.arguments) if callable(id_args) else id_args
+        return exercise_id(check.__name__, bound.arguments, keys)
 
     @functools.wraps(check)
     def wrapper(*args, **kwargs):
@@ -411,24 +431,23 @@ def recorded(check=None, *, id_args=None):
             verdict = check(*args, **kwargs)
         finally:
             _DEPTH.reset(token)
-        if _DEPTH.get() == 0 and isinstance(verdict, Verdict) and not verdict.pending:
-            bound = signature.bind(*args, **kwargs)
-            bound.apply_defaults()
-            keys = id_args
-            if callable(id_args):
-                keys = id_args(bound.arguments)
-            from .. import progress
+        if _DEPTH.get() == 0 and isinstance(verdict, Verdict):
+            verdict.exercise = key(*args, **kwargs)
+            if not verdict.pending:
+                from ..course import progress
 
-            progress.record_check(exercise_id(check.__name__, bound.arguments, keys), verdict)
+                progress.record_check(verdict.exercise, verdict)
         return verdict
 
+    wrapper.exercise_id = key
+    CHECKS[check.__name__] = wrapper
     return wrapper
 
 
 # ---------------------------------------------------------------------------
 # The generic checks: a number, a choice, a set of letters
 # ---------------------------------------------------------------------------
-def _letter_set_verdict(answer, right: set, allowed: str, describe, *, praise: str, extra: str,
+def letter_set_verdict(answer, right: set, allowed: str, describe, *, praise: str, extra: str,
                         missing: str, example: str = "ab") -> Verdict:
     """Check a multiple-answer question answered with option letters (:func:`grade` with
     ``read`` as letters).
@@ -446,15 +465,6 @@ def _letter_set_verdict(answer, right: set, allowed: str, describe, *, praise: s
     return grade(answer, right, read="letters", letters=allowed,
                  expected=f"答案应是 {allowed[0]} 到 {allowed[-1]} 中的字母，例如 \"{example}\"。",
                  ok=praise + "；".join(describe(x) for x in allowed) + "。", wrong=reasons)
-
-
-def _first_slip(got, right, slips, close) -> str | None:
-    """Kept for checks written before :func:`grade`: the message of the first (message, value)
-    pair ``got`` matches with ``close``."""
-    for message, value in (slips.items() if isinstance(slips, dict) else slips):
-        if np.shape(value) == np.shape(right) and not close(right, value) and close(got, value):
-            return message
-    return None
 
 
 @recorded

@@ -14,9 +14,9 @@ from ..alibi import (
     alibi_slopes,
 )
 from ..validate import check_bool, check_int, is_int
-from ..widgets.explorer import Explorer
-from ..widgets.spec import ExplorerSpec, checkbox, int_slider
-from .style import _alibi_cmap, _new_axes, _place_index_ticks, figure_style, label
+from ..ui.engine.explorer import Explorer
+from ..ui.engine.spec import ExplorerSpec, checkbox, int_slider
+from .style import alibi_cmap, new_axes, place_index_ticks, figure_style, label
 
 ALIBI_VMIN = -6.0   # bias colour scale: -6 and below share the darkest colour (exp(-6) ~ 0.0025)
 
@@ -42,10 +42,10 @@ def plot_alibi_bias(seq_len: int = 12, num_heads: int = 8, heads=(1, 4, 8), caus
     slopes, exponents = alibi_slopes(num_heads), alibi_slope_exponents(num_heads)
     own_figure = ax is None
     with figure_style():
-        fig, axes = _new_axes(ax, (2.9 * len(heads) + 0.8, 3.3), 1, len(heads))
+        fig, axes = new_axes(ax, (2.9 * len(heads) + 0.8, 3.3), 1, len(heads))
         axes = np.atleast_1d(axes)
         for ax, h in zip(axes, heads):
-            img = ax.imshow(np.ma.masked_invalid(bias[h - 1]), cmap=_alibi_cmap(), vmin=ALIBI_VMIN, vmax=0,
+            img = ax.imshow(np.ma.masked_invalid(bias[h - 1]), cmap=alibi_cmap(), vmin=ALIBI_VMIN, vmax=0,
                             interpolation="nearest")
             if annotate and seq_len <= 12:
                 for r in range(seq_len):
@@ -87,7 +87,7 @@ def plot_alibi_attention(seq_len: int = 33, num_heads: int = 8, causal: bool = F
     with figure_style():
         import matplotlib
 
-        fig, ax = _new_axes(ax, (6.6, 3.0))
+        fig, ax = new_axes(ax, (6.6, 3.0))
         cmap = matplotlib.colormaps["viridis"]
         for h in range(num_heads):
             keep = np.isfinite(weights[h]) & (weights[h] > 0)
@@ -113,7 +113,7 @@ class _AlibiView:
         from matplotlib.collections import LineCollection
 
         self.ax_heat, self.ax_bar = ax_heat, ax_bar
-        self.image = ax_heat.imshow(np.zeros((2, 2)), cmap=_alibi_cmap(), vmin=ALIBI_VMIN, vmax=0,
+        self.image = ax_heat.imshow(np.zeros((2, 2)), cmap=alibi_cmap(), vmin=ALIBI_VMIN, vmax=0,
                                     aspect="auto", interpolation="nearest", extent=(0, 1, 1, 0))
         ax_heat.set_xlim(0, 1)
         ax_heat.set_ylim(1, 0)
@@ -153,8 +153,8 @@ class _AlibiView:
         query = seq_len // 2
         y0, y1 = query / seq_len, (query + 1) / seq_len
         self.row.set_data([0.002, 0.998, 0.998, 0.002, 0.002], [y0, y0, y1, y1, y0])
-        _place_index_ticks(self.xticks, seq_len, True)
-        _place_index_ticks(self.yticks, seq_len, False)
+        place_index_ticks(self.xticks, seq_len, True)
+        place_index_ticks(self.yticks, seq_len, False)
         weights = alibi_attention(seq_len, num_heads, query, causal)[head - 1]
         rel = np.arange(seq_len) - query
         keep = weights > 0

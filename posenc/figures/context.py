@@ -11,29 +11,30 @@ import math
 import numpy as np
 
 from ..context import (
-    ROPE_SCALING_METHODS,
+    ROPE_TYPES,
     YARN_BETA_FAST,
     YARN_BETA_SLOW,
+    check_rope_type,
     rope_angle_coverage,
     rope_scaled_score,
 )
 from ..validate import check_base, check_d_model, check_factor, check_int, check_one_of
-from ..widgets.explorer import Explorer
-from ..widgets.spec import ExplorerSpec, Param, choice_slider, dropdown
-from .style import _new_axes, figure_style, label
+from ..ui.engine.explorer import Explorer
+from ..ui.engine.spec import ExplorerSpec, Param, choice_slider, dropdown
+from .style import new_axes, figure_style, label
 
-#: How figures name the scaling methods.
-METHOD_NAMES = {"none": ("不缩放", "none"), "pi": ("PI（位置插值）", "PI (interpolation)"),
-                "ntk": ("NTK-aware", "NTK-aware"), "yarn": ("YaRN", "YaRN")}
+#: How figures name the RoPE scaling types (Hugging Face's ``rope_type`` names).
+ROPE_TYPE_NAMES = {"default": ("不缩放 (default)", "none (default)"), "linear": ("PI（位置插值，linear）", "PI (linear)"),
+                   "ntk": ("NTK-aware", "NTK-aware"), "yarn": ("YaRN", "YaRN")}
 #: The values the explorer's sliders offer.
 FACTORS = (1, 2, 4, 8, 16, 32)
-ORIGINAL_LENGTHS = (16, 64, 256, 1024, 2048, 4096, 8192)
+TRAIN_LENS = (16, 64, 256, 1024, 2048, 4096, 8192)
 TARGET_LENGTHS = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768)
 HEAD_DIMS = (8, 16, 32, 64, 128)
 
 
-def _method_name(method: str) -> str:
-    return label(*METHOD_NAMES[method])
+def _rope_type_name(rope_type: str) -> str:
+    return label(*ROPE_TYPE_NAMES[rope_type])
 
 
 class _ScalingView:
@@ -98,10 +99,10 @@ class _ScalingView:
         return [self.s_line, self.slow, self.title_slow, self.train_pts, self.target_pts, self.unseen_pts,
                 self.title_turn, self.band, self.plain, self.scaled, self.train_end, self.title_score]
 
-    def update(self, method, factor, original_max_len, target_len, d_model, base):
-        cov = rope_angle_coverage(d_model, original_max_len, target_len, base, method, factor)
+    def update(self, rope_type, factor, train_len, target_len, d_model, base):
+        cov = rope_angle_coverage(d_model, train_len, target_len, base, rope_type, factor)
         r = cov.rotations
-        s = factor if method != "none" else 1.0
+        s = factor if rope_type != "default" else 1.0
         self.s_line.set_ydata([s, s])
         self.slow.set_data(r, cov.slowdown)
         turns_train = cov.train_angle / (2 * math.pi)
@@ -109,27 +110,27 @@ class _ScalingView:
         self.train_pts.set_data(r, turns_train)
         self.target_pts.set_data(r, turns_target)
         self.unseen_pts.set_data(r[cov.unseen], turns_target[cov.unseen])
-        name = _method_name(method)
+        name = _rope_type_name(rope_type)
         # the ρ the curve is drawn with: 1 without scaling, whatever the factor slider says
         self.title_slow.set_text(label(f"{name}，ρ = {s:g}：每对变慢的倍数",
                                        f"{name}, ρ = {s:g}: slowdown per pair"))
-        if target_len < original_max_len:      # nothing to extend: said in words, not left to the reader
-            self.title_turn.set_text(label(f"L' = {target_len} < L = {original_max_len}：比训练还短，无需扩展",
-                                           f"L' = {target_len} < L = {original_max_len}: shorter, nothing to extend"))
+        if target_len < train_len:      # nothing to extend: said in words, not left to the reader
+            self.title_turn.set_text(label(f"L' = {target_len} < L = {train_len}：比训练还短，无需扩展",
+                                           f"L' = {target_len} < L = {train_len}: shorter, nothing to extend"))
         else:
             self.title_turn.set_text(label(
-                f"L = {original_max_len} → L' = {target_len}：{int(cov.unseen.sum())} 对出现没见过的角度",
-                f"L = {original_max_len} → L' = {target_len}: {int(cov.unseen.sum())} pairs meet new angles"))
+                f"L = {train_len} → L' = {target_len}：{int(cov.unseen.sum())} 对出现没见过的角度",
+                f"L = {train_len} → L' = {target_len}: {int(cov.unseen.sum())} pairs meet new angles"))
         # score against the offset: plain and scaled, on integer offsets 0 .. L'
         ks = np.unique(np.round(np.linspace(0.0, 1.0, self.GRID) * target_len))
         plain = rope_scaled_score(d_model, ks, base)
-        scaled = rope_scaled_score(d_model, ks, base, method, factor, original_max_len)
+        scaled = rope_scaled_score(d_model, ks, base, rope_type, factor, train_len)
         self.plain.set_data(ks / target_len, plain)
         self.scaled.set_data(ks / target_len, scaled)
-        seen = rope_scaled_score(d_model, np.arange(original_max_len), base)
+        seen = rope_scaled_score(d_model, np.arange(train_len), base)
         lo, hi = float(seen.min()), float(seen.max())
         self.band.set_xy([(0, lo), (0, hi), (1, hi), (1, lo)])
-        end = min(1.0, (original_max_len - 1) / target_len)
+        end = min(1.0, (train_len - 1) / target_len)
         self.train_end.set_xdata([end, end])
         outside = float(np.mean((scaled < lo - 1e-9) | (scaled > hi + 1e-9)))
         self.title_score.set_text(label(
@@ -140,9 +141,9 @@ class _ScalingView:
         return cov
 
 
-def plot_rope_scaling(method: str = "none", factor: float = 4.0, original_max_len: int = 4096,
+def plot_rope_scaling(rope_type: str = "default", factor: float = 4.0, train_len: int = 4096,
                       target_len: int = 16384, d_model: int = 128, base: float = 10000.0, ax=None):
-    """What a RoPE scaling method does per pair, and what it changes at the target length.
+    """What a RoPE scaling rope_type does per pair, and what it changes at the target length.
 
     Left: each pair's slowdown ``w_i / w'_i`` against its turns in the training length
     (``r_i``, log axis; dotted: YaRN's β_slow = 1 and β_fast = 32). Middle: each pair's largest
@@ -150,26 +151,26 @@ def plot_rope_scaling(method: str = "none", factor: float = 4.0, original_max_le
     angles training never produced. Right: the score of q = κ against the offset over the
     whole target length, plain (grey) and scaled (orange); the blue band is the range of
     scores seen in training, the dashed line the training length. A ``target_len`` below
-    ``original_max_len`` is a shorter context than training: nothing to extend, and the middle
+    ``train_len`` is a shorter context than training: nothing to extend, and the middle
     title says so. (``factor`` below 1 is refused: see :func:`rope_frequencies`.)
     Introduced in notebook 09_context_extension, as the figure its :class:`ContextExplorer` draws.
     """
-    method = check_one_of("method", method, ROPE_SCALING_METHODS)
+    rope_type = check_rope_type(rope_type, ROPE_TYPES)
     factor = check_factor(factor)
-    original_max_len = check_int("original_max_len", original_max_len, 2, 10**6)
+    train_len = check_int("train_len", train_len, 2, 10**6)
     target_len = check_int("target_len", target_len, 2, 10**6)
     d_model = check_d_model(d_model)
     if d_model > 256:
         raise ValueError(f"d_model must be <= 256 here, got {d_model} / 这里 d_model 不能超过 256")
     base = check_base(base)
     with figure_style():
-        fig, axes = _new_axes(ax, (11.5, 3.4), 1, 3, width_ratios=[1, 1, 1.25])
-        _ScalingView(*axes).update(method, factor, original_max_len, target_len, d_model, base)
+        fig, axes = new_axes(ax, (11.5, 3.4), 1, 3, width_ratios=[1, 1, 1.25])
+        _ScalingView(*axes).update(rope_type, factor, train_len, target_len, d_model, base)
     return fig
 
 
 class ContextExplorer(Explorer):
-    """Pick a scaling method, the factor s, the training length L, the target length L' and
+    """Pick a RoPE scaling type, the factor s, the training length L, the target length L' and
     the head dimension d: what each pair's frequency becomes, which angles are new at L',
     and the score against the offset before and after scaling.
 
@@ -180,16 +181,16 @@ class ContextExplorer(Explorer):
         name="context", main="target_len",
         figsize=(10.7, 3.4),   # 963 px at 90 dpi: inside a 968-px notebook output (the browser suite checks)
         controls=(
-            dropdown("method", "none", ROPE_SCALING_METHODS, label="缩放方法",
-                     option_labels=tuple(METHOD_NAMES[m] for m in ROPE_SCALING_METHODS)),
+            dropdown("rope_type", "default", ROPE_TYPES, label="缩放类型",
+                     option_labels=tuple(ROPE_TYPE_NAMES[m] for m in ROPE_TYPES)),
             choice_slider("factor", 4, FACTORS, label="倍数 ρ"),
-            choice_slider("original_max_len", 4096, ORIGINAL_LENGTHS, label="训练长度 L"),
+            choice_slider("train_len", 4096, TRAIN_LENS, label="训练长度 L"),
             choice_slider("target_len", 16384, TARGET_LENGTHS, label="目标长度 L'"),
             choice_slider("d_model", 128, HEAD_DIMS, label="每个头的维度 d"),
         ),
         params=(Param("base", 10000.0, check_base),),
         view=lambda fig, p: _ScalingView(*fig.subplots(1, 3, width_ratios=[1, 1, 1.25])),
-        update=lambda view, v, p: {"coverage": view.update(v["method"], v["factor"], v["original_max_len"],
+        update=lambda view, v, p: {"coverage": view.update(v["rope_type"], v["factor"], v["train_len"],
                                                            v["target_len"], v["d_model"], p["base"])},
     )
 

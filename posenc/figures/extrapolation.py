@@ -7,7 +7,7 @@ from __future__ import annotations
 from ..task.data import MAX_LENGTH
 from ..task.experiments import EXTRAPOLATION_ROW_KEYS
 from ..validate import check_int, check_lengths, check_rows
-from .style import PE_STYLES, _new_axes, figure_style, label
+from .style import PE_STYLES, new_axes, figure_style, label
 
 
 def plot_extrapolation(rows, ax=None):
@@ -22,7 +22,7 @@ def plot_extrapolation(rows, ax=None):
     with figure_style():
         from matplotlib.lines import Line2D
 
-        fig, ax = _new_axes(ax, (7.2, 3.2))
+        fig, ax = new_axes(ax, (7.2, 3.2))
         handles = []
         for r in rows:
             color, marker = styles.get(r.get("pe"), ("k", "o"))
@@ -64,7 +64,7 @@ def plot_accuracy_by_start(by_start: dict, seq_len: int, train_lengths=(4, 8), a
         raise ValueError("by_start must be a non-empty dict {model name: {start: accuracy}} / "
                          "by_start 必须是非空 dict")
     with figure_style():
-        fig, ax = _new_axes(ax, (7.2, 3.2))
+        fig, ax = new_axes(ax, (7.2, 3.2))
         last = seq_len - 4
         ax.axvspan(-0.5, hi - 4 + 0.5, color="C0", alpha=0.1, lw=0)
         ax.axvspan(seq_len - hi - 0.5, last + 0.5, color="C3", alpha=0.1, lw=0)

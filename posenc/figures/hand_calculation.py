@@ -8,9 +8,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..hand_calculation import HandCalculation, hand_calculation
-from ..widgets.explorer import Explorer
-from ..widgets.spec import ExplorerSpec, choice_slider, float_slider, log_slider
-from .style import _new_axes, figure_style, label, token_label
+from ..ui.engine.explorer import Explorer
+from ..ui.engine.spec import ExplorerSpec, choice_slider, float_slider, log_slider
+from .style import new_axes, figure_style, label, token_label
 
 
 class _HandCalcView:
@@ -70,7 +70,7 @@ def plot_hand_calculation(calc: HandCalculation | None = None, ax=None):
     if len(calc.tokens) > 3:
         raise ValueError("plot_hand_calculation draws at most 3 tokens / 最多画 3 个词")
     with figure_style():
-        fig, ax = _new_axes(ax, (4, 4))
+        fig, ax = new_axes(ax, (4, 4))
         view = _HandCalcView(ax, label("第 0 对", "pair 0"))
         view.update(calc, 0)
     return fig

@@ -16,11 +16,11 @@ from ..encoding import sinusoidal_encoding
 from ..task.data import ANIMALS, DEFAULT_STEPS, MAX_LENGTH, PE_KINDS
 from ..task.training import train_order_model, trained_run
 from ..validate import check_array, check_int, check_lengths, check_one_of, check_slider_value
-from ..widgets import static
-from ..widgets.controls import slider_style
-from ..widgets.explorer import Explorer, LiveFigure
-from ..widgets.spec import ExplorerSpec, Param, choice_slider
-from .style import PE_COLORS, _new_axes, figure_style, label
+from ..ui.engine import static
+from ..ui.engine.controls import slider_style
+from ..ui.engine.explorer import Explorer, LiveFigure
+from ..ui.engine.spec import ExplorerSpec, Param, choice_slider
+from .style import PE_COLORS, new_axes, figure_style, label
 
 #: y range of every loss plot (log axis): from below the final losses up past ln 8.
 LOSS_YLIM = (1e-4, 10.0)
@@ -111,7 +111,7 @@ def plot_loss_curves(runs, ax=None):
     """
     losses = _runs_losses(runs)
     with figure_style():
-        fig, ax = _new_axes(ax, (6.4, 3.0))
+        fig, ax = new_axes(ax, (6.4, 3.0))
         view = _LossView(ax, list(losses), max(len(v) for v in losses.values()))
         for pe, v in losses.items():
             view.set_losses(pe, v)
@@ -200,7 +200,7 @@ def plot_learned_similarity(run=None, step=None, ax=None):
     run = _check_run(run)
     step = _snapshot_at(run, step)[0]
     with figure_style():
-        fig, axes = _new_axes(ax, (9.4, 3.0), 1, 3, width_ratios=[1, 1, 1.25])
+        fig, axes = new_axes(ax, (9.4, 3.0), 1, 3, width_ratios=[1, 1, 1.25])
         view = _LearnedSimilarityView(*axes, run)
         view.update(step)
     return fig
@@ -219,7 +219,7 @@ def plot_length_accuracy(curves: dict, train_lengths=(4, 8), ax=None):
                          "curves 必须是非空字典")
     lo, hi = check_lengths("train_lengths", train_lengths, 3, MAX_LENGTH)
     with figure_style():
-        fig, ax = _new_axes(ax, (6.8, 3.2))
+        fig, ax = new_axes(ax, (6.8, 3.2))
         ax.axvspan(lo - 0.5, hi + 0.5, color="0.92", zorder=0)
         ax.text((lo + hi) / 2, 1.04, label("训练时的长度", "training lengths"), ha="center",
                 va="bottom", fontsize=9, color="0.3")
@@ -272,7 +272,7 @@ class LearnedTableExplorer(Explorer):
 
 
 class _LossMonitor:
-    """The training panel's live loss figure: a :class:`~posenc.widgets.explorer.LiveFigure`
+    """The training panel's live loss figure: a :class:`~posenc.ui.engine.explorer.LiveFigure`
     (no controls) whose lines are updated in place (``set_losses``) and blitted by
     :meth:`refresh`."""
 
@@ -358,7 +358,7 @@ class TrainingPanel:
         }
         self.button = w.Button(description="训练 (train)", button_style="primary", icon="play",
                                tooltip="train one model per position encoding / 每种位置编码训练一个模型")
-        self.progress = w.IntProgress(value=0, min=0, max=len(pes) * steps, description="进度",
+        self.bar = w.IntProgress(value=0, min=0, max=len(pes) * steps, description="进度",
                                       style=st)
         self.status = w.HTML("<span class='posenc-training-status'>还没有训练 (not trained yet)</span>")
         self.table = w.HTML(_training_table_html({}, pes))
@@ -373,7 +373,7 @@ class TrainingPanel:
         if static.active():  # a static page: the inputs need a kernel (a cell may still train)
             static.disable([*self.controls.values(), self.button])
             top = [static.hint(static.TRAINING_HINT)]
-        self.widget = w.VBox([*top, row, self.progress, self.status, self.image, self.table])
+        self.widget = w.VBox([*top, row, self.bar, self.status, self.image, self.table])
         self.widget.add_class("posenc-training")
 
     def _set_status(self, text: str) -> None:
@@ -405,7 +405,7 @@ class TrainingPanel:
         self.button.disabled = True
         self.runs = {}
         self.table.value = _training_table_html(self.runs, self.pes)
-        self.progress.max, self.progress.value = n * steps, 0
+        self.bar.max, self.bar.value = n * steps, 0
         self.monitor.reset(steps)
         start = time.perf_counter()
         try:
@@ -415,7 +415,7 @@ class TrainingPanel:
 
                 def on_step(step, loss, pe=pe, i=i, seen=seen):
                     seen.append(loss)
-                    self.progress.value = i * steps + step
+                    self.bar.value = i * steps + step
                     if step % refresh_every == 0 or step == steps:
                         self.monitor.set_losses(pe, seen)
                         self.monitor.refresh()

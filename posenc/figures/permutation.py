@@ -8,9 +8,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..attention import AttentionDemo, attention_demo
-from ..widgets.explorer import Explorer
-from ..widgets.spec import ExplorerSpec, checkbox, dropdown
-from .style import _new_axes, figure_style, label, token_label
+from ..ui.engine.explorer import Explorer
+from ..ui.engine.spec import ExplorerSpec, checkbox, dropdown
+from .style import new_axes, figure_style, label, token_label
 
 #: Sentences the permutation explorer offers; each group shares its tokens.
 PERMUTATION_SENTENCES = ("猫咬狗", "狗咬猫", "咬猫狗", "我爱你", "你爱我", "我打你", "你打我")
@@ -95,7 +95,7 @@ def plot_attention(tokens="猫咬狗", use_pe: bool = False, d_model: int = 4, r
     if sorted(ref.tokens) != sorted(demo.tokens):
         raise ValueError("reference must hold the same tokens / reference 必须由相同的词组成")
     with figure_style():
-        fig, (ax_w, ax_o) = _new_axes(ax, (8, 2.8), 1, 2, width_ratios=[1, 1.6])
+        fig, (ax_w, ax_o) = new_axes(ax, (8, 2.8), 1, 2, width_ratios=[1, 1.6])
         view = _PermutationView(ax_w, ax_o, d_model)
         view.update(demo, ref)
     return fig

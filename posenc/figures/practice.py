@@ -10,7 +10,7 @@ import numpy as np
 from ..practice import (POSITION_DTYPES, angle_error, cu_seqlens, packed_causal_mask, packed_position_ids,
                         rope_angles_in, stored_positions)
 from ..validate import check_int
-from .style import _new_axes, figure_style, label
+from .style import new_axes, figure_style, label
 
 
 def plot_packing(lengths=(3, 5, 2), ax=None):
@@ -24,7 +24,7 @@ def plot_packing(lengths=(3, 5, 2), ax=None):
     cu = cu_seqlens(lengths)
     n = len(ids)
     with figure_style():
-        fig, ax = _new_axes(ax, (4.2, 4.0))
+        fig, ax = new_axes(ax, (4.2, 4.0))
         ax.imshow(mask, cmap="Blues", vmin=-0.3, vmax=1.0, interpolation="nearest")
         ax.set_xticks(np.arange(n), [str(i) for i in ids], fontsize=9)
         ax.set_yticks(np.arange(n), [str(i) for i in ids], fontsize=9)
@@ -50,7 +50,7 @@ def plot_position_rounding(start: int = 4064, stop: int = 4160, dtypes=("bfloat1
         raise ValueError(f"dtypes must be a non-empty tuple of {POSITION_DTYPES} / dtypes 必须取自 {POSITION_DTYPES}")
     pos = np.arange(start, stop)
     with figure_style():
-        fig, ax = _new_axes(ax, (5.6, 3.4))
+        fig, ax = new_axes(ax, (5.6, 3.4))
         ax.plot(pos, pos, color="0.6", ls=":", lw=1, label=label("精确", "exact"))
         for j, dtype in enumerate(dtypes):
             ax.step(pos, stored_positions(pos, dtype), where="mid", color=f"C{j}", label=dtype)
@@ -76,7 +76,7 @@ def plot_angle_error(positions=(4095, 32768, 131071), head_dim: int = 128, base:
     exact = rope_angles_in(positions, head_dim, base, "float64")
     floor = 1e-9
     with figure_style():
-        fig, ax = _new_axes(ax, (6.4, 3.6))
+        fig, ax = new_axes(ax, (6.4, 3.6))
         styles = ["-", "--", ":", "-."]
         for j, dtype in enumerate(dtypes):
             err = angle_error(rope_angles_in(positions, head_dim, base, dtype), exact)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .style import _new_axes, figure_style, label
+from .style import new_axes, figure_style, label
 
 
 def _check_table(table):
@@ -25,7 +25,7 @@ def plot_layer_probes(table, ax=None):
     """
     table = _check_table(table)
     with figure_style():
-        fig, (ax_pos, ax_ord) = _new_axes(ax, (9.0, 3.4), 1, 2)
+        fig, (ax_pos, ax_ord) = new_axes(ax, (9.0, 3.4), 1, 2)
         markers = "osD^vx"
         for j, (name, probes) in enumerate(table.items()):
             layers = np.arange(len(probes.position_r2))
@@ -55,7 +55,7 @@ def plot_position_readout(readouts, train_positions: int, ax=None):
     if not isinstance(readouts, dict) or not readouts:
         raise ValueError("readouts must be a non-empty dict: label -> array / readouts 必须是非空字典：名称 -> 数组")
     with figure_style():
-        fig, ax = _new_axes(ax, (5.6, 3.4))
+        fig, ax = new_axes(ax, (5.6, 3.4))
         width = max(len(v) for v in readouts.values())
         ax.plot([0, width - 1], [0, width - 1], color="0.6", ls=":", lw=1, label=label("完美读出", "perfect reading"))
         for j, (name, r) in enumerate(readouts.items()):

@@ -17,12 +17,12 @@ from ..real_models import (
     model_frequencies,
     rope_type,
     rotary_dims,
-    training_context,
+    config_train_len,
 )
 from ..validate import check_one_of
-from ..widgets.explorer import Explorer
-from ..widgets.spec import ExplorerSpec, choice_slider, dropdown
-from .style import _new_axes, figure_style, label
+from ..ui.engine.explorer import Explorer
+from ..ui.engine.spec import ExplorerSpec, choice_slider, dropdown
+from .style import new_axes, figure_style, label
 
 #: The context lengths the explorer offers (the dynamic type reads it; the lines show it).
 SEQ_LENS = tuple(2 ** k for k in range(10, 21))
@@ -82,7 +82,7 @@ class _RealModelView:
         scaled, att = model_frequencies(model, seq_len)
         i = 2 * np.arange(len(w)) / dims
         wave, wave_scaled = 2 * math.pi / w, 2 * math.pi / scaled
-        train = training_context(cfg)
+        train = config_train_len(cfg)
         full = wave <= train
         self.turned.set_data(i[full], wave[full])
         self.unturned.set_data(i[~full], wave[~full])
@@ -123,7 +123,7 @@ def plot_real_model(model: str = "Llama-3.1-8B", seq_len: int = 131072, ax=None)
     model = check_one_of("model", model, tuple(MODEL_CONFIGS))
     seq_len = check_one_of("seq_len", seq_len, SEQ_LENS)
     with figure_style():
-        fig, axes = _new_axes(ax, (10.7, 3.4), 1, 2, width_ratios=[1.3, 1])
+        fig, axes = new_axes(ax, (10.7, 3.4), 1, 2, width_ratios=[1.3, 1])
         _RealModelView(*axes).update(model, seq_len)
     return fig
 

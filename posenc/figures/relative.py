@@ -25,9 +25,9 @@ from ..encoding import (
     relative_rotation,
 )
 from ..validate import check_base, check_d_model, check_int, check_real, is_int
-from ..widgets.explorer import Explorer
-from ..widgets.spec import ExplorerSpec, Param, checkbox, choice_slider, int_slider, log_slider
-from .style import _new_axes, figure_style, label
+from ..ui.engine.explorer import Explorer
+from ..ui.engine.spec import ExplorerSpec, Param, checkbox, choice_slider, int_slider, log_slider
+from .style import new_axes, figure_style, label
 
 
 def plot_dot_product(d_model: int = 64, base: float = 10000.0, k_max: int = 100, ax=None):
@@ -39,7 +39,7 @@ def plot_dot_product(d_model: int = 64, base: float = 10000.0, k_max: int = 100,
     ks = np.arange(-k_max, k_max + 1)
     dots = pe_dot_by_offset(ks, d_model, base)
     with figure_style():
-        fig, ax = _new_axes(ax, (6, 3))
+        fig, ax = new_axes(ax, (6, 3))
         ax.plot(ks, dots, lw=1.2)
         ax.axvline(0, color="0.6", lw=0.8)
         ax.set_xlabel(label("偏移 k (offset)", "offset k"))
@@ -67,7 +67,7 @@ def plot_shift_regression(k: int = 1, d_model: int = 2, i: int = 0, base: float 
     fit_sin = linear_fit(s, y)
     fit_pair = linear_fit(np.column_stack([s, c]), y)
     with figure_style():
-        fig, (ax, ax2) = _new_axes(ax, (8, 3.3), 1, 2)
+        fig, (ax, ax2) = new_axes(ax, (8, 3.3), 1, 2)
         up = c >= 0
         ax.scatter(s[up], y[up], s=8, color="C0", label=label("cos(pos·w) ≥ 0", "cos(pos·w) >= 0"))
         ax.scatter(s[~up], y[~up], s=8, color="C1", label="cos(pos·w) < 0")
@@ -104,7 +104,7 @@ def plot_cosine_histograms(d_models=(16, 64, 512), n_words: int = 200, seq_len: 
     d_models = [check_int("d_models", d, 1, 4096) for d in d_models]
     cosines = [word_pe_cosines(d, n_words, seq_len, base, seed) for d in d_models]
     with figure_style():
-        fig, ax = _new_axes(ax, (6.4, 3.0))
+        fig, ax = new_axes(ax, (6.4, 3.0))
         bins = np.linspace(-1, 1, 81)
         for j, (d, cs) in enumerate(zip(d_models, cosines)):
             color = f"C{j % 10}"
@@ -226,7 +226,7 @@ def plot_relative_rotation(pos: int = 5, k: int = 3, d_model: int = 8, base: flo
     pos, k = check_real("pos", pos), check_real("k", k)
     d_model, base = check_d_model(d_model), check_base(base)
     with figure_style():
-        fig, (ax_r, ax_c) = _new_axes(ax, (8.2, 2.9), 1, 2, width_ratios=[1, 4.2])
+        fig, (ax_r, ax_c) = new_axes(ax, (8.2, 2.9), 1, 2, width_ratios=[1, 4.2])
         _RelativeView(ax_r, ax_c).update(pos, k, d_model, base)
     return fig
 
@@ -325,7 +325,7 @@ def plot_similarity(d_model: int = 64, base: float = 10000.0, projection: bool =
     """
     d_model, base = check_d_model(d_model), check_base(base)
     with figure_style():
-        fig, (ax_curve, ax_heat) = _new_axes(ax, (8, 3.2), 1, 2, width_ratios=[1.5, 1])
+        fig, (ax_curve, ax_heat) = new_axes(ax, (8, 3.2), 1, 2, width_ratios=[1.5, 1])
         _SimilarityView(ax_curve, ax_heat).update(d_model, base, bool(projection))
     return fig
 

@@ -14,7 +14,7 @@ from ..distance import random_word_vectors
 from ..relative_family import (
     TERM_LABELS,
     TERM_LABELS_EN,
-    _t5_sizes,
+    t5_sizes,
     absolute_score_terms,
     shaw_relative_index,
     t5_bucket_ranges,
@@ -24,9 +24,9 @@ from ..relative_family import (
     transformer_xl_score_terms,
 )
 from ..validate import check_int
-from ..widgets.explorer import Explorer
-from ..widgets.spec import ExplorerSpec, checkbox, int_slider
-from .style import _new_axes, figure_style, label
+from ..ui.engine.explorer import Explorer
+from ..ui.engine.spec import ExplorerSpec, checkbox, int_slider
+from .style import new_axes, figure_style, label
 
 TERMS = ("a", "b", "c", "d")
 _TERM_COLORS = {"a": "C0", "b": "C1", "c": "C2", "d": "C3"}
@@ -37,7 +37,7 @@ _TERM_COLORS = {"a": "C0", "b": "C1", "c": "C2", "d": "C3"}
 # ---------------------------------------------------------------------------
 def _t5_summary(bidirectional, num_buckets, max_distance) -> dict:
     """Numbers the T5 figure writes: buckets per direction, exact range, start of the last bucket."""
-    _, half, max_exact, _ = _t5_sizes(bidirectional, num_buckets, max_distance)
+    _, half, max_exact, _ = t5_sizes(bidirectional, num_buckets, max_distance)
     ranges = t5_bucket_ranges(bidirectional, num_buckets, max_distance)
     used = {b for b, _, _ in ranges}
     last_start = next(-hi for b, lo, hi in ranges if lo == -math.inf)    # the earlier side's last bucket
@@ -143,10 +143,10 @@ def plot_t5_buckets(num_buckets: int = 32, max_distance: int = 128, bidirectiona
     is symlog: linear for |k| <= 10, logarithmic beyond, so T5's log-spaced buckets look even.
     Introduced in notebook 06_relative_family, as the figure its :class:`T5BucketExplorer` draws.
     """
-    _t5_sizes(bidirectional, num_buckets, max_distance)
+    t5_sizes(bidirectional, num_buckets, max_distance)
     check_int("num_buckets", num_buckets, 2, _T5View.NB_MAX)
     with figure_style():
-        fig, (ax_bucket, ax_bias) = _new_axes(ax, (7.6, 4.2), 2, 1, height_ratios=[1.25, 1])
+        fig, (ax_bucket, ax_bias) = new_axes(ax, (7.6, 4.2), 2, 1, height_ratios=[1.25, 1])
         _T5View(ax_bucket, ax_bias).update(num_buckets, max_distance, bool(bidirectional))
     return fig
 
@@ -273,7 +273,7 @@ def plot_score_terms(m: int = 50, terms="abcd", ax=None):
     m = check_int("m", m, _TermsView.M_MIN, _TermsView.M_MAX)
     shown = _check_terms(terms)
     with figure_style():
-        fig, (ax_abs, ax_xl) = _new_axes(ax, (7.6, 3.9), 1, 2)
+        fig, (ax_abs, ax_xl) = new_axes(ax, (7.6, 3.9), 1, 2)
         _TermsView(ax_abs, ax_xl).update(m, shown)
     return fig
 
@@ -312,7 +312,7 @@ def plot_shaw_index(query_len: int = 8, key_len: int | None = None, max_relative
     max_relative = check_int("max_relative", max_relative, 0, 24)
     clipped = shaw_relative_index(query_len, key_len, max_relative) - max_relative
     with figure_style():
-        fig, ax = _new_axes(ax, (4.6, 3.9))
+        fig, ax = new_axes(ax, (4.6, 3.9))
         vmax = max(max_relative, 1)
         ax.imshow(clipped, cmap="PuOr", vmin=-vmax - 1, vmax=vmax + 1, interpolation="nearest")
         for r in range(query_len):

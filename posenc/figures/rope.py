@@ -12,9 +12,9 @@ import numpy as np
 from ..encoding import frequencies
 from ..rope import rope, rope_rotation
 from ..validate import check_base, check_int
-from ..widgets.explorer import Explorer
-from ..widgets.spec import ExplorerSpec, Param, int_slider, log_slider
-from .style import _new_axes, figure_style, label
+from ..ui.engine.explorer import Explorer
+from ..ui.engine.spec import ExplorerSpec, Param, int_slider, log_slider
+from .style import new_axes, figure_style, label
 
 
 class _RopeView:
@@ -179,7 +179,7 @@ def plot_rope(pos: int = 5, n: int = 20, i: int = 0, base: float = 10000.0, ax=N
         raise ValueError(f"|n - pos| must be <= {_RopeView.OFFSET_MAX}, got {n - pos} / |n − pos| 不能超过 "
                          f"{_RopeView.OFFSET_MAX}")
     with figure_style():
-        fig, (ax_pair, ax_curve) = _new_axes(ax, (8, 3.2), 1, 2, width_ratios=[1, 2.1])
+        fig, (ax_pair, ax_curve) = new_axes(ax, (8, 3.2), 1, 2, width_ratios=[1, 2.1])
         _RopeView(ax_pair, ax_curve).update(q, key, pos, n, i, base)
     return fig
 
@@ -244,7 +244,7 @@ def plot_rope_decay(d_model: int = 128, base: float = 10000.0, max_offset: int =
     q, key = rng.normal(size=(2, d_model))
     norm = np.linalg.norm(q) * np.linalg.norm(key)
     with figure_style():
-        fig, (ax_b, ax_s) = _new_axes(ax, (8.4, 3.0), 1, 2)
+        fig, (ax_b, ax_s) = new_axes(ax, (8.4, 3.0), 1, 2)
         ax_b.plot(ks, bound / bound[0], color="C3", lw=1.3)
         ax_b.set_xlabel(label("偏移 k = n − m", "offset k = n − m"))
         ax_b.set_ylabel(label("(1/(d/2))Σ|S_j|，除以 k = 0 的值", "(1/(d/2))Σ|S_j| / value at k = 0"))

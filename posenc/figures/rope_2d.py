@@ -9,9 +9,9 @@ import numpy as np
 
 from ..rope_2d import PATCH_LAYOUTS, patch_scores
 from ..validate import check_base, check_int, check_one_of
-from ..widgets.explorer import Explorer
-from ..widgets.spec import ExplorerSpec, dropdown, int_slider, log_slider
-from .style import _new_axes, figure_style, label
+from ..ui.engine.explorer import Explorer
+from ..ui.engine.spec import ExplorerSpec, dropdown, int_slider, log_slider
+from .style import new_axes, figure_style, label
 
 #: Grid sizes (rows = columns) the explorer offers.
 GRID_MIN, GRID_MAX = 4, 16
@@ -93,7 +93,7 @@ def plot_rope_2d(grid: int = 8, query_row: int = 3, query_col: int = 3, layout: 
     layout = check_one_of("layout", layout, PATCH_LAYOUTS)
     base = check_base(base)
     with figure_style():
-        fig, ax = _new_axes(ax, (4.8, 4.2))
+        fig, ax = new_axes(ax, (4.8, 4.2))
         _Rope2DView(ax).update(grid, query_row, query_col, layout, base)
     return fig
 

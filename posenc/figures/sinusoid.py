@@ -19,9 +19,9 @@ from ..validate import (
     check_table_size,
     is_int,
 )
-from ..widgets.explorer import Explorer
-from ..widgets.spec import ExplorerSpec, choice_slider, dropdown, int_slider, log_slider
-from .style import _new_axes, _place_index_ticks, figure_style, label
+from ..ui.engine.explorer import Explorer
+from ..ui.engine.spec import ExplorerSpec, choice_slider, dropdown, int_slider, log_slider
+from .style import new_axes, place_index_ticks, figure_style, label
 
 #: How the heatmap titles name the two column layouts.
 _LAYOUT_NAMES = {"interleaved": "交错 (interleaved)", "split": "前后分半 (split)"}
@@ -54,8 +54,8 @@ class _PEHeatmapView:
     def update(self, seq_len, d_model, base, layout):
         pe = sinusoidal_encoding(seq_len, d_model, base, layout=layout)
         self.image.set_data(pe)
-        _place_index_ticks(self.xticks, d_model, True)
-        _place_index_ticks(self.yticks, seq_len, False)
+        place_index_ticks(self.xticks, d_model, True)
+        place_index_ticks(self.yticks, seq_len, False)
         self.title.set_text(label(f"PE：seq_len={seq_len}，d_model={d_model}，base={base:g}，{_LAYOUT_NAMES[layout]}",
                                   f"PE: seq_len={seq_len}, d_model={d_model}, base={base:g}, {layout}"))
 
@@ -70,7 +70,7 @@ def plot_pe_heatmap(seq_len: int = 50, d_model: int = 64, base: float = 10000.0,
     base, layout = check_base(base), check_one_of("layout", layout, LAYOUTS)
     check_table_size(seq_len, d_model)
     with figure_style():
-        fig, ax = _new_axes(ax, (6.5, 3.4))
+        fig, ax = new_axes(ax, (6.5, 3.4))
         view = _PEHeatmapView(ax)
         fig.colorbar(view.image, ax=ax, shrink=0.9)
         view.update(seq_len, d_model, base, layout)
@@ -207,7 +207,7 @@ def plot_clock(pos: int = 3, d_model: int = 16, base: float = 10000.0, ax=None):
     pos = check_int("pos", pos, 0)
     d_model, base = check_d_model(d_model), check_base(base)
     with figure_style():
-        fig, (ax, axb) = _new_axes(ax, (9, 3.2), 2, 1, height_ratios=[2.2, 1])
+        fig, (ax, axb) = new_axes(ax, (9, 3.2), 2, 1, height_ratios=[2.2, 1])
         view = _ClockView(ax, axb)
         view.update(pos, d_model, base)
     return fig
@@ -245,7 +245,7 @@ def plot_wavelengths(d_model: int = 512, bases=(10000.0,), ax=None):
     bases = [check_real("bases", b, greater_than=1.0) for b in bases]
     lams = [wavelengths(d_model, b) for b in bases]
     with figure_style():
-        fig, ax = _new_axes(ax, (6, 3.2))
+        fig, ax = new_axes(ax, (6, 3.2))
         i = np.arange(d_model // 2)
         for b, lam in zip(bases, lams):
             ax.plot(i, lam, label=f"base = {b:g}: {lam[0]:.3g} … {lam[-1]:.3g}")
@@ -283,7 +283,7 @@ def plot_pe_curves(d_model: int = 4, max_pos: int = 10, base: float = 10000.0, p
     with figure_style():
         from matplotlib.lines import Line2D
 
-        fig, ax = _new_axes(ax, (7.2, 3.2))
+        fig, ax = new_axes(ax, (7.2, 3.2))
         handles = []
         for j, i in enumerate(pairs):
             color = f"C{j % 10}"
@@ -325,7 +325,7 @@ def plot_binary_vs_sinusoid(ks=(0, 1, 2, 3), n_pos: int = 32, ax=None):
     x = np.linspace(0, n_pos, 40 * n_pos + 1)
     gap = 1.5
     with figure_style():
-        fig, ax = _new_axes(ax, (8, 0.85 * len(ks) + 1.3))
+        fig, ax = new_axes(ax, (8, 0.85 * len(ks) + 1.3))
         for row, k in enumerate(ks):
             y0 = -gap * row
             bits = np.array([binary_bits(int(p), k + 1)[k] for p in pos])
@@ -346,7 +346,7 @@ def plot_binary_vs_sinusoid(ks=(0, 1, 2, 3), n_pos: int = 32, ax=None):
         step = max(1, n_pos // 8)
         ax.set_xticks(np.arange(0, n_pos + 1, step))
         ax.grid(True, axis="x", lw=0.4, alpha=0.5)
-        ax.set_xlabel(label("位置 pos", "position pos"))  # _new_axes gave a foreign ax the fonts
+        ax.set_xlabel(label("位置 pos", "position pos"))  # new_axes gave a foreign ax the fonts
         ax.set_title(label("二进制计数器的每一位 vs 同周期的正弦波",
                            "binary counter bits vs sinusoids of the same period"))
         ax.legend(loc="upper right", fontsize=9, ncols=2, framealpha=0.9)

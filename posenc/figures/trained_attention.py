@@ -9,7 +9,7 @@ import numpy as np
 
 from ..task.evaluation import attention_maps, sentence_tokens
 from ..validate import check_int
-from .style import GLOSS, _new_axes, cjk_font, figure_style, label
+from .style import GLOSS, new_axes, cjk_font, figure_style, label
 
 #: Glosses of the task's filler tokens, for machines without a CJK font.
 _TASK_GLOSS = {**GLOSS, "嗯": "um", "啊": "ah"}
@@ -58,7 +58,7 @@ def plot_trained_attention(models, sentences=("嗯猫咬狗啊。", "嗯狗咬�
     with figure_style():
         width = max(len(s) for s in sentences)
         size = 0.28 * width + 0.9
-        fig, axes = _new_axes(ax, (size * cols + 0.8, size * rows + 0.5), rows, cols)
+        fig, axes = new_axes(ax, (size * cols + 0.8, size * rows + 0.5), rows, cols)
         axes = np.asarray(axes).reshape(rows, cols)
         image = None
         for r, s in enumerate(sentences):

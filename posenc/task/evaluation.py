@@ -15,7 +15,7 @@ from .data import ANIMALS, MAX_LENGTH, TASKS, BiteDataset, make_bite_dataset
 
 
 @contextlib.contextmanager
-def _deterministic_torch(num_threads: int):
+def deterministic_torch(num_threads: int):
     """Fix the thread count and turn on deterministic algorithms; restore both on exit.
 
     Introduced in notebook 05_learned_embeddings.
@@ -104,7 +104,7 @@ def _length_test_set(length: int, *, seed: int = 0, n: int = 512, terminator: bo
                              terminator=terminator, task=task)
 
 
-def _accuracies_at_lengths(model, lengths, *, seed: int = 0, n_per_length: int = 512,
+def accuracies_at_lengths(model, lengths, *, seed: int = 0, n_per_length: int = 512,
                           terminator: bool = True, task: str = "adjacent") -> tuple[dict, str | None]:
     """``({length: accuracy or None}, first error text or None)`` over ``lengths``.
 
@@ -112,7 +112,7 @@ def _accuracies_at_lengths(model, lengths, *, seed: int = 0, n_per_length: int =
     first such error comes back too.
     """
     out, error = {}, None
-    with _deterministic_torch(1):
+    with deterministic_torch(1):
         for length in lengths:
             ds = _length_test_set(length, seed=seed, n=n_per_length, terminator=terminator, task=task)
             try:
@@ -137,7 +137,7 @@ def length_accuracy(model, lengths=(4, 16), *, seed: int = 0, n_per_length: int 
     lo, hi = check_lengths("lengths", lengths, 4, MAX_LENGTH)
     seed = check_int("seed", seed, 0)
     task = check_one_of("task", task, TASKS)
-    return _accuracies_at_lengths(model, range(lo, hi + 1), seed=seed, n_per_length=n_per_length,
+    return accuracies_at_lengths(model, range(lo, hi + 1), seed=seed, n_per_length=n_per_length,
                                   task=task)[0]
 
 

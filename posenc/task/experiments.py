@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from ..context import ROPE_SCALING_METHODS, rope_frequencies
+from ..context import ROPE_TYPES, check_rope_type, rope_frequencies
 from ..slow import takes_seconds
-from ..text import _aligned_table
+from ..text import aligned_table
 from ..validate import check_callback, check_int, check_lengths, check_one_of, check_rows
 from .data import (
     DEFAULT_TEST_LENGTHS,
@@ -17,7 +17,7 @@ from .data import (
     PE_KINDS,
     TASKS,
 )
-from .evaluation import _accuracies_at_lengths
+from .evaluation import accuracies_at_lengths
 from .training import finetune_order_model, train_order_model, trained_run
 
 
@@ -67,7 +67,7 @@ def extrapolation_table(pes: Sequence[str] = ("sinusoidal", "learned", "rope", "
         else:
             res = train_order_model(p, seed=seed, train_lengths=(lo, hi), max_len=max_len, task=task,
                                     **train_kwargs)
-        by_length, error = _accuracies_at_lengths(res.model, range(tlo, thi + 1), seed=seed,
+        by_length, error = accuracies_at_lengths(res.model, range(tlo, thi + 1), seed=seed,
                                                  n_per_length=n_per_length, terminator=terminator, task=task)
         rows.append(dict(label=label, pe=p, max_len=res.config["max_len"], task=task,
                          in_distribution=res.test_accuracy, by_length=by_length, error=error))
@@ -96,7 +96,7 @@ def format_extrapolation_table(rows, decimals: int = 2) -> str:
         cells += ["-" if r["by_length"].get(L) is None else f"{r['by_length'][L]:.{decimals}f}"
                   for L in lengths]
         body.append(cells)
-    lines = _aligned_table(head, body, right=range(1, len(head)))
+    lines = aligned_table(head, body, right=range(1, len(head)))
     notes = [f"- {r['label']}：{_chinese_part(r['error'])}" for r in rows if r.get("error")]
     if notes:
         lines += ["", "「-」= 这个模型在该长度上无法运行："] + notes
@@ -109,69 +109,69 @@ def _chinese_part(message: str) -> str:
     return text.split(" / ", 1)[1].strip() if " / " in text else text
 
 
-#: How the context-extension table names each method.
-METHOD_LABELS = {"none": "不缩放 (none)", "pi": "PI", "ntk": "NTK-aware", "yarn": "YaRN"}
+#: How the context-extension table names each rope_type.
+ROPE_TYPE_LABELS = {"default": "不缩放 (default)", "linear": "PI (linear)", "ntk": "NTK-aware", "yarn": "YaRN"}
 #: Training lengths of the context-extension experiment (notebook 09): the anywhere task,
 #: sentences of 8 to 16 tokens, so 2x and 4x are 32 and 64 (MAX_LENGTH).
 CONTEXT_TRAIN_LENGTHS = (8, 16)
 
 
 @takes_seconds
-def context_extension_table(methods: Sequence[str] = ROPE_SCALING_METHODS, factors: Sequence[int] = (2, 4),
+def context_extension_table(rope_types: Sequence[str] = ROPE_TYPES, factors: Sequence[int] = (2, 4),
                             train_lengths=CONTEXT_TRAIN_LENGTHS, *, task: str = "anywhere", seed: int = 0,
                             n_per_length: int = 512, finetune_steps: int = 0, finetune_lr: float = 1e-3,
                             finetune_n_train: int = 128, callback: Callable[[str, int], None] | None = None, **train_kwargs) -> list:
     """Train RoPE on short sentences once, then test at ``factor`` x the longest one with each scaling.
 
     One RoPE model is trained (:func:`trained_run`, memoised) on ``task`` at ``train_lengths``
-    = (lo, L). For every method and every factor s the same weights are tested, without
+    = (lo, L). For every rope_type and every factor s the same weights are tested, without
     retraining, at the training length L and at the target length s·L, with
-    ``set_rope_scaling(method, s, original_max_len=L)``. With ``finetune_steps > 0`` each
-    (method, s) instead gets a copy fine-tuned for that many steps on sentences of L+1 .. s·L
+    ``set_rope_scaling(rope_type, s, train_len=L)``. With ``finetune_steps > 0`` each
+    (rope_type, s) instead gets a copy fine-tuned for that many steps on sentences of L+1 .. s·L
     tokens with the scaling on (:func:`finetune_order_model`, ``finetune_lr``, ``finetune_n_train``
     sentences), then tested the same way.
 
-    Returns one row per method: ``{"method", "label", "finetune_steps", "train_lengths", "in_distribution",
+    Returns one row per rope_type: ``{"rope_type", "label", "finetune_steps", "train_lengths", "in_distribution",
     "by_factor": {s: {"train_len": accuracy at L, "target": accuracy at s·L}},
     "attention_factor": {s: ...}, "seconds": {s: fine-tuning seconds}}``.
     ``callback(label, index)`` is called before the model is trained (index 0) and before each
-    (method, s) is tested or fine-tuned (index 1 .. len(methods)·len(factors)).
+    (rope_type, s) is tested or fine-tuned (index 1 .. len(rope_types)·len(factors)).
     Introduced in notebook 09_context_extension.
     """
-    methods = tuple(check_one_of("methods", m, ROPE_SCALING_METHODS) for m in methods)
+    rope_types = tuple(check_rope_type(m, ROPE_TYPES) for m in rope_types)
     task = check_one_of("task", task, TASKS)
     lo, hi = check_lengths("train_lengths", train_lengths, 4, MAX_LENGTH)
     seed = check_int("seed", seed, 0)
     check_callback("callback", callback, "(label, index)")
     finetune_steps = check_int("finetune_steps", finetune_steps, 0, 10000)
     factors = tuple(check_int("factors", f, 1, MAX_LENGTH // hi) for f in factors)
-    if not methods or not factors:
-        raise ValueError("methods and factors must not be empty / methods 和 factors 不能为空")
+    if not rope_types or not factors:
+        raise ValueError("rope_types and factors must not be empty / rope_types 和 factors 不能为空")
     if callback is not None:
         callback("rope", 0)
     run = trained_run("rope", seed=seed, task=task, train_lengths=(lo, hi), **train_kwargs)
     head_dim = run.model.head_dim
     rows, index = [], 1
-    for method in methods:
-        row = dict(method=method, label=METHOD_LABELS[method], finetune_steps=finetune_steps,
+    for rope_type in rope_types:
+        row = dict(rope_type=rope_type, label=ROPE_TYPE_LABELS[rope_type], finetune_steps=finetune_steps,
                    train_lengths=(lo, hi), in_distribution=run.test_accuracy, by_factor={},
                    attention_factor={}, seconds={})
         for s in factors:
-            row["attention_factor"][s] = rope_frequencies(head_dim, run.model.base, method, s, hi)[1]
+            row["attention_factor"][s] = rope_frequencies(head_dim, run.model.base, rope_type, s, hi)[1]
             if callback is not None:
-                callback(f"{method}, s = {s}", index)
+                callback(f"{rope_type}, s = {s}", index)
             index += 1
             if finetune_steps:
                 tuned = finetune_order_model(run, lengths=(min(hi + 1, s * hi), s * hi), steps=finetune_steps,
-                                             lr=finetune_lr, seed=seed, task=task, method=method, factor=s,
-                                             original_max_len=hi, n_train=finetune_n_train)
+                                             lr=finetune_lr, seed=seed, task=task, rope_type=rope_type, factor=s,
+                                             train_len=hi, n_train=finetune_n_train)
                 model, row["seconds"][s] = tuned.model, tuned.seconds
-                accs, _ = _accuracies_at_lengths(model, sorted({hi, s * hi}), seed=seed,
+                accs, _ = accuracies_at_lengths(model, sorted({hi, s * hi}), seed=seed,
                                                  n_per_length=n_per_length, task=task)
             else:
                 model = run.model
-                with model.rope_scaling(method, s, hi):
-                    accs, _ = _accuracies_at_lengths(model, sorted({hi, s * hi}), seed=seed,
+                with model.rope_scaling(rope_type, s, hi):
+                    accs, _ = accuracies_at_lengths(model, sorted({hi, s * hi}), seed=seed,
                                                      n_per_length=n_per_length, task=task)
             row["by_factor"][s] = {"train_len": accs[hi], "target": accs[s * hi]}
         rows.append(row)
@@ -181,7 +181,7 @@ def context_extension_table(methods: Sequence[str] = ROPE_SCALING_METHODS, facto
 def format_context_table(rows, decimals: int = 2) -> str:
     """The rows of :func:`context_extension_table` as an aligned text table (Chinese headers).
 
-    One line per method; for each factor s, the accuracy at the training length L and at s·L.
+    One line per rope_type; for each factor s, the accuracy at the training length L and at s·L.
     Introduced in notebook 09_context_extension.
     """
     rows = check_rows(rows, ("label", "by_factor"), "context_extension_table")
@@ -198,4 +198,4 @@ def format_context_table(rows, decimals: int = 2) -> str:
             got = r["by_factor"].get(s)
             cells += ["-", "-"] if got is None else [f"{got['train_len']:.{decimals}f}", f"{got['target']:.{decimals}f}"]
         body.append(cells)
-    return "\n".join(_aligned_table(head, body, right=range(1, len(head))))
+    return "\n".join(aligned_table(head, body, right=range(1, len(head))))

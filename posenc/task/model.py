@@ -12,7 +12,7 @@ import math
 import torch
 from torch import nn
 
-from ..context import YARN_BETA_FAST, YARN_BETA_SLOW, rope_frequencies
+from ..context import YARN_BETA_FAST, YARN_BETA_SLOW, check_rope_type, rope_frequencies
 from ..alibi import alibi_slopes
 from ..torch_layers import (
     LearnedPositionalEmbedding,
@@ -123,37 +123,38 @@ class OrderModel(nn.Module):
         module = self.pos_emb if self.pos_emb is not None else self.pos_enc
         return None if module is None else module.table(seq_len)
 
-    def set_rope_scaling(self, method: str = "none", factor: float = 1.0, original_max_len: int | None = None,
+    def set_rope_scaling(self, rope_type: str = "default", factor: float = 1.0, train_len: int | None = None,
                          beta_fast: float = YARN_BETA_FAST, beta_slow: float = YARN_BETA_SLOW) -> None:
         """Rescale this RoPE model's frequencies from now on (no retraining): PI, NTK-aware or YaRN.
 
         The frequencies come from :func:`rope_frequencies` (``d_model`` = the head dimension,
         ``base`` = the model's); with YaRN the rotated q and κ are multiplied by its attention
         factor, so the logits grow by its square, as in the reference code.
-        ``method="none"`` restores plain RoPE. Introduced in notebook 09_context_extension.
+        ``rope_type="default"`` restores plain RoPE. Introduced in notebook 09_context_extension.
         """
         if self.pe != "rope":
             raise ValueError(f"RoPE scaling needs pe='rope', this model has pe={self.pe!r} / "
                              f"只有 pe='rope' 的模型才能缩放 RoPE")
-        inv_freq, att = rope_frequencies(self.head_dim, self.base, method, factor, original_max_len,
+        rope_type = check_rope_type(rope_type)
+        inv_freq, att = rope_frequencies(self.head_dim, self.base, rope_type, factor, train_len,
                                          beta_fast, beta_slow)
-        if method == "none":
+        if rope_type == "default":
             self.rope_scaling_config = None
             self._rope_inv_freq, self._rope_attention_factor = None, 1.0
             return
-        self.rope_scaling_config = dict(method=method, factor=float(factor), original_max_len=original_max_len,
+        self.rope_scaling_config = dict(rope_type=rope_type, factor=float(factor), train_len=train_len,
                                         beta_fast=float(beta_fast), beta_slow=float(beta_slow))
         self._rope_inv_freq = torch.tensor(inv_freq, dtype=torch.float64)
         self._rope_attention_factor = float(att)
 
     @contextlib.contextmanager
-    def rope_scaling(self, method: str = "none", factor: float = 1.0, original_max_len: int | None = None,
+    def rope_scaling(self, rope_type: str = "default", factor: float = 1.0, train_len: int | None = None,
                      beta_fast: float = YARN_BETA_FAST, beta_slow: float = YARN_BETA_SLOW):
         """``with model.rope_scaling("yarn", 4, 16): ...``: :meth:`set_rope_scaling` for the
         block, then the previous setting again. Introduced in notebook 09_context_extension.
         """
         previous = self.rope_scaling_config
-        self.set_rope_scaling(method, factor, original_max_len, beta_fast, beta_slow)
+        self.set_rope_scaling(rope_type, factor, train_len, beta_fast, beta_slow)
         try:
             yield self
         finally:

@@ -10,6 +10,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
+from ..context import check_rope_type
 from ..slow import takes_seconds
 from ..validate import check_bool, check_callback, check_int, check_lengths, check_one_of, check_real
 from .data import (
@@ -28,7 +29,7 @@ from .data import (
     VOCAB,
     make_bite_dataset,
 )
-from .evaluation import _deterministic_torch, evaluate
+from .evaluation import deterministic_torch, evaluate
 
 
 @dataclass
@@ -107,7 +108,7 @@ def train_order_model(pe: str, *, steps: int = DEFAULT_STEPS, seed: int = 0,
     train = make_bite_dataset(n_train, (lo, hi), seed, split="train", terminator=terminator, task=task)
     test = make_bite_dataset(n_test, (lo, hi), seed + 1, split="test", terminator=terminator, task=task)
 
-    with _deterministic_torch(num_threads), torch.random.fork_rng(devices=[]):
+    with deterministic_torch(num_threads), torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
         model = OrderModel(len(VOCAB), len(ANIMALS), d_model=d_model, num_heads=num_heads,
                            pe=pe, max_len=max_len, base=base,
@@ -241,7 +242,7 @@ def rows_with_gradient(train_lengths=(4, 8), max_len: int = 16, *, seed: int = 0
     from .model import OrderModel
 
     data = make_bite_dataset(DEFAULT_N_TRAIN, (lo, hi), seed, split="train")
-    with _deterministic_torch(1), torch.random.fork_rng(devices=[]):
+    with deterministic_torch(1), torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
         model = OrderModel(len(VOCAB), len(ANIMALS), pe="learned", max_len=max_len)
         loss = torch.nn.functional.cross_entropy(model(data.tokens, data.mask), data.labels)
@@ -267,14 +268,14 @@ def position_table_parameters(max_len: int, d_model: int) -> int:
 
 @takes_seconds
 def finetune_order_model(run, *, lengths, steps: int = 20, lr: float = 1e-3, seed: int = 0,
-                         task: str = "adjacent", method: str = "none", factor: float = 1.0,
-                         original_max_len: int | None = None, n_train: int = DEFAULT_N_TRAIN,
+                         task: str = "adjacent", rope_type: str = "default", factor: float = 1.0,
+                         train_len: int | None = None, n_train: int = DEFAULT_N_TRAIN,
                          n_test: int = DEFAULT_N_TEST, num_threads: int = 1) -> TrainResult:
     """A few more training steps for a trained model, on sentences of ``lengths``, with RoPE scaling on.
 
     ``run`` is a :class:`TrainResult` (or an ``OrderModel``); it is not changed: a copy is
-    trained. With ``method`` other than "none" the copy first gets
-    ``set_rope_scaling(method, factor, original_max_len)`` and keeps it: position
+    trained. With ``rope_type`` other than "default" the copy first gets
+    ``set_rope_scaling(rope_type, factor, train_len)`` and keeps it: position
     interpolation's recipe is "rescale, then fine-tune briefly at the new length". Full-batch
     Adam (``lr``), deterministic; the training sentences are
     ``make_bite_dataset(n_train, lengths, seed + 500, split="train", task=task)``, the
@@ -297,11 +298,12 @@ def finetune_order_model(run, *, lengths, steps: int = 20, lr: float = 1e-3, see
     train = make_bite_dataset(n_train, (lo, hi), seed + 500, split="train", task=task)
     test = make_bite_dataset(n_test, (lo, hi), seed + 501, split="test", task=task)
     model = copy.deepcopy(model)
-    if method != "none":
-        model.set_rope_scaling(method, factor, original_max_len)
+    rope_type = check_rope_type(rope_type)
+    if rope_type != "default":
+        model.set_rope_scaling(rope_type, factor, train_len)
     config = dict(finetune_of=getattr(run, "config", None), lengths=(lo, hi), steps=steps, lr=lr, seed=seed,
-                  task=task, method=method, factor=factor, original_max_len=original_max_len)
-    with _deterministic_torch(num_threads), torch.random.fork_rng(devices=[]):
+                  task=task, rope_type=rope_type, factor=factor, train_len=train_len)
+    with deterministic_torch(num_threads), torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
         result = _fit(model, train, test, steps=steps, lr=lr)
     result.config = config

@@ -1,5 +1,5 @@
 """Sliders that follow the hand: each notebook's first explorer with a main slider
-(``Explorer.FRAMES``), dragged for real in JupyterLab + headless Chromium.
+(``Explorer.main``), dragged for real in JupyterLab + headless Chromium.
 
 Per notebook (every notebook that makes such an explorer; 01's permutation explorer has no
 slider, test_jupyterlab.py moves its controls): Run All, wait until the explorer's frames are

@@ -661,12 +661,6 @@ def _check_notebook(notebook: Path, lab_server, browser, tmp_path: Path, row: di
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=_ids)
 def test_notebook_in_jupyterlab(notebook: Path, lab_server, browser, tmp_path, posenc_report):
-    if notebook.name == "00_index.ipynb":
-        import posenc_lib as pl
-
-        if not hasattr(pl, "show_progress"):
-            pytest.skip("the contents page's progress cell calls pl.show_progress (posenc/progress.py, "
-                        "another branch): it runs once both are merged")
     sha_before = _sha(notebook)
     _check_notebook(notebook, lab_server, browser, tmp_path, posenc_report.setdefault(notebook.name, {}))
     assert _sha(notebook) == sha_before, (

@@ -105,7 +105,7 @@ def reference_png(name: str, controls: list, main_label: str) -> bytes:
     """The PNG this process draws for explorer ``name`` with the page's control values and the
     main slider at the value whose readout is ``main_label``."""
     import posenc_lib as pl
-    from posenc.widgets.static import option_pairs
+    from posenc.ui.engine.static import option_pairs
 
     ex = pl.EXPLORERS[name]()
     main = ex.frames.name

@@ -56,7 +56,7 @@ def test_a_worksheet_box_is_checked_when_filled_and_tab_moves_on(lab_server, bro
         assert kernel_value(page, "ws.feedback[('pe', 0, 0)].state") == "right"
         assert kernel_value(page, "len(ws.cells)") == 2 * 3 * d_model
         # the widest case (d_model = 4: 16 boxes a row) fits the notebook's output
-        kernel_exec(page, "from posenc.hand_calculation_worksheet import WorksheetCase\n"
+        kernel_exec(page, "from posenc.exercises.worksheet import WorksheetCase\n"
                           "import numpy as np\n"
                           "ws.new_case(WorksheetCase(tuple('猫咬狗'), 5, 4, 10000.0, -0.9 * np.ones((3, 4))))")
         page.wait_for_function("el => el.querySelectorAll('.posenc-ws-input-2-3').length > 0",

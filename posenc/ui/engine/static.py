@@ -19,8 +19,8 @@ The interface (the whole of it; any explorer engine honours exactly this):
   with ``disabled=True``, and the explorer's box gets a one-line Chinese hint,
   :func:`hint`: an ``HTML`` widget with the class :data:`HINT_CLASS`.
 * No IPython hook is installed and nothing is scheduled on the event loop.
-* The self-check quiz, the training panel and the exercise checks follow the same rule:
-  their inputs are disabled and they say so with the same kind of hint.
+* The self-check quiz and the training panel follow the same rule: their inputs are disabled
+  and they say so with the same kind of hint. (Exercises are the builder's: tools/build_site.py.)
 
 The builder chooses ``N`` per notebook to keep each page within its budget.
 """
@@ -43,9 +43,6 @@ QUIZ_HINT = "静态网页：这里不能作答，要在 JupyterLab 里运行笔�
 #: The training panel's hint (what it shows was trained when the page was built).
 TRAINING_HINT = ("静态网页：按钮和参数要在 JupyterLab 里运行笔记本才能用；"
                  "下面是构建网页时训练的结果。")
-#: What an exercise's check says on a static page instead of 「先把 None 换成你的答案」.
-EXERCISE_HINT = ("静态网页：这里不能运行代码。要作答，请在 JupyterLab 里打开这个笔记本，"
-                 "把 None 换成你的答案再运行这个单元格。")
 
 
 def frames_limit() -> int | None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import __version__
-from .figures.style import CJK_INSTALL_HINT, cjk_font
+from .. import __version__
+from .look import CJK_INSTALL_HINT, cjk_font
 
 
 def notebook_setup(seed: int = 0, torch: bool = False) -> np.random.Generator:
@@ -23,7 +23,7 @@ def notebook_setup(seed: int = 0, torch: bool = False) -> np.random.Generator:
     font = cjk_font()
     print(f"中文字体 (CJK font): {font}" if font else CJK_INSTALL_HINT)
     if torch:
-        with progress(1, "加载 PyTorch") as bar:
+        with progress_bar(1, "加载 PyTorch") as bar:
             import torch as torch_module
 
             bar.advance(f"torch {torch_module.__version__}")
@@ -31,12 +31,12 @@ def notebook_setup(seed: int = 0, torch: bool = False) -> np.random.Generator:
     return np.random.default_rng(seed)
 
 
-class progress:
+class progress_bar:
     """A progress bar for a notebook cell that takes more than a moment, ending with its time.
 
     Use as a context manager around the slow work and call :meth:`advance` after each step::
 
-        with pl.progress(3, "训练 3 个模型") as bar:
+        with pl.progress_bar(3, "训练 3 个模型") as bar:
             for pe in ("none", "sinusoidal", "learned"):
                 pl.trained_run(pe)
                 bar.advance(pe)
@@ -49,7 +49,7 @@ class progress:
     """
 
     def __init__(self, total: int, description: str = "进度"):
-        from .validate import check_int
+        from ..validate import check_int
 
         self.total = check_int("total", total, 1)
         self.description = str(description)

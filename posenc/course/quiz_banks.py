@@ -1,6 +1,6 @@
 """The quiz's question banks, one per concept, in the order of the course; each question has
 its options, the answer, an explanation and a message per wrong option. Shown by
-:class:`posenc.quiz.Quiz` (notebooks 10, 11 and 13).
+:class:`posenc.ui.quiz.Quiz` (notebooks 10, 11 and 13).
 """
 from __future__ import annotations
 

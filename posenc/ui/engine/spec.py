@@ -2,7 +2,7 @@
 constraints between them), its main slider, its figure size and its view. No widgets here.
 
 Everything else is derived from an :class:`ExplorerSpec` (see
-:mod:`posenc.widgets.explorer`): the ipywidgets explorer, the frames (the view drawn on a
+:mod:`posenc.ui.engine.explorer`): the ipywidgets explorer, the frames (the view drawn on a
 second figure), the constructor's argument checks, the values a test or a benchmark sweeps,
 and the frames a static page shows. A figure family declares
 
@@ -35,7 +35,7 @@ import inspect
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..validate import check_base, check_bool, check_int, check_one_of, check_real, check_slider_value
+from ...validate import check_base, check_bool, check_int, check_one_of, check_real, check_slider_value
 
 #: Control kinds: an integer slider, a float slider, a log slider (powers of 10), a slider over
 #: a list of options, a dropdown, a checkbox.
@@ -135,7 +135,7 @@ class Control:
 def _shown(text) -> str:
     """A (zh, en) label as the reader sees it (English without a CJK font), or a str as is."""
     if isinstance(text, tuple):
-        from ..figures.style import label  # the course's fonts (not a figure family)
+        from ..look import label  # the course's fonts (not a figure family)
 
         return label(*text)
     return text

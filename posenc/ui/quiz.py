@@ -1,22 +1,22 @@
 """The self-check quiz: multiple choice with feedback on every pick. The questions are in
-:mod:`posenc.quiz_banks`, one bank per concept (re-exported here).
+:mod:`posenc.course.quiz_banks`, one bank per concept (re-exported here).
 """
 from __future__ import annotations
 
 import functools
 import html
 
-from .course import cite_titles
-from .quiz_banks import (  # noqa: F401  (the banks, by concept)
+from ..course.notebooks import cite_titles
+from ..course.quiz_banks import (  # noqa: F401  (the banks, by concept)
     ALIBI, CONTEXT, INTERVIEW_QUIZ, LEARNED, PERMUTATION, PRACTICE, PROBES, QUIZZES, REAL_MODELS, RELATIVE,
     RELATIVE_FAMILY, ROPE, ROPE_2D, ROPE_IMPLEMENTATION, SINUSOIDAL,
 )
-from .exercises.verdict import Verdict
-from .validate import check_int
-from .widgets import static
+from ..exercises.verdict import Verdict
+from ..validate import check_int
+from .engine import static
 
 
-def _check_question(n: int, q) -> dict:
+def check_question(n: int, q) -> dict:
     where = f"question {n} / 第 {n} 题"
     if not isinstance(q, dict):
         raise TypeError(f"{where}: must be a dict / 必须是 dict")
@@ -54,7 +54,7 @@ class Quiz:
     ``wrong`` ({option index: what picking it shows}). A right pick shows 正确 and the
     explanation, a wrong one 再想想, the option picked and its message (else the hint); a
     notebook cited by number is cited with its title (:func:`cite_titles`). The first pick of
-    each question is recorded in the learner's progress (:mod:`posenc.progress`) under
+    each question is recorded in the learner's progress (:mod:`posenc.course.progress`) under
     ``name`` (default: the notebook whose bank in :data:`QUIZZES` the questions are, else
     ``"quiz"``), and the score line shows the first-try score next to today's.
     ``.radios[n].value`` can be set from code (that is how the tests answer); ``.widget`` is
@@ -71,7 +71,7 @@ class Quiz:
             raise TypeError("questions must be a list of dicts / questions 必须是 dict 的列表") from None
         if not questions:
             raise ValueError("questions must not be empty / questions 不能为空")
-        self.questions = [_check_question(n, q) for n, q in enumerate(questions, 1)]
+        self.questions = [check_question(n, q) for n, q in enumerate(questions, 1)]
         self.name = str(name) if name is not None else next(
             (nb for nb, bank in QUIZZES.items() if [q["question"] for q in bank] ==
              [q["question"] for q in self.questions]), "quiz")
@@ -115,7 +115,7 @@ class Quiz:
     def first_try_score(self) -> tuple[int, int, int]:
         """(first picks that were right, questions, questions ever answered), from the
         learner's progress file: it survives a kernel restart."""
-        from .progress import quiz_first_tries
+        from ..course.progress import quiz_first_tries
 
         right, answered = quiz_first_tries(self.name, [q["question"] for q in self.questions])
         return right, len(self.questions), answered
@@ -124,7 +124,7 @@ class Quiz:
         v = self.verdict(n)
         self.feedback[n].value = "" if v is None else v._repr_html_()
         if v is not None:
-            from .progress import record_quiz
+            from ..course.progress import record_quiz
 
             record_quiz(self.name, self.questions[n]["question"], self.radios[n].index, bool(v))
         self._show_score()

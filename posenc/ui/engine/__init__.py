@@ -1,22 +1,22 @@
 """The widget engine every explorer runs on, apart from what any explorer draws.
 
-* :mod:`~posenc.widgets.spec`: what an explorer is, as data (no widgets):
-  :class:`~posenc.widgets.spec.ExplorerSpec` with its controls (name, kind, range or options,
+* :mod:`~posenc.ui.engine.spec`: what an explorer is, as data (no widgets):
+  :class:`~posenc.ui.engine.spec.ExplorerSpec` with its controls (name, kind, range or options,
   default, label, constraints between controls), its main slider, figure size and view.
-* :mod:`~posenc.widgets.canvas`: a figure on an Agg canvas that redraws only what moved
+* :mod:`~posenc.ui.engine.canvas`: a figure on an Agg canvas that redraws only what moved
   (cached background and layer, blitting, a glyph cache for repeated strings) and encodes
-  PNG bytes; :func:`~posenc.widgets.canvas.new_figure` and the pixel density.
-* :mod:`~posenc.widgets.controls`: the widget of a declared control, the values a control can
+  PNG bytes; :func:`~posenc.ui.engine.canvas.new_figure` and the pixel density.
+* :mod:`~posenc.ui.engine.controls`: the widget of a declared control, the values a control can
   take, a slider the browser can follow, Play links.
-* :mod:`~posenc.widgets.frames`: pre-rendered figures of a main slider, switched in the
+* :mod:`~posenc.ui.engine.frames`: pre-rendered figures of a main slider, switched in the
   browser; they take a render callable and know nothing of explorers. The
-  :class:`~posenc.widgets.frames.FrameScheduler` fills them while the kernel is quiet (its
+  :class:`~posenc.ui.engine.frames.FrameScheduler` fills them while the kernel is quiet (its
   clock and its ``call_later`` are arguments).
-* :mod:`~posenc.widgets.explorer`: :class:`~posenc.widgets.explorer.Explorer`, derived from a
+* :mod:`~posenc.ui.engine.explorer`: :class:`~posenc.ui.engine.explorer.Explorer`, derived from a
   spec (constructor and argument checks, widgets, the view drawn on the live figure and on a
   second figure for the frames, the static page's frames), and
-  :class:`~posenc.widgets.explorer.LiveFigure`, a blitted figure in an image with no controls.
-* :mod:`~posenc.widgets.static`: static mode for a page with no kernel (the static edition):
+  :class:`~posenc.ui.engine.explorer.LiveFigure`, a blitted figure in an image with no controls.
+* :mod:`~posenc.ui.engine.static`: static mode for a page with no kernel (the static edition):
   ``POSENC_STATIC_FRAMES=N`` renders every explorer's main-slider frames at construction (at
   most ``N``, evenly spaced with both ends and the current value), disables every other
   control with a one-line hint, and installs no hook. Its docstring is the interface.

@@ -117,7 +117,7 @@ def play_link(play, slider, attr: str = "value"):
 
 
 def control_widget(control, value, maximum=None):
-    """The ipywidget for a :class:`~posenc.widgets.spec.Control` showing ``value``
+    """The ipywidget for a :class:`~posenc.ui.engine.spec.Control` showing ``value``
     (``maximum``: a maximum that follows another control)."""
     import ipywidgets as w
 

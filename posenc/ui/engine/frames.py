@@ -11,7 +11,7 @@ slider's ``value`` (an ``IntSlider`` from 0 in steps of 1) or ``index`` (a
 
 A :class:`FrameSet` knows nothing of what it shows: it is given the slider, the live image
 (shown where no frame is rendered yet), and a ``render(value) -> (png, extra_values)``
-callable. :class:`~posenc.widgets.explorer.Explorer` builds one for its ``FRAMES`` control.
+callable. :class:`~posenc.ui.engine.explorer.Explorer` builds one for its ``main`` control.
 
 * A position whose frame is not rendered yet shows the live image, redrawn by the kernel.
   (data: URLs, not PNG bytes: the browser shows a data: URL at once, a PNG widget's ``blob:``
@@ -230,7 +230,7 @@ SCHEDULER = FrameScheduler()
 
 
 class Unscheduled:
-    """The scheduler of an eager frame set (static mode, :mod:`posenc.widgets.static`): nothing
+    """The scheduler of an eager frame set (static mode, :mod:`posenc.ui.engine.static`): nothing
     is scheduled, no hook is installed, and dropped widgets are closed at once."""
 
     clock = staticmethod(time.monotonic)
@@ -256,25 +256,25 @@ class FrameSet:
     """The frames of one slider, and the Stack(s) that show them.
 
     ``slider``: an IntSlider from 0 in steps of 1 or a SelectionSlider
-    (:func:`~posenc.widgets.controls.frame_slider` makes one). ``live``: the Image shown where
+    (:func:`~posenc.ui.engine.controls.frame_slider` makes one). ``live``: the Image shown where
     no frame is rendered. ``render(value)``: the PNG bytes of the figure at that slider value
     and the values of ``live_extras`` (widgets whose ``.value`` also follows the slider, e.g.
     an HTML table: each gets a Stack of its own, switched by the same slider). ``label`` and
-    ``name`` (the explorer's and the slider's names) identify the set in :func:`status`.
+    ``main`` (the explorer's name and its main slider's) identify the set in :func:`status`.
 
-    ``eager=True`` (static mode, :mod:`posenc.widgets.static`): no scheduler and no memory
+    ``eager=True`` (static mode, :mod:`posenc.ui.engine.static`): no scheduler and no memory
     cap; every position is rendered before the constructor returns, again after
     :meth:`invalidate`, and the positions a re-formed slider (a
-    :class:`~posenc.widgets.static.SubsetSlider` whose options changed) lacks are rendered
+    :class:`~posenc.ui.engine.static.SubsetSlider` whose options changed) lacks are rendered
     when it moves: the Stack never shows the live image.
     """
 
-    def __init__(self, slider, live, render, live_extras=(), label: str = "", name: str = "", scheduler=None,
+    def __init__(self, slider, live, render, live_extras=(), label: str = "", main: str = "", scheduler=None,
                  eager: bool = False):
         import ipywidgets as w
 
         self.slider, self.live, self.render = slider, live, render
-        self.label, self.name = label, name
+        self.label, self.main = label, main
         self.eager = bool(eager)
         self.scheduler = Unscheduled() if eager else SCHEDULER if scheduler is None else scheduler
         self.values = slider_values(slider)
@@ -495,7 +495,7 @@ class FrameSet:
 def status() -> list[dict]:
     """One row per frame set alive: its label (the explorer's name), slider, frames rendered,
     positions, bytes, whether more frames are wanted (for tests and benchmarks)."""
-    return [{"explorer": s.label, "control": s.name, "frames": len(s.frames),
+    return [{"explorer": s.label, "control": s.main, "frames": len(s.frames),
              "positions": len(s.values), "bytes": s.bytes, "pending": s.wants_frame() or s._dirty,
              "broken": repr(s.broken) if s.broken else None}
             for s in SCHEDULER.sets()]

@@ -1,13 +1,38 @@
 """The learner's progress as a table and a small bar chart: per notebook, exercises solved and
-the quiz's first-try score (the rows come from :func:`posenc.progress.progress_summary`).
+the quiz's first-try score, read from the learner's record (:mod:`posenc.course.progress`)
+against the exercises and quizzes the notebooks hold.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..progress import progress_path, progress_summary
-from ..quiz import QUIZZES
-from .style import _new_axes, figure_style, label
+from ..course import notebooks
+from ..exercises import catalogue
+from ..course.progress import load_progress, progress_path
+from ..course.quiz_banks import QUIZZES
+from .look import figure_style, label, new_axes
+
+
+def progress_summary(quizzes: dict) -> list[dict]:
+    """One row per notebook with exercises or a quiz (``quizzes``: notebook -> its question
+    bank, :data:`posenc.course.quiz_banks.QUIZZES`): ``notebook``, ``title``, ``solved``, ``total``
+    (exercises), ``quiz_right``, ``quiz_total`` (first-try score; total 0 when the notebook has
+    no quiz) and ``quiz_answered``. Introduced in notebook 01_permutation_invariance."""
+    data = load_progress()
+    rows = []
+    exercises = catalogue.EXERCISES
+    for nb, title in notebooks.NOTEBOOK_TITLES.items():
+        ids = exercises.get(nb, ())
+        bank = quizzes.get(nb)
+        if not ids and not bank:
+            continue
+        solved = sum(bool(data["exercises"].get(e, {}).get("solved")) for e in ids)
+        texts = [q["question"] for q in bank or ()]
+        asked = data["quiz"].get(nb, {})
+        rows.append({"notebook": nb, "title": title, "solved": solved, "total": len(ids),
+                     "quiz_right": sum(bool(asked.get(t, {}).get("right")) for t in texts),
+                     "quiz_answered": sum(t in asked for t in texts), "quiz_total": len(texts)})
+    return rows
 
 
 def plot_progress(rows, ax=None):
@@ -21,7 +46,7 @@ def plot_progress(rows, ax=None):
         raise ValueError("rows must not be empty / rows 不能为空")
     n = len(rows)
     with figure_style():
-        fig, ax = _new_axes(ax, (6.8, 0.32 * n + 1.2))
+        fig, ax = new_axes(ax, (6.8, 0.32 * n + 1.2))
         y = np.arange(n)[::-1]
         ex = [r["solved"] / r["total"] if r["total"] else 0.0 for r in rows]
         qz = [r["quiz_right"] / r["quiz_total"] if r["quiz_total"] else np.nan for r in rows]

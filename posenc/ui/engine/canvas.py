@@ -189,7 +189,7 @@ class GlyphCache:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
 
-        from ..figures.style import figure_style, label
+        from ..look import figure_style, label
 
         try:
             with figure_style():

@@ -8,11 +8,11 @@ A figure family writes
 
     class RopeExplorer(Explorer):
         \"\"\"...\"\"\"
-        spec = ExplorerSpec(...)          # posenc.widgets.spec
+        spec = ExplorerSpec(...)          # posenc.ui.engine.spec
 
 and gets the constructor (its signature and argument checks come from the spec), the
 widgets, the frames and, with ``POSENC_STATIC_FRAMES`` set, the static page's frames
-(:mod:`posenc.widgets.static` is that mode's interface).
+(:mod:`posenc.ui.engine.static` is that mode's interface).
 """
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from .frames import FrameSet
 
 
 def _figure_style():
-    from ..figures.style import figure_style  # the course's fonts and look (not a figure family)
+    from ..look import figure_style  # the course's fonts and look (not a figure family)
 
     return figure_style()
 
@@ -108,7 +108,7 @@ class Drawing:
 
 class Explorer:
     """Base class of every explorer: a subclass sets ``spec`` (an
-    :class:`~posenc.widgets.spec.ExplorerSpec`) and, if it likes, a docstring and read-only
+    :class:`~posenc.ui.engine.spec.ExplorerSpec`) and, if it likes, a docstring and read-only
     helpers; everything else is derived from the spec.
 
     ``.controls`` maps each parameter name to its widget; setting
@@ -117,24 +117,24 @@ class Explorer:
     ``.view`` is the spec's view object, ``.readouts`` what its last update returned; the
     spec's params and extras are attributes of their own names.
 
-    The spec's ``main`` control (``FRAMES``) is the one a reader drags: its figures are
+    The spec's ``main`` control (the main slider) is the one a reader drags: its figures are
     rendered ahead of time on a second figure (:class:`Drawing`) and switched in the browser
-    (:mod:`posenc.widgets.frames`; ``.frames`` is the
-    :class:`~posenc.widgets.frames.FrameSet`). :meth:`shown_png` is the PNG on screen.
+    (:mod:`posenc.ui.engine.frames`; ``.frames`` is the
+    :class:`~posenc.ui.engine.frames.FrameSet`). :meth:`shown_png` is the PNG on screen.
 
-    In static mode (``POSENC_STATIC_FRAMES=N``, :mod:`posenc.widgets.static`, whose docstring
+    In static mode (``POSENC_STATIC_FRAMES=N``, :mod:`posenc.ui.engine.static`, whose docstring
     is the interface) every explorer renders its main slider's frames at construction (all
-    values, or N of them by :func:`~posenc.widgets.static.subset`: both ends and the current
+    values, or N of them by :func:`~posenc.ui.engine.static.subset`: both ends and the current
     one), its main slider steps through exactly those (a
-    :class:`~posenc.widgets.static.SubsetSlider` that re-forms around a value set in code),
-    every other control is shown disabled under :func:`~posenc.widgets.static.explorer_hint`,
+    :class:`~posenc.ui.engine.static.SubsetSlider` that re-forms around a value set in code),
+    every other control is shown disabled under :func:`~posenc.ui.engine.static.explorer_hint`,
     and no IPython hook is installed.
     """
 
     name = "explorer"
     spec = None
     #: The main control (frames), from the spec.
-    FRAMES: str | None = None
+    main: str | None = None
     #: Figure size in inches (at 90 dpi), from the spec.
     FIGSIZE = (7.6, 3.0)
 
@@ -147,7 +147,7 @@ class Explorer:
         if taken:
             raise TypeError(f"{cls.__name__}: spec names {sorted(taken)} are Explorer attributes / "
                             f"{cls.__name__} 的 spec 用了 Explorer 已有的属性名 {sorted(taken)}")
-        cls.name, cls.FRAMES, cls.FIGSIZE = spec.name, spec.main, spec.figsize
+        cls.name, cls.main, cls.FIGSIZE = spec.name, spec.main, spec.figsize
 
         def __init__(self, *args, **kw):
             Explorer.__init__(self, *args, **kw)
@@ -193,7 +193,7 @@ class Explorer:
         shown, below = self.image, list(extras.values())
         if main is not None:
             self.frames = FrameSet(controls[main], self.image, self.render_frame, list(extras.values()),
-                                   label=self.name, name=main, eager=self.static)
+                                   label=self.name, main=main, eager=self.static)
             shown = self.frames.stack
             below = list(self.frames.extra_stacks)
         self.play = self.play_link = None
@@ -255,7 +255,7 @@ class Explorer:
             return
         name = next((k for k, c in self.controls.items() if c is change["owner"]), None)
         clamped = self._follow_constraints()
-        if self.frames is not None and name == self.FRAMES and not clamped:
+        if self.frames is not None and name == self.main and not clamped:
             if self.frames.moved():
                 self._set_artists()  # the browser shows the frame: move the artists, so savefig equals it
             else:
@@ -301,7 +301,7 @@ class Explorer:
     def render_frame(self, value):
         """The figure at main-slider ``value`` with every other control as it is now: PNG
         bytes and the values of the spec's extras (the FrameSet's render callable)."""
-        main = self.FRAMES
+        main = self.main
         settings = {k: v for k, v in self.values.items() if k != main}
         if self._frame_drawing is None:
             self._frame_drawing = Drawing(self.spec, self.params, self._specs, self.values, layout_of=self.figure)
@@ -316,11 +316,11 @@ class Explorer:
         """``[(value, png_bytes)]`` of the main slider, every other control as it is now: every
         value the main control can take, or ``n`` of them evenly spaced with both ends and the
         current value (what a static page with ``POSENC_STATIC_FRAMES=n`` shows)."""
-        if self.FRAMES is None:
+        if self.main is None:
             return []
-        values = self.spec.control(self.FRAMES).bind(self.params).values()
+        values = self.spec.control(self.main).bind(self.params).values()
         if n is not None:
-            current = values.index(self.controls[self.FRAMES].value)
+            current = values.index(self.controls[self.main].value)
             values = [values[j] for j in static.subset(len(values), n, current)]
         return [(v, self.render_frame(v)[0]) for v in values]
 

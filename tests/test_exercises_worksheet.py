@@ -9,7 +9,7 @@ import pytest
 
 import posenc_lib as pl
 import reference as ref
-from posenc.hand_calculation_worksheet import (
+from posenc.exercises.worksheet import (
     DECIMALS,
     WorksheetCase,
     check_cell,
