@@ -304,7 +304,8 @@ from posenc.task.experiments import (
 )
 
 # -- exercises and the quiz --------------------------------------------------------------------
-from posenc.exercises.verdict import Verdict, check_choice
+from posenc.exercises.verdict import Verdict
+from posenc.exercises.rule import check_choice
 from posenc.exercises.encoding import (
     check_dot_product,
     check_flipped_bits,

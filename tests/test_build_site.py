@@ -260,5 +260,6 @@ def test_an_unanswered_exercise_says_it_needs_jupyterlab():
     shown, kept = (o["data"]["text/html"] for o in nb.cells[0].outputs)
     assert "posenc-static-hint" in shown and "JupyterLab" in shown and "再想想" not in shown
     assert kept == answered._repr_html_() and "再想想" in kept
-    assert pending._repr_mimebundle_()[MIME] == {"exercise": "check_pe(pos=4, d_model=2, base=10000, word=None)",
-                                                  "pending": True}
+    declared = pending._repr_mimebundle_()[MIME]
+    assert declared["exercise"] == "check_pe(pos=4, d_model=2, base=10000, word=None)" and declared["pending"]
+    assert declared["rule"] == pending.rule.to_json() and declared["rule"]["read"] == "number"

@@ -51,7 +51,8 @@ def test_alibi_slope_names_each_slip(h, H, answer, shown, keywords):
 def test_alibi_slope_other_wrong_answers_and_types():
     assert_wrong(pl.check_alibi_slope(0.3, h=10, num_heads=12), "0.3", "不是 2 的幂", "−1.5")
     assert_wrong(pl.check_alibi_slope(0.3, h=3, num_heads=8), "0.3", "2^(−8h/H)", "−3")
-    assert_wrong(pl.check_alibi_slope("1/8", h=3, num_heads=8), "'1/8'", "一个数")
+    assert pl.check_alibi_slope("1/8", h=3, num_heads=8)        # typed text is read: 1/8 is a number
+    assert_wrong(pl.check_alibi_slope("一个八分之一", h=3, num_heads=8), "一个八分之一", "一个数")
     assert_wrong(pl.check_alibi_slope([0.125], h=3, num_heads=8), "[0.125]", "一个数")
     assert_wrong(pl.check_alibi_slope(True, h=3, num_heads=8), "True", "一个数")
     assert_placeholder(pl.check_alibi_slope(None, h=3, num_heads=8))
@@ -84,7 +85,8 @@ def test_alibi_bias_right():
     ((2, 8, 6, 2), float("inf"), "inf", ["+inf"]),
     ((2, 8, 2, 6), -1.0, "-1", ["未来", "−inf"]),
     ((2, 8, 6, 2), -3.0, "-3", ["s_2 = 0.25", "距离 4"]),
-    ((2, 8, 6, 2), "-1", "'-1'", ["一个数"]),
+    ((2, 8, 6, 2), "-0.50", "-0.50", ["第 3 个头的斜率"]),    # typed text, echoed as typed
+    ((2, 8, 6, 2), "−1,0", "−1,0", ["小数点"]),
 ])
 def test_alibi_bias_names_each_slip(args, answer, shown, keywords):
     assert_wrong(pl.check_alibi_bias(answer, *args), shown, *keywords)
@@ -120,7 +122,7 @@ def test_alibi_start_right():
     (16, "16", ["最大的 start", "最小"]),
     (8, "8", ["长度 16 的答案"]),
     (10, "10", ["19 − start ≤ 7"]),
-    ("12", "'12'", ["整数"]),
+    ("12.5", "12.5", ["整数"]),
     (11.5, "11.5", ["整数"]),
 ])
 def test_alibi_start_names_each_slip(answer, shown, keywords):
@@ -155,7 +157,7 @@ def test_check_alibi_slope():
     assert not v and "8" in v.message
     v = pl.check_alibi_slope(-1 / 8, h=3, num_heads=8)
     assert not v and "正数" in v.message
-    assert not pl.check_alibi_slope(None, h=3, num_heads=8) and not pl.check_alibi_slope("1/8", h=3, num_heads=8)
+    assert not pl.check_alibi_slope(None, h=3, num_heads=8) and not pl.check_alibi_slope("1/4", h=3, num_heads=8)
 
 
 @pytest.mark.parametrize("call,exc,words", [

@@ -25,7 +25,7 @@ def test_check_rotations():
                 "", "−i/d_model")
     wrong_names(pl.check_rotations(7, i=40, d_model=128, length=4096), "7", "L·w_40 / 2π")
     assert not pl.check_rotations(None, i=40, d_model=128, length=4096)
-    wrong_names(pl.check_rotations("two", i=40, d_model=128, length=4096), "'two'", "一个数")
+    wrong_names(pl.check_rotations("two", i=40, d_model=128, length=4096), "two", "一个数")
 
 
 def test_check_ntk_base():

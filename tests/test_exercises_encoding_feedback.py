@@ -159,7 +159,7 @@ def test_02_exercise_1_pe_of_4():
     assert_wrong(run_exercise(NB02, "02-46", unsigned), fmt_shown(unsigned), "符号", "第 3 象限")
     three = [round(v, 3) for v in right]
     assert_wrong(run_exercise(NB02, "02-46", three), fmt_shown(three), "4 位小数")
-    assert_wrong(run_exercise(NB02, "02-46", "0.7568"), "'0.7568'", "2 个数")
+    assert_wrong(run_exercise(NB02, "02-46", "0.7568"), "0.7568", "2 个数")
     assert_wrong(run_exercise(NB02, "02-46", [1, 2, 3]), "[1, 2, 3]", "2 个数")
     assert_placeholder(run_exercise(NB02, "02-46", None))
 
@@ -279,7 +279,8 @@ def test_03_exercise_2_wavelength_of_the_slowest_pair():
         assert_wrong(run_exercise(NB03, "17fc169e", typed), f"{typed:.6g}", word)
     assert_wrong(run_exercise(NB03, "17fc169e", 6280.0), "6280", "方法对了，舍入太粗/位数不够", "π")   # the one rounding message (issue 28)
     assert_wrong(run_exercise(NB03, "17fc169e", 6283), "6283", "整数")
-    assert_wrong(run_exercise(NB03, "17fc169e", "6283.2"), "'6283.2'", "一个数")
+    assert_right(run_exercise(NB03, "17fc169e", "6283.2"), "6283.2")      # typed text is read
+    assert_wrong(run_exercise(NB03, "17fc169e", "六千"), "六千", "一个数")
     assert_placeholder(run_exercise(NB03, "17fc169e", None))
 
 
@@ -294,7 +295,8 @@ def test_03_exercise_3_bits_flipping_from_11_to_12():
     assert_wrong(run_exercise(NB03, "6e4c0f9d", [2, 3]), "[2, 3]", "12 = 1100 里为 1 的位")
     assert_wrong(run_exercise(NB03, "6e4c0f9d", [0, 1, 3]), "[0, 1, 3]", "11 = 1011 里为 1 的位")
     assert_wrong(run_exercise(NB03, "6e4c0f9d", [1, 2, 3]), "[1, 2, 3]", "多了 1")
-    assert_wrong(run_exercise(NB03, "6e4c0f9d", "0, 1, 2"), "'0, 1, 2'", "列表")
+    assert_right(run_exercise(NB03, "6e4c0f9d", "0, 1, 2"))              # typed text is read
+    assert_wrong(run_exercise(NB03, "6e4c0f9d", "零一二"), "零一二", "列表")
     assert_placeholder(run_exercise(NB03, "6e4c0f9d", None))
 
 
@@ -326,7 +328,7 @@ def test_03_exercise_5_split_column():
     assert_wrong(run_exercise(NB03, "1d1262d2", inverse), str(inverse), "方向反了")
     assert_wrong(run_exercise(NB03, "1d1262d2", j), str(j), "不是同一列")
     assert_wrong(run_exercise(NB03, "1d1262d2", 1), "1", "对的编号")
-    assert_wrong(run_exercise(NB03, "1d1262d2", "cos_1"), "'cos_1'", "整数")
+    assert_wrong(run_exercise(NB03, "1d1262d2", "cos_1"), "cos_1", "整数")
     assert_placeholder(run_exercise(NB03, "1d1262d2", None))
 
 

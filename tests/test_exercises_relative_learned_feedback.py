@@ -53,11 +53,12 @@ def answer_cell(source: str, answer):
 
 
 def shown(answer) -> str:
-    """How a wrong-answer message quotes the learner's entry: ``你填的是 <entry>``."""
+    """How a wrong-answer message quotes the learner's entry: ``你填的是 <entry>`` (typed text as
+    typed, a list item that is a string in quotes)."""
     if isinstance(answer, str):
-        return repr(answer)
+        return answer.strip()
     if isinstance(answer, (list, tuple)):
-        return "[" + ", ".join(shown(a) for a in answer) + "]"
+        return "[" + ", ".join(repr(a) if isinstance(a, str) else shown(a) for a in answer) + "]"
     return f"{answer:.6g}" if isinstance(answer, float) else str(answer)
 
 
@@ -131,7 +132,8 @@ def test_04_exercise_1_dot_product_at_offset_100(ex04):
     for answer, words in slips.items():
         assert_wrong(answer_cell(cell, answer), answer, *words)
     assert_wrong(answer_cell(cell, 1.4030), 1.4030, "舍入太粗")   # 3 decimals for 4 asked: the one rounding slip (issue 28)
-    assert_wrong(answer_cell(cell, "1.4026"), "1.4026", "一个数")
+    assert_right(answer_cell(cell, "1.4026"), "1.4026")          # typed text is read as a number
+    assert_wrong(answer_cell(cell, "一点四"), "一点四", "一个数")
     assert_wrong(answer_cell(cell, [1.4026]), [1.4026], "一个数")
     assert_wrong(answer_cell(cell, None), None)
 
@@ -179,7 +181,8 @@ def test_04_exercise_3_rotation_product(ex04):
              10: ("相加，不是相乘",), -10: ("相加，不是相乘",), 1: ("R_kᵀ = R_{−k}",)}
     for answer, words in slips.items():
         assert_wrong(answer_cell(cell, answer), answer, *words)
-    for answer in ("-3", -3.5, [-3]):
+    assert answer_cell(cell, "-3")                      # typed text is read as a number
+    for answer in ("负三", -3.5, [-3]):
         assert_wrong(answer_cell(cell, answer), answer, "整数")
     assert_wrong(answer_cell(cell, None), None)
 
@@ -263,7 +266,8 @@ def test_05_exercise_3_rows_that_get_a_gradient(ex05):
              13: ("用不到",), 5: ("最长的训练句子",)}
     for answer, words in slips.items():
         assert_wrong(answer_cell(cell, answer), answer, *words)
-    for answer in ("12", 12.5):
+    assert answer_cell(cell, "12")
+    for answer in ("十二", 12.5):
         assert_wrong(answer_cell(cell, answer), answer, "整数")
     assert_wrong(answer_cell(cell, None), None)
 

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import posenc_lib as pl
-from posenc.exercises.verdict import check_value
+from posenc.exercises.rule import check_value
 
 ROUNDING = "方法对了，舍入太粗/位数不够"
 E = 10000.0

@@ -14,7 +14,6 @@ from posenc.exercises.worksheet import (
     WorksheetCase,
     check_cell,
     draw_case,
-    read_number,
 )
 
 #: The common tutorial's case: 猫咬狗 at 1, 2, 3, plus a second pair (d_model = 4, base = 100:
@@ -105,10 +104,19 @@ def test_an_empty_box_is_neither_right_nor_wrong():
         assert fb.state == "empty" and fb.message == "" and fb.mark == ""
 
 
-def test_text_that_is_not_a_number_is_said_so():
-    fb = check_cell(CASE, "pe", 0, 0, "sin(1)")
-    assert fb.state == "unreadable" and "不是一个数" in fb.message
-    assert read_number("−0.4161") == -0.4161 and read_number("nan") is None and read_number("1e") is None
+def test_text_that_is_not_a_number_is_said_so_and_does_not_count_as_filled():
+    for text in ("abc", "1e", "nan", "0x1"):
+        fb = check_cell(CASE, "pe", 0, 0, text)
+        assert fb.state == "unreadable" and "不是一个数" in fb.message and not fb.filled, text
+    assert check_cell(CASE, "pe", 0, 0, "sin(1)").state == "right"           # arithmetic is a number
+    assert check_cell(CASE, "pe", 0, 0, "−0.8415".replace("−0", "0")).state == "right"
+
+
+def test_a_decimal_comma_is_refused_saying_so_and_the_echo_is_as_typed():
+    fb = check_cell(CASE, "pe", 0, 0, "0,8415")
+    assert fb.state == "unreadable" and "小数点要用「.」" in fb.message and fb.message.startswith("你填的是 0,8415：")
+    fb = check_cell(CASE, "pe", 0, 0, "0.0500")
+    assert fb.state == "wrong" and fb.message.startswith("你填的是 0.0500：")
 
 
 def test_the_precision_is_the_courses_one_rule():

@@ -72,7 +72,7 @@ PL_NAME = re.compile(r"\bpl\.([A-Za-z_]\w*)")
 INTRODUCED = re.compile(r"Introduced in notebooks? (\d\d)_")
 #: Rooms every notebook uses (the setup cell, progress bars, aligned tables, the generic
 #: checks, argument checks, figure machinery): using them is not a prerequisite.
-INFRASTRUCTURE = {"posenc.ui.notebook", "posenc.ui.look", "posenc.text", "posenc.exercises.verdict", "posenc.validate",
+INFRASTRUCTURE = {"posenc.ui.notebook", "posenc.ui.look", "posenc.text", "posenc.exercises.verdict", "posenc.exercises.rule", "posenc.exercises.reading", "posenc.validate",
                   "posenc.figures.style", "posenc.ui.engine.canvas", "posenc.ui.engine.controls",
                   "posenc.ui.engine.frames", "posenc.ui.engine.explorer"}
 

@@ -9,14 +9,8 @@ import math
 
 from ..alibi import alibi_slope_exponents, alibi_slopes
 from ..validate import check_int, check_lengths
-from .verdict import Verdict, wrong_verdict, grade, prompt, recorded
-
-
-def _is_infinite(answer) -> bool:
-    try:
-        return math.isinf(float(answer))
-    except (TypeError, ValueError):
-        return False
+from .rule import grade
+from .verdict import Verdict, recorded
 
 
 @recorded
@@ -90,18 +84,14 @@ def check_alibi_bias(answer, h: int, num_heads: int, m: int, n: int, causal: boo
     masked = bool(causal) and n > m
     right = -math.inf if masked else -s * dist
     form = f"−s_{h}·(m − n)" if causal else f"−s_{h}·|n − m|"
-    if answer is None:
-        return prompt()
-    if _is_infinite(answer) and not isinstance(answer, str):
-        if masked and float(answer) < 0:
-            return Verdict(True, f"n = {n} > m = {m}：key 在 query 的未来，被因果掩码挡住，偏置是 −inf（softmax 后权重为 0）。")
-        if float(answer) < 0:
-            return wrong_verdict(answer, f"−inf 只给被遮住的未来 key（n > m）；这里 n = {n} ≤ m = {m}，key 在过去或就是自己，"
-                                  f"偏置是有限的数 {form}。")
-        return wrong_verdict(answer, "偏置不会是 +inf：ALiBi 只扣分（≤ 0），被遮住的位置是 −inf。")
+    plus_inf = [False, "偏置不会是 +inf：ALiBi 只扣分（≤ 0），被遮住的位置是 −inf。"]
     if masked:
-        return grade(answer, 0.0, expected="答案应是一个数，例如 -0.5。", agree=lambda _: False,
+        ok = f"n = {n} > m = {m}：key 在 query 的未来，被因果掩码挡住，偏置是 −inf（softmax 后权重为 0）。"
+        return grade(answer, None, read="number", expected="答案应是一个数，例如 -0.5。",
+                     infinite={"neg": [True, ok], "pos": plus_inf}, ok=ok,
                      wrong=f"n = {n} > m = {m}：key 在 query 的未来。因果掩码把未来挡住，偏置是 −inf（写 float('-inf')）。")
+    minus_inf = [False, f"−inf 只给被遮住的未来 key（n > m）；这里 n = {n} ≤ m = {m}，key 在过去或就是自己，"
+                        f"偏置是有限的数 {form}。"]
     slips = {f"符号反了：ALiBi 是扣分，偏置 = −s_{h}·{dist} = {right:g}，离得越远分数越低。": s * dist}
     if h > 1:
         slips[f"这是用第 {h - 1} 个头的斜率 {slopes[h - 2]:g} 算的（像是把头从 0 开始数了）；"
@@ -113,6 +103,7 @@ def check_alibi_bias(answer, h: int, num_heads: int, m: int, n: int, causal: boo
     slips[f"这是 −s_{h} 本身：忘了乘距离 {dist}（query 在 {m}、key 在 {n}）。"] = -s
     slips[f"这是 −s_{h}·{m + n}：距离是两个位置之差 |n − m| = {dist}，不是和。"] = -s * (m + n)
     return grade(answer, right, slips=[(value, message) for message, value in slips.items()],
+                 infinite={"neg": minus_inf, "pos": plus_inf},
                  expected="答案应是一个数，例如 -0.5。", ok=f"{form} = −{s:g} × {dist} = {right:g}。",
                  wrong=f"偏置 = {form}：第 {h} 个头（H = {num_heads}）的斜率 s_{h} = {s:g}，距离 {dist}。")
 

@@ -9,7 +9,8 @@ import math
 
 from ..context import rope_angle_coverage
 from ..validate import check_base, check_d_model, check_int, check_real
-from .verdict import Verdict, letter_set_verdict, grade, recorded
+from .rule import grade, letter_rule
+from .verdict import Verdict, recorded
 
 
 @recorded
@@ -160,9 +161,9 @@ def check_fast_pair_kept(answer) -> Verdict:
         fast, last = slow[x]
         return f"({x}) {EXTENSION_CHOICES[x]}：第 0 对的 w {change(fast)}，最慢一对的 w {change(last)}"
 
-    return letter_set_verdict(answer, right, "abcd", measured, example="bd",
-                               praise="最快的一对原样保留：" + "、".join(sorted(right)) + "（第 09 篇）。",
-                               extra="它连最快的一对也一起放慢了", missing=_why_kept)
+    return letter_rule(right, "abcd", {x: measured(x) for x in "abcd"}, example="bd",
+                       praise="最快的一对原样保留：" + "、".join(sorted(right)) + "（第 09 篇）。",
+                       extra="它连最快的一对也一起放慢了", missing={x: _why_kept(x) for x in "abcd"}).grade(answer)
 
 
 def _why_kept(x: str) -> str:

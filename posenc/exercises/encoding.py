@@ -20,7 +20,8 @@ from ..encoding import (
 )
 from ..text import format_vector
 from ..validate import check_array, check_d_model, check_int, check_real
-from .verdict import ROUNDING_SLIP, Verdict, agrees, asked, grade, recorded, tolerance
+from .rule import grade
+from .verdict import ROUNDING_SLIP, Verdict, agrees, asked, recorded, tolerance
 
 #: The precision notebooks 02 and 04 ask for (「保留 4 位小数」): the default ``decimals`` of their checks.
 DECIMALS_ASKED = 4
@@ -55,22 +56,18 @@ def _pe_slips(pos, d_model: int, base: float) -> dict:
     }
 
 
-def _sign_slip(arr, right, pos, w, decimals):
-    """The message for an answer whose magnitudes are right and some signs are not, else None."""
-    if not (agrees(np.abs(arr), np.abs(right), decimals) and np.any(np.sign(arr) != np.sign(right))):
-        return None
-    tol = tolerance(right, decimals)
-    bad = [int(c) for c in np.flatnonzero((np.sign(arr) != np.sign(right)) & (np.abs(right) > tol))]
-    if not bad:
-        return None
-    pair = bad[0] // 2
-    angle = pos * w[pair]
-    turned = angle % (2 * math.pi)
-    quadrant = int(turned // (math.pi / 2)) + 1
-    s, c = ("正" if math.sin(angle) > 0 else "负"), ("正" if math.cos(angle) > 0 else "负")
-    left = f"（除去整圈后是 {turned:.4f} 弧度）" if angle >= 2 * math.pi else ""
-    return (f"每个数的大小都对，第 {', '.join(map(str, bad))} 维的符号不对：第 {pair} 对的角度是 "
-            f"{pos:g} × {w[pair]:g} = {angle:.4f} 弧度{left}，落在第 {quadrant} 象限，那里 sin 为{s}、cos 为{c}。")
+def _sign_texts(pos, w) -> list[str]:
+    """For each pair: where its angle lies, for the slip «right magnitudes, wrong signs»."""
+    out = []
+    for pair, wi in enumerate(w):
+        angle = pos * wi
+        turned = angle % (2 * math.pi)
+        quadrant = int(turned // (math.pi / 2)) + 1
+        s, c = ("正" if math.sin(angle) > 0 else "负"), ("正" if math.cos(angle) > 0 else "负")
+        left = f"（除去整圈后是 {turned:.4f} 弧度）" if angle >= 2 * math.pi else ""
+        out.append(f"第 {pair} 对的角度是 {pos:g} × {wi:g} = {angle:.4f} 弧度{left}，落在第 {quadrant} 象限，"
+                   f"那里 sin 为{s}、cos 为{c}。")
+    return out
 
 
 @recorded
@@ -81,9 +78,9 @@ def check_pe(answer, pos, d_model: int = 2, base: float = 10000.0, word=None) ->
     ``decimals=4``: within one unit of the 4th decimal, rounded or truncated); the verdict shows
     the 4-decimal values. Slip table: degrees instead of radians, sin and cos swapped,
     pos ÷ w_i, the exponent i/d_model, a cos column with the exponent (2i+1)/d_model or
-    2(i+1)/d_model, every pair with w_0 = 1, right magnitudes with wrong signs; with ``word``
-    also PE(pos) alone (the word vector not added) and PE(pos ± 1) (a position counted off by
-    one). A coarser rounding is a rounding slip.
+    2(i+1)/d_model, every pair with w_0 = 1, right magnitudes with wrong signs, PE(pos ± 1) (a
+    position counted off by one, as the worksheet names it); with ``word`` also PE(pos) alone
+    (the word vector not added). A coarser rounding is a rounding slip.
     Introduced in notebook 02_sinusoidal_hand_calculation.
     """
     pos = check_int("pos", pos, 0)
@@ -106,21 +103,17 @@ def check_pe(answer, pos, d_model: int = 2, base: float = 10000.0, word=None) ->
     slips = [(shift + value, message) for message, value in _pe_slips(pos, d_model, base).items()]
     if word is not None:
         slips.append((pe, f"这是 PE({pos}) 本身：还要把词向量 {format_vector(word)} 逐元素加上去。"))
-        for other in (pos - 1, pos + 1):
-            if other >= 0:
-                slips.append((word + encode_positions([other], d_model, base)[0],
-                              f"这是词向量 + PE({other})：位置是 {pos}（从 0 数），差了一位。"))
+    for other in (pos - 1, pos + 1):
+        if other >= 0:
+            slips.append((shift + encode_positions([other], d_model, base)[0],
+                          f"这是{' ' if word is None else '词向量 + '}PE({other})：位置差了 1，pos 是 {pos}（从 0 数）。"))
     w = frequencies(d_model, base)
-    slips.append(lambda arr: _sign_slip(arr - shift, pe, pos, w, decimals))
-
-    def wrong(arr):
-        bad = int(np.argmax(np.abs(arr - right) > tolerance(right, decimals)))
-        pair, kind = bad // 2, ("sin" if bad % 2 == 0 else "cos")
-        plus = "" if word is None else f"，再加上词向量的第 {bad} 个数"
-        return (f"第 {bad} 维（第 {pair} 对的 {kind}）和计算结果不符（按 4 位小数比较）：这一维是 "
-                f"{kind}(pos × w_{pair})，w_{pair} = {base:g}^(−{2 * pair}/{d_model}) = {w[pair]:.6g}{plus}。")
-
-    return grade(answer, right, decimals=decimals, ok=ok, slips=slips, wrong=wrong,
+    sign = {"center": shift.tolist(), "pairs": _sign_texts(pos, w), "lead": "每个数的大小都对，第 {dims} 维的符号不对："}
+    plus = "" if word is None else "，再加上词向量的第 {} 个数"
+    wrong_at = [f"第 {bad} 维（第 {bad // 2} 对的 {'sin' if bad % 2 == 0 else 'cos'}）和计算结果不符（按 4 位小数比较）："
+                f"这一维是 {'sin' if bad % 2 == 0 else 'cos'}(pos × w_{bad // 2})，w_{bad // 2} = "
+                f"{base:g}^(−{2 * (bad // 2)}/{d_model}) = {w[bad // 2]:.6g}{plus.format(bad)}。" for bad in range(d_model)]
+    return grade(answer, right, decimals=decimals, ok=ok, slips=slips, sign=sign, wrong_at=tuple(wrong_at),
                  expected=f"{what} 应该是 {d_model} 个数的列表，例如 [{', '.join(['…'] * min(d_model, 2))}"
                           f"{', …' if d_model > 2 else ''}]。")
 
@@ -159,8 +152,9 @@ def check_wavelength(answer, i: int, d_model: int, base: float = 10000.0, decima
          f"指数用了 i/d_model：第 i 对占第 2i、2i+1 两列，指数是 2i/d_model = {exponent}。"),
     ]
     coarse_pi = 2 * 3.14 / w
-    slips.append(lambda got: f"{ROUNDING_SLIP}：π 取成了 3.14，差了 {abs(coarse_pi - right):.2g}；用 math.pi 算 "
-                             f"2π / w_{i}，{asked(decimals)}。" if agrees(got, coarse_pi, decimals) else None)
+    slips.append({"value": coarse_pi, "match": "agrees",
+                  "message": f"{ROUNDING_SLIP}：π 取成了 3.14，差了 {abs(coarse_pi - right):.2g}；用 math.pi 算 "
+                             f"2π / w_{i}，{asked(decimals)}。"})
     for j in (i - 1, i + 1):
         if 0 <= j < len(lams):
             slips.append((float(lams[j]), f"这是第 {j} 对的波长：i 从 0 数，第 {i} 对是第 {2 * i}、{2 * i + 1} 列。"))
@@ -232,27 +226,31 @@ def check_nearest_repeat(answer, d_model: int = 2, max_offset: int = 1000,
             return f"指针离整圈差 {_fmt_angle(left[0])}"
         return "各指针离整圈：" + "、".join(f"第 {i} 根差 {_fmt_angle(a)}" for i, a in enumerate(left))
 
-    def where(got):
-        mine = float(pe_distance_by_offset([got], d_model, base)[0])
-        return f"k = {got} 时 PE({got}) 与 PE(0) 的距离是 {_fmt_distance(mine)}（{hands(got)} 弧度）。"
-
+    ks = np.arange(1, max_offset + 1)
+    distances = pe_distance_by_offset(ks, d_model, base)
+    where = {int(kk): f"k = {kk} 时 PE({kk}) 与 PE(0) 的距离是 {_fmt_distance(float(d))}（{hands(kk)} 弧度）。"
+             for kk, d in zip(ks, distances)}
     slowest = wavelengths(d_model, base)[-1]
-    slips = [
-        (nearest_repeat(2, max_offset, base)[0] if d_model > 2 else None,
-         lambda got: f"这是只有第 0 根指针时的答案。{where(got)}"
-                     f"其余指针也得同时接近整圈：距离² 是各指针弦长 2·sin(差角/2) 的平方和。"),
-        lambda got: (f"{where(got)}第 0 根指针差不多转到了正对面（差角接近 π，弦长接近最大值 2），要找的是转回原处。"
-                     if _leftover_angles(got, d_model, base)[0] > 2.5 else None),
-        lambda got: (f"{got} 是最慢指针的波长：它转回了原处，可快指针没有。{where(got)}"
-                     if d_model > 2 and abs(got - slowest) < 1 else None),
-    ]
+    one_hand = nearest_repeat(2, max_offset, base)[0] if d_model > 2 else None
+    by_value = {}
+    for kk in map(int, ks):
+        named = []
+        if kk == one_hand:
+            named.append(f"这是只有第 0 根指针时的答案。{where[kk]}"
+                         f"其余指针也得同时接近整圈：距离² 是各指针弦长 2·sin(差角/2) 的平方和。")
+        if _leftover_angles(kk, d_model, base)[0] > 2.5:
+            named.append(f"{where[kk]}第 0 根指针差不多转到了正对面（差角接近 π，弦长接近最大值 2），要找的是转回原处。")
+        if d_model > 2 and abs(kk - slowest) < 1:
+            named.append(f"{kk} 是最慢指针的波长：它转回了原处，可快指针没有。{where[kk]}")
+        if named and kk != k:
+            by_value[str(kk)] = named
     per_pair = ("只有一根指针，距离就是弦长 2·|sin(差角/2)|" if d_model == 2 else
                 "每根指针贡献弦长 2·|sin(差角/2)|，总距离是各弦长平方和的平方根")
-    return grade(answer, k, read="int", valid=lambda got: 1 <= got <= max_offset, slips=slips,
+    return grade(answer, k, read="int", valid={"range": [1, max_offset]}, by_value=by_value,
+                 wrong_by_value={str(kk): f"{where[kk]}{per_pair}；找各指针同时最接近整圈的 k。" for kk in where if kk != k},
                  expected=f"答案应是 1 到 {max_offset} 之间的一个整数（偏移 k）。",
                  ok=f"k = {k}：PE({k}) 与 PE(0) 的距离 {_fmt_distance(dist)}，是 1 … {max_offset} 里最小的"
-                    f"（{hands(k)} 弧度）。几乎转回原处，但不是 0。",
-                 wrong=lambda got: f"{where(got)}{per_pair}；找各指针同时最接近整圈的 k。")
+                    f"（{hands(k)} 弧度）。几乎转回原处，但不是 0。")
 
 
 @recorded
@@ -270,12 +268,12 @@ def check_split_column(answer, j: int, d_model: int) -> Verdict:
     kind = "sin" if right % 2 == 0 else "cos"
     inverse = int(np.argsort(perm)[j])
     slips = [
-        (inverse, lambda got: f"方向反了：{got} 是交错表的第 {j} 列在前后分半表里的列号；"
-                              f"问的是前后分半表的第 {j} 列来自交错表的哪一列。"),
+        (inverse, f"方向反了：{inverse} 是交错表的第 {j} 列在前后分半表里的列号；"
+                  f"问的是前后分半表的第 {j} 列来自交错表的哪一列。"),
         (j, f"两种布局的第 {j} 列不是同一列：前后分半表先放完所有 sin，再放所有 cos。"),
-        (right // 2, lambda got: f"{got} 是对的编号 i；要的是交错表里的列号：第 i 对的 sin 在第 2i 列，cos 在第 2i+1 列。"),
+        (right // 2, f"{right // 2} 是对的编号 i；要的是交错表里的列号：第 i 对的 sin 在第 2i 列，cos 在第 2i+1 列。"),
     ]
-    return grade(answer, right, read="int", valid=lambda got: 0 <= got < d_model, slips=slips,
+    return grade(answer, right, read="int", valid={"range": [0, d_model - 1]}, slips=slips,
                  expected=f"答案应是交错表里的一个列号：0 到 {d_model - 1} 之间的整数。",
                  ok=f"前后分半 (split) 的第 {j} 列 = 交错 (interleaved) 的第 {right} 列（第 {right // 2} 对的 {kind}）。",
                  wrong=f"前后分半表的前 {d_model // 2} 列依次是所有 sin 列（交错表的 0, 2, 4, …），"

@@ -6,7 +6,8 @@ from ..task.data import ANIMALS, MAX_LENGTH
 from ..task.evaluation import order_blind_bound
 from ..task.training import rows_with_gradient
 from ..validate import check_int, check_lengths
-from .verdict import Verdict, grade, recorded
+from .rule import grade
+from .verdict import Verdict, recorded
 
 
 @recorded
@@ -44,32 +45,22 @@ def check_segments(answer, n_tokens: int, max_len: int) -> Verdict:
     last_count = n_tokens - (segments - 1) * max_len
     right = (segments, last_count - 1)
     parts = " + ".join([str(max_len)] * (segments - 1) + [str(last_count)])
-    pair = lambda v: tuple(x for _, x in v[1])     # noqa: E731  (the normalised [segments, row])
     floor = n_tokens // max_len
-
-    def segments_wrong(got):
-        seg, _ = pair(got)
-        if seg == segments:
-            return None
-        if seg == floor:
-            return (f"{n_tokens} / {max_len} ≈ {n_tokens / max_len:.2f}：{seg} 段只装得下 "
-                    f"{seg * max_len} 个词，剩下的 {n_tokens - seg * max_len} 个还要一段：向上取整。")
-        return f"每段最多 {max_len} 个词（表只有 {max_len} 行），{n_tokens} 个词至少要 ⌈{n_tokens}/{max_len}⌉ 段。"
-
-    def row_slip(rows, message):
-        return lambda got: message if pair(got)[0] == segments and pair(got)[1] in rows else None
-
-    slips = [
-        segments_wrong,
-        row_slip({last_count}, f"段数对了。行号从 0 数：最后一段的 {last_count} 个词用第 0 … {last_count - 1} 行。"),
-        row_slip({n_tokens - 1}, f"段数对了。{n_tokens - 1} 是这个词在整篇文章里的位置；可表只有第 0 … "
-                                 f"{max_len - 1} 行，每一段都从位置 0 重新编号。"),
-        row_slip({max_len - 1, max_len} - {last_count - 1}, f"段数对了。最后一段没有装满：只剩 {n_tokens} − "
-                                                            f"{segments - 1}×{max_len} = {last_count} 个词。"),
-    ]
-    return grade(answer, right, read="choice", slips=slips,
-                 valid=lambda v: v[0] == "seq" and len(v[1]) == 2 and all(
-                     kind == "num" and isinstance(x, int) for kind, x in v[1]),
+    slips = []
+    if floor != segments:
+        slips.append({"at": 0, "value": floor,
+                      "message": f"{n_tokens} / {max_len} ≈ {n_tokens / max_len:.2f}：{floor} 段只装得下 "
+                                 f"{floor * max_len} 个词，剩下的 {n_tokens - floor * max_len} 个还要一段：向上取整。"})
+    slips.append({"at": 0, "not": [segments, floor],
+                  "message": f"每段最多 {max_len} 个词（表只有 {max_len} 行），{n_tokens} 个词至少要 ⌈{n_tokens}/{max_len}⌉ 段。"})
+    rows = [({last_count}, f"段数对了。行号从 0 数：最后一段的 {last_count} 个词用第 0 … {last_count - 1} 行。"),
+            ({n_tokens - 1}, f"段数对了。{n_tokens - 1} 是这个词在整篇文章里的位置；可表只有第 0 … "
+                             f"{max_len - 1} 行，每一段都从位置 0 重新编号。"),
+            ({max_len - 1, max_len} - {last_count - 1}, f"段数对了。最后一段没有装满：只剩 {n_tokens} − "
+                                                        f"{segments - 1}×{max_len} = {last_count} 个词。")]
+    slips += [{"value": [segments, row], "message": message} for values, message in rows for row in sorted(values)
+              if [segments, row] != list(right)]
+    return grade(answer, right, read="int_list", slips=slips, valid={"length": 2},
                  expected="答案应是两个整数 [段数, 行号]，例如 [2, 100]。",
                  ok=f"{n_tokens} = {parts}：{segments} 段。每一段都从位置 0 重新编号，"
                     f"最后一段的 {last_count} 个词用第 0 … {last_count - 1} 行。",

@@ -11,7 +11,8 @@ import numpy as np
 
 from ..practice import cu_seqlens, packed_position_ids, stored_positions, streaming_cache
 from ..validate import check_int
-from .verdict import Verdict, grade, recorded
+from .rule import grade
+from .verdict import Verdict, recorded
 
 
 @recorded
@@ -39,12 +40,6 @@ def check_decode_position(answer, n_pad: int, n_real: int) -> Verdict:
                  wrong="数一数 attention_mask 里有几个 1（真实的词），新词的位置就是这个数。")
 
 
-def _int_list(value) -> bool:
-    """True when a normalised answer (:func:`verdict.grade` reading a choice) is a list of whole numbers."""
-    kind, items = value
-    return kind == "seq" and len(items) > 0 and all(k == "num" and isinstance(v, int) for k, v in items)
-
-
 @recorded
 def check_cu_seqlens(answer, lengths) -> Verdict:
     """``cu_seqlens`` of documents of these ``lengths`` packed into one row: ``[0, l0, l0 + l1, …]``.
@@ -61,7 +56,7 @@ def check_cu_seqlens(answer, lengths) -> Verdict:
         (right[:-1], "少了最后的总长度：最后一篇文档的终点也要写上。"),
         (packed_position_ids(lengths).tolist(), "这是打包后的位置编号（每篇从 0 数），不是 cu_seqlens。"),
     ]
-    return grade(answer, right, read="choice", valid=_int_list, slips=slips,
+    return grade(answer, right, read="int_list", slips=slips,
                  expected=f"答案应是一串整数，共 {len(right)} 个，例如 [0, …]。",
                  ok=f"cu_seqlens = {right}：第 j 篇文档占扁平序列的 cu[j] 到 cu[j+1] − 1。",
                  wrong="从 0 开始，依次加上每篇文档的长度。")
@@ -82,17 +77,14 @@ def check_bf16_position(answer, pos: int) -> Verdict:
     spacing = 1 if pos < 256 else 2 ** (int(np.floor(np.log2(pos))) - 7)
     octave = int(np.floor(np.log2(pos))) if pos else 0
 
-    def half_spacing(got):
-        if spacing > 1 and got % (spacing // 2) == 0 and got % spacing != 0 and abs(got - pos) <= spacing:
-            return f"间距算小了一半：{pos} 在 2^{octave} 到 2^{octave + 1} 之间，间距是 {spacing}。"
-        return None
+    half = [v for v in range(pos - spacing, pos + spacing + 1)
+            if spacing > 1 and v % (spacing // 2) == 0 and v % spacing != 0]    # multiples of half the spacing
 
     slips = [
         (pos, f"bf16 只有 8 位有效数字：256 以上的整数不是都存得下，{pos} 附近间距是 {spacing}。"),
         (int(fp16) if np.isfinite(fp16) else None, f"这是 fp16（11 位有效数字）的结果；bf16 粗得多，间距是 {spacing}。"),
         ((pos // spacing) * spacing, f"这是向下截断；转换用的是舍入到最近（一样近时取偶数），间距 {spacing}。"),
-        half_spacing,
-    ]
+    ] + [(v, f"间距算小了一半：{pos} 在 2^{octave} 到 2^{octave + 1} 之间，间距是 {spacing}。") for v in half]
     return grade(answer, right, read="int", slips=slips, expected="答案应是一个整数。",
                  ok=f"{pos} 附近 bf16 的间距是 {spacing}，{pos} 被舍入成 {right}。",
                  wrong=f"先找出 {pos} 所在的 2 的幂区间，间距 = 区间起点 / 128，再舍入到最近的倍数。")

@@ -10,7 +10,8 @@ import math
 from ..context import llama3_frequencies
 from ..real_models import MODEL_CONFIGS, rotary_dims
 from ..validate import check_one_of, check_real
-from .verdict import Verdict, grade, recorded
+from .rule import grade
+from .verdict import Verdict, recorded
 
 
 @recorded

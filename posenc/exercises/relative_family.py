@@ -17,7 +17,8 @@ from ..relative_family import (
     transformer_xl_score_terms,
 )
 from ..validate import check_int, check_one_of
-from .verdict import Verdict, letter_set_verdict, read_letters, wrong_verdict, grade, recorded
+from .rule import grade, letter_rule
+from .verdict import Verdict, recorded
 
 
 def _mode(bidirectional: bool) -> str:
@@ -186,13 +187,10 @@ def check_moving_terms(answer, scheme: str = "absolute", vary: str = "m") -> Ver
         pos = _POSITIONS_IN[scheme][x]
         return f"({x}) {names[x]} " + ("只含内容、不含位置" if not pos else "含 " + "、".join(pos))
 
-    if isinstance(answer, str) and answer.strip().lower() in NO_TERM_WORDS:
-        answer = ""                         # "no term": the empty set of letters
-    if answer is not None and read_letters(answer, "abcd") is None:
-        return wrong_verdict(answer, f"答案应是 a 到 d 中的字母，例如 \"bd\"；{NO_TERM_HINT}")
-    return letter_set_verdict(answer, right, "abcd", described, example="bd",
-                               praise=f"{moved}时变的是 {shown}：", extra=f"{moved}时它不变",
-                               missing=f"{moved}时它会变")
+    return letter_rule(right, "abcd", {x: described(x) for x in "abcd"}, none_words=NO_TERM_WORDS,
+                       expected=f"答案应是 a 到 d 中的字母，例如 \"bd\"；{NO_TERM_HINT}",
+                       praise=f"{moved}时变的是 {shown}：", extra=f"{moved}时它不变",
+                       missing=f"{moved}时它会变").grade(answer)
 
 
 #: Answers :func:`check_moving_terms` reads as "no term moves" (the empty set of letters).
@@ -271,7 +269,7 @@ def check_shift_invariance(answer) -> Verdict:
         before, after = scores[x]
         return f"({x}) {name}：挪动前 {before:+.4f}，挪动后 {after:+.4f}（第 {notebook} 篇）"
 
-    return letter_set_verdict(answer, right, "abcdef", measured, example="ce",
-                               praise="分数只随 k = n − m 变的是 " + "、".join(sorted(right)) + "。",
-                               extra="位置以绝对的 m、n 进入分数，整体挪动会变",
-                               missing="位置只以 k = n − m 进入，整体挪动不变")
+    return letter_rule(right, "abcdef", {x: measured(x) for x in "abcdef"}, example="ce",
+                       praise="分数只随 k = n − m 变的是 " + "、".join(sorted(right)) + "。",
+                       extra="位置以绝对的 m、n 进入分数，整体挪动会变",
+                       missing="位置只以 k = n − m 进入，整体挪动不变").grade(answer)

@@ -11,7 +11,8 @@ import numpy as np
 
 from ..rope import rope
 from ..validate import check_base, check_d_model, check_int, check_real, check_vector_pair
-from .verdict import Verdict, agrees, asked, grade, recorded
+from .rule import grade
+from .verdict import Verdict, agrees, asked, recorded
 
 #: The precision exercise 2 of notebook 07 asks for (「保留 4 位小数」).
 SCORE_DECIMALS = 4
@@ -34,16 +35,6 @@ def check_rope_angle(answer, i: int, pos, d_model: int, base: float = 10000.0) -
     w = base ** (-2.0 * i / d_model)
     right = pos * w
 
-    def turns(got):
-        return round((float(got) - right) / (2 * math.pi))
-
-    def same(got):
-        return agrees(got, right) or agrees(float(got) - turns(got) * 2 * math.pi, right)
-
-    def ok(got):
-        extra = "" if agrees(got, right) else f"（你的答案多转了 {turns(got):+d} 整圈 2π，是同一个旋转）"
-        return f"角度 = pos·w_{i} = {pos:g} × {w:.6g} = {right:.6g} 弧度{extra}。"
-
     slips = [
         (math.degrees(right), "这是角度制 (degrees)；RoPE 的角度用弧度。"),
         (pos / w, "这是 pos ÷ w_i；角度是 pos × w_i。"),
@@ -52,7 +43,9 @@ def check_rope_angle(answer, i: int, pos, d_model: int, base: float = 10000.0) -
         (pos * base ** (-4.0 * i / d_model), f"这是把维度下标 2i = {2 * i} 当成了对的下标 i：第 i 对的频率是 "
                                              f"base^(−2i/d_model) = base^(−{2 * i}/{d_model})。"),
     ]
-    return grade(answer, right, agree=same, ok=ok, slips=slips, expected="答案应是一个数（弧度）。",
+    told = f"角度 = pos·w_{i} = {pos:g} × {w:.6g} = {right:.6g} 弧度"
+    return grade(answer, right, mod=2 * math.pi, ok=f"{told}。", ok_turns=f"{told}（你的答案多转了 {{turns}} 整圈 2π，是同一个旋转）。",
+                 slips=slips, expected="答案应是一个数（弧度）。",
                  wrong=f"和正弦位置编码同一组频率：w_i = base^(−2i/d_model)，这里 2i/d_model = {2 * i}/{d_model}；"
                        f"角度 = pos × w_i。")
 
@@ -136,7 +129,7 @@ def check_rope_shift(answer, shift: int = 7, m: int = 3, n: int = 10, d_model: i
     changes = abs(after - before) > 1e-9 * max(1.0, abs(before))
     slips = [(True, f"两个位置一起挪 {shift}，偏移 k = n − m 还是 {n - m}；RoPE 的分数只认 k（和内容 q、κ）。"
                     f"这里算出来：挪动前 {before:+.6f}，挪动后 {after:+.6f}。")]
-    return grade(answer, changes, read="choice", valid=lambda v: v in (("bool", True), ("bool", False)),
+    return grade(answer, changes, read="choice", valid={"options": [["bool", True], ["bool", False]]},
                  expected="答案应是 True / False 之一：True（会变）或 False（不变）。", slips=slips,
                  ok=(f"不变：挪动前 {before:+.6f}，挪动 {shift} 后 {after:+.6f}（差 {abs(after - before):.1e}），"
                      f"因为 k = n − m 没变。") if not changes else f"会变：挪动前 {before:+.6f}，挪动后 {after:+.6f}。",

@@ -6,7 +6,8 @@ Every wrong answer is answered by naming what the learner entered and the slip i
 from __future__ import annotations
 
 from ..validate import check_int
-from .verdict import Verdict, grade, recorded
+from .rule import grade
+from .verdict import Verdict, recorded
 
 
 @recorded

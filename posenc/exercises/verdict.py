@@ -1,22 +1,9 @@
 """What a ``check_*`` helper returns (:class:`Verdict`), the one precision rule of every numeric
-check, and the one pipeline every check runs (:func:`grade`).
+check, and the recording of every public check in the learner's progress (:func:`recorded`).
 
-A check computes the right answer and a table of typical slips, then hands both to
-:func:`grade`, which runs the same five steps for every exercise of the course:
-
-1. **read** the learner's answer as the kind the question asks (a number, numbers of a shape,
-   a whole number, a set of whole numbers, a choice);
-2. **refuse** what cannot be read: ``None`` (not answered yet) gets a neutral prompt, anything
-   else a message saying what the answer should look like;
-3. **agree**: a right answer (numbers by :func:`agrees`, the precision rule; whole numbers and
-   choices exactly) gets 正确 and the worked result;
-4. **slips**: the first entry of the check's slip table the answer matches names the slip; a
-   number the rule refuses that is the right value rounded too coarsely gets the one rounding
-   message (:func:`rounding_slip`), in every notebook the same;
-5. **wrong**: anything else gets the check's generic hint.
-
-Every public ``check_*`` is wrapped by :func:`recorded`, which writes its result to the
-learner's progress file (:mod:`posenc.course.progress`).
+The rule a check states and the pipeline that grades an answer with it are
+:mod:`posenc.exercises.rule`; how an answer is read (typed text included) is
+:mod:`posenc.exercises.reading`.
 """
 from __future__ import annotations
 
@@ -25,10 +12,11 @@ import functools
 import html
 import inspect
 import math
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
+
+from .reading import normalise, shown_value
 
 
 @dataclass
@@ -47,6 +35,10 @@ class Verdict:
     message: str
     pending: bool = False
     exercise: str | None = None
+    #: "pending", "refused", "right", "slip", "rounding" or "wrong" (what the pipeline decided).
+    kind: str = ""
+    #: The :class:`~posenc.exercises.rule.Rule` that graded it (None for a hand-made verdict).
+    rule: object = None
 
     def __bool__(self) -> bool:
         return self.ok
@@ -67,12 +59,14 @@ class Verdict:
     def _repr_mimebundle_(self, include=None, exclude=None):
         bundle = {"text/plain": repr(self), "text/html": self._repr_html_()}
         if self.exercise is not None:
-            bundle[MIME] = {"exercise": self.exercise, "pending": self.pending}
+            bundle[MIME] = {"exercise": self.exercise, "pending": self.pending,
+                            "rule": None if self.rule is None else self.rule.to_json()}
         return bundle
 
 
-#: The MIME type a displayed verdict of a public check carries: ``{"exercise": key, "pending": bool}``
-#: (JupyterLab and nbconvert ignore it; the static edition's builder reads it).
+#: The MIME type a displayed verdict of a public check carries: ``{"exercise": key, "pending": bool,
+#: "rule": the rule as JSON}`` (JupyterLab and nbconvert ignore it; the static edition's builder
+#: reads it and grades the page's answers with the rule).
 MIME = "application/vnd.posenc.exercise+json"
 
 
@@ -82,115 +76,7 @@ PROMPT = "把 None 换成你的答案，再运行这个单元格。"
 
 def prompt() -> Verdict:
     """The verdict of an exercise not answered yet: falsy, neutral, no hint."""
-    return Verdict(False, PROMPT, pending=True)
-
-
-# ---------------------------------------------------------------------------
-# Reading an answer
-# ---------------------------------------------------------------------------
-def _normalise(value):
-    """One reading of any answer, tagged so that True never equals 1 and "2" never equals 2.
-
-    Strings lose surrounding spaces, whole numbers become ints (``2.0 -> 2``), lists, tuples
-    and arrays become tuples of normalised items.
-    """
-    if isinstance(value, str):
-        return ("str", value.strip())
-    if isinstance(value, (bool, np.bool_)):
-        return ("bool", bool(value))
-    if isinstance(value, numbers.Real):
-        v = float(value)
-        return ("num", int(v) if math.isfinite(v) and v.is_integer() else v)
-    if isinstance(value, (list, tuple, np.ndarray)):
-        items = value.tolist() if isinstance(value, np.ndarray) else value
-        return ("seq", tuple(_normalise(v) for v in items))
-    if isinstance(value, (set, frozenset)):   # order does not matter: a canonical order
-        return ("seq", tuple(sorted((_normalise(v) for v in value), key=repr)))
-    return ("other", repr(value))
-
-
-def _numbers(tagged):
-    """Nested lists of the numbers in a normalised answer, or None if anything is not a number."""
-    kind, v = tagged
-    if kind == "num":
-        return v
-    if kind == "seq":
-        items = [_numbers(t) for t in v]
-        return None if any(i is None for i in items) else items
-    return None
-
-
-def _read_answer(answer, kind: str, shape=()):
-    """The reader's ``answer`` read as ``kind``, or None when it cannot be read that way.
-
-    ``"array"`` (or ``"number"``): finite numbers of the given ``shape`` (a float array;
-    ``shape=()`` is one number); ``"int"``: one whole number; ``"ints"``: a whole number or a
-    list of them (a set); ``"choice"``: the normalised value itself, for comparing with the
-    right choice.
-    """
-    tagged = _normalise(answer)
-    if kind == "choice":
-        return tagged
-    nums = _numbers(tagged)
-    if nums is None:
-        return None
-    if kind in ("array", "number"):
-        try:
-            arr = np.asarray(nums, dtype=float)
-        except ValueError:    # ragged lists
-            return None
-        return arr if arr.shape == tuple(shape) and np.all(np.isfinite(arr)) else None
-    flat = nums if isinstance(nums, list) else [nums]
-    if kind == "int":
-        return nums if isinstance(nums, int) else None
-    if kind == "ints":
-        return set(flat) if all(isinstance(x, int) for x in flat) else None
-    raise ValueError(f"unknown answer kind {kind!r} / 不认识的答案类型 {kind!r}")
-
-
-def _shown(answer) -> str:
-    """The learner's answer as they typed it, roughly: numbers to 6 significant digits."""
-    def fmt(tagged) -> str:
-        kind, v = tagged
-        if kind == "num":
-            return f"{v:.6g}" if isinstance(v, float) else str(v)
-        if kind == "seq":
-            return "[" + ", ".join(fmt(t) for t in v) + "]"
-        if kind == "str":
-            return repr(v)
-        return str(v)
-
-    return fmt(_normalise(answer))
-
-
-def wrong_verdict(answer, slip: str) -> Verdict:
-    """再想想, naming what the learner entered and the slip it shows."""
-    return Verdict(False, f"你填的是 {_shown(answer)}：{slip}".strip())
-
-
-def _reading(answer, kind: str, shape=(), expected: str = "答案应是一个数。"):
-    """``(value, None)`` when the answer reads as ``kind`` (see :func:`_read_answer`); otherwise
-    ``(None, verdict)``: the neutral prompt for ``None``, or ``expected`` (what the answer should
-    look like) after the learner's entry. Steps 1-2 of :func:`grade`, for checks that need the
-    value before grading it."""
-    if answer is None:
-        return None, prompt()
-    value = _read_answer(answer, kind, shape)
-    if value is None:
-        return None, wrong_verdict(answer, expected)
-    return value, None
-
-
-def read_letters(answer, allowed: str):
-    """A set of option letters from "bd", "b, d", ["b", "d"], {"b"}, "" ...; None when the answer
-    is not letters, or holds a letter outside ``allowed``."""
-    if isinstance(answer, str):
-        letters = [c for c in answer.lower() if c.isalpha()]
-    elif isinstance(answer, (list, tuple, set, frozenset)) and all(isinstance(x, str) for x in answer):
-        letters = [c for x in answer for c in x.lower() if c.isalpha()]
-    else:
-        return None
-    return set(letters) if set(letters) <= set(allowed) else None
+    return Verdict(False, PROMPT, pending=True, kind="pending")
 
 
 # ---------------------------------------------------------------------------
@@ -315,80 +201,6 @@ def rounding_slip(got, expected, decimals: int | None = None) -> str | None:
 
 
 # ---------------------------------------------------------------------------
-# The pipeline: read -> refuse -> agree -> slips -> wrong
-# ---------------------------------------------------------------------------
-_NUMERIC = ("number", "array")
-
-
-def _said(message, value) -> str:
-    return message(value) if callable(message) else message
-
-
-def grade(answer, right, *, read: str = "number", decimals: int | None = None,
-          expected: str = "答案应是一个数。", ok="与计算结果一致。", slips=(),
-          wrong="与计算结果不一致，检查每一步。", agree=None, valid=None, letters: str = "") -> Verdict:
-    """The one pipeline of every ``check_*``: read -> refuse -> agree -> slips -> wrong.
-
-    ``read`` is what the question asks for: ``"number"`` (numbers of ``right``'s shape, graded
-    by the precision rule :func:`agrees` at ``decimals``), ``"int"``, ``"ints"`` (a set of
-    whole numbers), ``"letters"`` (a set of the option ``letters``, from "bd", ["b", "d"], …;
-    ``right`` is a set) or ``"choice"`` (any value, compared after normalising). ``expected`` says
-    what an unreadable answer should look like; ``valid(value)`` (optional) refuses a readable
-    answer outside the allowed ones with ``expected`` too. ``agree(value)`` (optional) replaces
-    the comparison with ``right`` (e.g. an angle plus whole turns). ``ok`` and ``wrong`` are
-    messages, or functions of the value read. ``slips`` is the check's table of typical slips:
-    ``(value, message)`` pairs (a number matches by the rule via :func:`slip_agrees`, anything
-    else exactly; a slip equal to the right answer never fires) and functions
-    ``f(value) -> message | None`` for slips no single value describes; every slip the answer
-    matches is named (one number can come from two slips).
-    A number no slip explains that is the right value rounded too coarsely gets
-    :func:`rounding_slip`. Introduced in notebook 01_permutation_invariance.
-    """
-    if answer is None:
-        return prompt()
-    numeric = read in _NUMERIC
-    if numeric:
-        right = np.asarray(right, dtype=float)
-        value = _read_answer(answer, "array", right.shape)
-    elif read == "choice":
-        value = _read_answer(answer, "choice")
-        right = _read_answer(right, "choice")
-    elif read == "letters":
-        value, right = read_letters(answer, letters), set(right)
-    else:
-        value = _read_answer(answer, read)
-    if value is None or (valid is not None and not valid(value)):
-        return wrong_verdict(answer, expected)
-    same = agree if agree is not None else \
-        (lambda v: agrees(v, right, decimals)) if numeric else (lambda v: v == right)
-    if same(value):
-        return Verdict(True, _said(ok, value))
-    named = []                  # every slip the answer matches: one number can come from two slips
-    for entry in slips:
-        if callable(entry):
-            message = entry(value)
-        else:
-            slip, message = entry
-            if numeric:
-                hit = np.shape(slip) == right.shape and not agrees(slip, right, decimals) \
-                    and slip_agrees(value, slip, decimals)
-            else:
-                slip = _read_answer(slip, "choice") if read == "choice" else slip
-                hit = slip is not None and slip != right and value == slip
-            message = _said(message, value) if hit else None
-        if message and message not in named:
-            named.append(message)
-    if named:
-        return wrong_verdict(answer, named[0] if len(named) == 1 else "可能是两种失误之一。" + " 或者：".join(
-            f"{k}) {m}" for k, m in zip("①②③④⑤⑥", named)))
-    if numeric:
-        message = rounding_slip(value, right, decimals)
-        if message:
-            return wrong_verdict(answer, message)
-    return wrong_verdict(answer, _said(wrong, value))
-
-
-# ---------------------------------------------------------------------------
 # Progress: every public check records its result
 # ---------------------------------------------------------------------------
 _DEPTH = contextvars.ContextVar("posenc_check_depth", default=0)
@@ -400,7 +212,7 @@ def exercise_id(name: str, arguments: dict, id_args=None) -> str:
     ``id_args`` (optional) names the only arguments that identify it."""
     keep = [(k, v) for k, v in arguments.items() if k != "answer" and (id_args is None or k in id_args)
             and not (id_args is not None and v is None)]
-    return f"{name}(" + ", ".join(f"{k}={_shown(v)}" for k, v in keep) + ")"
+    return f"{name}(" + ", ".join(f"{k}={shown_value(normalise(v))}" for k, v in keep) + ")"
 
 
 #: Every public check by name (filled by :func:`recorded`): what the course's notebook reader
@@ -442,72 +254,3 @@ def recorded(check=None, *, id_args=None):
     wrapper.exercise_id = key
     CHECKS[check.__name__] = wrapper
     return wrapper
-
-
-# ---------------------------------------------------------------------------
-# The generic checks: a number, a choice, a set of letters
-# ---------------------------------------------------------------------------
-def letter_set_verdict(answer, right: set, allowed: str, describe, *, praise: str, extra: str,
-                        missing: str, example: str = "ab") -> Verdict:
-    """Check a multiple-answer question answered with option letters (:func:`grade` with
-    ``read`` as letters).
-
-    ``right`` is the set of right letters, ``describe(x)`` says what option x is (and what was
-    measured for it). Right: ``praise`` then every option described. Wrong: each letter picked
-    wrongly gets ``describe(x)：extra``, each letter missed ``漏了 describe(x)：missing`` (``missing``
-    is a string, or a callable giving each letter its own reason).
-    """
-    def reasons(got):
-        out = [f"{describe(x)}：{extra}" for x in sorted(got - right)]
-        out += [f"漏了 {describe(x)}：{missing(x) if callable(missing) else missing}" for x in sorted(right - got)]
-        return "；".join(out) + "。"
-
-    return grade(answer, right, read="letters", letters=allowed,
-                 expected=f"答案应是 {allowed[0]} 到 {allowed[-1]} 中的字母，例如 \"{example}\"。",
-                 ok=praise + "；".join(describe(x) for x in allowed) + "。", wrong=reasons)
-
-
-@recorded
-def check_value(answer, expected, *, decimals: int | None = None, hint: str = "", slips=None) -> Verdict:
-    """Compare a reader's number (or list of numbers) with the computed one, by the precision
-    rule (:func:`tolerance`).
-
-    ``slips`` maps a message to a wrong value a typical slip gives; an answer matching one gets
-    that message; an answer rounded too coarsely is told so (:func:`rounding_slip`). A wrong
-    answer's message names what was entered. The generic numeric check.
-    Introduced in notebook 01_permutation_invariance.
-    """
-    expected = np.asarray(expected, dtype=float)
-    what = "一个数" if expected.shape == () else f"形状为 {expected.shape} 的一组数"
-    table = [(value, message) for message, value in (slips or {}).items()]
-    return grade(answer, expected, decimals=decimals, expected=f"答案应是{what}。{hint}",
-                 ok=f"与计算结果一致（{asked(decimals)}即可）。", slips=table,
-                 wrong=hint or "与计算结果不一致，检查每一步。")
-
-
-def _choice_id(arguments: dict):
-    return ("exercise",) if arguments.get("exercise") else ("options",)
-
-
-@recorded(id_args=_choice_id)
-def check_choice(answer, correct, *, hint: str = "", options=None, hints=None, exercise: str | None = None) -> Verdict:
-    """Compare a reader's choice (a row index, a word, True/False, a tuple) with the computed one.
-
-    Strings are compared without surrounding spaces, whole floats equal ints (``2.0 == 2``),
-    lists and tuples element by element; True/False never equal 1/0. ``options`` (optional)
-    lists the allowed answers, and an answer outside them gets a message naming them.
-    ``hints`` (optional) maps a wrong option to what picking it shows, so the feedback reacts
-    to the option picked; other wrong answers get ``hint``. ``exercise`` (optional) names the
-    exercise in the learner's progress record (e.g. ``"01.1"``). Never raises on a wrong answer;
-    an unanswered one (``None``) gets the neutral prompt, never the hint.
-    Introduced in notebook 01_permutation_invariance.
-    """
-    keys = None if options is None else [_read_answer(o, "choice") for o in options]
-    if keys is not None and _read_answer(correct, "choice") not in keys:
-        raise ValueError(f"correct = {correct!r} is not among options = {options!r} / "
-                         f"correct 必须是 options 之一")
-    shown = "" if options is None else " / ".join(repr(o) for o in options)
-    return grade(answer, correct, read="choice", expected=f"答案应是 {shown} 之一。{hint}",
-                 valid=None if keys is None else (lambda v: v in keys),
-                 ok=f"答案是 {correct!r}。", slips=list((hints or {}).items()),
-                 wrong=hint or "与计算结果不一致，再推一遍。")

@@ -13,24 +13,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..encoding import sinusoidal_encoding
-from .verdict import agrees, rounding_slip, slip_agrees
+from .rule import Rule, rule
 
 #: Decimals the worksheet asks for in every box.
 DECIMALS = 4
-
-
-# -- the course's one precision rule (posenc.exercises.verdict): the only calls ----------------
-def _agrees(got, expected) -> bool:
-    return agrees(got, expected, decimals=DECIMALS)
-
-
-def _is_slip(got, value) -> bool:
-    """``got`` is a slip's ``value``, by the rule's own slip test."""
-    return slip_agrees(got, value, decimals=DECIMALS)
-
-
-def _rounding(got, expected) -> str | None:
-    return rounding_slip(got, expected, decimals=DECIMALS)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -141,53 +127,56 @@ class CellFeedback:
     message: str = ""
 
     @property
+    def filled(self) -> bool:
+        """Does the box hold a number (right or wrong)?"""
+        return self.state in ("right", "wrong")
+
+    @property
     def mark(self) -> str:
         return {"empty": "", "right": "✓", "wrong": "✗", "unreadable": "?"}[self.state]
 
 
-def read_number(text: str) -> float | None:
-    """A typed number: spaces around it ignored, the minus signs − and － read as -; None if
-    it is not one finite number."""
-    text = str(text).strip().replace("\u2212", "-").replace("\uff0d", "-").replace("\uff0e", ".")
-    try:
-        value = float(text)
-    except ValueError:
-        return None
-    return value if math.isfinite(value) else None
+#: What a box that does not hold a number says.
+NOT_A_NUMBER = "这不是一个数：请填一个数，例如 0.8415。"
+#: What a right box says.
+RIGHT = f"对（保留 {DECIMALS} 位小数，四舍五入或截断都行）。"
 
 
-def check_cell(case: WorksheetCase, part: str, row: int, dim: int, text: str) -> CellFeedback:
-    """Check what was typed into one box of the worksheet.
-
-    Right by the course's precision rule at :data:`DECIMALS` decimals (rounded or truncated,
-    :func:`posenc.exercises.verdict.agrees`); else the first typical slip the value matches
-    (:meth:`WorksheetCase.slips`: degrees, sin/cos swapped, 2i vs i, a position off by one,
-    and for an input box a missing or subtracted term), else a rounding slip, else a hint
-    that gives no number away. An empty box is "empty", not wrong.
+def box_rule(case: WorksheetCase, part: str, row: int, dim: int) -> Rule:
+    """The rule of one box: its value at :data:`DECIMALS` decimals by the course's precision rule,
+    its typical slips (:meth:`WorksheetCase.slips`: degrees, sin/cos swapped, 2i vs i, a position
+    off by one, and for an input box a missing or subtracted term), then a rounding slip, then a
+    hint that gives no number away. The static page grades a box with this same rule.
 
     Introduced in notebook 02_sinusoidal_hand_calculation.
     """
     if part not in PARTS:
         raise ValueError(f"part must be one of {PARTS}, got {part!r} / part 必须是 {PARTS} 之一")
-    if not str(text).strip():
-        return CellFeedback("empty")
-    got = read_number(text)
-    if got is None:
-        return CellFeedback("unreadable", f"「{str(text).strip()}」不是一个数：请填一个数，例如 0.8415。")
-    right = case.expected(part, row, dim)
-    if _agrees(got, right):
-        return CellFeedback("right", f"{got:g}：对（保留 {DECIMALS} 位小数，四舍五入或截断都行）。")
-    for message, value in case.slips(part, row, dim):
-        if not _agrees(value, right) and _is_slip(got, value):
-            return CellFeedback("wrong", f"你填的是 {got:g}：{message}")
-    rounding = _rounding(got, right)
-    if rounding:
-        return CellFeedback("wrong", f"你填的是 {got:g}：{rounding}")
     pos, i = int(case.positions[row]), dim // 2
     what = "PE" if part == "pe" else "词向量 + PE"
-    return CellFeedback("wrong", f"你填的是 {got:g}：和 {what} 的这一格不符。再算一遍：pos = {pos}，"
-                                 f"第 {dim} 维属于第 {i} 对，w_{i} = {case.base:g}^(−{2 * i}/{case.d_model})，"
-                                 f"第 {dim} 维用 {'sin' if dim % 2 == 0 else 'cos'}。")
+    return rule(case.expected(part, row, dim), decimals=DECIMALS, expected=NOT_A_NUMBER, ok=RIGHT,
+                slips=[(value, message) for message, value in case.slips(part, row, dim)],
+                wrong=f"和 {what} 的这一格不符。再算一遍：pos = {pos}，第 {dim} 维属于第 {i} 对，"
+                      f"w_{i} = {case.base:g}^(−{2 * i}/{case.d_model})，第 {dim} 维用 {'sin' if dim % 2 == 0 else 'cos'}。")
+
+
+#: A verdict's kind -> the box's state.
+_STATES = {"right": "right", "refused": "unreadable", "slip": "wrong", "rounding": "wrong", "wrong": "wrong"}
+
+
+def check_cell(case: WorksheetCase, part: str, row: int, dim: int, text: str) -> CellFeedback:
+    """Check what was typed into one box of the worksheet with its :func:`box_rule` (the course's
+    one grading pipeline: a typed ``0.0500`` is echoed as typed, a decimal comma is refused with
+    a message that says so). An empty box is "empty", not wrong; text that is not a number is
+    "unreadable" (and does not count as filled).
+
+    Introduced in notebook 02_sinusoidal_hand_calculation.
+    """
+    r = box_rule(case, part, row, dim)
+    if not str(text).strip():
+        return CellFeedback("empty")
+    verdict = r.grade(str(text))
+    return CellFeedback(_STATES[verdict.kind], verdict.message)
 
 
 def case_text(case: WorksheetCase) -> str:

@@ -87,11 +87,12 @@ class HandCalcWorksheet:
         self._show_messages()
 
     def _show_messages(self) -> None:
-        filled = [(k, fb) for k, fb in self.feedback.items() if fb.state != "empty"]
-        right = sum(fb.state == "right" for _, fb in filled)
+        typed = [(k, fb) for k, fb in self.feedback.items() if fb.state != "empty"]
+        filled = [fb for _, fb in typed if fb.filled]
+        right = sum(fb.state == "right" for fb in filled)
         lines = [f"<div class='posenc-ws-msg posenc-ws-msg-{k[0]}-{k[1]}-{k[2]}' style='color:{_COLOURS[fb.state]}'>"
                  f"{fb.mark} {html.escape(self.case.cell_name(*k))}：{html.escape(fb.message)}</div>"
-                 for k, fb in filled if fb.state != "right"]
+                 for k, fb in typed if fb.state != "right"]
         total = len(self.feedback)
         summary = f"<div>已填 {len(filled)} / {total} 格，对了 {right} 格。</div>"
         self.messages.value = summary + "".join(lines)
