@@ -31,7 +31,7 @@ COMMA_MESSAGE = "小数点要用「.」：这里的逗号像是小数点（例�
 
 _FUNCTIONS = {"sin": math.sin, "cos": math.cos, "tan": math.tan, "exp": math.exp, "sqrt": math.sqrt,
               "log": math.log, "log2": math.log2, "log10": math.log10}
-_TOKEN = re.compile(r"\s*(?:(?P<num>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)|(?P<name>[A-Za-z_][A-Za-z_0-9.]*|π|∞)"
+_TOKEN = re.compile(r"\s*(?:(?P<num>(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)|(?P<name>[A-Za-z_][A-Za-z_0-9.]*|π|∞)"
                     r"|(?P<op>\*\*|[-+*/(),\[\]])|(?P<str>'[^']*'|\"[^\"]*\"))")
 
 
@@ -200,7 +200,7 @@ def read_text(text: str):
 
 def has_decimal_comma(text: str) -> bool:
     """Does typed text look like one number written with a decimal comma (``-0,2794``)?"""
-    return re.fullmatch(r"[+-]?\d+,\d+", normalise_text(text)) is not None
+    return re.fullmatch(r"[+-]?[0-9]+,[0-9]+", normalise_text(text)) is not None
 
 
 def read_letters(answer, allowed: str):
