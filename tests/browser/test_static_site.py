@@ -108,7 +108,7 @@ def reference_png(name: str, controls: list, main_label: str) -> bytes:
     from posenc.ui.engine.static import option_pairs
 
     ex = pl.EXPLORERS[name]()
-    main = ex.frames.name
+    main = ex.frames.main
     for (key, control), model in zip(ex.controls.items(), controls, strict=True):
         s = model["state"]
         if key == main:
