@@ -41,8 +41,6 @@ RESERVED_SYMBOLS = [
      "β is only the β-base β = base^(2/d) (09): YaRN's thresholds are written beta_fast / beta_slow"),
     (r"L\s*[（(]?\s*是句长|句长\s*L(?![′'\w])|L（句长",
      "L is the training length (09); a sentence's length is seq_len"),
-    (r"\(1\s*[−-]\s*γ(?:_i)?\)\s*·\s*w(?:_i)?\s*/\s*(?:ρ|factor|\d+)\s*\+\s*γ(?:_i)?\s*·\s*w",
-     "γ = 1 means interpolate (04's box): w′ = (1 − γ)·w + γ·w/ρ, not (1 − γ)·w/ρ + γ·w"),
 ]
 
 
@@ -73,8 +71,7 @@ def test_the_rules_catch_what_they_should():
               "clip(k) = max(-K, min(K, k))", "把位置压缩 s 倍", "缩放倍数 s", "s = L′/L",
               "$h_i = q_i\\bar\\kappa_i$", "max|h_{i+1} − h_i|", "h_{d/2} = 0", "隐藏状态 h_t", "(W_Q h_m)ᵀ",
               "残差流之差 h_a − h_b", "三个位置编号 (t, h, w)", "文字 token 的 t = h = w", "β_fast = 32", "β_{slow}",
-              "位置 m 变成 L − 1 − m（L 是句长）", "句长 L 的句子",
-              "新频率 (1 − γ)·w/factor + γ·w", "(1 − γ_i)·w_i/ρ + γ_i·w_i"]
+              "位置 m 变成 L − 1 − m（L 是句长）", "句长 L 的句子"]
     for text in caught:
         assert offences(text), text
     kept = ["因果掩码 (causal mask)", "被掩码遮住", "R_k·PE(pos)", "R_{−pos}", "R_{-k}", "R_kᵀ = R_{−k}",
@@ -82,7 +79,7 @@ def test_the_rules_catch_what_they_should():
             "δ = |k|", "a^K_{clip(n−m)}", "W_{k,R}", "$R_{i-j}$", "k_max", "斜率 s_h", "ρ = L′/L", "缩放倍数 ρ",
             "s_h = 2^(−8h/H)",
             "第 h 个头", "b_h", "g_i = q_i κ̄_i", "(t, r, c)", "`beta_fast`", "beta_slow", "β = base^(2/d)", "β'/β",
-            "训练长度 L", "L′ = 2L", "seq_len − 1 − m", "w′ = (1 − γ)·w + γ·w/ρ", "(1 − γ_i)·w_i + γ_i·w_i/ρ",
+            "训练长度 L", "L′ = 2L", "seq_len − 1 − m",
             "W_h", "hidden_size"]
     for text in kept:
         assert not offences(text), (text, offences(text))
@@ -92,5 +89,5 @@ def test_the_box_states_the_rules():
     box = "\n".join(text for _, text in markdown_cells(ROOT / "notebooks" / "04_relative_position.ipynb")
                     if text.lstrip().startswith("第二个块") or "### 符号约定" in text)
     for words in ("κ", "几乎都把 key 向量写成 k", "置换矩阵", "k_max", "δ", "因果掩码", "列向量", "R 的下标永远是偏移",
-                  "s_h", "H₀", "ρ", "g_i", "z_t", "(t, r, c)", "`beta_fast`", "seq_len", "γ = 1 表示完全插值"):
+                  "s_h", "H₀", "ρ", "g_i", "z_t", "(t, r, c)", "`beta_fast`", "seq_len", "γ = 0 表示完全插值", "YaRN 论文"):
         assert words in box, words
