@@ -8,17 +8,24 @@ Run from the repository root (Node.js and npm are needed once, for ``npm ci`` in
 
 Then serve the folder: ``python -m http.server -d site`` (or copy it to any static host).
 
-What it does, per notebook:
+The builder owns the static edition: what a page can do is decided here, from what the
+notebook's outputs declare (posenc/ui/declare.py), never by the widgets themselves. Per notebook:
 
-1. Runs it with nbclient in a fresh kernel, with ``POSENC_STATIC_FRAMES=N`` set (the static
-   mode of :mod:`posenc.ui.engine.static`: every explorer renders at most ``N`` frames of its
-   main slider at once and disables its other controls) and the widget state stored.
-2. Keeps only the widgets a page shows (those its outputs display, what they refer to, and the
+1. Runs it with nbclient in a fresh kernel, with the widget state stored, its own empty
+   progress file (``POSENC_PROGRESS`` in a temporary folder: nothing of the builder's record or
+   home reaches a page) and ``POSENC_STATIC_FRAMES=N`` (:mod:`posenc.ui.engine.static`: every
+   explorer renders at most ``N`` frames of its main slider at construction).
+2. Teaches (tools/site_pages.py): unanswered exercises become answer boxes graded in the page
+   with their own rules (tools/site/grader.js), the quiz, the worksheet and the progress table
+   become the page's own HTML (tools/site/course.js, answers and progress in the reader's
+   browser), every input no declaration makes work is disabled under one line saying so, and
+   frames become 256-colour PNG bytes.
+3. Keeps only the widgets a page shows (those its outputs display, what they refer to, and the
    browser-side links between them): closed and replaced widgets (dropped frames) go.
-3. Exports it with nbconvert (``tools/site/templates/posenc_site``: JupyterLab's look, the
+4. Exports it with nbconvert (``tools/site/templates/posenc_site``: JupyterLab's look, the
    course's Chinese typography, a contents bar, KaTeX for ``$…$``); ``NN_x.ipynb`` links
    become ``NN_x.html`` (anchors kept).
-4. If the page is over :data:`PAGE_BUDGET`, computes from the measured frame sizes the
+5. If the page is over :data:`PAGE_BUDGET`, computes from the measured frame sizes the
    largest ``N`` that fits and runs the notebook again with it.
 
 RequireJS, the widget HTML manager and KaTeX come from ``tools/package.json`` (pinned in
@@ -40,6 +47,8 @@ import sys
 import time
 from pathlib import Path
 
+import site_pages  # tools/site_pages.py: what a page can do, from what its outputs declare
+
 ROOT = Path(__file__).resolve().parents[1]
 TOOLS = ROOT / "tools"
 NB_DIR = ROOT / "notebooks"
@@ -47,15 +56,14 @@ ASSETS = TOOLS / "site"
 INDEX_STEM = "00_index"
 STATIC_ENV = "POSENC_STATIC_FRAMES"   # posenc/ui/engine/static.py
 #: Most bytes one page may take, and the whole site.
-PAGE_BUDGET = 12 * 10**6
-SITE_BUDGET = 100 * 10**6
+PAGE_BUDGET = 6 * 10**6
+SITE_BUDGET = 40 * 10**6
 #: Frames per explorer tried first; fewer only where a page would be over its budget.
 DEFAULT_FRAMES = 64
 #: Room left under the budget when N is computed from measured sizes (estimates are close, not exact).
 MARGIN = 0.96
 CELL_TIMEOUT = 900  # s, one cell (05/08/09 train small models)
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
-EXERCISE_MIME = "application/vnd.posenc.exercise+json"   # posenc.exercises.verdict.MIME
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 REF = "IPY_MODEL_"
 LINK_MODELS = {"LinkModel", "DirectionalLinkModel"}
@@ -123,26 +131,6 @@ def reachable_widgets(state: dict, roots) -> set[str]:
         todo.extend(links)
 
 
-#: What an unanswered exercise says on a static page, where no cell can run.
-EXERCISE_HINT = ("静态网页：这里不能运行代码。要作答，请在 JupyterLab 里打开这个笔记本，"
-                 "把 None 换成你的答案再运行这个单元格。")
-
-
-def mark_exercises(nb, mime: str) -> int:
-    """Every unanswered exercise's output (a verdict carrying ``mime`` with ``pending``) says it
-    needs JupyterLab instead of the kernel's prompt; returns how many."""
-    n = 0
-    for cell in nb.cells:
-        for out in cell.get("outputs", []) if cell.cell_type == "code" else ():
-            data = out.get("data", {})
-            if data.get(mime, {}).get("pending"):
-                data["text/html"] = (f"<div class='posenc-verdict posenc-static-hint'>"
-                                     f"{html_lib.escape(EXERCISE_HINT)}</div>")
-                data["text/plain"] = EXERCISE_HINT
-                n += 1
-    return n
-
-
 def frames_for_budget(page_bytes: int, explorers: list[dict], budget: int = PAGE_BUDGET,
                       margin: float = MARGIN) -> int | None:
     """The largest frame count N (>= 3) whose page is estimated to fit ``margin * budget``:
@@ -187,48 +175,37 @@ def _model_bytes(model: dict) -> int:
     return len(json.dumps(model))
 
 
-def frame_sets(nb) -> list[dict]:
-    """One row per explorer with frames on the page: its name, slider, frames kept, values of
-    the slider (from the static hint's ``data-values``) and the bytes of its frames (the
-    children of every Stack its slider switches)."""
+def frame_sets(nb, explorers: list[dict]) -> list[dict]:
+    """One row per explorer with frames on the page (``explorers``: their declarations, from
+    :func:`site_pages.teach`): its name, main slider, frames kept, values of the slider and the
+    bytes of its frames (the children of every Stack its main slider switches)."""
     state = widget_state(nb)
+    links = [x["state"] for x in state.values() if x.get("model_name") == "DirectionalLinkModel"]
     rows = []
-    for mid, m in state.items():
-        s = m.get("state", {})
-        classes = s.get("_dom_classes") or []
-        name = next((c[len("posenc-explorer-"):] for c in classes if c.startswith("posenc-explorer-")), None)
-        if not name:
+    for decl in explorers:
+        slider = decl.get("main_model")
+        if not slider or slider not in state:
             continue
-        kids = [k[len(REF):] for k in s.get("children", [])]
-        stacks = [k for k in kids if "posenc-frames" in (state[k]["state"].get("_dom_classes") or [])]
-        if not stacks:
-            continue
-        links = [x["state"] for x in state.values() if x.get("model_name") == "DirectionalLinkModel"]
-        slider = next((ln["source"][0][len(REF):] for ln in links if ln["target"][0] == REF + stacks[0]), None)
-        switched = [ln["target"][0][len(REF):] for ln in links if ln["source"][0] == REF + str(slider)]
-        children = [c[len(REF):] for st in switched for c in state[st]["state"].get("children", [])]
-        frames = len(state[stacks[0]]["state"].get("children", []))
-        hint = next((state[k]["state"].get("value", "") for k in kids
-                     if "posenc-static-hint" in (state[k]["state"].get("_dom_classes") or [])), "")
-        values = re.search(r'data-values="(\d+)"', hint)
-        rows.append({"explorer": name, "control": state[slider]["state"].get("description", "") if slider else "",
-                     "frames": frames, "values": int(values[1]) if values else frames,
-                     "bytes": sum(_model_bytes(state[c]) for c in set(children))})
+        switched = [ln["target"][0][len(REF):] for ln in links if ln["source"][0] == REF + slider]
+        children = {c[len(REF):] for st in switched if st in state for c in state[st]["state"].get("children", [])}
+        rows.append({"explorer": decl["name"], "control": decl["main"], "frames": decl["frames"],
+                     "values": decl["values"], "bytes": sum(_model_bytes(state[c]) for c in children if c in state)})
     return rows
 
 
 # ---------------------------------------------------------------------------
 # running and exporting
 
-def execute(path: Path, frames: int):
-    """Run the notebook in a fresh kernel in static mode with ``frames`` frames at most."""
+def execute(path: Path, frames: int, progress_file: Path):
+    """Run the notebook in a fresh kernel rendering at most ``frames`` frames per explorer, with
+    its own (empty, throw-away) progress file: never the builder's, which no page must show."""
     import nbformat
     from nbclient import NotebookClient
 
     nb = nbformat.read(path, as_version=4)
     if not any(c.cell_type == "code" for c in nb.cells):
         return nb
-    env = {**os.environ, STATIC_ENV: str(frames), "MPLBACKEND": "Agg",
+    env = {**os.environ, STATIC_ENV: str(frames), "MPLBACKEND": "Agg", "POSENC_PROGRESS": str(progress_file),
            "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
     client = NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name="python3", store_widget_state=True,
                             resources={"metadata": {"path": str(path.parent)}})
@@ -316,7 +293,7 @@ def copy_static(out: Path) -> None:
         (vendor / folder).mkdir(parents=True, exist_ok=True)
         for f in found:
             shutil.copy2(f, vendor / folder / f.name)
-    for f in ("course.css", "course.js"):
+    for f in ("course.css", "course.js", "grader.js"):
         shutil.copy2(ASSETS / f, out / "static" / f)
     if (ROOT / "images").is_dir():
         shutil.copytree(ROOT / "images", out / "images", dirs_exist_ok=True,
@@ -371,16 +348,21 @@ def dangling_links(out: Path) -> list[tuple[str, str]]:
 
 def build_page(path: Path, out: Path, nav: list[dict], frames: int = DEFAULT_FRAMES,
                budget: int = PAGE_BUDGET) -> dict:
-    """Run, prune, export and write one page within ``budget`` bytes; returns its report row."""
+    """Run, teach (:func:`site_pages.teach`), prune, export and write one page within
+    ``budget`` bytes; returns its report row."""
+    import tempfile
+
     start, runs = time.perf_counter(), []
+    progress_file = Path(tempfile.mkdtemp(prefix="posenc-build-")) / "progress.json"
     n = frames
     while True:
-        nb = execute(path, n)
-        mark_exercises(nb, EXERCISE_MIME)
+        nb = execute(path, n, progress_file)
+        taught = site_pages.teach(nb, path.stem)
+        squeezed = site_pages.compress_frames(nb)
         before, kept = prune_widgets(nb)
         page = export(nb, path.stem, nav)
         size = len(page.encode("utf-8"))
-        sets = frame_sets(nb)
+        sets = frame_sets(nb, taught.get("explorers", []))
         runs.append(n)
         if size <= budget or not sets:
             break
@@ -394,7 +376,8 @@ def build_page(path: Path, out: Path, nav: list[dict], frames: int = DEFAULT_FRA
     if path.stem == INDEX_STEM:
         (out / "index.html").write_text(page, encoding="utf-8")
     return {"page": path.stem, "bytes": size, "frames_limit": n, "runs": runs, "widgets": (before, kept),
-            "explorers": sets, "seconds": time.perf_counter() - start}
+            "explorers": sets, "taught": {k: v for k, v in taught.items() if k != "explorers"},
+            "frames": squeezed, "seconds": time.perf_counter() - start}
 
 
 def _build_page_job(args):

@@ -102,12 +102,19 @@ class Rule:
         for f in dataclasses.fields(self):
             _no_functions(getattr(self, f.name), f.name)
 
-    def to_json(self) -> dict:
-        """The rule as JSON-ready data (what a static page's script grades with)."""
-        return {f.name: _jsonable(getattr(self, f.name)) for f in dataclasses.fields(self)}
+    def to_json(self, compact: bool = False) -> dict:
+        """The rule as JSON-ready data (what a static page's script grades with); ``compact``
+        leaves out the optional fields that are empty (the script reads them as empty)."""
+        out = {f.name: _jsonable(getattr(self, f.name)) for f in dataclasses.fields(self)}
+        if compact:
+            out = {k: v for k, v in out.items() if k in _REQUIRED or v not in (None, (), [], {}, "")}
+        return out
 
     def grade(self, answer) -> Verdict:
         return grade_with(self, answer)
+
+
+_REQUIRED = ("read", "right", "expected", "ok", "wrong", "shape", "decimals")
 
 
 def _no_functions(x, name):

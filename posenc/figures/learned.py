@@ -16,7 +16,6 @@ from ..encoding import sinusoidal_encoding
 from ..task.data import ANIMALS, DEFAULT_STEPS, MAX_LENGTH, PE_KINDS
 from ..task.training import train_order_model, trained_run
 from ..validate import check_array, check_int, check_lengths, check_one_of, check_slider_value
-from ..ui.engine import static
 from ..ui.engine.controls import slider_style
 from ..ui.engine.explorer import Explorer, LiveFigure
 from ..ui.engine.spec import ExplorerSpec, Param, choice_slider
@@ -369,11 +368,10 @@ class TrainingPanel:
         self.button.on_click(self._on_click)
         row = w.HBox([self.controls["seed"], self.controls["steps"], self.button],
                      layout=w.Layout(flex_flow="row wrap", align_items="center"))
-        top = []
-        if static.active():  # a static page: the inputs need a kernel (a cell may still train)
-            static.disable([*self.controls.values(), self.button])
-            top = [static.hint(static.TRAINING_HINT)]
-        self.widget = w.VBox([*top, row, self.bar, self.status, self.image, self.table])
+        from ..ui.declare import STATIC, declared_box
+
+        self.widget = declared_box([row, self.bar, self.status, self.image, self.table], STATIC,
+                                   lambda: {"hint": self.STATIC_HINT})
         self.widget.add_class("posenc-training")
 
     def _set_status(self, text: str) -> None:
@@ -428,9 +426,12 @@ class TrainingPanel:
             self._set_status(f"完成 (done)：{n} 个模型，seed = {seed}，{steps} 步，共 "
                              f"{time.perf_counter() - start:.1f} s")
         finally:
-            self.button.disabled = static.active()
+            self.button.disabled = False
             self._finished = time.time()
         return self.runs
+
+    #: What the panel says on a page with no kernel (its inputs are off there).
+    STATIC_HINT = "静态网页：按钮和参数要在 JupyterLab 里运行笔记本才能用；下面是构建网页时训练的结果。"
 
     def _repr_mimebundle_(self, **kwargs):
         return self.widget._repr_mimebundle_(**kwargs)

@@ -28,14 +28,37 @@ WORKSHEET = "application/vnd.posenc.worksheet+json"
 PROGRESS = "application/vnd.posenc.progress+json"
 STATIC = "application/vnd.posenc.static+json"
 
-__all__ = ["EXERCISE", "EXPLORER", "QUIZ", "WORKSHEET", "PROGRESS", "STATIC", "with_declaration"]
+__all__ = ["EXERCISE", "EXPLORER", "QUIZ", "WORKSHEET", "PROGRESS", "STATIC", "declared_box"]
+
+import functools
 
 
-def with_declaration(widget, mime: str, data: dict, **kwargs) -> dict:
-    """``widget``'s MIME bundle (an ipywidget's view) with ``data`` under ``mime``."""
-    bundle = widget._repr_mimebundle_(**kwargs)
-    if isinstance(bundle, tuple):        # (data, metadata)
-        bundle = bundle[0]
-    bundle = dict(bundle)
-    bundle[mime] = data
-    return bundle
+def declared_box(children, mime: str, declare, **kwargs):
+    """A ``VBox`` of ``children`` that declares itself when displayed: its MIME bundle is the
+    box's view plus ``declare()`` under ``mime``. So a notebook may display the object
+    (``ex``) or its widget (``ex.widget``): either way the builder reads the declaration."""
+    box = _declared_box_class()(children, **kwargs)
+    box.declaration = (mime, declare)
+    return box
+
+
+@functools.cache
+def _declared_box_class():
+    import ipywidgets as widgets
+
+    class DeclaredBox(widgets.VBox):
+        """A VBox whose displayed bundle carries a declaration (:func:`declared_box`)."""
+
+        declaration = None
+
+        def _repr_mimebundle_(self, **kwargs):
+            bundle = super()._repr_mimebundle_(**kwargs)
+            if isinstance(bundle, tuple):        # (data, metadata)
+                bundle = bundle[0]
+            bundle = dict(bundle or {})
+            if self.declaration is not None and bundle:
+                mime, declare = self.declaration
+                bundle[mime] = declare()
+            return bundle
+
+    return DeclaredBox

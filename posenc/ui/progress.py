@@ -68,19 +68,89 @@ def plot_progress(rows, ax=None):
     return fig
 
 
-def show_progress():
-    """Show the learner's progress: per notebook, exercises solved / total and the quiz's
-    first-try score, as a table and a small bar chart. Returns the figure (the table is
-    displayed above it). Introduced in notebook 01_permutation_invariance."""
-    from IPython.display import Markdown, display
+class ProgressView:
+    """What :func:`show_progress` displays: the table (Markdown, and HTML with the chart as a PNG,
+    so it draws wherever it runs, with or without an inline matplotlib backend), and its
+    declaration for a static page (:mod:`posenc.ui.declare`): the notebooks, their exercises and
+    their quiz questions, from which the page fills the table with the reader's own record."""
 
-    rows = progress_summary(QUIZZES)
-    lines = ["| 笔记本 | 练习（做对 / 共） | 自测题首次作答（答对 / 共） |", "|---|---|---|"]
-    for r in rows:
-        quiz = f"{r['quiz_right']} / {r['quiz_total']}（已答 {r['quiz_answered']}）" if r["quiz_total"] else "—"
-        lines.append(f"| [{r['notebook'][:2]} {r['title']}]({r['notebook']}.ipynb) | "
-                     f"{r['solved']} / {r['total']} | {quiz} |")
-    solved, total = sum(r["solved"] for r in rows), sum(r["total"] for r in rows)
-    lines.append(f"\n共做对 {solved} / {total} 道练习。进度只存在这台电脑上：`{progress_path()}`。")
-    display(Markdown("\n".join(lines)))
-    return plot_progress(rows)
+    def __init__(self, rows):
+        self.rows = list(rows)
+
+    def markdown(self) -> str:
+        lines = ["| 笔记本 | 练习（做对 / 共） | 自测题首次作答（答对 / 共） |", "|---|---|---|"]
+        for r in self.rows:
+            quiz = f"{r['quiz_right']} / {r['quiz_total']}（已答 {r['quiz_answered']}）" if r["quiz_total"] else "—"
+            lines.append(f"| [{r['notebook'][:2]} {r['title']}]({r['notebook']}.ipynb) | "
+                         f"{r['solved']} / {r['total']} | {quiz} |")
+        solved, total = sum(r["solved"] for r in self.rows), sum(r["total"] for r in self.rows)
+        lines.append(f"\n共做对 {solved} / {total} 道练习。进度只存在这台电脑上：`{progress_path()}`。")
+        return "\n".join(lines)
+
+    def png(self) -> bytes:
+        import io
+
+        out = io.BytesIO()
+        plot_progress(self.rows).savefig(out, format="png", dpi=100)
+        return out.getvalue()
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        import base64
+        import html as html_lib
+
+        from .declare import PROGRESS
+
+        table = _markdown_table_html(self.markdown())
+        img = base64.b64encode(self.png()).decode()
+        return {"text/markdown": self.markdown(),
+                "text/html": f"{table}<img class='posenc-progress-chart' alt='{html_lib.escape('进度图')}' "
+                             f"src='data:image/png;base64,{img}'>",
+                PROGRESS: declaration()}
+
+
+def _markdown_table_html(markdown: str) -> str:
+    """The progress table's Markdown as HTML (a table, a link per notebook, the closing line)."""
+    import html as html_lib
+    import re
+
+    rows, tail = [], []
+    for line in markdown.splitlines():
+        if line.startswith("|") and not line.startswith("|---"):
+            rows.append([c.strip() for c in line.strip("|").split("|")])
+        elif line.strip() and not line.startswith("|"):
+            tail.append(line)
+
+    def cell(text):
+        text = html_lib.escape(text)
+        text = re.sub(r"\[([^\]]+)\]\(([^)]+)\)", r"<a href='\2'>\1</a>", text)
+        return re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
+
+    head, body = rows[0], rows[1:]
+    out = ["<table class='posenc-progress-table'><thead><tr>" + "".join(f"<th>{cell(h)}</th>" for h in head) + "</tr></thead><tbody>"]
+    out += ["<tr>" + "".join(f"<td>{cell(c)}</td>" for c in r) + "</tr>" for r in body]
+    out.append("</tbody></table>")
+    out += [f"<p>{cell(t)}</p>" for t in tail]
+    return "".join(out)
+
+
+def declaration() -> dict:
+    """Per notebook with exercises or a quiz: its stem, title, exercise keys, quiz name and
+    question texts (what :func:`progress_summary` counts)."""
+    exercises = catalogue.EXERCISES
+    out = []
+    for nb, title in notebooks.NOTEBOOK_TITLES.items():
+        ids, bank = exercises.get(nb, ()), QUIZZES.get(nb)
+        if ids or bank:
+            out.append({"notebook": nb, "title": title, "exercises": list(ids),
+                        "quiz": nb if bank else None, "questions": [q["question"] for q in bank or ()]})
+    return {"notebooks": out}
+
+
+def show_progress() -> None:
+    """Show the learner's progress: per notebook, exercises solved / total and the quiz's
+    first-try score, as a table and a small bar chart (drawn wherever it runs). In JupyterLab
+    the numbers come from the progress file; on a static page, from the reader's browser.
+    Introduced in notebook 01_permutation_invariance."""
+    from IPython.display import display
+
+    display(ProgressView(progress_summary(QUIZZES)))

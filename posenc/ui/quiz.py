@@ -13,7 +13,6 @@ from ..course.quiz_banks import (  # noqa: F401  (the banks, by concept)
 )
 from ..exercises.verdict import Verdict
 from ..validate import check_int
-from .engine import static
 
 
 def check_question(n: int, q) -> dict:
@@ -40,10 +39,9 @@ def check_question(n: int, q) -> dict:
             "wrong": {int(j): str(m) for j, m in wrong.items()}}
 
 
-def _answer_html(q: dict) -> str:
-    """A question's answer and explanation behind a click (a static page, where nothing can be picked)."""
-    return (f"<details class='posenc-quiz-answer'><summary>看答案 (answer)</summary>"
-            f"<b>{html.escape(q['options'][q['answer']])}</b>：{html.escape(q['explanation'])}</details>")
+#: The score line, today's and the first try's (the static page fills in the same fields).
+SCORE_TEXT = ("<b>得分 (score)：{right} / {total}</b>（已作答 {answered} 题）· "
+              "<b>首次作答得分 (first try)：{first} / {total}</b>（记录了 {ever} 题的第一次选择）")
 
 
 class Quiz:
@@ -85,26 +83,33 @@ class Quiz:
             self.radios.append(radio)
             self.feedback.append(fb)
             boxes.append(widgets.VBox([head, radio, fb], layout=widgets.Layout(margin="0 0 10px 0")))
+        from .declare import QUIZ, declared_box
+
         self.score_html = widgets.HTML()
-        top = []
-        if static.active():  # a static page: nothing to pick, every answer behind a click
-            static.disable(self.radios)
-            top = [static.hint(static.QUIZ_HINT)]
-            for q, fb in zip(self.questions, self.feedback):
-                fb.value = _answer_html(q)
-        self.widget = widgets.VBox([*top, *boxes, self.score_html])
+        self.widget = declared_box([*boxes, self.score_html], QUIZ, self.declaration)
         self.widget.add_class("posenc-quiz")
         self._show_score()
 
     def verdict(self, n: int) -> Verdict | None:
         """The Verdict for question ``n`` (0-based), or None while it is unanswered."""
-        q, radio = self.questions[n], self.radios[n]
-        if radio.index is None:
+        index = self.radios[n].index
+        if index is None:
             return None
-        if radio.index == q["answer"]:
-            return Verdict(True, cite_titles(q["explanation"]))
-        why = q["wrong"].get(radio.index) or q["hint"] or "回到对应的笔记本再看一遍。"
-        return Verdict(False, f"你选的是「{q['options'][radio.index]}」：{cite_titles(why)}")
+        feedback = self.declaration()["questions"][n]["feedback"][index]
+        return Verdict(index == self.questions[n]["answer"], feedback)
+
+    def declaration(self) -> dict:
+        """The quiz as a static page needs it (:mod:`posenc.ui.declare`): its name (the progress
+        record's key) and per question its text, options, right index and the feedback each
+        option gets — the very texts :meth:`verdict` shows, citations written out."""
+        out = []
+        for q in self.questions:
+            why = lambda j: q["wrong"].get(j) or q["hint"] or "回到对应的笔记本再看一遍。"   # noqa: E731
+            out.append({"question": q["question"], "shown": cite_titles(q["question"]), "options": list(q["options"]),
+                        "answer": q["answer"],
+                        "feedback": [cite_titles(q["explanation"]) if j == q["answer"] else
+                                     f"你选的是「{o}」：{cite_titles(why(j))}" for j, o in enumerate(q["options"])]})
+        return {"name": self.name, "questions": out, "score": SCORE_TEXT}
 
     @property
     def score(self) -> tuple[int, int]:
@@ -133,9 +138,8 @@ class Quiz:
         right, total = self.score
         answered = sum(r.index is not None for r in self.radios)
         first, _, ever = self.first_try_score
-        self.score_html.value = (f"<div class='posenc-quiz-score'><b>得分 (score)：{right} / {total}</b>"
-                                 f"（已作答 {answered} 题）· <b>首次作答得分 (first try)：{first} / {total}</b>"
-                                 f"（记录了 {ever} 题的第一次选择）</div>")
+        self.score_html.value = "<div class='posenc-quiz-score'>" + SCORE_TEXT.format(
+            right=right, total=total, answered=answered, first=first, ever=ever) + "</div>"
 
     def _repr_mimebundle_(self, **kwargs):
         return self.widget._repr_mimebundle_(**kwargs)

@@ -9,9 +9,31 @@ import html
 
 import numpy as np
 
-from ..exercises.worksheet import DECIMALS, PART_NAMES, PARTS, CellFeedback, WorksheetCase, check_cell, draw_case
+from ..exercises.worksheet import DECIMALS, PART_NAMES, PARTS, CellFeedback, WorksheetCase, box_rule, check_cell, draw_case
 
 _COLOURS = {"right": "#1a7f37", "wrong": "#b35900", "unreadable": "#b35900", "empty": "#999"}
+
+
+def _header(c: WorksheetCase) -> str:
+    """The worksheet's instructions and this case, as HTML."""
+    words = "".join(f"<li>{html.escape(t)}（pos {p}）的词向量 = [{', '.join(f'{x:g}' for x in wv)}]</li>"
+                    for t, p, wv in zip(c.tokens, c.positions, c.word_vectors))
+    return ("<div style='line-height:1.6'><b>手算练习纸</b>：PE(pos, 2i) = sin(pos·w_i)，"
+            "PE(pos, 2i+1) = cos(pos·w_i)，w_i = base<sup>−2i/d_model</sup>；输入 = 词向量 + PE。"
+            f"每格保留 {DECIMALS} 位小数，角度用弧度；填完一格按 Tab 到下一格，那一格就会判。<br>"
+            f"<b>这一题</b>：d_model = {c.d_model}，base = {c.base:g}，第一个字在 pos = {c.start}。"
+            f"<ul style='margin:2px 0'>{words}</ul></div>")
+
+
+def _case_declaration(c: WorksheetCase) -> dict:
+    boxes = {}
+    for r in range(len(c.tokens)):
+        for part in PARTS:
+            for j in range(c.d_model):
+                boxes[f"{part}-{r}-{j}"] = {"name": c.cell_name(part, r, j),
+                                            "rule": box_rule(c, part, r, j).to_json(compact=True)}
+    return {"header": _header(c), "tokens": list(c.tokens), "positions": [int(p) for p in c.positions],
+            "d_model": c.d_model, "boxes": boxes}
 
 
 class HandCalcWorksheet:
@@ -34,8 +56,10 @@ class HandCalcWorksheet:
         self.messages = w.HTML(_dom_classes=("posenc-worksheet-messages",))
         self.new_button = w.Button(description="换一题", tooltip="换一题：随机抽一个新的例子", icon="refresh")
         self.new_button.on_click(lambda _: self.new_case())
-        self.widget = w.VBox([self.header, self.grid, self.messages, self.new_button],
-                             _dom_classes=("posenc-worksheet",))
+        from .declare import WORKSHEET, declared_box
+
+        self.widget = declared_box([self.header, self.grid, self.messages, self.new_button], WORKSHEET,
+                                   self.declaration, _dom_classes=("posenc-worksheet",))
         self.new_case(case)
 
     def new_case(self, case: WorksheetCase | None = None) -> None:
@@ -44,14 +68,7 @@ class HandCalcWorksheet:
 
         self.case = case if case is not None else draw_case(self.rng)
         c = self.case
-        words = "".join(f"<li>{html.escape(t)}（pos {p}）的词向量 = [{', '.join(f'{x:g}' for x in wv)}]</li>"
-                        for t, p, wv in zip(c.tokens, c.positions, c.word_vectors))
-        self.header.value = (
-            "<div style='line-height:1.6'><b>手算练习纸</b>：PE(pos, 2i) = sin(pos·w_i)，"
-            "PE(pos, 2i+1) = cos(pos·w_i)，w_i = base<sup>−2i/d_model</sup>；输入 = 词向量 + PE。"
-            f"每格保留 {DECIMALS} 位小数，角度用弧度；填完一格按 Tab 到下一格，那一格就会判。<br>"
-            f"<b>这一题</b>：d_model = {c.d_model}，base = {c.base:g}，第一个字在 pos = {c.start}。"
-            f"<ul style='margin:2px 0'>{words}</ul></div>")
+        self.header.value = _header(c)
         d = c.d_model
         head = ["词 (pos)"] + [f"PE 第 {j} 维" for j in range(d)] + [f"输入 第 {j} 维" for j in range(d)]
         children = [w.HTML(f"<b style='white-space:nowrap'>{html.escape(h)}</b>") for h in head]
@@ -73,6 +90,21 @@ class HandCalcWorksheet:
         self.grid.layout = w.Layout(grid_template_columns=f"repeat({2 * d + 1}, max-content)",
                                     grid_gap="4px 6px", align_items="center")
         self._show_messages()
+
+    #: How many cases a static page carries (the current one first; 「换一题」 steps through them).
+    PAGE_CASES = 16
+
+    def declaration(self) -> dict:
+        """The worksheet as a static page needs it (:mod:`posenc.ui.declare`): :data:`PAGE_CASES`
+        cases (this one, then cases drawn from a fixed random seed), each with its words, the
+        header the widget shows and every box's rule (:func:`~posenc.exercises.worksheet.box_rule`)."""
+        extra = np.random.default_rng(20261203)
+        cases = [self.case] + [draw_case(extra) for _ in range(self.PAGE_CASES - 1)]
+        return {"decimals": DECIMALS, "parts": {p: PART_NAMES[p] for p in PARTS},
+                "cases": [_case_declaration(c) for c in cases]}
+
+    def _repr_mimebundle_(self, **kwargs):
+        return self.widget._repr_mimebundle_(**kwargs)
 
     def fill(self, part: str, row: int, dim: int, text: str) -> CellFeedback:
         """Type ``text`` into a box (as the browser would) and return what it says."""

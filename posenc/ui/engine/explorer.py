@@ -122,13 +122,9 @@ class Explorer:
     (:mod:`posenc.ui.engine.frames`; ``.frames`` is the
     :class:`~posenc.ui.engine.frames.FrameSet`). :meth:`shown_png` is the PNG on screen.
 
-    In static mode (``POSENC_STATIC_FRAMES=N``, :mod:`posenc.ui.engine.static`, whose docstring
-    is the interface) every explorer renders its main slider's frames at construction (all
-    values, or N of them by :func:`~posenc.ui.engine.static.subset`: both ends and the current
-    one), its main slider steps through exactly those (a
-    :class:`~posenc.ui.engine.static.SubsetSlider` that re-forms around a value set in code),
-    every other control is shown disabled under :func:`~posenc.ui.engine.static.explorer_hint`,
-    and no IPython hook is installed.
+    With frames rendered for a page (:mod:`posenc.ui.engine.static`) every explorer renders its
+    main slider's frames at construction and its main slider steps through exactly those;
+    :meth:`declaration` tells the builder which control works on the page.
     """
 
     name = "explorer"
@@ -205,12 +201,10 @@ class Explorer:
                                      description="play")
             self.play_link = play_link(self.play, controls[main], attr)  # plays in the browser, frame by frame
             below = [self.play, *below]
+        from ..declare import EXPLORER, declared_box
+
         rows = [widgets.HBox(list(controls.values()), layout=widgets.Layout(flex_flow="row wrap"))]
-        if self.static:
-            others = [c for k, c in controls.items() if k != main]
-            static.disable(others)
-            rows.append(static.explorer_hint(main, self.frames, bool(others)))
-        self.widget = widgets.VBox([*rows, *below, shown])
+        self.widget = declared_box([*rows, *below, shown], EXPLORER, self.declaration)
         self.widget.add_class("posenc-explorer")
         self.widget.add_class(f"posenc-explorer-{self.name}")
 
@@ -334,6 +328,20 @@ class Explorer:
         for x in (*(getattr(self, e) for e in self.spec.extras), self.play_link, self.play, self.image, self.widget):
             if x is not None:
                 x.close()
+
+    def declaration(self) -> dict:
+        """What this explorer is, for the static edition's builder (:mod:`posenc.ui.declare`):
+        its name, its main slider (and Play button) by widget model id — what works on a page
+        without a kernel — every other control by model id, and how many of the main slider's
+        values have frames out of how many it has."""
+        frames = self.frames
+        main = {} if frames is None else {
+            "main": self.main, "main_model": frames.slider.model_id,
+            "play_model": None if self.play is None else self.play.model_id,
+            "frames": len(frames.values),
+            "values": len(self.spec.control(self.main).bind(self.params).values() or frames.values)}
+        return {"name": self.name, **main,
+                "controls": {k: c.model_id for k, c in self.controls.items() if k != self.main}}
 
     def _repr_mimebundle_(self, **kwargs):
         return self.widget._repr_mimebundle_(**kwargs)

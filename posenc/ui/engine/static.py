@@ -1,28 +1,21 @@
-"""Static mode: widgets for a page that no kernel answers (the static edition,
-``tools/build_site.py``), switched on by one environment variable.
-
-The interface (the whole of it; any explorer engine honours exactly this):
+"""Frames for a page no kernel answers (the static edition, ``tools/build_site.py``): the one
+kernel-side switch, set by the builder and read by :class:`~posenc.ui.engine.explorer.Explorer`
+alone.
 
 * :data:`ENV` = ``POSENC_STATIC_FRAMES``: unset (or empty) means the normal live mode. Set to
-  an integer ``N >= 3`` it is the most frames one explorer may hold, and
-  :func:`frames_limit` returns it (anything else is a ``ValueError`` naming the variable).
+  an integer ``N >= 3`` it is the most frames one explorer may hold (:func:`frames_limit`;
+  anything else is a ``ValueError`` naming the variable).
 * Every explorer made while it is set renders its main slider's frames at construction, as
   PNG data: URLs: every value if there are at most ``N``, else ``N`` values chosen by
   :func:`subset` (evenly spaced, both ends and the current value included). The main slider
   then steps through exactly the rendered values: a ``SelectionSlider`` whose readout is the
   real value (:class:`SubsetSlider` when some values were left out). Code may still set the
-  slider to any value of its full range: the kept values then re-form around the new one and
-  the missing frames are rendered before the assignment returns. Another control moved by
-  code redraws every frame before the assignment returns.
-* The frame on screen is always a rendered frame, never the kernel's live image.
-* Every other control (and every other input of the widget: a checkbox, a button) is shown
-  with ``disabled=True``, and the explorer's box gets a one-line Chinese hint,
-  :func:`hint`: an ``HTML`` widget with the class :data:`HINT_CLASS`.
-* No IPython hook is installed and nothing is scheduled on the event loop.
-* The self-check quiz and the training panel follow the same rule: their inputs are disabled
-  and they say so with the same kind of hint. (Exercises are the builder's: tools/build_site.py.)
+  slider to any value of its full range: the kept values re-form around the new one and the
+  missing frames are rendered before the assignment returns. The frame on screen is always a
+  rendered frame, never the kernel's live image. No IPython hook is installed.
 
-The builder chooses ``N`` per notebook to keep each page within its budget.
+Nothing else reads it: what each widget can do on a page — and what it says when it cannot —
+the builder decides from the widgets' declarations (:mod:`posenc.ui.declare`).
 """
 from __future__ import annotations
 
@@ -31,18 +24,6 @@ import os
 
 #: The environment variable that switches static mode on (its value: the most frames per explorer).
 ENV = "POSENC_STATIC_FRAMES"
-#: The CSS class of every static-mode hint.
-HINT_CLASS = "posenc-static-hint"
-#: The hint of an explorer whose main slider works in the page.
-HINT = "静态网页：只有主滑块能拖动；其余控件要在 JupyterLab 里运行笔记本才能用。"
-#: The hint of a widget none of whose inputs work in the page.
-HINT_NONE = "静态网页：这里的控件要在 JupyterLab 里运行笔记本才能用。"
-
-#: The self-check quiz's hint (its answers are behind a click instead).
-QUIZ_HINT = "静态网页：这里不能作答，要在 JupyterLab 里运行笔记本才能选；每题下面可以点开看答案和解析。"
-#: The training panel's hint (what it shows was trained when the page was built).
-TRAINING_HINT = ("静态网页：按钮和参数要在 JupyterLab 里运行笔记本才能用；"
-                 "下面是构建网页时训练的结果。")
 
 
 def frames_limit() -> int | None:
@@ -58,11 +39,6 @@ def frames_limit() -> int | None:
         raise ValueError(f"{ENV} must be an integer >= 3 (the most frames per explorer), got {raw!r} / "
                          f"{ENV} 必须是不小于 3 的整数（每个探索器最多画几帧），现在是 {raw!r}")
     return n
-
-
-def active() -> bool:
-    """Is static mode on?"""
-    return frames_limit() is not None
 
 
 def subset(n: int, limit: int, current: int) -> list[int]:
@@ -88,42 +64,6 @@ def subset(n: int, limit: int, current: int) -> list[int]:
         nearest = min(inner, key=lambda k: (abs(picks[k] - current), k))
         picks[nearest] = current
     return sorted(picks)
-
-
-def explorer_hint(main: str | None, frames=None, others: bool = True):
-    """The hint widget of an explorer whose main slider is ``main`` (None: it has none), with
-    ``frames`` (its FrameSet) and ``others`` (has it other controls?). Its ``<span>`` carries
-    ``data-frames`` (frames rendered) and ``data-values`` (values of the full slider): the
-    builder reads them to report subsets and to size pages."""
-    if main is None:
-        return hint(HINT_NONE)
-    slider = frames.slider
-    total = len(slider.all_options) if hasattr(slider, "all_options") else len(option_pairs(slider))
-    rendered = len(frames.values)
-    note = "" if rendered == total else f"（{total} 个取值里均匀取了 {rendered} 个）"
-    if others:
-        text = f"静态网页：只有主滑块 {main} 能拖动{note}；其余控件要在 JupyterLab 里运行笔记本才能用。"
-    else:
-        text = f"静态网页：滑块 {main} 的每个位置都是构建网页时画好的图{note}；要重新计算，请在 JupyterLab 里运行笔记本。"
-    return hint(text, frames=rendered, values=total)
-
-
-def hint(text: str = HINT, **data):
-    """The one-line hint a static page shows beside controls that need a kernel (``data``:
-    ``data-*`` attributes of its span)."""
-    import html
-
-    import ipywidgets as w
-
-    attrs = "".join(f' data-{k}="{html.escape(str(v))}"' for k, v in data.items())
-    return w.HTML(f"<span{attrs}>{html.escape(text)}</span>", _dom_classes=(HINT_CLASS,))
-
-
-def disable(widgets) -> None:
-    """``disabled = True`` on every widget that has it."""
-    for x in widgets:
-        if hasattr(x, "disabled"):
-            x.disabled = True
 
 
 def option_pairs(control) -> list[tuple[str, object]]:
