@@ -84,19 +84,22 @@ def yarn_correction_range(d_model: int, train_len: int, base: float = 10000.0,
 
 def yarn_ramp(d_model: int, train_len: int, base: float = 10000.0,
               beta_fast: float = YARN_BETA_FAST, beta_slow: float = YARN_BETA_SLOW) -> np.ndarray:
-    """YaRN's blend per pair: 0 = keep the original frequency, 1 = interpolate (divide by s).
+    """YaRN's blend γ per pair, in the paper's direction (the course's, notebook 04's box):
+    1 = keep the original frequency, 0 = interpolate (divide by s); ``w' = γ·w + (1 − γ)·w/s``.
 
-    ``clip((i - low) / (high - low), 0, 1)`` with ``(low, high)`` from
+    ``1 - clip((i - low) / (high - low), 0, 1)`` with ``(low, high)`` from
     :func:`yarn_correction_range` (when they coincide, ``high`` is nudged by 0.001 as in the
-    reference code). Pairs turning more than ``beta_fast`` times in the original context get
-    0, pairs turning fewer than ``beta_slow`` times get 1.
+    reference code). Hugging Face's ``_yarn_linear_ramp_mask`` is the clipped ramp itself, the
+    opposite direction (1 = interpolate). Pairs turning more than ``beta_fast`` times in the
+    original context get 1, pairs turning fewer than ``beta_slow`` times get 0. The ramp is
+    linear in the pair index i, i.e. in log r_i, where the paper's is linear in r_i.
     Introduced in notebook 09_context_extension.
     """
     low, high = yarn_correction_range(d_model, train_len, base, beta_fast, beta_slow)
     if low == high:
         high = high + 0.001
     i = np.arange(d_model // 2, dtype=float)
-    return np.clip((i - low) / (high - low), 0.0, 1.0)
+    return 1.0 - np.clip((i - low) / (high - low), 0.0, 1.0)
 
 
 def yarn_attention_factor(factor, mscale: float = 1.0) -> float:
@@ -186,7 +189,7 @@ def _yarn(d_model: int, base: float, scaling: dict, seq_len: int | None = None):
         attention = yarn_attention_factor(factor, mscale) / yarn_attention_factor(factor, mscale_all_dim)
     else:
         attention = yarn_attention_factor(factor)
-    return w * (1.0 - gamma) + (w / factor) * gamma, attention
+    return w * gamma + (w / factor) * (1.0 - gamma), attention
 
 
 def _pair_factors(scaling: dict, key: str, pairs: int) -> np.ndarray:
@@ -301,7 +304,7 @@ def rope_frequencies(d_model: int, base: float = 10000.0, rope_type: str = "defa
     * ``"ntk"`` (NTK-aware): a larger base ``base' = base · s^(d/(d-2))``; the fastest pair
       (i = 0) keeps its frequency, the slowest (i = d/2 - 1) is divided by exactly s.
       Needs d_model >= 4.
-    * ``"yarn"``: per pair, a blend ``w_i · (1 - γ_i) + (w_i / s) · γ_i`` with γ from
+    * ``"yarn"``: per pair, a blend ``γ_i · w_i + (1 - γ_i) · w_i / s`` with γ from
       :func:`yarn_ramp` (defined on the pair's turns in ``train_len`` positions, the
       context the model was trained on; required), and attention factor ``0.1·ln(s) + 1``.
     * ``"dynamic"`` (dynamic NTK): with ``L = train_len``

@@ -108,7 +108,7 @@ def test_yarn_correction_range_rounds_outward_as_the_reference():
     assert pl.yarn_correction_range(d, L, base) == (20, 46)
     # the toy model of notebook 09: d = 8, L = 16 -> (0, 1): pair 0 kept, pairs 1-3 interpolated
     assert pl.yarn_correction_range(8, 16) == (0, 1)
-    np.testing.assert_array_equal(pl.yarn_ramp(8, 16), [0, 1, 1, 1])
+    np.testing.assert_array_equal(pl.yarn_ramp(8, 16), [1, 0, 0, 0])     # the paper's γ: 1 keeps, 0 interpolates
     # clipping at the top is to dim - 1 (not dim/2 - 1), as in the reference
     assert pl.yarn_correction_range(8, 10**6, 100.0)[1] == 7
 
