@@ -24,19 +24,26 @@ room (``posenc/…``)    what it holds                                          
 ``context``            RoPE past its training length, by Hugging Face's             09
                        ``rope_type`` (``ROPE_SCALING``): PI (``linear``),
                        NTK-aware, dynamic NTK, YaRN, Llama 3.1's rule, LongRoPE;
-                       the base lower bound
+                       the base lower bound; Self-Extend's and ReRoPE's offsets
 ``real_models``        real models' RoPE settings (``MODEL_CONFIGS``, Phi-3's       10, 11
                        LongRoPE config, each sourced), frequencies from a config
 ``inference``          RoPE at inference: the KV cache, dynamic NTK, per-step       10
-                       ALiBi/T5 biases
+                       ALiBi/T5 biases, grouped-query attention (GQA/MQA)
 ``mla``                multi-head latent attention and decoupled RoPE (DeepSeek)    10
 ``practice``           positions in real code: left padding, packing and           11
                        ``cu_seqlens``, bf16/fp16 positions and angles, caches that
                        drop tokens (sliding window, StreamingLLM, sinks, xPos),
-                       Llama 4's NoPE layers
+                       Llama 4's NoPE layers, flash-attn's ALiBi, local/global
+                       layers (Gemma 2, Gemma 3)
+``decoding``           speculative and tree decoding: a tree's position ids         11
+                       (depth) and its attention mask (Medusa)
 ``probes``             linear probes per layer, the causal mask's counting signal   12
+``position_ids``       ids made for length generalization: randomized positions,    12
+                       Abacus ids
+``cope``               contextual positions (CoPE): gates counted, not tokens       12
 ``rope_2d``            patches in raster order, axial 2D RoPE, M-RoPE (Qwen2-VL's   11, 12
-                       sections, Qwen2.5-VL's time ids, Qwen3-VL's interleaving)
+                       sections, Qwen2.5-VL's time ids, Qwen3-VL's interleaving),
+                       a ViT's learned table at a new resolution
 ``torch_layers``       the encodings as torch modules, the one torch RoPE           05-09
                        (loaded lazily)
 ``position_limit``     ``PositionLimitError``: a table asked for a row it lacks     05
@@ -182,7 +189,9 @@ from posenc.context import (
     rope_angle_coverage,
     rope_base_lower_bound,
     rope_frequencies,
+    rerope_offsets,
     rotations_per_context,
+    self_extend_offsets,
     softmax_entropy,
     yarn_correction_range,
     yarn_ramp,
@@ -204,8 +213,11 @@ from posenc.inference import (
     DecodeResult,
     alibi_step_bias,
     causal_rope_attention,
+    gqa_attention,
     kv_cache_decode,
+    kv_cache_numbers,
     recompute_decode,
+    repeat_kv,
     t5_step_bias,
 )
 from posenc.mla import (
@@ -218,10 +230,15 @@ from posenc.mla import (
 
 # -- positions in practice: padding, packing, precision, caches, newer layouts (11) -------------
 from posenc.practice import (
+    LOCAL_GLOBAL_CONFIGS,
     PAD_POSITION_ID,
     POSITION_DTYPES,
     angle_error,
     cu_seqlens,
+    flash_alibi_bias,
+    flash_causal_mask,
+    layer_cache_tokens,
+    layer_types,
     llama4_attn_scale,
     llama4_rope_layers,
     masked_rope_attention,
@@ -236,6 +253,7 @@ from posenc.practice import (
     streaming_cache,
     xpos_scale,
 )
+from posenc.decoding import tree_attention_mask, tree_branches, tree_nodes, tree_position_ids
 
 # -- where position goes: probes per layer, NoPE, 2D RoPE and M-RoPE (12) ---------------------
 from posenc.probes import (
@@ -246,6 +264,8 @@ from posenc.probes import (
     position_readout,
     readout_slope,
 )
+from posenc.position_ids import abacus_positions, randomized_positions
+from posenc.cope import cope_position_logits, cope_positions
 from posenc.rope_2d import (
     PATCH_LAYOUTS,
     QWEN2_VL_SECTION,
@@ -254,6 +274,7 @@ from posenc.rope_2d import (
     mrope_position_ids,
     patch_scores,
     qwen25_vl_time_ids,
+    resize_position_table,
 )
 
 # -- torch: the error is torch-free, the modules load lazily (see _LAZY) -----------------------

@@ -6,6 +6,7 @@ The definitions follow the ``rope_scaling`` types open model configs accept (Hug
 transformers, ``modeling_rope_utils``): ``"linear"`` (position interpolation, PI), ``"dynamic"`` (dynamic
 NTK: the base grows with the current length), ``"yarn"`` and ``"llama3"`` (Llama 3.1's
 wavelength rule). ``"ntk"`` is NTK-aware base scaling in its static form (a fixed factor).
+Self-Extend and ReRoPE leave the frequencies alone and remap the offsets instead.
 Introduced in notebook 09_context_extension.
 """
 from __future__ import annotations
@@ -83,19 +84,22 @@ def yarn_correction_range(d_model: int, train_len: int, base: float = 10000.0,
 
 def yarn_ramp(d_model: int, train_len: int, base: float = 10000.0,
               beta_fast: float = YARN_BETA_FAST, beta_slow: float = YARN_BETA_SLOW) -> np.ndarray:
-    """YaRN's blend per pair: 0 = keep the original frequency, 1 = interpolate (divide by s).
+    """YaRN's blend γ per pair, in the paper's direction (the course's, notebook 04's box):
+    1 = keep the original frequency, 0 = interpolate (divide by s); ``w' = γ·w + (1 − γ)·w/s``.
 
-    ``clip((i - low) / (high - low), 0, 1)`` with ``(low, high)`` from
+    ``1 - clip((i - low) / (high - low), 0, 1)`` with ``(low, high)`` from
     :func:`yarn_correction_range` (when they coincide, ``high`` is nudged by 0.001 as in the
-    reference code). Pairs turning more than ``beta_fast`` times in the original context get
-    0, pairs turning fewer than ``beta_slow`` times get 1.
+    reference code). Hugging Face's ``_yarn_linear_ramp_mask`` is the clipped ramp itself, the
+    opposite direction (1 = interpolate). Pairs turning more than ``beta_fast`` times in the
+    original context get 1, pairs turning fewer than ``beta_slow`` times get 0. The ramp is
+    linear in the pair index i, i.e. in log r_i, where the paper's is linear in r_i.
     Introduced in notebook 09_context_extension.
     """
     low, high = yarn_correction_range(d_model, train_len, base, beta_fast, beta_slow)
     if low == high:
         high = high + 0.001
     i = np.arange(d_model // 2, dtype=float)
-    return np.clip((i - low) / (high - low), 0.0, 1.0)
+    return 1.0 - np.clip((i - low) / (high - low), 0.0, 1.0)
 
 
 def yarn_attention_factor(factor, mscale: float = 1.0) -> float:
@@ -185,7 +189,7 @@ def _yarn(d_model: int, base: float, scaling: dict, seq_len: int | None = None):
         attention = yarn_attention_factor(factor, mscale) / yarn_attention_factor(factor, mscale_all_dim)
     else:
         attention = yarn_attention_factor(factor)
-    return w * (1.0 - gamma) + (w / factor) * gamma, attention
+    return w * gamma + (w / factor) * (1.0 - gamma), attention
 
 
 def _pair_factors(scaling: dict, key: str, pairs: int) -> np.ndarray:
@@ -300,7 +304,7 @@ def rope_frequencies(d_model: int, base: float = 10000.0, rope_type: str = "defa
     * ``"ntk"`` (NTK-aware): a larger base ``base' = base · s^(d/(d-2))``; the fastest pair
       (i = 0) keeps its frequency, the slowest (i = d/2 - 1) is divided by exactly s.
       Needs d_model >= 4.
-    * ``"yarn"``: per pair, a blend ``w_i · (1 - γ_i) + (w_i / s) · γ_i`` with γ from
+    * ``"yarn"``: per pair, a blend ``γ_i · w_i + (1 - γ_i) · w_i / s`` with γ from
       :func:`yarn_ramp` (defined on the pair's turns in ``train_len`` positions, the
       context the model was trained on; required), and attention factor ``0.1·ln(s) + 1``.
     * ``"dynamic"`` (dynamic NTK): with ``L = train_len``
@@ -494,3 +498,58 @@ def beta_digits(n: int, beta: float, num_digits: int) -> np.ndarray:
     beta = check_real("beta", beta, greater_than=1.0)
     num_digits = check_int("num_digits", num_digits, 1, 4096)
     return np.mod(np.floor(n / beta ** np.arange(num_digits)), beta)
+
+
+# ---------------------------------------------------------------------------
+# Extending without training: relative offsets remapped (Self-Extend, ReRoPE)
+# ---------------------------------------------------------------------------
+def _causal_offsets(seq_len: int) -> np.ndarray:
+    i = np.arange(seq_len)
+    k = (i[:, None] - i[None, :]).astype(float)                          # query i, key j: i - j
+    k[k < 0] = np.nan
+    return k
+
+
+def self_extend_offsets(seq_len: int, group_size: int, window: int) -> np.ndarray:
+    """The relative offset Self-Extend gives query i and key j <= i, shape (seq_len, seq_len),
+    NaN above the diagonal (a causal model never looks there).
+
+    Jin et al. 2024, "LLM Maybe LongLM: Self-Extend LLM Context Window Without Tuning"
+    (arXiv 2401.01325), as datamllab/LongLM ``self_extend_patch/Llama.py`` computes it for a
+    prompt (``q_len == kv_seq_len``): neighbours (``i - j < window``) keep the normal offset
+    ``i - j``; farther keys use grouped positions, query ``i // G + W - W / G`` and key
+    ``j // G`` (``group_size`` G = ``group_size_1``, ``window`` W = ``group_size_2``; the shift
+    ``W - W / G`` is applied once the longest position reaches W), so their offset is
+    ``i // G - j // G + W - W / G``. The largest offset stays near ``W + (seq_len - W) / G``.
+    Introduced in notebook 09_context_extension.
+    """
+    seq_len = check_int("seq_len", seq_len, 1, 4096)
+    group_size = check_int("group_size", group_size, 1)
+    window = check_int("window", window, 1)
+    k = _causal_offsets(seq_len)
+    i = np.arange(seq_len)
+    shift = 0.0 if seq_len - 1 < window else window - window / group_size
+    grouped = (i[:, None] // group_size - i[None, :] // group_size) + shift
+    return np.where(k < window, k, np.where(np.isnan(k), np.nan, grouped))
+
+
+def rerope_offsets(seq_len: int, window: int, leaky_factor: float | None = None) -> np.ndarray:
+    """The relative offset ReRoPE gives query i and key j <= i, shape (seq_len, seq_len), NaN
+    above the diagonal.
+
+    苏剑林's ReRoPE (bojone/rerope ``rerope_patch.py``; kexue.fm/archives/9708): offsets below
+    ``window`` are kept, every larger one is clipped to ``window`` (the query is rotated by
+    ``window``, the key not at all). With ``leaky_factor`` k (``leaky_rerope_patch.py``,
+    ``scaling_factor``) the far offsets grow again, k times slower:
+    ``window + (i - j - window) / k``, position interpolation beyond the window.
+    Introduced in notebook 09_context_extension.
+    """
+    seq_len = check_int("seq_len", seq_len, 1, 4096)
+    window = check_int("window", window, 1)
+    k = _causal_offsets(seq_len)
+    if leaky_factor is None:
+        far = np.full_like(k, float(window))
+    else:
+        leaky_factor = check_real("leaky_factor", leaky_factor, greater_than=1.0)
+        far = window + (k - window) / leaky_factor
+    return np.where(k < window, k, np.where(np.isnan(k), np.nan, far))

@@ -142,3 +142,67 @@ def t5_step_bias(pos: int, bias_table, max_distance: int = 128) -> np.ndarray:
     buckets = t5_relative_bucket(np.arange(pos + 1) - pos, bidirectional=False, num_buckets=table.shape[0],
                                  max_distance=max_distance)
     return table[np.asarray(buckets), :].T
+
+
+# ---------------------------------------------------------------------------
+# Grouped-query attention: query heads share KV heads
+# ---------------------------------------------------------------------------
+def _check_heads(name: str, x) -> np.ndarray:
+    return check_array(name, x, ndim=3)
+
+
+def repeat_kv(x, n_rep: int) -> np.ndarray:
+    """KV heads copied for their query heads: ``(num_kv_heads, seq_len, d)`` ->
+    ``(num_kv_heads · n_rep, seq_len, d)``, KV head g serving query heads g·n_rep …
+    g·n_rep + n_rep − 1 (Hugging Face's ``repeat_kv``, "the equivalent of
+    torch.repeat_interleave(x, dim=1, repeats=n_rep)"; flash-attn groups heads the same way:
+    6 query heads over 2 KV heads, heads 0, 1, 2 use KV head 0).
+    Introduced in notebook 10_rope_real_models.
+    """
+    x = _check_heads("x", x)
+    n_rep = check_int("n_rep", n_rep, 1)
+    return np.repeat(x, n_rep, axis=0)
+
+
+def gqa_attention(q, key, value, base: float = 10000.0) -> np.ndarray:
+    """Causal grouped-query attention with RoPE, shape ``(num_heads, seq_len, d_v)``.
+
+    ``q``: ``(num_heads, seq_len, d)``; ``key``, ``value``: ``(num_kv_heads, seq_len, ·)`` with
+    ``num_heads`` a multiple of ``num_kv_heads`` (1 KV head: multi-query attention, MQA; as many
+    as query heads: ordinary multi-head attention). Each KV head's keys are rotated **once**
+    (positions 0 … seq_len − 1), as Hugging Face rotates ``key_states`` before
+    ``past_key_values.update`` and copies them (:func:`repeat_kv`) only inside the attention;
+    query head h attends with KV head ``h // (num_heads // num_kv_heads)``.
+    Introduced in notebook 10_rope_real_models.
+    """
+    q, key, value = _check_heads("q", q), _check_heads("key", key), _check_heads("value", value)
+    heads, seq_len, d = q.shape
+    kv_heads = key.shape[0]
+    if key.shape[1:] != (seq_len, d) or value.shape[:2] != (kv_heads, seq_len):
+        raise ValueError(f"key must be (num_kv_heads, {seq_len}, {d}) and value (num_kv_heads, {seq_len}, d_v), got "
+                         f"{key.shape} and {value.shape} / key、value 的形状与 q 不匹配")
+    if heads % kv_heads:
+        raise ValueError(f"num_heads = {heads} must be a multiple of num_kv_heads = {kv_heads} / "
+                         f"查询头数 {heads} 必须是 KV 头数 {kv_heads} 的整数倍")
+    pos = np.arange(seq_len, dtype=float)
+    inv_freq, _ = _frequencies(d, base, None)
+    q_rot = rope(q, pos, inv_freq=inv_freq)
+    k_rot = rope(key, pos, inv_freq=inv_freq)                  # once per KV head: what the cache holds
+    group = heads // kv_heads
+    future = np.triu(np.ones((seq_len, seq_len), dtype=bool), k=1)
+    out = []
+    for h in range(heads):
+        scores = q_rot[h] @ k_rot[h // group].T / np.sqrt(d)
+        out.append(softmax(np.where(future, -np.inf, scores)) @ value[h // group])
+    return np.array(out)
+
+
+def kv_cache_numbers(num_key_value_heads: int, head_dim: int, num_layers: int = 1) -> int:
+    """Numbers a KV cache stores per token: ``2 · num_key_value_heads · head_dim · num_layers``
+    (one rotated key and one value per KV head per layer; the query heads sharing a KV head add
+    nothing). Introduced in notebook 10_rope_real_models.
+    """
+    num_key_value_heads = check_int("num_key_value_heads", num_key_value_heads, 1)
+    head_dim = check_int("head_dim", head_dim, 1)
+    num_layers = check_int("num_layers", num_layers, 1)
+    return 2 * num_key_value_heads * head_dim * num_layers

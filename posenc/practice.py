@@ -4,9 +4,11 @@ Left padding in batched generation (Hugging Face's ``cumsum(attention_mask) - 1`
 several documents into one row (position ids that restart, the block-diagonal causal mask,
 ``cu_seqlens``), the precision of positions and angles (bf16 / fp16 / fp32 against float64),
 caches that drop tokens (a sliding window, StreamingLLM's sinks and re-assigned positions,
-gpt-oss's learned sink logit, xPos's decay), and Llama 4's NoPE layers and attention
-temperature. (Phi-3's LongRoPE config is in :mod:`posenc.real_models`, Qwen2.5-VL's time ids and
-Qwen3-VL's interleaved M-RoPE in :mod:`posenc.rope_2d`, p-RoPE in :mod:`posenc.rope`.)
+gpt-oss's learned sink logit, xPos's decay), Llama 4's NoPE layers and attention
+temperature, how a fused kernel (flash-attn) takes ALiBi, and layers that mix local and global
+attention (Gemma 2, Gemma 3). Phi-3's LongRoPE config is in :mod:`posenc.real_models`,
+Qwen2.5-VL's time ids and Qwen3-VL's interleaved M-RoPE in :mod:`posenc.rope_2d`, p-RoPE in
+:mod:`posenc.rope`, a tree of draft tokens in :mod:`posenc.decoding`.
 
 Every function follows a public reference implementation its docstring names. Torch is used
 only by the precision helpers (loaded on first call): bf16 and fp16 are torch dtypes.
@@ -18,7 +20,7 @@ import numpy as np
 from .attention import softmax
 from .encoding import frequencies
 from .rope import rope, rope_pair_coefficients
-from .validate import check_array, check_base, check_int, check_one_of, check_positions, check_real
+from .validate import check_array, check_base, check_bool, check_int, check_one_of, check_positions, check_real
 
 #: The position id Hugging Face gives a padding token (``position_ids.masked_fill_(attention_mask == 0, 1)``).
 PAD_POSITION_ID = 1
@@ -260,3 +262,92 @@ def llama4_attn_scale(positions, floor_scale: float = 8192, attn_scale: float = 
     floor_scale = check_real("floor_scale", floor_scale, greater_than=0.0)
     attn_scale = check_real("attn_scale", attn_scale)
     return np.log(np.floor((pos + 1.0) / floor_scale) + 1.0) * attn_scale + 1.0
+
+
+# ---------------------------------------------------------------------------
+# Fused attention kernels: how flash-attn takes ALiBi and RoPE
+# ---------------------------------------------------------------------------
+def flash_alibi_bias(slopes, seqlen_q: int, seqlen_k: int, causal: bool = False) -> np.ndarray:
+    """The ALiBi bias flash-attn adds inside its kernel, shape (heads, seqlen_q, seqlen_k).
+
+    flash-attn takes only ``alibi_slopes`` (one fp32 slope per head) and builds the bias tile by
+    tile (Dao-AILab/flash-attention ``csrc/flash_attn/src/alibi.h``): without a causal mask
+    ``-slope · |i + seqlen_k - seqlen_q - j|`` for query i and key j (the docstring of
+    ``flash_attn_func``: queries aligned to the bottom-right of the score matrix, so a single
+    decoding query sits at position seqlen_k - 1); with ``causal`` it adds ``+slope · j`` to
+    every row instead, which differs from ``-slope · (i' - j)`` by ``slope · i'`` per row, a
+    constant the softmax ignores. The causal mask itself is applied apart from this bias.
+    Introduced in notebook 11_positions_in_practice.
+    """
+    slopes = check_array("slopes", slopes, ndim=1)
+    seqlen_q = check_int("seqlen_q", seqlen_q, 1, 4096)
+    seqlen_k = check_int("seqlen_k", seqlen_k, 1, 4096)
+    causal = check_bool("causal", causal)
+    i = np.arange(seqlen_q)[:, None] + seqlen_k - seqlen_q
+    j = np.arange(seqlen_k)[None, :]
+    if causal:
+        return slopes[:, None, None] * np.broadcast_to(j, (seqlen_q, seqlen_k))[None, :, :]
+    return -slopes[:, None, None] * np.abs(i - j)[None, :, :]
+
+
+def flash_causal_mask(seqlen_q: int, seqlen_k: int) -> np.ndarray:
+    """flash-attn's causal mask (True = visible), aligned to the bottom-right corner: query i
+    sees key j when ``j <= i + seqlen_k - seqlen_q`` (the ``flash_attn_func`` docstring's
+    examples: 2 queries over 5 keys keep ``1 1 1 1 0`` / ``1 1 1 1 1``).
+    Introduced in notebook 11_positions_in_practice.
+    """
+    seqlen_q = check_int("seqlen_q", seqlen_q, 1, 4096)
+    seqlen_k = check_int("seqlen_k", seqlen_k, 1, 4096)
+    return np.arange(seqlen_k)[None, :] <= np.arange(seqlen_q)[:, None] + seqlen_k - seqlen_q
+
+
+# ---------------------------------------------------------------------------
+# Local and global layers (Gemma 2, Gemma 3)
+# ---------------------------------------------------------------------------
+#: Layer patterns of two models that mix sliding-window ("local") and full ("global") layers,
+#: each from a public config and the transformers code that reads it (see ``source``).
+LOCAL_GLOBAL_CONFIGS = {
+    "Gemma-2-9B": {
+        "num_hidden_layers": 42, "num_attention_heads": 16, "num_key_value_heads": 8, "head_dim": 256,
+        "sliding_window": 4096, "sliding_window_pattern": 2, "rope_theta": 10000.0,
+        "rope_local_base_freq": 10000.0, "max_position_embeddings": 8192,
+        "source": ("mlc-ai/mlc-llm python/mlc_llm/model/model_preset.py 'gemma2_9b' (config.json: num_hidden_layers "
+                   "42, num_attention_heads 16, num_key_value_heads 8, head_dim 256, sliding_window 4096, rope_theta "
+                   "10000.0, max_position_embeddings 8192); huggingface/transformers "
+                   "src/transformers/models/gemma2/modular_gemma2.py (Gemma2DecoderLayer.is_sliding = "
+                   "not bool(layer_idx % 2): layers 0, 2, 4, … slide; one rotary embedding for all layers)"),
+    },
+    "Gemma-3-1B": {
+        "num_hidden_layers": 26, "num_attention_heads": 4, "num_key_value_heads": 1, "head_dim": 256,
+        "sliding_window": 512, "sliding_window_pattern": 6, "rope_theta": 1000000.0,
+        "rope_local_base_freq": 10000.0, "max_position_embeddings": 32768,
+        "source": ("mlc-ai/mlc-llm python/mlc_llm/model/model_preset.py 'gemma3_1b_it' (config.json: "
+                   "num_hidden_layers 26, num_attention_heads 4, num_key_value_heads 1, head_dim 256, sliding_window "
+                   "512, sliding_window_pattern 6, rope_theta 1000000, rope_local_base_freq 10000, "
+                   "max_position_embeddings 32768); huggingface/transformers "
+                   "src/transformers/models/gemma3/modular_gemma3.py (Gemma3TextConfig: layer_types "
+                   "'sliding_attention' if bool((i + 1) % sliding_window_pattern) else 'full_attention'; "
+                   "rope_local_base_freq is 'the base period of the RoPE embeddings for local attention')"),
+    },
+}
+
+
+def layer_types(num_hidden_layers: int, sliding_window_pattern: int) -> tuple[str, ...]:
+    """Each layer's attention: ``"sliding_attention"`` unless ``(i + 1)`` is a multiple of
+    ``sliding_window_pattern``, then ``"full_attention"`` (transformers' ``Gemma3TextConfig``;
+    pattern 2 is Gemma 2's alternation, layer 0 sliding). Introduced in notebook 11_positions_in_practice.
+    """
+    num_hidden_layers = check_int("num_hidden_layers", num_hidden_layers, 1, 1024)
+    pattern = check_int("sliding_window_pattern", sliding_window_pattern, 1)
+    return tuple("sliding_attention" if (i + 1) % pattern else "full_attention" for i in range(num_hidden_layers))
+
+
+def layer_cache_tokens(types, seq_len: int, sliding_window: int) -> int:
+    """Keys (and values) a KV cache holds over all layers at ``seq_len`` tokens: ``seq_len`` per
+    full layer, at most ``sliding_window`` per sliding layer (its ring buffer).
+    Introduced in notebook 11_positions_in_practice.
+    """
+    types = tuple(check_one_of("layer type", t, ("sliding_attention", "full_attention")) for t in types)
+    seq_len = check_int("seq_len", seq_len, 1)
+    sliding_window = check_int("sliding_window", sliding_window, 1)
+    return sum(seq_len if t == "full_attention" else min(seq_len, sliding_window) for t in types)

@@ -6,7 +6,9 @@ Keys follow the Hugging Face ``config.json`` names (``rope_theta``,
 ``max_position_embeddings``, ``rope_scaling`` with its ``rope_type``,
 ``partial_rotary_factor``); ``train_len`` (with ``train_len_source``) where a paper or
 report states the length the model was trained on. ``head_dim`` is the config's own when it has one, else
-``hidden_size / num_attention_heads`` (the source says which). Every number was read from the
+``hidden_size / num_attention_heads`` (the source says which). ``num_attention_heads`` and
+``num_key_value_heads`` (grouped-query attention) are the config.json's own, where the copy named
+in ``source`` has them (mlc-llm's presets). Every number was read from the
 file named in ``source``; models whose files could not be read are left out, not guessed.
 Introduced in notebook 10_rope_real_models.
 """
@@ -24,15 +26,20 @@ MODEL_CONFIGS = {
     "Llama-2-7B": {
         "head_dim": 128, "rope_theta": 10000.0, "max_position_embeddings": 4096, "rope_scaling": None,
         "partial_rotary_factor": 1.0,
+        "num_attention_heads": 32, "num_key_value_heads": 32,
         "source": ("meta-llama/llama llama/model.py (precompute_freqs_cis: theta = 10000.0 over the whole head, "
                    "head_dim = dim // n_heads); " + _MLC + " 'llama2_7b' (hidden_size 4096 / 32 heads = 128; "
                    "that copy of config.json still says max_position_embeddings 2048); "
                    "huggingface/transformers src/transformers/models/llama/convert_llama_weights_to_hf.py "
                    "(CONTEXT_LENGTH_FOR_VERSION['2'] = 4096, rope_theta = params.get('rope_theta', 10000.0))"),
+        "train_len": 4096,
+        "train_len_source": ("Touvron et al. 2023, Llama 2 (arXiv 2307.09288), appendix A.2.1 'Context Length': "
+                             "'We expand the context window for Llama 2 from 2048 tokens to 4096 tokens'"),
     },
     "CodeLlama-7B": {
         "head_dim": 128, "rope_theta": 1000000.0, "max_position_embeddings": 16384, "rope_scaling": None,
         "partial_rotary_factor": 1.0,
+        "num_attention_heads": 32, "num_key_value_heads": 32,
         "source": _MLC + " 'codellama_7b' (config.json of codellama/CodeLlama-7b-hf; head_dim = 4096 / 32)",
     },
     "Llama-3.1-8B": {
@@ -40,6 +47,7 @@ MODEL_CONFIGS = {
         "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
                          "original_max_position_embeddings": 8192},
         "partial_rotary_factor": 1.0,
+        "num_attention_heads": 32, "num_key_value_heads": 8,
         "source": (_MLC + " 'llama3_1_8b' (config.json; head_dim = 4096 / 32); cross-checked with "
                    "meta-llama/llama-models models/llama3_1/api/sku_list.py (dim 4096, n_heads 32, rope_theta "
                    "500000.0, use_scaled_rope, CONTEXT_LENGTH 131072) and models/llama3/model.py apply_scaling "
@@ -48,6 +56,7 @@ MODEL_CONFIGS = {
     "Mistral-7B-v0.1": {
         "head_dim": 128, "rope_theta": 10000.0, "max_position_embeddings": 32768, "rope_scaling": None,
         "partial_rotary_factor": 1.0, "sliding_window": 4096, "train_len": 8192,
+        "num_attention_heads": 32, "num_key_value_heads": 8,
         "source": (_MLC + " 'mistral_7b' (config.json; head_dim = 4096 / 32; the preset names the window "
                    "'sliding_window_size': 4096)"),
         "train_len_source": ("Jiang et al. 2023, Mistral 7B (arXiv 2310.06825), Table 1 'Model architecture': "
@@ -58,6 +67,7 @@ MODEL_CONFIGS = {
     "Qwen2-7B-Instruct": {
         "head_dim": 128, "rope_theta": 1000000.0, "max_position_embeddings": 32768, "rope_scaling": None,
         "partial_rotary_factor": 1.0,
+        "num_attention_heads": 28, "num_key_value_heads": 4,
         "source": _MLC + " 'qwen2_7b' (config.json; head_dim = 3584 / 28)",
     },
     "Qwen2.5-7B": {
@@ -76,6 +86,7 @@ MODEL_CONFIGS = {
     "Gemma-2B": {
         "head_dim": 256, "rope_theta": 10000.0, "max_position_embeddings": 8192, "rope_scaling": None,
         "partial_rotary_factor": 1.0,
+        "num_attention_heads": 8, "num_key_value_heads": 1,
         "source": _MLC + " 'gemma_2b' (config.json, which gives head_dim 256 itself; hidden_size is 2048)",
     },
     "GPT-NeoX-20B": {
@@ -112,37 +123,41 @@ MODEL_CONFIGS = {
     },
 }
 
-#: Phi-3's LongRoPE: the RoPE keys of Phi-3-vision-128k-instruct's config.json, copied in
-#: huggingface/diffusers ``tests/pipelines/omnigen/test_pipeline_omnigen.py`` (commit 286990d). The file
-#: writes ``"type": "su"``; Hugging Face's ``Phi3Config`` (``models/phi3/configuration_phi3.py``) reads
-#: that name as ``"longrope"``, the key used here. One short and one long divisor per pair (48 pairs).
+#: Phi-3's LongRoPE: the RoPE keys of Phi-3.5-mini-instruct's config.json (``_name_or_path``
+#: "Phi-3.5-mini-instruct", ``transformers_version`` 4.43.3), as mlc-ai/mlc-llm
+#: ``python/mlc_llm/model/model_preset.py`` copies the file under ``"phi-3_5"`` (commit 79d603f). The file writes
+#: ``"type": "longrope"``; Hugging Face's ``Phi3Config`` (``models/phi3/configuration_phi3.py``) reads that
+#: older key as ``rope_type``. One short and one long divisor per pair (3072 / 32 / 2 = 48 pairs).
 PHI3_LONGROPE_CONFIG = {
     "hidden_size": 3072, "num_attention_heads": 32, "max_position_embeddings": 131072,
     "original_max_position_embeddings": 4096, "rope_theta": 10000.0,
     "rope_scaling": {"rope_type": "longrope", "short_factor": [
-    1.05, 1.05, 1.05, 1.1, 1.1, 1.1, 1.2500000000000002, 1.2500000000000002, 1.4000000000000004,
-    1.4500000000000004, 1.5500000000000005, 1.8500000000000008, 1.9000000000000008, 2.000000000000001,
-    2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001,
-    2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001,
-    2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001,
-    2.000000000000001, 2.000000000000001, 2.000000000000001, 2.1000000000000005, 2.1000000000000005,
-    2.2, 2.3499999999999996, 2.3499999999999996, 2.3499999999999996, 2.3499999999999996,
-    2.3999999999999995, 2.3999999999999995, 2.6499999999999986, 2.6999999999999984, 2.8999999999999977,
-    2.9499999999999975, 3.049999999999997, 3.049999999999997, 3.049999999999997,
+    1.0, 1.0199999809265137, 1.0299999713897705, 1.0299999713897705, 1.0499999523162842, 1.0499999523162842,
+    1.0499999523162842, 1.0499999523162842, 1.0499999523162842, 1.0699999332427979, 1.0999999046325684,
+    1.1099998950958252, 1.1599998474121094, 1.1599998474121094, 1.1699998378753662, 1.2899998426437378,
+    1.339999794960022, 1.679999828338623, 1.7899998426437378, 1.8199998140335083, 1.8499997854232788,
+    1.8799997568130493, 1.9099997282028198, 1.9399996995925903, 1.9899996519088745, 2.0199997425079346,
+    2.0199997425079346, 2.0199997425079346, 2.0199997425079346, 2.0199997425079346, 2.0199997425079346,
+    2.0299997329711914, 2.0299997329711914, 2.0299997329711914, 2.0299997329711914, 2.0299997329711914,
+    2.0299997329711914, 2.0299997329711914, 2.0299997329711914, 2.0299997329711914, 2.0799996852874756,
+    2.0899996757507324, 2.189999580383301, 2.2199995517730713, 2.5899994373321533, 2.729999542236328,
+    2.749999523162842, 2.8399994373321533,
     ], "long_factor": [
-    1.0299999713897705, 1.0499999523162842, 1.0499999523162842, 1.0799999237060547, 1.2299998998641968,
-    1.2299998998641968, 1.2999999523162842, 1.4499999284744263, 1.5999999046325684, 1.6499998569488525,
-    1.8999998569488525, 2.859999895095825, 3.68999981880188, 5.419999599456787, 5.489999771118164,
-    5.489999771118164, 9.09000015258789, 11.579999923706055, 15.65999984741211, 15.769999504089355,
-    15.789999961853027, 18.360000610351562, 21.989999771118164, 23.079999923706055, 30.009998321533203,
-    32.35000228881836, 32.590003967285156, 35.56000518798828, 39.95000457763672, 53.840003967285156,
-    56.20000457763672, 57.95000457763672, 59.29000473022461, 59.77000427246094, 59.920005798339844,
-    61.190006256103516, 61.96000671386719, 62.50000762939453, 63.3700065612793, 63.48000717163086,
-    63.48000717163086, 63.66000747680664, 63.850006103515625, 64.08000946044922, 64.760009765625,
-    64.80001068115234, 64.81001281738281, 64.81001281738281,
+    1.0800000429153442, 1.1100000143051147, 1.1399999856948853, 1.340000033378601, 1.5899999141693115,
+    1.600000023841858, 1.6200000047683716, 2.620000123977661, 3.2300000190734863, 3.2300000190734863,
+    4.789999961853027, 7.400000095367432, 7.700000286102295, 9.09000015258789, 12.199999809265137,
+    17.670000076293945, 24.46000099182129, 28.57000160217285, 30.420001983642578, 30.840002059936523,
+    32.590003967285156, 32.93000411987305, 42.320003509521484, 44.96000289916992, 50.340003967285156,
+    50.45000457763672, 57.55000305175781, 57.93000411987305, 58.21000289916992, 60.1400032043457,
+    62.61000442504883, 62.62000274658203, 62.71000289916992, 63.1400032043457, 63.1400032043457,
+    63.77000427246094, 63.93000411987305, 63.96000289916992, 63.970001220703125, 64.02999877929688,
+    64.06999969482422, 64.08000183105469, 64.12000274658203, 64.41000366210938, 64.4800033569336,
+    64.51000213623047, 64.52999877929688, 64.83999633789062,
     ]},
-    "source": "huggingface/diffusers tests/pipelines/omnigen/test_pipeline_omnigen.py @286990d "
-              "(Phi-3-vision-128k-instruct's config.json; \"su\" = \"longrope\" in transformers' configuration_phi3.py)",
+    "source": ("mlc-ai/mlc-llm python/mlc_llm/model/model_preset.py 'phi-3_5' @79d603f (a copy of "
+               "Phi-3.5-mini-instruct's config.json: hidden_size 3072, num_attention_heads 32, "
+               "max_position_embeddings 131072, original_max_position_embeddings 4096, rope_theta 10000.0, "
+               "\"type\": \"longrope\" with 48 short and 48 long factors)"),
 }
 
 #: How the course names each ``rope_type`` (the keys of :data:`~posenc.context.ROPE_SCALING`).

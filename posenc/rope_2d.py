@@ -10,16 +10,20 @@ the position the image starts at; the text after it continues at the largest id 
 (Qwen2-VL-7B: 16, 24, 24 of 64 pairs): pairs 0-15 turn with t, 16-39 with h, 40-63 with w,
 each pair keeping its usual frequency ``base^(-2j/head_dim)``. Qwen2.5-VL's video time ids
 (:func:`qwen25_vl_time_ids`) and Qwen3-VL's interleaved pairs (:func:`mrope_pair_axes`) are the
-same idea's later versions (notebook 11_positions_in_practice).
+same idea's later versions (notebook 11_positions_in_practice). A ViT's learned table instead has
+one vector per patch of its training grid: :func:`resize_position_table` interpolates it to a new
+grid as Hugging Face's ViT does.
 
 Introduced in notebook 12_where_position_goes.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .encoding import frequencies
-from .validate import check_base, check_int, check_one_of, check_real
+from .validate import check_base, check_int, check_matrix, check_one_of, check_real
 
 #: Qwen2-VL's split of a 128-dim head's 64 pairs between t, h and w (its config's ``mrope_section``).
 QWEN2_VL_SECTION = (16, 24, 24)
@@ -170,3 +174,40 @@ def mrope_pair_axes(section, interleaved: bool = False) -> np.ndarray:
     for dim in (1, 2):
         axes[dim:3 * sec[dim]:3] = dim
     return axes
+
+
+# ---------------------------------------------------------------------------
+# A learned 2-D position table at a new resolution (ViT)
+# ---------------------------------------------------------------------------
+def resize_position_table(table, new_grid) -> np.ndarray:
+    """A ViT's learned position table resized to a new patch grid, as Hugging Face's ViT does
+    when asked to interpolate (``ViTEmbeddings.interpolate_pos_encoding`` in
+    ``src/transformers/models/vit/modeling_vit.py``).
+
+    ``table``: ``(1 + g·g, dim)``, row 0 the class token's position vector, rows 1 … the g × g
+    grid in raster order. The class token's row is kept apart and returned unchanged; the grid is
+    resized to ``new_grid`` (an int or ``(rows, cols)``) with
+    ``torch.nn.functional.interpolate(..., size=new_grid, mode="bicubic", align_corners=False)``
+    (no ``scale_factor``, no antialiasing): PyTorch's bicubic convolution (A = -0.75), source
+    coordinate ``(dst + 0.5) · g / new - 0.5``, indices past the border clamped to it. Computed
+    in float64 (the model computes in its own dtype). Returns ``(1 + rows·cols, dim)``.
+    Torch is imported on first call. Introduced in notebook 12_where_position_goes.
+    """
+    table = check_matrix("table", table)
+    grid = math.isqrt(table.shape[0] - 1)
+    if table.shape[0] < 2 or grid * grid != table.shape[0] - 1:
+        raise ValueError(f"table must have 1 + g·g rows (a class token and a square grid), got {table.shape[0]} / "
+                         f"table 的行数必须是 1 + g·g（一个 class token 加一个正方形网格），收到的是 {table.shape[0]}")
+    if isinstance(new_grid, (tuple, list)):
+        if len(new_grid) != 2:
+            raise ValueError(f"new_grid must be an int or (rows, cols), got {new_grid!r} / new_grid 必须是整数或 (行, 列)")
+        rows, cols = (check_int(name, v, 1, 256) for name, v in zip(("new_grid[0]", "new_grid[1]"), new_grid))
+    else:
+        rows = cols = check_int("new_grid", new_grid, 1, 256)
+    import torch
+    import torch.nn.functional as F
+
+    patch = torch.from_numpy(table[1:]).reshape(1, grid, grid, -1).permute(0, 3, 1, 2)
+    resized = F.interpolate(patch, size=(rows, cols), mode="bicubic", align_corners=False)
+    resized = resized.permute(0, 2, 3, 1).reshape(rows * cols, -1).numpy()
+    return np.concatenate([table[:1], resized], axis=0)

@@ -454,3 +454,157 @@ def interleaved_axes(section):
         else:
             out.append(0)
     return out
+
+
+# ---------------------------------------------------------------------------
+# Shorter and sharper (round 5): GQA, tree decoding, flash-attn's ALiBi, local/global layers,
+# Self-Extend / ReRoPE, a ViT table at a new resolution, randomized / Abacus ids, CoPE
+# ---------------------------------------------------------------------------
+def gqa_attention(q, k, v, base=10000.0):
+    """Causal grouped-query attention with RoPE, head by head (Ainslie et al. 2023, GQA): query
+    head h uses KV head h // (heads / kv_heads), the keys of a KV head rotated by their positions
+    (RoFormer), softmax(q·k/sqrt(d)) over keys n <= t, times v. Lists: q[h][t][c]."""
+    heads, kv_heads = len(q), len(k)
+    group = heads // kv_heads
+    out = []
+    for h in range(heads):
+        g = h // group
+        d = len(q[h][0])
+        rows = []
+        for t in range(len(q[h])):
+            qt = rope_vector(q[h][t], t, base)
+            weights = softmax([dot(qt, rope_vector(k[g][n], n, base)) / math.sqrt(d) for n in range(t + 1)])
+            rows.append([sum(weights[n] * v[g][n][c] for n in range(t + 1)) for c in range(len(v[g][0]))])
+        out.append(rows)
+    return out
+
+
+def medusa_buffers(choices):
+    """FasterDecoding/Medusa ``generate_medusa_buffers``, its steps as written there: sort the
+    choices by (length, value), count nodes per depth, give the nodes of depth i the position id
+    i (the root 0), and mark each node's ancestors (found by index of its prefixes) and itself
+    and the root in the attention mask. Returns (position_ids, mask as lists of 0/1)."""
+    nodes = sorted([list(c) for c in choices], key=lambda x: (len(x), x))
+    n = len(nodes) + 1
+    depth_counts, prev = [], 0
+    for path in nodes:
+        if len(path) != prev:
+            depth_counts.append(0)
+        depth_counts[len(path) - 1] += 1
+        prev = len(path)
+    mask = [[1 if r == c or c == 0 else 0 for c in range(n)] for r in range(n)]
+    start = 0
+    for i in range(len(depth_counts)):
+        for j in range(depth_counts[i]):
+            cur = nodes[start + j]
+            for c in range(len(cur) - 1):
+                mask[start + j + 1][nodes.index(cur[:c + 1]) + 1] = 1
+        start += depth_counts[i]
+    position_ids, start = [0] * n, 0
+    for i in range(len(depth_counts)):
+        for r in range(start + 1, start + depth_counts[i] + 1):
+            position_ids[r] = i + 1
+        start += depth_counts[i]
+    return position_ids, mask
+
+
+def flash_alibi_bias(slopes, seqlen_q, seqlen_k, causal):
+    """flash-attn's ALiBi, as csrc/flash_attn/src/alibi.h adds it to each score: with causal,
+    ``+slope * col``; otherwise ``-slope * |row + seqlen_k - seqlen_q - col|``."""
+    out = []
+    for s in slopes:
+        out.append([[s * j if causal else -s * abs(i + seqlen_k - seqlen_q - j) for j in range(seqlen_k)]
+                    for i in range(seqlen_q)])
+    return out
+
+
+def gemma_is_sliding(layer_idx, pattern):
+    """Hugging Face: Gemma 2 ``is_sliding = not bool(layer_idx % 2)``; Gemma 3 (and Gemma 2 as
+    pattern 2) ``bool((layer_idx + 1) % sliding_window_pattern)``."""
+    return bool((layer_idx + 1) % pattern)
+
+
+def self_extend_offset(i, j, group_size, window, seq_len):
+    """datamllab/LongLM Self-Extend for a prompt: neighbour keys (i - j < window) keep i - j;
+    the rest use query position i // G + W - W / G (the shift only once the longest position
+    reaches W) and key position j // G."""
+    if i - j < window:
+        return float(i - j)
+    shift = 0.0 if seq_len - 1 < window else window - window / group_size
+    return float(i // group_size + shift - j // group_size)
+
+
+def rerope_offset(i, j, window, leaky_factor=None):
+    """bojone/rerope: offsets below the window kept; beyond it ``window`` (ReRoPE) or
+    ``window + (i - j - window) / k`` (Leaky ReRoPE, the query rotated by its position plus
+    ``window * (k - 1)`` at frequencies divided by k)."""
+    if i - j < window:
+        return float(i - j)
+    if leaky_factor is None:
+        return float(window)
+    return ((i + window * (leaky_factor - 1)) - j) / leaky_factor
+
+
+def keys_cubic(x, a=-0.75):
+    """Keys' cubic convolution kernel with PyTorch's A = -0.75 (aten/src/ATen/native/UpSample.h,
+    cubic_convolution1 for |x| <= 1, cubic_convolution2 for 1 < |x| < 2)."""
+    x = abs(x)
+    if x <= 1:
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+    if x < 2:
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    return 0.0
+
+
+def bicubic_resize(grid, rows, cols):
+    """One channel of a g x g grid resized to rows x cols as torch's bicubic upsampling with
+    align_corners=False and a given size: source coordinate (dst + 0.5) * g / new - 0.5 (not
+    clamped), the 4 x 4 neighbours from floor(src) - 1 to floor(src) + 2, each index clamped to
+    [0, g - 1] (upsample_get_value_bounded), weights keys_cubic(offset - t) per axis."""
+    g = len(grid)
+    out = []
+    for r in range(rows):
+        sy = (r + 0.5) * g / rows - 0.5
+        iy = math.floor(sy)
+        row = []
+        for c in range(cols):
+            sx = (c + 0.5) * g / cols - 0.5
+            ix = math.floor(sx)
+            total = 0.0
+            for a in range(-1, 3):
+                yy = min(max(iy + a, 0), g - 1)
+                for b in range(-1, 3):
+                    xx = min(max(ix + b, 0), g - 1)
+                    total += keys_cubic(a - (sy - iy)) * keys_cubic(b - (sx - ix)) * grid[yy][xx]
+            row.append(total)
+        out.append(row)
+    return out
+
+
+def abacus_ids(text, k=0):
+    """mcleish7/arithmetic ``abacus.py``: within each maximal run of digit tokens, positions 1, 2,
+    … (``index - reset_index + 1`` times the digit mask), 0 elsewhere; in training every
+    nonzero id is shifted by k."""
+    out, count = [], 0
+    for ch in text:
+        count = count + 1 if ch in "0123456789" else 0
+        out.append(count + k if count else 0)
+    return out
+
+
+def cope_positions(gate_logits):
+    """facebookresearch/RAM CoPE: gates sigmoid(z) on keys j <= i (the mask zeroes the rest),
+    position of key j for query i = sum of the gates of keys j .. i."""
+    n = len(gate_logits)
+    out = []
+    for i in range(n):
+        gates = [1.0 / (1.0 + math.exp(-gate_logits[i][t])) if t <= i else 0.0 for t in range(n)]
+        out.append([sum(gates[j:i + 1]) if j <= i else 0.0 for j in range(n)])
+    return out
+
+
+def cope_logit(q, pos_emb, p):
+    """CoPE's interpolated position logit: q·e[ceil p] (p - floor p) + q·e[floor p] (1 - (p - floor p))."""
+    lo, hi = math.floor(p), math.ceil(p)
+    w = p - lo
+    return dot(q, pos_emb[hi]) * w + dot(q, pos_emb[lo]) * (1 - w)

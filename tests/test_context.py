@@ -108,7 +108,7 @@ def test_yarn_correction_range_rounds_outward_as_the_reference():
     assert pl.yarn_correction_range(d, L, base) == (20, 46)
     # the toy model of notebook 09: d = 8, L = 16 -> (0, 1): pair 0 kept, pairs 1-3 interpolated
     assert pl.yarn_correction_range(8, 16) == (0, 1)
-    np.testing.assert_array_equal(pl.yarn_ramp(8, 16), [0, 1, 1, 1])
+    np.testing.assert_array_equal(pl.yarn_ramp(8, 16), [1, 0, 0, 0])     # the paper's γ: 1 keeps, 0 interpolates
     # clipping at the top is to dim - 1 (not dim/2 - 1), as in the reference
     assert pl.yarn_correction_range(8, 10**6, 100.0)[1] == 7
 
@@ -318,3 +318,43 @@ def test_beta_digits_are_the_positional_digits():
 ])
 def test_new_helpers_refuse_bad_input_clearly(call, exc, words):
     assert_refused_clearly(call, exc, words)
+
+
+# -- Self-Extend and ReRoPE: offsets remapped ----------------------------------------------------
+@pytest.mark.parametrize("seq_len, g, w", [(12, 2, 4), (20, 3, 5), (9, 4, 16), (33, 8, 8)])
+def test_self_extend_offsets_are_longlms_rule(seq_len, g, w):
+    got = pl.self_extend_offsets(seq_len, g, w)
+    for i in range(seq_len):
+        for j in range(seq_len):
+            if j > i:
+                assert np.isnan(got[i, j])
+            else:
+                assert got[i, j] == pytest.approx(ref.self_extend_offset(i, j, g, w, seq_len))
+
+
+@pytest.mark.parametrize("leaky", [None, 2.0, 16.0])
+def test_rerope_offsets_are_the_patchs_rule(leaky):
+    got = pl.rerope_offsets(15, 4, leaky_factor=leaky)
+    for i in range(15):
+        for j in range(i + 1):
+            assert got[i, j] == pytest.approx(ref.rerope_offset(i, j, 4, leaky))
+
+
+def test_offset_maps_keep_neighbours_and_stay_inside_training_offsets():
+    """Inside the window every map is the plain offset; beyond it Self-Extend grows about G times
+    slower, ReRoPE stops at the window and Leaky ReRoPE grows k times slower."""
+    plain = np.arange(64)[:, None] - np.arange(64)[None, :]
+    near = (plain >= 0) & (plain < 8)
+    for k in (pl.self_extend_offsets(64, 4, 8), pl.rerope_offsets(64, 8), pl.rerope_offsets(64, 8, leaky_factor=4)):
+        np.testing.assert_array_equal(k[near], plain[near])
+    assert np.nanmax(pl.self_extend_offsets(64, 4, 8)) == 63 // 4 + 8 - 2
+    assert np.nanmax(pl.rerope_offsets(64, 8)) == 8
+    assert np.nanmax(pl.rerope_offsets(64, 8, leaky_factor=4)) == 8 + (63 - 8) / 4
+    np.testing.assert_array_equal(pl.self_extend_offsets(10, 2, 16), pl.rerope_offsets(10, 16))   # short: no change
+
+
+def test_offset_map_arguments_are_checked():
+    for call, name in ((lambda: pl.self_extend_offsets(0, 2, 4), "seq_len"), (lambda: pl.self_extend_offsets(8, 0, 4), "group_size"),
+                       (lambda: pl.rerope_offsets(8, 0), "window"), (lambda: pl.rerope_offsets(8, 4, leaky_factor=1.0), "leaky_factor")):
+        with pytest.raises(ValueError, match=name):
+            call()

@@ -88,3 +88,42 @@ def test_inputs_are_checked():
         pl.kv_cache_decode(x, w_q, w_k[:, :4], w_v)
     with pytest.raises(ValueError, match="pos"):
         pl.alibi_step_bias(-1, 4)
+
+
+# -- grouped-query attention ----------------------------------------------------------------------
+@pytest.mark.parametrize("heads, kv_heads", [(4, 1), (4, 2), (6, 3), (2, 2)])
+def test_gqa_attention_is_the_head_by_head_loop(heads, kv_heads):
+    rng = np.random.default_rng(heads * 10 + kv_heads)
+    q, k, v = rng.normal(size=(heads, 5, 8)), rng.normal(size=(kv_heads, 5, 8)), rng.normal(size=(kv_heads, 5, 3))
+    np.testing.assert_allclose(pl.gqa_attention(q, k, v), ref.gqa_attention(q.tolist(), k.tolist(), v.tolist()),
+                               atol=1e-12)
+
+
+def test_gqa_equals_mha_with_copied_kv_heads_and_rotation_commutes_with_copying():
+    rng = np.random.default_rng(0)
+    q, k, v = rng.normal(size=(8, 7, 6)), rng.normal(size=(2, 7, 6)), rng.normal(size=(2, 7, 6))
+    np.testing.assert_allclose(pl.gqa_attention(q, k, v), pl.gqa_attention(q, pl.repeat_kv(k, 4), pl.repeat_kv(v, 4)),
+                               atol=1e-14)
+    pos = np.arange(7)
+    np.testing.assert_array_equal(pl.repeat_kv(pl.rope(k, pos), 4), pl.rope(pl.repeat_kv(k, 4), pos))
+    copied = pl.repeat_kv(k, 4)
+    for h in range(8):                          # flash-attn's grouping: query head h uses KV head h // 4
+        np.testing.assert_array_equal(copied[h], k[h // 4])
+
+
+def test_kv_cache_numbers_count_one_key_and_one_value_per_kv_head():
+    assert pl.kv_cache_numbers(8, 128) == 2048                  # Llama 3.1 8B, one layer: 2 × 8 × 128
+    assert pl.kv_cache_numbers(32, 128, num_layers=32) == 2 * 32 * 128 * 32
+    cfg = pl.MODEL_CONFIGS["Gemma-2B"]
+    assert pl.kv_cache_numbers(cfg["num_key_value_heads"], cfg["head_dim"]) == 512   # MQA: one KV head
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: pl.gqa_attention(np.zeros((3, 4, 8)), np.zeros((2, 4, 8)), np.zeros((2, 4, 8))), "multiple"),
+    (lambda: pl.gqa_attention(np.zeros((4, 4, 8)), np.zeros((2, 5, 8)), np.zeros((2, 5, 8))), "key"),
+    (lambda: pl.repeat_kv(np.zeros((2, 4, 8)), 0), "n_rep"),
+    (lambda: pl.kv_cache_numbers(0, 128), "num_key_value_heads"),
+])
+def test_gqa_arguments_are_checked(call, name):
+    with pytest.raises(ValueError, match=name):
+        call()

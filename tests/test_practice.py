@@ -3,6 +3,7 @@ StreamingLLM's, gpt-oss's, torchscale's, Llama 4's and Qwen's documented behavio
 loops in tests/reference.py, and identities (a padded row scores like the unpadded sentence when its
 ids are right; xPos depends on m − n only; bf16 keeps 8 significant bits)."""
 import math
+import re
 
 import numpy as np
 import pytest
@@ -262,3 +263,48 @@ def test_phi3_config_is_the_one_the_longrope_tests_use():
     np.testing.assert_allclose(pl.frequencies(96) / short, PHI3_SHORT, rtol=1e-12)
     np.testing.assert_allclose(pl.frequencies(96) / long, PHI3_LONG, rtol=1e-12)
     assert att == pytest.approx(math.sqrt(1 + math.log(32) / math.log(4096)))
+
+
+# -- flash-attn's ALiBi ----------------------------------------------------------------------------
+@pytest.mark.parametrize("sq, sk, causal", [(6, 6, False), (6, 6, True), (1, 9, False), (3, 7, True)])
+def test_flash_alibi_bias_is_the_kernels_rule(sq, sk, causal):
+    slopes = pl.alibi_slopes(4)
+    np.testing.assert_allclose(pl.flash_alibi_bias(slopes, sq, sk, causal),
+                               ref.flash_alibi_bias(slopes.tolist(), sq, sk, causal), atol=1e-15)
+
+
+def test_the_kernels_causal_bias_gives_alibis_attention_and_a_decoding_row_is_the_step_bias():
+    rng = np.random.default_rng(0)
+    n, heads = 7, 4
+    scores = rng.normal(size=(heads, n, n))
+    visible = pl.flash_causal_mask(n, n)
+    np.testing.assert_array_equal(visible, np.tril(np.ones((n, n), dtype=bool)))
+    kernel = pl.softmax(np.where(visible, scores + pl.flash_alibi_bias(pl.alibi_slopes(heads), n, n, True), -np.inf))
+    textbook = pl.softmax(np.where(visible, scores + pl.alibi_causal_bias(n, heads), -np.inf))
+    np.testing.assert_allclose(kernel, textbook, atol=1e-12)
+    step = pl.flash_alibi_bias(pl.alibi_slopes(heads), 1, n, causal=False)[:, 0]
+    np.testing.assert_allclose(step, pl.alibi_step_bias(n - 1, heads), atol=1e-15)
+    assert pl.flash_causal_mask(2, 5).astype(int).tolist() == [[1, 1, 1, 1, 0], [1, 1, 1, 1, 1]]   # docstring's example
+
+
+# -- local and global layers ------------------------------------------------------------------------
+@pytest.mark.parametrize("name", sorted(pl.LOCAL_GLOBAL_CONFIGS))
+def test_layer_types_follow_transformers_rules(name):
+    cfg = pl.LOCAL_GLOBAL_CONFIGS[name]
+    types = pl.layer_types(cfg["num_hidden_layers"], cfg["sliding_window_pattern"])
+    assert [t == "sliding_attention" for t in types] == [
+        ref.gemma_is_sliding(i, cfg["sliding_window_pattern"]) for i in range(cfg["num_hidden_layers"])]
+    assert re.search(r"\b[\w.-]+/[\w.-]+ [\w./-]+\.py\b", cfg["source"])
+
+
+def test_gemma_patterns_and_cache():
+    assert pl.layer_types(4, 2) == ("sliding_attention", "full_attention") * 2                 # Gemma 2: layer 0 slides
+    g3 = pl.layer_types(26, 6)
+    assert [i for i, t in enumerate(g3) if t == "full_attention"] == [5, 11, 17, 23]
+    assert pl.layer_cache_tokens(g3, 32768, 512) == 4 * 32768 + 22 * 512
+    assert pl.layer_cache_tokens(g3, 100, 512) == 26 * 100                                     # shorter than the window
+
+
+def test_gemma_3_local_layers_use_the_smaller_base():
+    cfg = pl.LOCAL_GLOBAL_CONFIGS["Gemma-3-1B"]
+    assert cfg["rope_local_base_freq"] == 10000.0 < cfg["rope_theta"] == 1000000.0

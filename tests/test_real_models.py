@@ -109,7 +109,7 @@ def test_linear_divides_every_frequency_and_default_changes_nothing():
     np.testing.assert_allclose(pl.model_frequencies("GPT-NeoX-20B")[0], ref.frequencies(24, 10000.0), rtol=1e-12)
 
 
-#: Phi-3-vision-128k-instruct's config.json (its source is named in the entry): the data the
+#: Phi-3.5-mini-instruct's config.json (its source is named in the entry): the data the
 #: registry reads; the expected frequencies below come from tests/reference.py.
 PHI3 = {k: v for k, v in pl.PHI3_LONGROPE_CONFIG.items() if k != "source"}
 PHI3_LONG = PHI3["rope_scaling"]["long_factor"]
@@ -121,7 +121,7 @@ def test_phi3_config_has_one_factor_per_pair():
 
 
 def test_the_older_type_key_reads_like_rope_type():
-    """Phi-3's own config.json writes ``"type"`` (``"su"``, renamed ``longrope`` by Phi3Config)."""
+    """Phi-3.5-mini-instruct's own config.json writes ``"type": "longrope"`` (older Phi-3 files ``"su"``)."""
     older = {**PHI3, "rope_scaling": {"type": "longrope", "short_factor": PHI3_SHORT, "long_factor": PHI3_LONG}}
     for seq_len in (None, 8192):
         a, fa = pl.rope_frequencies_from_config(older, seq_len=seq_len)

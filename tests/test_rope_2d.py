@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import posenc_lib as pl
+import reference as ref
 from posenc.rope_2d import patch_angles
 from support import chinese_half
 
@@ -108,3 +109,40 @@ def test_argument_errors_name_the_parameter(call, name):
         call()
     message = str(info.value)
     assert message.startswith(f"{name} ") and name in chinese_half(message), message
+
+
+# -- a ViT's learned table at a new resolution ---------------------------------------------------
+@pytest.mark.parametrize("grid, new", [(5, 8), (5, (3, 7)), (4, (13, 4)), (6, 2), (3, 3)])
+def test_resize_position_table_is_bicubic_written_as_loops(grid, new):
+    """Hugging Face's ViT: the class token's row apart and unchanged, the grid resized by torch's bicubic
+    interpolation (align_corners=False, a given size); here against the kernel and the border rule of
+    PyTorch's UpSample.h written out point by point (tests/reference.py) on a random table."""
+    rng = np.random.default_rng(grid)
+    table = rng.normal(size=(1 + grid * grid, 4))
+    got = pl.resize_position_table(table, new)
+    rows, cols = (new, new) if isinstance(new, int) else new
+    assert got.shape == (1 + rows * cols, 4)
+    np.testing.assert_array_equal(got[0], table[0])
+    for c in range(4):
+        channel = [[table[1 + r * grid + x, c] for x in range(grid)] for r in range(grid)]
+        np.testing.assert_allclose(got[1:, c], np.ravel(ref.bicubic_resize(channel, rows, cols)), atol=1e-12)
+
+
+def test_resizing_to_the_same_grid_returns_the_table_and_constants_stay_constant():
+    rng = np.random.default_rng(0)
+    table = rng.normal(size=(1 + 49, 3))
+    np.testing.assert_array_equal(pl.resize_position_table(table, 7), table)
+    flat = np.ones((1 + 16, 2))
+    np.testing.assert_allclose(pl.resize_position_table(flat, (9, 5)), 1.0, atol=1e-12)   # the kernel's weights sum to 1
+
+
+def test_the_cubic_kernel_has_keys_values():
+    assert ref.keys_cubic(0.0) == 1.0 and ref.keys_cubic(1.0) == 0.0 and ref.keys_cubic(2.0) == 0.0
+    assert ref.keys_cubic(0.5) == pytest.approx(1 - 2.25 * 0.25 + 1.25 * 0.125)       # (A+2)|x|³ − (A+3)|x|² + 1
+
+
+@pytest.mark.parametrize("table, grid, name", [(np.zeros((11, 4)), 4, "square grid"), (np.zeros((17, 4)), 0, "new_grid"),
+                                               (np.zeros((17, 4)), (2, 3, 4), "new_grid")])
+def test_resize_arguments_are_checked(table, grid, name):
+    with pytest.raises(ValueError, match=name):
+        pl.resize_position_table(table, grid)

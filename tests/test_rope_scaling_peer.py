@@ -16,7 +16,7 @@ torch = pytest.importorskip("torch")
 import numpy as np  # noqa: E402
 
 import posenc_lib as pl  # noqa: E402
-from test_real_models import PHI3  # noqa: E402  (Phi-3-vision-128k-instruct's config.json, sourced there)
+from test_real_models import PHI3  # noqa: E402  (Phi-3.5-mini-instruct's config.json, sourced there)
 
 from transformers import LlamaConfig, Phi3Config  # noqa: E402
 from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS  # noqa: E402

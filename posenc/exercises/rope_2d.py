@@ -56,4 +56,4 @@ def check_mrope_text_start(answer, n_text_before: int, grid_thw) -> Verdict:
     return grade(answer, right, read="int", slips=list(slips.items()), expected="答案应是一个整数（位置编号）。",
                  ok=f"图像里最大的编号是 {n_before} + {max(t, h, w) - 1} = {right - 1}，"
                     f"后面的文字从 {right} 接着数：比一维顺序的 {n_before + t * h * w} 小得多。",
-                 wrong=f"图像 token 的编号是 (ti, hi, wi) + {n_before}；找出三行里最大的那个，再加 1。")
+                 wrong=f"图像 token 的编号是 (t, r, c) + {n_before}；找出三行里最大的那个，再加 1。")

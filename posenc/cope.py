@@ -1,0 +1,54 @@
+"""Contextual position encoding (CoPE, Golovneva et al. 2024, "Contextual Position Encoding:
+Learning to Count What's Important", arXiv 2405.18719): a key's position relative to the query is
+the number of tokens between them that the query's gates count, not the number of tokens.
+
+As facebookresearch/RAM ``projects/cope/src/cope/context_position.py`` (``ContextPosSelfAttn``)
+computes it: gates ``g_ij = sigmoid(q_i · k_j / sqrt(d))`` times the causal mask; position
+``p_ij = Σ_{t=j}^{i} g_it`` (``gates.flip(-1).cumsum(-1).flip(-1)``), clamped to ``npos − 1``; a
+learned vector e[p] per integer position gives the logit ``q_i · e[p]``, interpolated linearly
+between floor(p) and ceil(p) for a fractional p, and added to the attention logit.
+Introduced in notebook 12_where_position_goes.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .validate import check_array, check_int, check_matrix
+
+
+def cope_positions(gate_logits, npos: int | None = None) -> np.ndarray:
+    """CoPE's fractional positions, shape (seq_len, seq_len): ``p_ij = Σ_{t=j}^{i} sigmoid(z_it)``
+    for keys j <= i (0 above the diagonal, where the causal mask zeroes the gates), clamped to
+    ``npos − 1`` when ``npos`` is given. ``gate_logits`` z: (seq_len, seq_len), already divided by
+    sqrt(d). With every gate 1, ``p_ij = i − j + 1``: counting tokens again.
+    Introduced in notebook 12_where_position_goes.
+    """
+    z = check_matrix("gate_logits", gate_logits)
+    if z.shape[0] != z.shape[1]:
+        raise ValueError(f"gate_logits must be square (queries × keys), got {z.shape} / gate_logits 必须是方阵")
+    gates = np.tril(1.0 / (1.0 + np.exp(-z)))
+    positions = np.flip(np.cumsum(np.flip(gates, axis=-1), axis=-1), axis=-1)
+    positions = np.tril(positions)
+    if npos is not None:
+        positions = np.minimum(positions, float(check_int("npos", npos, 1) - 1))
+    return positions
+
+
+def cope_position_logits(query, pos_emb, positions) -> np.ndarray:
+    """The logit CoPE adds for each (query i, key j): ``q_i · e[p_ij]`` with e interpolated,
+    ``(p − floor p) · q_i·e[ceil p] + (1 − (p − floor p)) · q_i·e[floor p]``.
+    ``query``: (seq_len, d); ``pos_emb``: (npos, d), one learned vector per integer position;
+    ``positions``: (seq_len, seq_len) from :func:`cope_positions` (below npos).
+    Introduced in notebook 12_where_position_goes.
+    """
+    q = check_matrix("query", query)
+    e = check_matrix("pos_emb", pos_emb, cols=q.shape[1])
+    p = check_array("positions", positions, ndim=2)
+    if p.shape != (len(q), len(q)) or np.any(p < 0) or np.any(p > len(e) - 1):
+        raise ValueError(f"positions must be ({len(q)}, {len(q)}) with values in [0, {len(e) - 1}] / "
+                         f"positions 的形状必须是 ({len(q)}, {len(q)})，取值在 [0, {len(e) - 1}] 之间")
+    fixed = q @ e.T                                           # (seq_len, npos): q_i · e[p] for integer p
+    lo, hi = np.floor(p).astype(int), np.ceil(p).astype(int)
+    w = p - lo
+    rows = np.arange(len(q))[:, None]
+    return fixed[rows, hi] * w + fixed[rows, lo] * (1 - w)
