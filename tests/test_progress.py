@@ -135,7 +135,14 @@ def test_show_progress_counts_per_notebook_and_draws_legible_text(progress_file)
     assert (rows["12_where_position_goes"]["solved"], rows["12_where_position_goes"]["total"]) == (2, 3)
     assert (rows["10_rope_real_models"]["quiz_right"], rows["10_rope_real_models"]["quiz_total"]) == (1, 5)
     assert rows["13_summary_interview"]["quiz_answered"] == 0          # a quiz of its own
-    fig = pl.show_progress()
+    from IPython.display import display  # noqa: F401  (show_progress displays, returns nothing)
+    from posenc.ui.progress import ProgressView, plot_progress
+
+    assert pl.show_progress() is None
+    bundle = ProgressView(rows.values())._repr_mimebundle_()
+    assert "<img class='posenc-progress-chart'" in bundle["text/html"] and "data:image/png;base64," in bundle["text/html"]
+    assert "12_where_position_goes.ipynb" in bundle["text/html"] and "2 / 3" in bundle["text/html"]
+    fig = plot_progress(rows.values())
     fig.canvas.draw()
     dpi = fig.dpi
     for text in fig.findobj(lambda a: hasattr(a, "get_fontsize") and hasattr(a, "get_text")):
