@@ -16,3 +16,6 @@ c.LabApp.app_settings_dir = str(_here / "lab-settings")
 # Open the contents page. No query string here: the server appends ``?token=...`` to this
 # path in the URL it prints, and a second ``?`` would make that URL fail to log in.
 c.LabApp.default_url = "/lab/tree/notebooks/00_index.ipynb"
+# Containers and cloud notebooks often run as root: the server would refuse to start
+# ("Running as root is not recommended"); on an ordinary account this setting changes nothing.
+c.ServerApp.allow_root = True

@@ -174,3 +174,34 @@ def test_test_references_use_only_the_math_module():
     for node in tree.body:
         if isinstance(node, ast.FunctionDef):
             assert ast.get_docstring(node), f"reference.{node.name} needs a docstring naming its formula"
+
+
+@pytest.mark.slow
+def test_the_readme_open_command_starts_jupyterlab_as_root_too(tmp_path):
+    """The README's launch (its config file, no --allow-root) starts the server whoever runs it:
+    as root (a container, and this suite's CI) JupyterLab would otherwise exit with «Running as
+    root is not recommended». Waits for the server's own 'is running at' line, never a fixed time."""
+    import os
+    import socket
+
+    open_cmd = readme_commands()[0]
+    config = re.search(r"--config=(\S+)", open_cmd).group(1)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    cmd = [sys.executable, "-m", "jupyter", "lab", f"--config={config}", "--no-browser", "--ip=127.0.0.1",
+           f"--port={port}", "--ServerApp.token=readme-test"]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env={**os.environ, "JUPYTER_RUNTIME_DIR": str(tmp_path)})
+    lines = []
+    try:
+        for line in proc.stdout:            # ends when the server exits
+            lines.append(line)
+            if "is running at" in line or "Use Control-C to stop" in line:
+                break
+        running = proc.poll() is None
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
+    assert running, "".join(lines[-20:])
+    assert not any("Running as root is not recommended" in line for line in lines)

@@ -16,7 +16,7 @@ from ..encoding import sinusoidal_encoding
 from ..task.data import ANIMALS, DEFAULT_STEPS, MAX_LENGTH, PE_KINDS
 from ..task.training import train_order_model, trained_run
 from ..validate import check_array, check_int, check_lengths, check_one_of, check_slider_value
-from ..ui.engine.controls import slider_style
+from ..ui.engine.controls import slider_layout, slider_style
 from ..ui.engine.explorer import Explorer, LiveFigure
 from ..ui.engine.spec import ExplorerSpec, Param, choice_slider
 from .style import PE_COLORS, new_axes, figure_style, label
@@ -352,8 +352,9 @@ class TrainingPanel:
         self.controls = {
             "seed": w.BoundedIntText(seed, min=0, max=10**6, description=label("seed（随机种子）", "seed"), style=st,
                                      continuous_update=False, layout=w.Layout(width="230px")),
-            "steps": w.IntSlider(steps, min=5, max=300, step=5, description=label("steps（训练步数）", "steps"), style=st,
-                                 continuous_update=False),
+            "steps": w.IntSlider(steps, min=5, max=300, step=5, description=label("steps（训练步数）", "steps"),
+                                 style=slider_style(label("steps（训练步数）", "steps")), continuous_update=False,
+                                 layout=slider_layout(label("steps（训练步数）", "steps"))),
         }
         self.button = w.Button(description="训练 (train)", button_style="primary", icon="play",
                                tooltip="train one model per position encoding / 每种位置编码训练一个模型")

@@ -3,9 +3,38 @@ slider the browser can follow, and Play buttons linked in the browser."""
 from __future__ import annotations
 
 
-def slider_style() -> dict:
-    """Widget style: labels as wide as their text (no truncation)."""
-    return {"description_width": "initial"}
+def slider_style(description: str | None = None) -> dict:
+    """Widget style: labels as wide as their text (no truncation); with ``description``, that
+    width given explicitly (:func:`label_width`), so the slider's box can be sized around it."""
+    if description is None:
+        return {"description_width": "initial"}
+    return {"description_width": f"{label_width(description)}px"}
+
+
+#: Pixels of track a slider keeps beside its label and readout (issue: a hand needs ≥ 200 px).
+TRACK_PX = 240
+#: Pixels a slider's readout and the gaps around it take.
+READOUT_PX = 96
+
+
+def label_width(text: str) -> int:
+    """A generous width (px) for ``text`` as a widget label at JupyterLab's 13 px: 14 px per
+    wide (CJK) character, 8 px per other character, plus the label's own margin."""
+    import unicodedata
+
+    wide = sum(unicodedata.east_asian_width(ch) in "WF" for ch in text)
+    return 14 * wide + 8 * (len(text) - wide) + 8
+
+
+def slider_layout(description: str, main: bool = False):
+    """The layout of a slider labelled ``description``: the main slider takes the whole row;
+    every other slider is as wide as its label, readout and :data:`TRACK_PX` of track (never
+    wider than the row), so a long Chinese label never eats the track."""
+    import ipywidgets as w
+
+    if main:
+        return w.Layout(width="100%", min_width=f"min(100%, {label_width(description) + READOUT_PX + TRACK_PX}px)")
+    return w.Layout(width=f"{label_width(description) + READOUT_PX + TRACK_PX}px", max_width="100%")
 
 
 def slider_values(control) -> list | None:
@@ -121,11 +150,15 @@ def control_widget(control, value, maximum=None):
     (``maximum``: a maximum that follows another control)."""
     import ipywidgets as w
 
-    c, st = control, slider_style()
+    c = control
+    d = c.description()
     kw = dict(c.widget)
+    slider = c.kind in ("int", "float", "log", "choice")
+    st = slider_style(d) if slider else slider_style()
     if c.width is not None:
         kw["layout"] = w.Layout(width=c.width)
-    d = c.description()
+    elif slider:
+        kw["layout"] = slider_layout(d)
     if c.kind == "int":
         return w.IntSlider(value, min=c.lo, max=c.hi if maximum is None else maximum, step=c.step,
                            description=d, style=st, **kw)

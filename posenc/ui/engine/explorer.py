@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from . import static
 from .canvas import BlitCanvas, copy_layout, data_url, freeze_layout, new_figure
-from .controls import control_widget, frame_slider, play_link
+from .controls import control_widget, frame_slider, play_link, slider_layout
 from .frames import FrameSet
 
 
@@ -174,6 +174,7 @@ class Explorer:
         if main is not None:
             subset = static.subset_slider(controls[main], limit) if self.static else None
             controls[main] = frame_slider(controls[main]) if subset is None else subset
+            controls[main].layout = slider_layout(controls[main].description, main=True)
         self.controls = controls
         self.drawing = Drawing(spec, params, self._specs, self.values)
         self.figure, self.view, self.canvas = self.drawing.figure, self.drawing.view, self.drawing.canvas
