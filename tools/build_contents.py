@@ -294,15 +294,25 @@ def route_minutes(steps) -> int:
     return estimate_minutes(total)
 
 
+def anchor(heading: str) -> str:
+    """The fragment of a heading's link: JupyterLab's id (the rendered text, every space a ``-``;
+    ``renderMarkdown.createHeaderId``), brackets percent-encoded so a markdown link keeps them."""
+    text = re.sub(r"`([^`]*)`", r"\1", plain(heading))
+    text = re.sub(r"(\*\*|__|\*|_)(?=\S)(.+?)(?<=\S)\1", r"\2", text)
+    return text.replace(" ", "-").replace("(", "%28").replace(")", "%29")
+
+
 def routes_markdown(items, link_prefix: str = "") -> list[str]:
-    """The routes as markdown lines: each route's steps in order, then the full course."""
+    """The routes as markdown lines: each route's steps in order, every section a link to its
+    heading, then the full course."""
     lines = []
     for route in ROUTES:
         steps = route_steps(route)
         lines.append(f"- **{route[0]}**（约 {route_minutes(steps)} 分钟）：{route[1]}。")
         for s in steps:
-            where = "、".join(f"§{n} {plain(h)}" for n, h in s["sections"]) or "全篇"
-            lines.append(f"  - {s['path'].name[:2]} [{s['title']}]({link_prefix}{s['path'].name})：{where}")
+            target = f"{link_prefix}{s['path'].name}"
+            where = "、".join(f"[§{n} {plain(h)}]({target}#{anchor(f'{n}. {h}')})" for n, h in s["sections"]) or "全篇"
+            lines.append(f"  - {s['path'].name[:2]} [{s['title']}]({target})：{where}")
     total = sum(info["minutes"] for _, (_, _, info) in items)
     lines.append(f"- **完整课程**（约 {total // 60} 小时 {total % 60} 分钟）：按下表从 01 读到 "
                  f"{items[-1][0].name[:2]}，每篇读完、跑完、做完练习。")
