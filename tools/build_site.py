@@ -63,9 +63,7 @@ DEFAULT_FRAMES = 64
 #: Room left under the budget when N is computed from measured sizes (estimates are close, not exact).
 MARGIN = 0.96
 CELL_TIMEOUT = 900  # s, one cell (05/08/09 train small models)
-WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
-WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-REF = "IPY_MODEL_"
+WIDGET_STATE, WIDGET_VIEW, REF = site_pages.WIDGET_STATE, site_pages.WIDGET_VIEW, site_pages.REF
 LINK_MODELS = {"LinkModel", "DirectionalLinkModel"}
 #: Files copied from tools/node_modules into <out>/static/vendor (source glob -> folder).
 VENDOR = [
@@ -108,15 +106,7 @@ def reachable_widgets(state: dict, roots) -> set[str]:
     """The model ids a page needs: ``roots`` (the views its outputs display), every model they
     refer to (``IPY_MODEL_<id>`` anywhere in a state), and every browser-side link (jslink,
     jsdlink) between models kept, with what it refers to; repeated until nothing is added."""
-    def refs(x):
-        if isinstance(x, str):
-            return [x[len(REF):]] if x.startswith(REF) else []
-        if isinstance(x, dict):
-            return [r for v in x.values() for r in refs(v)]
-        if isinstance(x, (list, tuple)):
-            return [r for v in x for r in refs(v)]
-        return []
-
+    refs = site_pages.refs
     keep, todo = set(), [r for r in roots if r in state]
     while True:
         while todo:
@@ -151,8 +141,7 @@ def frames_for_budget(page_bytes: int, explorers: list[dict], budget: int = PAGE
 # ---------------------------------------------------------------------------
 # widget state
 
-def widget_state(nb) -> dict:
-    return nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+widget_state = site_pages.widget_state
 
 
 def displayed_views(nb) -> list[str]:
