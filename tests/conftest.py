@@ -1,6 +1,6 @@
 """Shared test settings and fixtures: matplotlib never opens a window, hypothesis stays quick,
 and the learner's progress file is a temporary one (no test writes to the real home; kernels
-started by nbclient inherit the variable)."""
+started by JupyterLab or nbclient inherit the variable)."""
 import os
 import subprocess
 import sys
@@ -16,19 +16,6 @@ from hypothesis import settings
 
 settings.register_profile("course", max_examples=60, deadline=None)
 settings.load_profile("course")
-
-
-def pytest_terminal_summary(terminalreporter):
-    """Print how long each notebook took to execute (nbclient, fresh kernel): for reading, never
-    a pass condition."""
-    try:
-        from test_notebooks import DURATIONS
-    except ImportError:
-        return
-    if DURATIONS:
-        terminalreporter.section("notebook execution times (nbclient, fresh kernel)")
-        for name, seconds in sorted(DURATIONS.items()):
-            terminalreporter.write_line(f"{name:45s} {seconds:6.1f} s")
 
 
 _NO_CJK_PROLOGUE = """

@@ -59,6 +59,7 @@ def _harness():
 
 
 _lab = _harness()
+FRAMES_FILL_S = _lab.FRAMES_FILL_S
 REPO, chromium, close_notebook, explorers, first_with_slider, jupyterlab = (
     _lab.REPO, _lab.chromium, _lab.close_notebook, _lab.explorers, _lab.first_with_slider, _lab.jupyterlab)
 kernel_eval, kernel_exec, kernel_value, open_notebook, wait_kernel_true = (
@@ -117,19 +118,21 @@ def has_frames(page) -> bool:
     return kernel_eval(page, "__posenc_frames() is not None") == "True"
 
 
-def wait_frames(page, name: str, timeout_s: float = 240) -> dict:
+def wait_frames(page, name: str, timeout_s: float = FRAMES_FILL_S, near: int | None = None) -> dict:
     """Wait until the explorer's frames are rendered (the fill runs while the kernel is
-    quiet); returns its ``frames.status()`` row and the seconds waited."""
+    quiet, nearest the handle first): all of them, or with ``near`` at least that many (the
+    positions around the handle); returns its ``frames.status()`` row and the seconds waited."""
     expr = (f"(lambda ex: [r for r in __posenc_frames().status()"
             f" if r['explorer'] == ex.name][0])({kernel_explorer(name)})")
     t0 = time.monotonic()
     while True:
         row = kernel_value(page, expr)
-        if not row["pending"] or row["broken"]:
+        enough = near is not None and row["frames"] >= min(near, row["positions"])
+        if enough or not row["pending"] or row["broken"]:
             return {**row, "wait_s": time.monotonic() - t0}
         if time.monotonic() - t0 > timeout_s:
             raise TimeoutError(f"{name}: frames not rendered after {timeout_s} s: {row}")
-        time.sleep(0.5)
+        time.sleep(0.5)          # polling the kernel's own state, not waiting a fixed time
 
 
 def kernel_shown(page, name: str, control: str) -> dict:
@@ -432,23 +435,32 @@ def check_controls_redraw(page, explorer, timeout_ms: int = 10_000) -> dict:
 
 
 def measure_notebook(page, lab, rel: str, keys: int = 8, drags: int = 3, drivers=("mouse", "page"),
-                     setup: str = "", frames_timeout_s: float = 240, check_controls: bool = False) -> dict:
-    """Open and run notebook ``rel``; measure the main slider (``main`` of this checkout's
-    explorer classes) of its first explorer that has one: key steps, ``drags`` drags per
-    driver, and after each drag the release check. With frames in the kernel's posenc,
-    waits for that explorer's frames first. ``check_controls``: then move every control of
-    the explorer once (:func:`check_controls_redraw`)."""
+                     setup: str = "", frames_timeout_s: float = FRAMES_FILL_S, check_controls: bool = False,
+                     near: int | None = None) -> dict:
+    """Open and run notebook ``rel``, then :func:`measure_open`."""
+    open_notebook(page, lab, rel, setup=setup)
+    return measure_open(page, Path(rel).stem, keys, drags, drivers, frames_timeout_s, check_controls, near)
+
+
+def measure_open(page, notebook: str, keys: int = 8, drags: int = 3, drivers=("mouse", "page"),
+                 frames_timeout_s: float = FRAMES_FILL_S, check_controls: bool = False,
+                 near: int | None = None) -> dict:
+    """Measure the main slider (``main`` of this checkout's explorer classes) of the first
+    explorer that has one, in the notebook open in ``page`` (already run): key steps,
+    ``drags`` drags per driver, and after each drag the release check. With frames in the
+    kernel's posenc, waits for that explorer's frames first (all, or ``near`` of them:
+    :func:`wait_frames`). ``check_controls``: then move every control of the explorer once
+    (:func:`check_controls_redraw`)."""
     import posenc_lib as pl
 
-    open_notebook(page, lab, rel, setup=setup)
     install_helpers(page)
     framed = {n for n, c in pl.EXPLORERS.items() if c.main}
     explorer, name = first_with_slider(page, framed)
     control = pl.EXPLORERS[name].main
     slider = main_slider_index(page, name, control)
-    out = {"notebook": Path(rel).stem, "explorer": name, "control": control, "frames": has_frames(page)}
+    out = {"notebook": notebook, "explorer": name, "control": control, "frames": has_frames(page)}
     if out["frames"]:
-        out["fill"] = wait_frames(page, name, frames_timeout_s)
+        out["fill"] = wait_frames(page, name, frames_timeout_s, near)
     out["keys"] = measure_key_steps(page, explorer, slider, keys)
     for drv in drivers:
         out[drv] = []

@@ -147,6 +147,10 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
             f"{name:<38} {r.get('explorers', 0):>4} {len(lat):>7} {med:>6} {mx:>6} "
             f"{len(other):>5} {omed:>6} {r.get('cjk_nodes', 0):>4} {r.get('seconds', 0):>6.1f}  "
             f"{r.get('note', '')}")
+        if r.get("drag"):
+            tr.write_line(f"    drag: {r['drag']}")
+        if r.get("phases"):
+            tr.write_line("    phases (s): " + ", ".join(f"{k} {v}" for k, v in r["phases"].items()))
     all_lat = [x for r in rows.values() for x in (r.get("latencies_ms") or [])]
     if all_lat:
         tr.write_line(

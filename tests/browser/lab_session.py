@@ -24,6 +24,16 @@ from urllib.parse import quote
 
 REPO = Path(__file__).resolve().parents[2]
 
+#: How long each kind of wait may take, in seconds: one limit per kind, for every browser test
+#: and tool (a wait ends as soon as its condition holds; these only bound a stall).
+SERVER_START_S = 60        # a JupyterLab server answering /api/status
+KERNEL_READY_S = 90        # a notebook open with its kernel idle and connected
+RUN_ALL_S = 300            # Run All of one notebook (the slowest trains models: about a minute under load)
+WIDGET_RENDER_S = 30       # every widget output drawn, every figure decoded
+FIGURE_UPDATE_S = 10       # a control moved -> the new figure on screen
+KERNEL_CALL_S = 30         # one silent kernel evaluation
+FRAMES_FILL_S = 240        # a frame set rendered in the background (all of it)
+
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -90,7 +100,7 @@ def _free_port() -> int:
 
 @contextlib.contextmanager
 def jupyterlab(root: Path = REPO, extra_args=(), settings=LAB_SETTINGS, env_extra=None,
-               timeout: float = 60, server_config: str = ""):
+               timeout: float = SERVER_START_S, server_config: str = ""):
     """A private JupyterLab server (own config/data/runtime/settings dirs), stopped on exit.
 
     ``server_config``: Python written to the private ``jupyter_server_config.py``
@@ -221,6 +231,23 @@ JS_RUN_DONE = """
 """
 
 
+#: Resolves once the notebook's DOM has not changed for ``quietMs`` (or after ``maxMs``).
+JS_DOM_QUIET = """
+([quietMs, maxMs]) => new Promise(resolve => {
+  const t0 = performance.now();
+  let last = t0;
+  const obs = new MutationObserver(() => { last = performance.now(); });
+  obs.observe(window.__nb.node, {subtree: true, childList: true, attributes: true});
+  const tick = () => {
+    const now = performance.now();
+    if (now - last >= quietMs || now - t0 >= maxMs) { obs.disconnect(); resolve(now - last >= quietMs); }
+    else requestAnimationFrame(tick);
+  };
+  tick();
+})
+"""
+
+
 JS_RUN_STATE = """
 () => {
   const w = window.__nb;
@@ -236,7 +263,7 @@ JS_RUN_STATE = """
 
 
 def open_notebook(page, lab, rel: str, run_all: bool = True, setup: str = "",
-                  timeout_ms: int = 180_000) -> None:
+                  timeout_ms: int = RUN_ALL_S * 1000) -> None:
     """Open ``rel`` (path under the server root) in an empty workspace, run ``setup`` in
     its fresh kernel (outside any cell), Run All, wait for every cell and every explorer
     figure. Sets ``window.__nb`` to the notebook panel. ``lab``: this module's :class:`Lab`
@@ -256,7 +283,7 @@ def open_notebook(page, lab, rel: str, run_all: bool = True, setup: str = "",
             raise RuntimeError(f"{rel}: Run All not done in {timeout_ms} ms: {page.evaluate(JS_RUN_STATE)}") from None
         if res != "ok":
             raise RuntimeError(f"{rel}: {res}")
-        page.wait_for_timeout(500)
+        page.evaluate(JS_DOM_QUIET, [300, WIDGET_RENDER_S * 1000])   # widget children still being attached
 
 
 def close_notebook(page, lab) -> None:
@@ -285,7 +312,7 @@ def first_with_slider(page, names=None):
     raise LookupError("no explorer with a slider")
 
 
-def kernel_eval(page, expr: str, timeout_ms: int = 30_000):
+def kernel_eval(page, expr: str, timeout_ms: int = KERNEL_CALL_S * 1000):
     """Evaluate ``expr`` in the notebook's kernel (silent execute, user_expressions: no cell
     hook runs, so the frames' fill is not disturbed) and return its repr as a string."""
     return page.evaluate(
@@ -300,7 +327,7 @@ def kernel_eval(page, expr: str, timeout_ms: int = 30_000):
         }""", [expr, timeout_ms])
 
 
-def kernel_value(page, expr: str, timeout_ms: int = 30_000):
+def kernel_value(page, expr: str, timeout_ms: int = KERNEL_CALL_S * 1000):
     """:func:`kernel_eval`, its repr read back as a Python literal (raises on a kernel error)."""
     import ast
 
@@ -310,7 +337,7 @@ def kernel_value(page, expr: str, timeout_ms: int = 30_000):
     return ast.literal_eval(out)
 
 
-def kernel_exec(page, code: str, timeout_ms: int = 120_000) -> str:
+def kernel_exec(page, code: str, timeout_ms: int = RUN_ALL_S * 1000) -> str:
     """Run ``code`` in the kernel (not in a cell); returns its stdout, raises on error."""
     res = page.evaluate(
         """async ([code, timeout]) => {

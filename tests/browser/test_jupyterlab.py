@@ -1,11 +1,19 @@
-"""Every course notebook, run for real in JupyterLab 4 inside headless Chromium.
+"""Every course notebook, run for real in JupyterLab 4 inside headless Chromium: the one
+execution of each notebook in a test run (its clean run, its outputs' rules, its sliders, its
+drag, its worksheet all read this session).
 
-Per notebook (parametrized over ``<notebook dir>/*.ipynb``, sorted):
+Per notebook (parametrized over ``<notebook dir>/*.ipynb``, sorted), at a 1,440-px window with
+the file browser open:
   1. open it, wait for the kernel: the notebook is not marked modified (it stores the
      metadata the kernel writes); clear outputs, Run All, wait for every code cell;
   2. no cell has an ``error`` output or a ``stderr`` stream (read from the notebook
      model, not the DOM); nor does the kernel send one outside any cell (widget
-     callbacks) while the controls are moved;
+     callbacks) while the controls are moved; no output cites a hidden source, and no
+     unanswered exercise shows 再想想 (the output rules of tests/test_notebooks.py);
+  2b. the first explorer with a main slider follows the hand (tools/drag_metrics.py: key
+     steps, mouse and 60 Hz drags, printed), and after every drag the figure on screen is the
+     kernel's PNG for the released value; only the frames near the handle are waited for;
+     every slider keeps at least 200 px of track;
   3. every explorer (``.posenc-explorer``) is visible and its figures
      (``img.posenc-figure``) are non-blank images; every slider, moved one step
      with the keyboard (and every checkbox / dropdown), makes a new figure (new
@@ -20,7 +28,10 @@ Per notebook (parametrized over ``<notebook dir>/*.ipynb``, sorted):
      the DevTools protocol (``CSS.getPlatformFontsForNode``);
   5. a screenshot of the first explorer is written (images/screenshots/<stem>.png
      with POSENC_SAVE_SCREENSHOTS=1 for the notebooks the README shows, else pytest's
-     tmp_path).
+     tmp_path);
+  6. the notebook's own checks (:data:`OWN_CHECKS`): the contents page opens with no kernel
+     dialog and its progress cell not run; 02's worksheet checks a box when it is filled and
+     Tab moves on.
 
 The medians are printed in a table at the end of the pytest run (conftest.py).
 ``test_error_detection_selftest`` runs ``selftest_errors.ipynb`` (stderr + an
@@ -43,23 +54,30 @@ from urllib.parse import quote
 
 import pytest
 
-from lab_session import JS_FIND_PANEL
+import drag_metrics as dm  # tools/drag_metrics.py (pyproject puts tools/ on the test path)
+from lab_session import (FIGURE_UPDATE_S, JS_DOM_QUIET, JS_FIND_PANEL, KERNEL_READY_S, RUN_ALL_S, WIDGET_RENDER_S, kernel_exec,
+                         kernel_value)
+from test_notebooks import output_rule_problems
 from ui_checks import overflow_at_extremes, truncated_labels, wider_than_output
 
 # same as conftest.py (not imported from there: works under any --import-mode)
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOK_DIR = Path(os.environ.get("POSENC_NOTEBOOK_DIR") or REPO / "notebooks").resolve()
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(2 * RUN_ALL_S)]
 
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
 SELFTEST_NOTEBOOK = Path(__file__).resolve().parent / "selftest_errors.ipynb"
 
-KERNEL_READY_TIMEOUT_MS = 90_000
-RUN_ALL_TIMEOUT_MS = 120_000
-WIDGET_RENDER_TIMEOUT_MS = 30_000
-IMAGE_UPDATE_TIMEOUT_MS = 10_000
+KERNEL_READY_TIMEOUT_MS = KERNEL_READY_S * 1000
+RUN_ALL_TIMEOUT_MS = RUN_ALL_S * 1000
+WIDGET_RENDER_TIMEOUT_MS = WIDGET_RENDER_S * 1000
+IMAGE_UPDATE_TIMEOUT_MS = FIGURE_UPDATE_S * 1000
 MAX_EXTRA_PRESSES = 3  # if one key step leaves the pixels identical
+#: The drag check: key steps, drags per driver, frames near the handle waited for.
+DRAG_KEYS, DRAGS, DRAG_DRIVERS, FRAMES_NEAR = 4, 1, ("mouse", "page"), 24
+#: The least track (px) a slider keeps at this window width with the file browser open.
+MIN_TRACK_PX, WINDOW = 200, {"width": 1440, "height": 1000}
 MAX_CJK_NODES = 60
 
 # font families that carry CJK glyphs (Noto/Source Han, WenQuanYi, AR PL, Droid
@@ -101,8 +119,11 @@ JS_OPENED_CLEAN = """
 async () => {
   const w = window.__nb, kernel = w.sessionContext.session.kernel;
   await Promise.all([kernel.info, kernel.spec]);
-  await new Promise(r => setTimeout(r, 500));   // the panel's handlers of those promises
   const m = w.context.model;
+  // the panel's handlers of those promises write the metadata: wait for them, not for a time
+  await new Promise(resolve => { const tick = () => (m.getMetadata('language_info') && m.getMetadata('kernelspec'))
+                                                  ? resolve() : requestAnimationFrame(tick); tick(); });
+  await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
   return {dirty: m.dirty, kernelspec: m.getMetadata('kernelspec'), language_info: m.getMetadata('language_info')};
 }
 """
@@ -203,23 +224,6 @@ JS_WIDGETS_RENDERED = """
   });
   return figsReady ? {expected, rendered} : false;
 }
-"""
-
-# resolves once the notebook's DOM has not changed for `quietMs` (async widget
-# children still being attached), or after `maxMs` anyway
-JS_SETTLE = """
-([quietMs, maxMs]) => new Promise(resolve => {
-  const t0 = performance.now();
-  let last = t0;
-  const obs = new MutationObserver(() => { last = performance.now(); });
-  obs.observe(window.__nb.node, {subtree: true, childList: true, attributes: true});
-  const tick = () => {
-    const now = performance.now();
-    if (now - last >= quietMs || now - t0 >= maxMs) { obs.disconnect(); resolve(now - last >= quietMs); }
-    else setTimeout(tick, 50);
-  };
-  tick();
-})
 """
 
 JS_WIDGET_ERRORS = """
@@ -511,6 +515,83 @@ def _press_until_redrawn(page, target, ex_el, latencies):
     return f"the figure src changed but its pixels stayed identical after {1 + MAX_EXTRA_PRESSES} key steps"
 
 
+JS_TRACKS = """
+() => { const fb = document.querySelector('#filebrowser');
+        return {browser: !!fb && fb.offsetWidth > 0,
+                tracks: Array.from(window.__nb.node.querySelectorAll('.widget-slider .noUi-base'))
+                  .map(t => [t.closest('.widget-slider').querySelector('.widget-label').textContent.trim(),
+                             t.getBoundingClientRect().width])}; }
+"""
+
+
+def _track_widths(page) -> list[str]:
+    """Every slider keeps :data:`MIN_TRACK_PX` of track, with the file browser open."""
+    if not page.evaluate(JS_TRACKS)["browser"]:
+        page.evaluate("() => window.jupyterapp.commands.execute('filebrowser:activate')")
+        page.evaluate(JS_DOM_QUIET, [300, WIDGET_RENDER_TIMEOUT_MS])
+    got = page.evaluate(JS_TRACKS)
+    problems = [] if got["browser"] else ["the file browser did not open"]
+    return problems + [f"slider {label!r}: its track is {width:.0f} px, less than {MIN_TRACK_PX} px"
+                       for label, width in got["tracks"] if width < MIN_TRACK_PX]
+
+
+def _contents_opened(page) -> list[str]:
+    """The contents page keeps its kernel metadata, so JupyterLab starts python3 and shows no
+    「选择内核」 dialog; its one code cell is the progress cell, not run on open
+    (test_contents_page.py shows the alternative build_contents rejects)."""
+    problems = []
+    if page.locator(".jp-Dialog").count():
+        problems.append("a dialog opened: " + page.locator(".jp-Dialog").first.text_content())
+    cells = page.evaluate("""() => window.__nb.content.model.toJSON().cells
+        .filter(c => c.cell_type === 'code').map(c => [Array.isArray(c.source) ? c.source.join('') : c.source,
+                                                      c.execution_count, c.outputs.length])""")
+    if not (len(cells) == 1 and "pl.show_progress()" in cells[0][0]):
+        problems.append(f"the contents page's code cells: {cells}")
+    elif cells[0][1] is not None or cells[0][2]:
+        problems.append("the progress cell ran on open")
+    return problems
+
+
+def _worksheet(page) -> list[str]:
+    """02's worksheet: a box typed with sin and cos swapped is named as that slip when Tab is
+    pressed, Tab moves to the next box, the right value is then ticked; the widest case fits."""
+    import math
+
+    ws = page.locator(".jp-NotebookPanel .posenc-worksheet").first
+    ws.scroll_into_view_if_needed()
+    start, d_model = kernel_value(page, "(ws.case.start, ws.case.d_model)")
+    box, messages = ws.locator(".posenc-ws-pe-0-0 input"), ws.locator(".posenc-worksheet-messages")
+    focused = "() => { const b = document.activeElement && document.activeElement.closest('.widget-text'); return b ? b.className : ''; }"
+    problems = []
+    box.click()
+    box.fill(f"{math.cos(start):.4f}")          # sin and cos swapped
+    box.press("Tab")
+    page.wait_for_function("el => el.textContent.includes('sin 和 cos 写反')", arg=messages.element_handle())
+    if "posenc-ws-pe-0-1" not in page.evaluate(focused):
+        problems.append("worksheet: Tab did not move to the next box")
+    row = ws.locator(".posenc-ws-pe-0-0").locator("xpath=..")
+    if f"pos {start}）PE 第 0 维" not in messages.text_content() or "✗" not in row.text_content():
+        problems.append(f"worksheet: the slip is not named: {messages.text_content()}")
+    box.click()
+    box.fill(f"{math.sin(start):.4f}")          # right
+    box.press("Tab")
+    page.wait_for_function("el => !el.textContent.includes('sin 和 cos 写反') && el.textContent.includes('对了 1 格')",
+                           arg=messages.element_handle())
+    if "✓" not in row.text_content() or kernel_value(page, "ws.feedback[('pe', 0, 0)].state") != "right":
+        problems.append("worksheet: the right value is not ticked")
+    if kernel_value(page, "len(ws.cells)") != 2 * 3 * d_model:
+        problems.append("worksheet: not one box per number")
+    kernel_exec(page, "from posenc.exercises.worksheet import WorksheetCase\nimport numpy as np\n"
+                      "ws.new_case(WorksheetCase(tuple('猫咬狗'), 5, 4, 10000.0, -0.9 * np.ones((3, 4))))")
+    page.wait_for_function("el => el.querySelectorAll('.posenc-ws-input-2-3').length > 0", arg=ws.element_handle())
+    wide = wider_than_output(page, ws)
+    return problems + ([f"worksheet: {wide}"] if wide else [])
+
+
+#: Checks of one notebook: ``opened`` before Run All, ``run`` after the others.
+OWN_CHECKS = {"00_index": {"opened": _contents_opened}, "02_sinusoidal_hand_calculation": {"run": _worksheet}}
+
+
 # ---------------------------------------------------------------------------
 # the test
 
@@ -518,12 +599,18 @@ def _press_until_redrawn(page, target, ex_el, latencies):
 def _check_notebook(notebook: Path, lab_server, browser, tmp_path: Path, row: dict) -> None:
     """Steps 1-5 for one notebook; raises pytest's Failed with every problem found."""
     t_start = time.monotonic()
-    row.update(explorers=0, latencies_ms=[], other_ms=[], cjk_nodes=0, note="")
+    row.update(explorers=0, latencies_ms=[], other_ms=[], cjk_nodes=0, note="", phases={})
+    last = [t_start]
+
+    def phase(name):                      # seconds per phase, printed with the table (never asserted)
+        now = time.monotonic()
+        row["phases"][name] = round(now - last[0], 1)
+        last[0] = now
     rel = notebook.resolve().relative_to(lab_server.root_dir).as_posix()
     workspace = f"posenc-{uuid.uuid4().hex[:12]}"  # empty workspace: no restored tabs
 
-    context = browser.new_context(viewport={"width": 1400, "height": 1000}, device_scale_factor=1)
-    context.set_default_timeout(30_000)
+    context = browser.new_context(viewport=WINDOW, device_scale_factor=1)
+    context.set_default_timeout(WIDGET_RENDER_TIMEOUT_MS)
     page = context.new_page()
     console: list[str] = []
     page.on("pageerror", lambda e: console.append(f"pageerror: {e}"))
@@ -545,6 +632,12 @@ def _check_notebook(notebook: Path, lab_server, browser, tmp_path: Path, row: di
             state = page.evaluate(JS_READY_STATE, rel)
             fail(f"notebook/kernel not ready (kernel idle + connected) within "
                  f"{KERNEL_READY_TIMEOUT_MS // 1000} s: {state}\nserver log:\n{lab_server.log_tail()}")
+        phase("open")
+        own = OWN_CHECKS.get(notebook.stem, {})
+        if "opened" in own:
+            problems = own["opened"](page)
+            if problems:
+                fail("\n".join(problems))
         opened = page.evaluate(JS_OPENED_CLEAN)
         if opened["dirty"]:
             fail(f"opening the notebook and starting its kernel marked it modified (unsaved-changes dot): "
@@ -560,10 +653,12 @@ def _check_notebook(notebook: Path, lab_server, browser, tmp_path: Path, row: di
             stuck = _not_run(info["cells"]) or ["(every cell has a count; kernel not idle?)"]
             fail(f"Run All did not finish within {RUN_ALL_TIMEOUT_MS // 1000} s "
                  f"(kernel {info['kernel']}); cells not finished:\n" + "\n".join(stuck[:5]))
+        phase("run_all")
         info = page.evaluate(JS_CELLS)
 
         # 2. no error outputs, no stderr ------------------------------------------
         problems = _cell_problems(info["cells"])
+        problems += output_rule_problems([(c["index"], c["type"], c["source"], c["outputs"]) for c in info["cells"]])
         if info["runErr"]:
             problems.append(f"notebook:run-all-cells rejected: {info['runErr']}")
         not_run = _not_run(info["cells"])
@@ -578,11 +673,12 @@ def _check_notebook(notebook: Path, lab_server, browser, tmp_path: Path, row: di
             fail(f"widget outputs / explorer figures not rendered within "
                  f"{WIDGET_RENDER_TIMEOUT_MS // 1000} s; explorers {state}; "
                  f"widget errors {page.evaluate(JS_WIDGET_ERRORS)}")
-        page.evaluate(JS_SETTLE, [300, 10_000])
+        page.evaluate(JS_DOM_QUIET, [300, WIDGET_RENDER_TIMEOUT_MS])
         widget_errors = page.evaluate(JS_WIDGET_ERRORS)
         if widget_errors:
             fail("widgets failed to display:\n" + "\n".join(widget_errors))
 
+        phase("render")
         explorers = page.evaluate(JS_EXPLORERS)
         row["explorers"] = len(explorers)
         loc = page.locator(".jp-NotebookPanel .posenc-explorer")
@@ -611,6 +707,25 @@ def _check_notebook(notebook: Path, lab_server, browser, tmp_path: Path, row: di
         if problems:
             fail("\n".join(problems))
 
+        phase("explorer_checks")
+        # 2b. the main slider follows the hand; every slider keeps its track ---------
+        if any(e["sliders"] for e in explorers):
+            problems += _track_widths(page)
+            try:
+                r = dm.measure_open(page, notebook.stem, keys=DRAG_KEYS, drags=DRAGS, drivers=DRAG_DRIVERS,
+                                    near=FRAMES_NEAR)
+            except LookupError:          # no explorer with a main slider (01's permutation explorer)
+                r = None
+            if r is not None:
+                row["drag"] = dm.format_row(r, DRAG_DRIVERS)
+                for drv in DRAG_DRIVERS:
+                    problems += [f"{r['explorer']}: {drv} drag: after release the page shows position "
+                                 f"{d['final_value']} (PNG sha {str(d['final_sha'])[:12]}), the kernel "
+                                 f"{d['kernel']['position']} (sha {d['kernel']['sha'][:12]})"
+                                 for d in r[drv] if not d["release_ok"]]
+            if problems:
+                fail("\n".join(problems))
+        phase("drag")
         # 5. screenshot (before any slider is moved: the default view) -------------
         if explorers:
             shot = _screenshot_path(notebook.stem, tmp_path)
@@ -619,6 +734,7 @@ def _check_notebook(notebook: Path, lab_server, browser, tmp_path: Path, row: di
         else:
             row["note"] += "no explorers; "
 
+        phase("screenshot")
         # 4. Chinese is drawn with a CJK font; no explorer label is cut short ------
         row["cjk_nodes"], cjk_problems = _check_cjk(page, context)
         problems += cjk_problems
@@ -626,17 +742,24 @@ def _check_notebook(notebook: Path, lab_server, browser, tmp_path: Path, row: di
         if not row["cjk_nodes"]:
             row["note"] += "no CJK text; "
 
+        phase("cjk")
         # 3b. every slider (and checkbox / dropdown) redraws the figure -----------
         latencies = row["latencies_ms"]
         for ex in explorers:
             if ex["figures"]:
                 _exercise_controls(page, loc.nth(ex["index"]), ex, latencies, row["other_ms"], problems)
 
+        phase("controls")
         # 3c. every explorer fits its notebook output at the extreme values of its controls
         for ex in explorers:
             problems += [f"explorer #{ex['index']} ({ex['name']}) {p}"
                          for p in overflow_at_extremes(page, loc.nth(ex["index"]))]
 
+        phase("overflow")
+        # 6. the notebook's own checks
+        if "run" in own:
+            problems += own["run"](page)
+        phase("own")
         # errors raised by widget callbacks do not reach a cell: check the kernel's
         # messages that belong to no cell, and the model again
         late = page.evaluate("() => window.__iopub")
