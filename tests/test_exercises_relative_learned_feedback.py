@@ -74,7 +74,9 @@ def assert_wrong(verdict, answer, *words):
     if answer is None:
         assert "None" in verdict.message, verdict.message
     else:
-        assert f"你填的是 {shown(answer)}" in verdict.message, (answer, verdict.message)
+        echo = repr(answer[0]) if isinstance(answer, list) and len(answer) == 1 and isinstance(answer[0], str) \
+            else shown(answer)      # [text]: a choice, echoed in quotes
+        assert f"你填的是 {echo}" in verdict.message, (answer, verdict.message)
     for w in words:
         assert w in verdict.message, (answer, w, verdict.message)
 
@@ -278,9 +280,9 @@ def test_05_exercise_4_a_long_sentence_for_the_sinusoidal_model(ex05):
     assert_right(answer_cell(cell, "C"), "'C'")
     assert_right(answer_cell(cell, " C "))
     slips = {"A": ("不会让正弦编码报错",), "B": ("16 个词时准确率是",), "D": ("任何位置都能算",)}
-    for answer, words in slips.items():
-        assert_wrong(answer_cell(cell, answer), answer, *words)
-    assert_wrong(answer_cell(cell, "E"), "E", "'A' / 'B' / 'C' / 'D' 之一")
+    for answer, words in slips.items():     # a choice echoes its option in quotes, as Python writes it
+        assert_wrong(answer_cell(cell, answer), [answer], *words)
+    assert_wrong(answer_cell(cell, "E"), ["E"], "'A' / 'B' / 'C' / 'D' 之一")
     assert_wrong(answer_cell(cell, 3), 3, "之一")
     verdict = answer_cell(cell, None)
     assert not verdict and "None" in verdict.message
