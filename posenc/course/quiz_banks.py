@@ -8,24 +8,6 @@ from __future__ import annotations
 #: Permutation invariance: what attention without positions sees (notebook 01).
 PERMUTATION = [
     {
-        "question": "不加位置编码、不加掩码时，把「猫咬狗」改成「狗咬猫」，自注意力给「猫」这个词的输出向量会怎样？",
-        "options": [
-            "变了：猫换了位置，注意力权重就变了",
-            "完全不变：猫的输出和原来数学上相同（只差舍入），只是换到了另一行",
-            "变成了原来「狗」的输出",
-            "所有词的输出都变成同一个向量",
-        ],
-        "answer": 1,
-        "explanation": "自注意力对每个词的输出是置换等变 (permutation equivariant) 的：输入行怎么换，输出行就怎么换，"
-                       "猫的输出本身不变（01 里两者只差浮点舍入）。对所有词取平均得到的句向量才是置换不变 (invariant) 的。",
-        "hint": "注意力权重只由词向量决定；不加位置编码时，「猫」的词向量和它看到的词的集合都没变。",
-        "wrong": {
-            0: "猫的权重行只由猫的 q 和所有词的 κ 决定；没有位置编码时这些都没变，只是行列跟着换了顺序（01）。",
-            2: "猫的 q 还是猫的，和狗的输出没有关系；换的是行的顺序，不是内容（01）。",
-            3: "不同的词有不同的 q，权重行不同，输出也不同；这里只有语序变了（01）。",
-        },
-    },
-    {
         "question": "下面哪种说法最准确？（无位置编码的自注意力）",
         "options": [
             "每个词的输出置换不变，句向量置换等变",
@@ -47,19 +29,6 @@ PERMUTATION = [
 
 #: The sinusoidal table and its clock hands (notebooks 02-03).
 SINUSOIDAL = [
-    {
-        "question": "d_model = 2、位置从 0 开始时，第一个词的位置编码 PE(0) 是？",
-        "options": ["[0.8415, 0.5403]", "[1, 0]", "[0, 1]", "[0, 0]"],
-        "answer": 2,
-        "explanation": "PE(0) = [sin 0, cos 0] = [0, 1]。常见的手算例子把猫放在位置 1，所以它得到 "
-                       "PE(1) = [0.8415, 0.5403]（02）。",
-        "hint": "偶数维放 sin(pos·w)，奇数维放 cos(pos·w)，pos = 0 时角度是 0。",
-        "wrong": {
-            0: "这是 PE(1)：从 1 开始数位置的手算例子里的值；位置从 0 开始时第一个词是 pos = 0（02）。",
-            1: "sin 和 cos 放反了：第 0 维是 sin 0 = 0，第 1 维是 cos 0 = 1（02）。",
-            3: "cos 0 = 1，不是 0：位置 0 的编码不是零向量（02）。",
-        },
-    },
     {
         "question": "d_model = 512、base = 10000 时，哪一对 (sin, cos)「转得最快」，它的波长是多少个位置？",
         "options": [
@@ -119,24 +88,6 @@ RELATIVE = [
             3: "sin·sin + cos·cos 合并成 cos(k·w_i)，m 消掉了：点积与 m 无关（04）。",
         },
     },
-    {
-        "question": "PE(m)·PE(m+k) 随着距离 |k| 增大会怎样？",
-        "options": [
-            "严格单调下降：越远越不相似",
-            "不单调：大体下降但有起伏（d_model = 2 时就是 cos k）",
-            "保持不变",
-            "严格单调上升",
-        ],
-        "answer": 1,
-        "explanation": "「近则相似、远则不同」只是大致成立。d_model = 2 时点积是 cos k，k = 6 比 k = 1 还像；"
-                       "d_model = 512 时曲线在几十个位置后就开始小幅回升（04 里算出了第一个回升点）。",
-        "hint": "先看最简单的 d_model = 2：点积就是 cos k。",
-        "wrong": {
-            0: "d_model = 2 时点积就是 cos k，是周期的；大 d_model 也有起伏（04 算出了第一个回升点）。",
-            2: "k = 0 时点积是 d_model/2，k 变大后一般会变小：它随 k 变（04）。",
-            3: "k = 0 时最大（每项 cos 0 = 1），之后大体下降（04）。",
-        },
-    },
 ]
 
 #: Learned position tables and their limits (notebook 05).
@@ -157,24 +108,6 @@ LEARNED = [
             0: "可学习的表没有公式，只有训练出来的 1024 行（05）。",
             2: "表不会自己绕回去：取第 1024 行直接越界报错（05 演示了真实的错误）。",
             3: "没有位置编码，自注意力就分不清语序（01、05 的 none 模型停在一半）。",
-        },
-    },
-    {
-        "question": "「正弦编码能算出任意位置的向量，所以模型能很好地泛化到比训练更长的序列」——这句话对吗？",
-        "options": [
-            "对：能算出来就等于能泛化",
-            "对，而且可学习编码也一样",
-            "不对：正弦编码也只能算到位置 512",
-            "不对：能算出任意位置 ≠ 在更长的序列上表现好",
-        ],
-        "answer": 3,
-        "explanation": "公式对任何 pos 都有定义（它不会像查表那样报错），但模型在训练中没见过那些位置组合，"
-                       "外推时效果常常下降。「能算」是编码的性质，「泛化好」是训练后模型的性质（05、08 的表）。",
-        "hint": "区分「编码存在」与「模型用得好」。",
-        "wrong": {
-            0: "05、08 在更长的句子上测过：正弦编码能跑，准确率却往下掉。",
-            2: "公式对任何位置都有定义；512 是 BERT-base 可学习表的行数（05）。",
-            1: "可学习编码连更长的位置都没有（报错，或者是没训练过的行）（05）。",
         },
     },
 ]
@@ -217,64 +150,10 @@ RELATIVE_FAMILY = [
             3: "反了：T5 是每个头一张表（各头不同），所有层共用这张表。",
         },
     },
-    {
-        "question": "T5（双向、32 个桶、max_distance = 128）：偏移 k = 200 和 k = 1000 落在哪里？",
-        "options": [
-            "不同的桶：对数分桶一直延伸下去",
-            "桶 0，和 k = 0 一样",
-            "报错：超过了 max_distance",
-            "同一个桶：这个方向的最后一个（桶 31）",
-        ],
-        "answer": 3,
-        "explanation": "|k| ≥ 128 的偏移全在最后一个桶（其实 |k| ≥ 91 就已经在了）：再远的距离只能分到同一个偏置，"
-                       "所以 T5 能用在任意长度上，但分不清「很远」和「更远」（06 打印了每个桶的范围）。",
-        "wrong": {
-            0: "对数分桶只铺到 max_distance，之后被截在最后一个桶（代码里的 min(…, num_buckets − 1)）。",
-            2: "分桶对任何整数偏移都有定义，这正是它能处理比训练更长的序列的原因。",
-            1: "桶 0 是 k = 0（双向时）；k > 0 用后一半的桶 17 … 31。只有因果模式才把 k > 0 都放进桶 0。",
-        },
-    },
-    {
-        "question": "Transformer-XL 为什么把绝对编码展开式里的 PE(m)ᵀW_qᵀ 换成可学习的 u、v？",
-        "options": [
-            "query 的绝对位置不该影响分数，只留相对位置",
-            "u、v 就是 query 的位置编码",
-            "为了省显存，与位置无关",
-            "让模型分清 (a)、(b) 两项",
-        ],
-        "answer": 0,
-        "explanation": "展开 (W_q(x_m + PE(m)))·(W_k(x_n + PE(n))) 得到四项。Transformer-XL 把 PE(n) 换成 PE(m − n)，"
-                       "把含 PE(m) 的 query 一侧换成所有位置共用的 u（乘内容）和 v（乘位置）：于是四项都不再含 m，"
-                       "只通过 m − n 依赖位置（06 里挪动 m，右图一动不动）。",
-        "wrong": {
-            1: "u、v 对所有 query 位置都一样，正是为了不携带 query 的位置。",
-            2: "参数几乎没少；改动的目的是去掉绝对位置，让缓存的上一段和当前段的位置不冲突。",
-            3: "(a)、(b) 本来就分得清（一个乘 key 的内容，一个乘 PE(m − n)）；u、v 换掉的是 (c)、(d) 里的 PE(m)。",
-        },
-    },
 ]
 
-#: RoPE, and how it differs from ALiBi (notebook 07).
+#: RoPE's score: the content and the signed offset (notebook 07).
 ROPE = [
-    {
-        "question": "RoPE 和 ALiBi 分别怎样引入位置？",
-        "options": [
-            "RoPE：按位置旋转 q 和 κ；ALiBi：分数减去随距离线性增长的惩罚",
-            "RoPE：把位置向量加到词向量上；ALiBi：学一张位置表",
-            "两者都只是换了一个 base",
-            "RoPE：旋转 v；ALiBi：把注意力分数乘以距离",
-        ],
-        "answer": 0,
-        "explanation": "RoPE：位置 m 的 q、位置 n 的 κ 的每一对各自按 m·w_i、n·w_i 旋转（就是 04 的旋转，方向相反），"
-                       "旋转后的点积 qᵀ𝓡_kκ = qᵀR_{−k}κ 依赖内容和有符号的偏移 k = n − m，分得出前后（07）。"
-                       "ALiBi：不用位置向量，给分数加上 −s_h·|k|，每个头一个斜率 s_h（08）。",
-        "hint": "一个作用在 q、κ 上，一个作用在注意力分数上。",
-        "wrong": {
-            1: "把位置向量加到输入上是 02–05 的绝对编码；RoPE 旋转的是投影之后的 q、κ（07）。",
-            2: "base 只决定频率；RoPE 改的是 q、κ 的方向，ALiBi 改的是分数（07、08）。",
-            3: "RoPE 不碰 v；ALiBi 是加上 −s_h·|k|，不是相乘（07、08）。",
-        },
-    },
     {
         "question": "RoPE 的注意力分数 (𝓡_m q)ᵀ(𝓡_n κ) 依赖什么？",
         "options": [
@@ -351,24 +230,25 @@ ROPE_IMPLEMENTATION = [
     },
 ]
 
-#: ALiBi (notebook 08).
+#: ALiBi: what the bias alone gives each head (notebook 08).
 ALIBI = [
     {
-        "question": "一个 12 个头的 ALiBi 模型（12 不是 2 的幂），作者的代码怎样定斜率？",
+        "question": "ALiBi 在比训练更长的输入上不崩，常说「每个头只看身边约 1/s_h 个词」。准确地说成立的是什么？",
         "options": [
-            "8 个头的 8 个斜率，加上 16 个头的斜率里隔一个取的 4 个",
-            "照样用 s_h = 2^(−8h/12)",
-            "12 个头全用 1/2",
-            "斜率是训练出来的",
+            "训练好的模型里，每个头都只看 1/s_h 个词以内",
+            "只看偏置时，平均注意力距离约 1/s_h，与输入多长无关",
+            "斜率随训练长度学出来，所以视野跟着训练长度变",
+            "超出训练长度的 key 被掩码遮住了",
         ],
-        "answer": 0,
-        "explanation": "2 的幂 H 时斜率是 2^(−8/H) 起、公比 2^(−8/H) 的等比数列；不是 2 的幂时，作者先用不超过 H 的最大的 2 的幂 H₀ 的 H₀ 个斜率，"
-                       "再从 2H₀ 个头的斜率里取第 1、3、5…个补足（08 复现了 12 个头和 BLOOM 的 112 个头）。",
-        "hint": "看 08 里 `pl.alibi_slope_exponents(12)` 打印的指数。",
+        "answer": 1,
+        "explanation": "只看偏置（q·κ = 0）时，第 h 个头每远一步权重乘 e^(−s_h)，平均距离 1/(e^(s_h) − 1) ≈ 1/s_h，"
+                       "与输入长度无关（08 第 7 节）。真正的分数还有内容项：8 个头、L = 1024 时最平的头在距离 L 处只被扣 4 个 logit，"
+                       "内容分数高出 4 的远处 key 照样拿到权重。「多数头不往远处看」是对训练好的模型的常见解读，不是偏置本身保证的。",
+        "hint": "先只看偏置：每远一步，权重乘多少？这和句子多长有没有关系？",
         "wrong": {
-            1: "这是常见的直接套用；作者的参考代码对非 2 的幂另有做法（08）。",
-            2: "每个头斜率不同，才有看近的头和看远的头（08 的探索器）。",
-            3: "ALiBi 的斜率是固定的，不训练（08）。",
+            0: "那是只看偏置时的结论；内容分数能压过有限的惩罚（08 第 7 节：最平的头在距离 1024 处只被扣 4 个 logit）。",
+            2: "ALiBi 的斜率是固定的，按头数取，不训练（08）。",
+            3: "ALiBi 不遮住任何 key，只按距离扣分；因果形式里被遮住的是后面的词（08）。",
         },
     },
 ]
@@ -410,24 +290,6 @@ CONTEXT = [
             0: "只有 PI 是「位置除以 ρ」（等价于所有 w_i 除以 ρ）；NTK-aware 和 YaRN 对不同的对改得不一样。",
             1: "PI 不改 base，是位置（或每个 w_i）除以 ρ；调大 base 的是 NTK-aware；RoPE 没有位置表可训练。",
             3: "PI 恰恰对所有对一视同仁；注意力温度是 YaRN 加的；只改 base 的是 NTK-aware。",
-        },
-    },
-    {
-        "question": "Code Llama 把 RoPE 的 base 从 10000 提到 1000000（Llama 3 用 500000），作用是？",
-        "options": [
-            "所有对都转得更快，分辨率更高",
-            "让模型不再需要位置信息",
-            "除 i = 0 外各对都转得更慢，长距离处的角度增长变慢",
-            "只影响训练速度，不影响位置编码",
-        ],
-        "answer": 2,
-        "explanation": "w_i = base^(−2i/d)：base 越大，除 i = 0 之外的对转得越慢、波长越长，同样的长度带来的新角度更少；"
-                       "代价是更多的对在训练长度内转不满一圈，所以它和长序列训练一起用。09 的玩具模型里，"
-                       "base = 500000 训练出的模型不做任何缩放就在 4 倍长度上比 base = 10000 好得多。",
-        "wrong": {
-            0: "反了：base 变大，w_i = base^(−2i/d) 变小，各对转得更慢（i = 0 那一对不变）。",
-            1: "base 只改变各对的频率，位置信息还在，只是慢的对能区分更远的距离。",
-            3: "base 决定每一对的频率 w_i，直接改变 RoPE 的旋转角度。",
         },
     },
 ]
@@ -538,24 +400,27 @@ PROBES = [
     },
 ]
 
-#: Positions in two and three dimensions: raster order, M-RoPE (notebook 12).
+#: Positions in two dimensions: a learned table at a new resolution versus 2D RoPE (notebook 12).
 ROPE_2D = [
     {
-        "question": "一张 W 列的图像按行展开成序列，块 (r, c) 到正下方的块 (r + 1, c)，偏移 k 是多少？",
-        "options": ["1", "W + 1", "W²", "W"],
-        "answer": 3,
-        "explanation": "块 (r, c) 是第 r·W + c 个 token，正下方差一整行：k = W。一维 RoPE 于是把它当成 W 步远（12 的 16 × 16 网格上它排第 31）；"
-                       "轴向二维 RoPE 和 M-RoPE 按行、列分别旋转，让上下邻居和左右邻居一样近。",
-        "wrong": {0: "那是右边的块。", 1: "那是右下角的块。", 2: "那是整张图的块数。"},
-    },
-    {
-        "question": "Qwen2-VL 的 M-RoPE：3 个文字 token 后接一张 1 × 2 × 3 的图像（合并后的网格），图像后第一个文字 token 的编号是？",
-        "options": ["9", "6", "5", "3"],
-        "answer": 1,
-        "explanation": "图像的编号是 (t, r, c) 各自加上 3：最大的是 3 + 2 = 5（c 方向，即列）；文字从最大编号 + 1 = 6 接着数，t = r = c = 6（12）。",
-        "wrong": {0: "那是把图像的 6 个 token 一个个数过去的一维编号；M-RoPE 从最大编号 + 1 接着数。",
-                  2: "5 是图像里最大的编号本身，还要 + 1。",
-                  3: "文字不会从图像的起点重新数。"},
+        "question": "ViT 在 14 × 14 个块上训练了可学习位置表（197 行，含 class token）。换成 24 × 24 个块的图，"
+                    "Hugging Face 的 ViT（interpolate_pos_encoding=True）怎么做？",
+        "options": [
+            "把 197 行当一维序列，线性插值到 577 行",
+            "多出来的行随机初始化，再微调",
+            "class token 单独留着，其余排回网格双三次插值到 24 × 24",
+            "不用改：可学习的表对任何网格都能用",
+        ],
+        "answer": 2,
+        "explanation": "ViTEmbeddings.interpolate_pos_encoding 把 class token 的位置向量单独拿出来，其余 196 行排回 14 × 14 的网格，"
+                       "用 bicubic 插值到 24 × 24 再拼回去（12 第 3.3 节）。插值出的向量是训练时没出现过的；"
+                       "二维 RoPE 没有表，分数只依赖 (Δr, Δc)，任何网格直接能用。",
+        "hint": "表的 196 行原本排在一张 14 × 14 的网格上；class token 不在网格里。",
+        "wrong": {
+            0: "按一维插值会把一行的末尾和下一行的开头混在一起：要先排回二维网格再插值（12 第 3.3 节）。",
+            1: "不新建行：从训练过的 14 × 14 网格插值出新网格（12 第 3.3 节）。",
+            3: "可学习的表只有训练过的行（05）：24 × 24 = 576 个块，表里只有 196 个（12 第 3.3 节）。",
+        },
     },
 ]
 
@@ -585,9 +450,11 @@ PRACTICE = [
                3: "RoPE 只看偏移；重新编号是为了偏移不超过缓存大小。"}},
 ]
 
-#: The interview self-check of notebook 13 (the summary): every bank, in the order of the course.
+#: The interview self-check of notebook 13 (the summary): the banks no other notebook shows, in the
+#: order of the course. Each question tests a point of the summary's answer sheet that no exercise
+#: asks; REAL_MODELS and PRACTICE are asked in notebooks 10 and 11, not again here.
 INTERVIEW_QUIZ = (PERMUTATION + SINUSOIDAL + RELATIVE + LEARNED + RELATIVE_FAMILY + ROPE + ROPE_IMPLEMENTATION + ALIBI
-                  + CONTEXT + REAL_MODELS + PRACTICE + PROBES + ROPE_2D)
+                  + CONTEXT + PROBES + ROPE_2D)
 
 #: The quiz of each notebook: file stem -> its bank (what :class:`Quiz` records progress under).
 QUIZZES = {
