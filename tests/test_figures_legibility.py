@@ -138,6 +138,7 @@ def _circle_points_inside(box, ax, radius=1.0, n=720) -> int:
     return int(((p[:, 0] > box.x0 + 1) & (p[:, 0] < box.x1 - 1) & (p[:, 1] > box.y0 + 1) & (p[:, 1] < box.y1 - 1)).sum())
 
 
+@pytest.mark.slow           # every query position of four pairs, at two bases: the full sweep where the overlap was found
 @pytest.mark.parametrize("base", [10000.0, 10.0])
 def test_rope_q_and_kappa_labels_clear_the_circle_the_arrows_and_each_other(base):
     """07: q_m and κ_n sit outside the unit circle, off the arrows and the angle readout, and
@@ -170,6 +171,7 @@ def test_rope_q_and_kappa_labels_clear_the_circle_the_arrows_and_each_other(base
     assert not problems, "\n".join(problems[:20])
 
 
+@pytest.mark.slow           # every model and context length: the full sweep where the overlap was found
 def test_real_models_length_labels_clear_the_dots_the_lines_and_each_other():
     """10: 上下文 and 训练长度 are not under the dots or the orange line, nor over each other, for
     every model and context length; without rope_scaling no orange line covers the dots."""

@@ -95,8 +95,14 @@ class Quiz:
         index = self.radios[n].index
         if index is None:
             return None
-        feedback = self.declaration()["questions"][n]["feedback"][index]
+        feedback = self._feedback()[n][index]
         return Verdict(index == self.questions[n]["answer"], feedback)
+
+    def _feedback(self) -> list:
+        """Per question, the feedback each option gets (made once: the questions are fixed)."""
+        if getattr(self, "_feedback_texts", None) is None:
+            self._feedback_texts = [q["feedback"] for q in self.declaration()["questions"]]
+        return self._feedback_texts
 
     def declaration(self) -> dict:
         """The quiz as a static page needs it (:mod:`posenc.ui.declare`): its name (the progress
