@@ -2,6 +2,7 @@
 and the learner's progress file is a temporary one (no test writes to the real home; kernels
 started by JupyterLab or nbclient inherit the variable)."""
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -113,3 +114,79 @@ def no_cjk_verdicts():
     out, err = _no_cjk_process.communicate()
     assert _no_cjk_process.returncode == 0, err
     return json.loads(out.strip().splitlines()[-1])
+
+
+# ---------------------------------------------------------------------------
+# the browser suite's table (tests/browser/conftest.py's fixtures fill it): reports carry the rows
+# in ``user_properties``, so the table is printed by whichever process reports (under pytest-xdist,
+# the controller)
+
+REPORT_KEY = pytest.StashKey[dict]()
+
+
+def pytest_configure(config):
+    config.stash[REPORT_KEY] = {}
+
+
+def pytest_collection_modifyitems(config, items):
+    """The real-browser suite runs in one pytest-xdist worker, in order (one JupyterLab server
+    and one Chromium); every other test is shared out among the workers."""
+    for item in items:
+        if "browser" in item.nodeid.split("::")[0].split("/"):
+            item.add_marker(pytest.mark.xdist_group("browser"))
+
+
+def pytest_runtest_logreport(report):
+    rows = _SESSION_STASH[0] if _SESSION_STASH else None
+    if rows is None:
+        return
+    for key, value in getattr(report, "user_properties", ()):
+        if key == "posenc_row":
+            rows[value[0]] = value[1]
+        elif key == "posenc_line":
+            rows.setdefault("__lines__", []).append(value)
+
+
+_SESSION_STASH: list = []
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session):
+    _SESSION_STASH[:] = [session.config.stash[REPORT_KEY]]
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    rows = dict(config.stash.get(REPORT_KEY, {}))
+    lines = rows.pop("__lines__", [])
+    tr = terminalreporter
+    if lines:
+        tr.write_sep("-", "posenc browser suite: measured, never asserted")
+        for line in lines:
+            tr.write_line(line)
+    if not rows:
+        return
+    tr.write_sep("-", "posenc browser suite: control input -> new figure src (ms), target <= 200")
+    tr.write_line(f"{'notebook':<38} {'expl':>4} {'sliders':>7} {'median':>6} {'max':>6} "
+                  f"{'other':>5} {'median':>6} {'cjk':>4} {'time s':>6}  note")
+
+    def stats(xs):
+        return (f"{statistics.median(xs):.0f}", f"{max(xs):.0f}") if xs else ("-", "-")
+
+    for name in sorted(rows):
+        r = rows[name]
+        lat, other = r.get("latencies_ms") or [], r.get("other_ms") or []
+        med, mx = stats(lat)
+        omed, _ = stats(other)
+        tr.write_line(
+            f"{name:<38} {r.get('explorers', 0):>4} {len(lat):>7} {med:>6} {mx:>6} "
+            f"{len(other):>5} {omed:>6} {r.get('cjk_nodes', 0):>4} {r.get('seconds', 0):>6.1f}  "
+            f"{r.get('note', '')}")
+        if r.get("drag"):
+            tr.write_line(f"    drag: {r['drag']}")
+        if r.get("phases"):
+            tr.write_line("    phases (s): " + ", ".join(f"{k} {v}" for k, v in r["phases"].items()))
+    all_lat = [x for r in rows.values() for x in (r.get("latencies_ms") or [])]
+    if all_lat:
+        tr.write_line(
+            f"all notebooks: {len(all_lat)} slider steps, median {statistics.median(all_lat):.0f} ms, "
+            f"max {max(all_lat):.0f} ms (sliders: keydown -> src; other = checkboxes/dropdowns)")

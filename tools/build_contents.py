@@ -391,8 +391,9 @@ def index_notebook(items) -> nbformat.NotebookNode:
             lines.append("")
     nb = nbformat.v4.new_notebook()
     progress = nbformat.v4.new_markdown_cell(
-        "## 我的进度\n\n运行下面的单元格，看每篇的练习做对了几道、自测题第一次选对了几道"
-        "（记录只存在你自己的电脑上）。", id="progress-intro")
+        "## 我的进度\n\n每篇的练习做对了几道、自测题第一次选对了几道。在 JupyterLab 里运行下面的单元格就会列出来"
+        "（记录在你自己电脑上的进度文件里）；在静态网页上这张表直接显示，读的是你这个浏览器里记下的进度。",
+        id="progress-intro")
     nb.cells = [nbformat.v4.new_markdown_cell("\n".join(lines).rstrip() + "\n", id="contents"),
                 progress, nbformat.v4.new_code_cell(PROGRESS_CELL, id="progress")]
     nb.metadata.update(kernel_metadata())   # what the kernel writes on open: no unsaved-changes dot

@@ -20,7 +20,6 @@ import contextlib
 import importlib.util
 import os
 import shutil
-import statistics
 from pathlib import Path
 
 import pytest
@@ -36,7 +35,6 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "browser: real-browser tests (JupyterLab in headless Chromium)"
     )
-    config.stash[_REPORT_KEY] = {}
 
 
 # ---------------------------------------------------------------------------
@@ -117,42 +115,18 @@ def browser(chromium_path):
 # ---------------------------------------------------------------------------
 # results table printed at the end of the run (independent of -s)
 
-_REPORT_KEY = pytest.StashKey[dict]()
+@pytest.fixture
+def posenc_report(request) -> dict:
+    """dict notebook-name -> row; rows are printed by tests/conftest.py's summary. They travel in
+    the test report's ``user_properties`` (under pytest-xdist the test ran in a worker and the
+    table is printed by the controller)."""
+    rows: dict = {}
+    yield rows
+    for name, row in rows.items():
+        request.node.user_properties.append(("posenc_row", (name, row)))
 
 
 @pytest.fixture
-def posenc_report(request) -> dict:
-    """dict notebook-name -> row; rows are printed by pytest_terminal_summary."""
-    return request.config.stash[_REPORT_KEY]
-
-
-def pytest_terminal_summary(terminalreporter, exitstatus, config):
-    rows = config.stash.get(_REPORT_KEY, {})
-    if not rows:
-        return
-    tr = terminalreporter
-    tr.write_sep("-", "posenc browser suite: control input -> new figure src (ms), target <= 200")
-    tr.write_line(f"{'notebook':<38} {'expl':>4} {'sliders':>7} {'median':>6} {'max':>6} "
-                  f"{'other':>5} {'median':>6} {'cjk':>4} {'time s':>6}  note")
-
-    def stats(xs):
-        return (f"{statistics.median(xs):.0f}", f"{max(xs):.0f}") if xs else ("-", "-")
-
-    for name in sorted(rows):
-        r = rows[name]
-        lat, other = r.get("latencies_ms") or [], r.get("other_ms") or []
-        med, mx = stats(lat)
-        omed, _ = stats(other)
-        tr.write_line(
-            f"{name:<38} {r.get('explorers', 0):>4} {len(lat):>7} {med:>6} {mx:>6} "
-            f"{len(other):>5} {omed:>6} {r.get('cjk_nodes', 0):>4} {r.get('seconds', 0):>6.1f}  "
-            f"{r.get('note', '')}")
-        if r.get("drag"):
-            tr.write_line(f"    drag: {r['drag']}")
-        if r.get("phases"):
-            tr.write_line("    phases (s): " + ", ".join(f"{k} {v}" for k, v in r["phases"].items()))
-    all_lat = [x for r in rows.values() for x in (r.get("latencies_ms") or [])]
-    if all_lat:
-        tr.write_line(
-            f"all notebooks: {len(all_lat)} slider steps, median {statistics.median(all_lat):.0f} ms, "
-            f"max {max(all_lat):.0f} ms (sliders: keydown -> src; other = checkboxes/dropdowns)")
+def posenc_line(request):
+    """``posenc_line(text)``: a line printed with the suite's table at the end of the run."""
+    return lambda text: request.node.user_properties.append(("posenc_line", text))

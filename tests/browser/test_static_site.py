@@ -481,15 +481,14 @@ def _platform_fonts(context, page, selector: str) -> list[str]:
 
 
 @pytest.mark.parametrize("number", ["02", "07"])
-def test_main_sliders_show_the_kernels_frames(number, site, server, context, capsys):
+def test_main_sliders_show_the_kernels_frames(number, site, server, context, posenc_line):
     path = page_file(site[0], number)
     state = widget_state(path.read_text(encoding="utf-8"))
     tab = open_tab(context, f"{server}/{path.name}")
     page = tab.page
     page.wait_for_function(JS_READY, polling=20)
-    with capsys.disabled():
-        print(f"\n[static site] {path.name}: {path.stat().st_size / 1e6:.2f} MB, ready for a drag "
-              f"{page.evaluate('performance.now()') / 1000:.2f} s after navigation")
+    posenc_line(f"[static site] {path.name}: {path.stat().st_size / 1e6:.2f} MB, ready for a drag "
+                f"{page.evaluate('performance.now()') / 1000:.2f} s after navigation")
     assert page.evaluate("document.documentElement.lang") == "zh-CN"
     for selector in (".jp-MarkdownOutput h1", ".posenc-static-hint"):
         page.locator(selector).first.scroll_into_view_if_needed()
