@@ -27,7 +27,8 @@ def heading_text(markdown: str) -> str:
     text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)          # links keep their text
     text = re.sub(r"`([^`]*)`", r"\1", text)                      # code spans keep their text
     text = re.sub(r"<[^>]+>", "", text)                           # inline HTML tags
-    text = re.sub(r"(\*\*|__|\*|_)(?=\S)(.+?)(?<=\S)\1", r"\2", text)   # emphasis
+    text = re.sub(r"(\*\*|\*)(?=\S)(.+?)(?<=\S)\1", r"\2", text)           # emphasis
+    text = re.sub(r"(?<!\w)(__|_)(?=\S)(.+?)(?<=\S)\1(?!\w)", r"\2", text)  # _ emphasis, never intraword (W_q)
     return text
 
 
@@ -60,6 +61,7 @@ def test_heading_ids_follow_jupyterlab():
     assert heading_text("**符号约定**") == "符号约定"
     assert heading_text("6. 用短句训练，用长句测试").replace(" ", "-") == "6.-用短句训练，用长句测试"
     assert heading_text("动手：`pl.rope` 的 [图](x.png)") == "动手：pl.rope 的 图"
+    assert heading_text("经过 W_q、W_k 之后") == "经过 W_q、W_k 之后" and heading_text("_强调_ 与 __粗__") == "强调 与 粗"
 
 
 LINKS = list(course_links())

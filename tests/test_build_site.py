@@ -55,8 +55,9 @@ def test_dangling_links_name_missing_files_and_missing_anchors(tmp_path):
         '<h1 id="%E6%A0%87%E9%A2%98">标题</h1><a href="03_b.html#%E7%AC%A6">ok</a>'
         '<a href="#%E6%A0%87%E9%A2%98">self</a><a href="04_c.html">missing page</a>'
         '<a href="03_b.html#nowhere">missing anchor</a><a href="https://example.org/x">outside</a>'
+        '<a href="03_b.html#W%27">an id holding the other quote</a>'
         '<script src="static/a.js"></script>', encoding="utf-8")
-    (tmp_path / "03_b.html").write_text('<h2 id="符">符</h2>', encoding="utf-8")
+    (tmp_path / "03_b.html").write_text('<h2 id="符">符</h2><h2 id="W\'">W\'</h2>', encoding="utf-8")
     (tmp_path / "static").mkdir()
     (tmp_path / "static" / "a.js").write_text("")
     assert bs.dangling_links(tmp_path) == [("02_a.html", "04_c.html"), ("02_a.html", "03_b.html#nowhere")]

@@ -302,7 +302,8 @@ def anchor(heading: str) -> str:
     """The fragment of a heading's link: JupyterLab's id (the rendered text, every space a ``-``;
     ``renderMarkdown.createHeaderId``), brackets percent-encoded so a markdown link keeps them."""
     text = re.sub(r"`([^`]*)`", r"\1", plain(heading))
-    text = re.sub(r"(\*\*|__|\*|_)(?=\S)(.+?)(?<=\S)\1", r"\2", text)
+    text = re.sub(r"(\*\*|\*)(?=\S)(.+?)(?<=\S)\1", r"\2", text)
+    text = re.sub(r"(?<!\w)(__|_)(?=\S)(.+?)(?<=\S)\1(?!\w)", r"\2", text)   # not intraword: W_q stays
     return text.replace(" ", "-").replace("(", "%28").replace(")", "%29")
 
 

@@ -292,8 +292,9 @@ def copy_static(out: Path) -> None:
 # ---------------------------------------------------------------------------
 # links
 
-_HREF = re.compile(r'\b(?:href|src)=["\']([^"\']+)["\']', re.I)
-_ID = re.compile(r'\bid=["\']([^"\']+)["\']', re.I)
+#: An attribute's value ends at the quote it started with (an id may hold the other one: W').
+_HREF = re.compile(r'\b(?:href|src)=(["\'])(.+?)\1', re.I)
+_ID = re.compile(r'\bid=(["\'])(.+?)\1', re.I)
 
 
 def internal_links(out: Path) -> list[tuple[str, str]]:
@@ -303,7 +304,7 @@ def internal_links(out: Path) -> list[tuple[str, str]]:
     rows = []
     for page in sorted(out.glob("*.html")):
         text = page.read_text(encoding="utf-8")
-        for target in _HREF.findall(text):
+        for _, target in _HREF.findall(text):
             if re.match(r"[a-z][a-z0-9+.-]*:", target, re.I) or target.startswith("//"):
                 continue
             rows.append((page.name, unquote(html_lib.unescape(target))))
@@ -326,7 +327,7 @@ def dangling_links(out: Path) -> list[tuple[str, str]]:
             continue
         if frag and file.suffix == ".html":
             if file not in ids:
-                ids[file] = {unquote(html_lib.unescape(i)) for i in _ID.findall(file.read_text(encoding="utf-8"))}
+                ids[file] = {unquote(html_lib.unescape(i)) for _, i in _ID.findall(file.read_text(encoding="utf-8"))}
             if frag not in ids[file]:
                 bad.append((page, target))
     return bad
