@@ -1,5 +1,5 @@
 """Benchmarks for the course: slider latency, frames, drags in JupyterLab, notebook run
-time, import time, training.
+time, import time, training, the static edition.
 
 Run from the repository root (not part of the pass/fail tests; numbers are printed):
 
@@ -8,6 +8,7 @@ Run from the repository root (not part of the pass/fail tests; numbers are print
     python tools/benchmark.py --only drag --before main --rounds 2   # JupyterLab drags, before/after
     python tools/benchmark.py --only sliders --scale 2                # figures at 2x pixel density
     python tools/benchmark.py --only fill --notebooks 03 04 --before main   # controls during the fill vs frames off
+    python tools/benchmark.py --only static --notebooks 03 07      # static pages: build, size, ready to drag
 
 All comparisons are measured in the same run on the same machine: medians, and ratios
 between our way and the naive way (or the code before a change, interleaved), never a bare
@@ -399,10 +400,62 @@ def bench_training() -> list[dict]:
     return rows
 
 
+STATIC_READY_JS = """() => { const ex = document.querySelectorAll('.posenc-explorer');
+  return ex.length > 0 && Array.from(ex).every(e => !e.querySelector('.posenc-frames') ||
+    (e.querySelector('.posenc-frames img') && e.querySelector('.posenc-frames-control .noUi-handle'))); }"""
+
+
+def bench_static(notebooks: list[str], loads: int = 3) -> dict:
+    """Build the static edition into a temporary folder (build seconds, bytes per page and in all),
+    serve it from 127.0.0.1 and time, per page, navigation start -> every explorer's frames and
+    slider handle present (the first drag can start); median of ``loads`` fresh tabs."""
+    import functools
+    import tempfile
+    import threading
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    import build_site
+    from playwright.sync_api import sync_playwright
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, *a):
+            pass
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "site"
+        report = build_site.build(out, build_site.notebook_paths(notebooks), jobs=2, log=lambda row: None)
+        httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(out)))
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        base = f"http://127.0.0.1:{httpd.server_address[1]}"
+        ready = {}
+        try:
+            with sync_playwright() as p:
+                browser = p.chromium.launch(executable_path="/usr/bin/chromium",
+                                            args=["--no-sandbox", "--disable-gpu"])
+                for row in report["pages"]:
+                    if not row["explorers"]:
+                        continue
+                    times = []
+                    for _ in range(loads):
+                        ctx = browser.new_context(viewport={"width": 1300, "height": 900})
+                        page = ctx.new_page()
+                        page.goto(f"{base}/{row['page']}.html", wait_until="commit")
+                        page.wait_for_function(STATIC_READY_JS, polling=20, timeout=30_000)
+                        times.append(page.evaluate("performance.now()") / 1000)
+                        ctx.close()
+                    ready[row["page"]] = statistics.median(times)
+                browser.close()
+        finally:
+            httpd.shutdown()
+            httpd.server_close()
+    return {"report": report, "ready_s": ready}
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", choices=["sliders", "frames", "drag", "fill", "memory", "notebooks", "import",
-                                           "training"])
+                                           "training", "static"])
     parser.add_argument("--repeats", type=int, default=30, help="slider updates per control")
     parser.add_argument("--scale", type=int, default=1, help="pixel density of the figures (2: HiDPI)")
     parser.add_argument("--before", default=None,
@@ -493,6 +546,21 @@ def main(argv=None) -> int:
             print(f"| {name} | {r['per_notebook'][name]:.1f} | {r['floor_per_notebook'][name]:.1f} |")
         print(f"| **total** | {r['total_s']:.1f} | {r['floor_s']:.1f} |")
         print(f"\nratio full / floor = {r['ratio']:.2f}")
+    if args.only == "static":  # not part of a full run: it builds the static edition (minutes)
+        r = bench_static(args.notebooks)
+        rep = r["report"]
+        print(f"\n## Static edition ({len(rep['pages'])} pages built in {rep['seconds']:.0f} s, "
+              f"{rep['site_bytes'] / 1e6:.1f} MB in all; ready = navigation start -> every explorer's frames "
+              f"and slider handle, median of 3 fresh tabs over loopback)\n")
+        print("| page | MB | ready s |")
+        print("|---|---:|---:|")
+        for row in rep["pages"]:
+            t = r["ready_s"].get(row["page"])
+            print(f"| {row['page']} | {row['bytes'] / 1e6:.2f} | {'' if t is None else f'{t:.2f}'} |")
+        if r["ready_s"]:
+            vals = list(r["ready_s"].values())
+            print(f"\nready: median over pages {statistics.median(vals):.2f} s, slowest {max(vals):.2f} s; "
+                  f"largest page {max(row['bytes'] for row in rep['pages']) / 1e6:.2f} MB")
     return 0
 
 

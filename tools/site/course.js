@@ -251,8 +251,8 @@
   }
   function ready() {
     contents();
+    widgets();          // first: the widget manager loads its bundle while the rest is set up
     teaching();
-    widgets();
     mathInMarkdown();
   }
   if (document.readyState === "loading") {
