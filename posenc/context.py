@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .attention import causal_mask, softmax
 from .encoding import frequencies
 from .validate import (
     check_array,
@@ -464,10 +465,8 @@ def softmax_entropy(logits) -> np.ndarray:
     ``log n`` for uniform weights over n keys, 0 for all weight on one key.
     Introduced in notebook 09_context_extension.
     """
-    z = check_array("logits", logits)
-    z = z - z.max(axis=-1, keepdims=True)
-    log_p = z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
-    return -(np.exp(log_p) * log_p).sum(axis=-1)
+    p = softmax(check_array("logits", logits))
+    return -(p * np.log(p, out=np.zeros_like(p), where=p > 0)).sum(axis=-1)     # 0 · log 0 = 0
 
 
 def entropy_invariant_scale(seq_len, train_len) -> np.ndarray:
@@ -505,9 +504,7 @@ def beta_digits(n: int, beta: float, num_digits: int) -> np.ndarray:
 # ---------------------------------------------------------------------------
 def _causal_offsets(seq_len: int) -> np.ndarray:
     i = np.arange(seq_len)
-    k = (i[:, None] - i[None, :]).astype(float)                          # query i, key j: i - j
-    k[k < 0] = np.nan
-    return k
+    return np.where(causal_mask(seq_len), i[:, None] - i[None, :], np.nan)   # query i, key j: i - j
 
 
 def self_extend_offsets(seq_len: int, group_size: int, window: int) -> np.ndarray:

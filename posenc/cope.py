@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .attention import causal_mask
 from .validate import check_array, check_int, check_matrix
 
 
@@ -26,9 +27,9 @@ def cope_positions(gate_logits, npos: int | None = None) -> np.ndarray:
     z = check_matrix("gate_logits", gate_logits)
     if z.shape[0] != z.shape[1]:
         raise ValueError(f"gate_logits must be square (queries × keys), got {z.shape} / gate_logits 必须是方阵")
-    gates = np.tril(1.0 / (1.0 + np.exp(-z)))
-    positions = np.flip(np.cumsum(np.flip(gates, axis=-1), axis=-1), axis=-1)
-    positions = np.tril(positions)
+    visible = causal_mask(len(z))
+    gates = np.where(visible, 1.0 / (1.0 + np.exp(-z)), 0.0)
+    positions = np.where(visible, np.flip(np.cumsum(np.flip(gates, axis=-1), axis=-1), axis=-1), 0.0)
     if npos is not None:
         positions = np.minimum(positions, float(check_int("npos", npos, 1) - 1))
     return positions

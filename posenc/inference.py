@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .alibi import alibi_slopes
-from .attention import softmax
+from .attention import causal_mask, scaled_dot_product_attention
 from .context import ROPE_SCALING
 from .real_models import rope_type
 from .relative_family import t5_relative_bucket
@@ -54,11 +54,6 @@ def _check_inputs(x, w_q, w_k, w_v):
     return x, w_q, w_k, w_v
 
 
-def _attend(q, keys, values):
-    scores = keys @ q / np.sqrt(len(q))
-    return softmax(scores) @ values
-
-
 def kv_cache_decode(x, w_q, w_k, w_v, base: float = 10000.0, rope_scaling: dict | None = None) -> DecodeResult:
     """Decode ``x`` (shape ``(seq_len, d_model)``) one token at a time with a KV cache.
 
@@ -80,7 +75,7 @@ def kv_cache_decode(x, w_q, w_k, w_v, base: float = 10000.0, rope_scaling: dict 
         q = factor * rope((x[t] @ w_q)[None, :], [t], inv_freq=inv_freq)[0]
         cache_k.append(factor * rope((x[t] @ w_k)[None, :], [t], inv_freq=inv_freq)[0])
         cache_v.append(x[t] @ w_v)
-        outputs.append(_attend(q, np.array(cache_k), np.array(cache_v)))
+        outputs.append(scaled_dot_product_attention(q[None, :], np.array(cache_k), np.array(cache_v))[0][0])
         freqs.append(inv_freq)
     return DecodeResult(np.array(outputs), np.array(cache_k), np.array(freqs))
 
@@ -99,7 +94,7 @@ def recompute_decode(x, w_q, w_k, w_v, base: float = 10000.0, rope_scaling: dict
         pos = np.arange(t + 1, dtype=float)
         q = factor * rope((x[t] @ w_q)[None, :], [t], inv_freq=inv_freq)[0]
         keys = factor * rope(x[:t + 1] @ w_k, pos, inv_freq=inv_freq)
-        outputs.append(_attend(q, keys, x[:t + 1] @ w_v))
+        outputs.append(scaled_dot_product_attention(q[None, :], keys, x[:t + 1] @ w_v)[0][0])
         freqs.append(inv_freq)
     return DecodeResult(np.array(outputs), keys, np.array(freqs))
 
@@ -113,9 +108,7 @@ def causal_rope_attention(x, w_q, w_k, w_v, base: float = 10000.0) -> np.ndarray
     inv_freq, _ = _frequencies(w_q.shape[1], base, None)
     pos = np.arange(x.shape[0], dtype=float)
     q, k, v = rope(x @ w_q, pos, inv_freq=inv_freq), rope(x @ w_k, pos, inv_freq=inv_freq), x @ w_v
-    scores = q @ k.T / np.sqrt(q.shape[1])
-    scores[np.triu(np.ones(scores.shape, dtype=bool), k=1)] = -np.inf
-    return softmax(scores) @ v
+    return scaled_dot_product_attention(q, k, v, visible=causal_mask(x.shape[0]))[0]
 
 
 def alibi_step_bias(pos: int, num_heads: int) -> np.ndarray:
@@ -188,13 +181,9 @@ def gqa_attention(q, key, value, base: float = 10000.0) -> np.ndarray:
     inv_freq, _ = _frequencies(d, base, None)
     q_rot = rope(q, pos, inv_freq=inv_freq)
     k_rot = rope(key, pos, inv_freq=inv_freq)                  # once per KV head: what the cache holds
-    group = heads // kv_heads
-    future = np.triu(np.ones((seq_len, seq_len), dtype=bool), k=1)
-    out = []
-    for h in range(heads):
-        scores = q_rot[h] @ k_rot[h // group].T / np.sqrt(d)
-        out.append(softmax(np.where(future, -np.inf, scores)) @ value[h // group])
-    return np.array(out)
+    group = heads // kv_heads                                  # query head h uses KV head h // group
+    return scaled_dot_product_attention(q_rot, repeat_kv(k_rot, group), repeat_kv(value, group),
+                                        visible=causal_mask(seq_len))[0]
 
 
 def kv_cache_numbers(num_key_value_heads: int, head_dim: int, num_layers: int = 1) -> int:

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .attention import softmax
+from .attention import causal_mask, scaled_dot_product_attention, softmax
 from .encoding import frequencies
 from .rope import rope, rope_pair_coefficients
-from .validate import check_array, check_base, check_bool, check_int, check_one_of, check_positions, check_real
+from .validate import (check_array, check_base, check_bool, check_int, check_one_of, check_positions, check_qkv,
+                       check_real)
 
 #: The position id Hugging Face gives a padding token (``position_ids.masked_fill_(attention_mask == 0, 1)``).
 PAD_POSITION_ID = 1
@@ -82,8 +83,7 @@ def packed_causal_mask(lengths) -> np.ndarray:
     Introduced in notebook 11_positions_in_practice.
     """
     doc = np.repeat(np.arange(len(_lengths(lengths))), _lengths(lengths))
-    idx = np.arange(len(doc))
-    return (doc[:, None] == doc[None, :]) & (idx[None, :] <= idx[:, None])
+    return (doc[:, None] == doc[None, :]) & causal_mask(len(doc))
 
 
 def masked_rope_attention(q, key, value, positions, visible) -> tuple[np.ndarray, np.ndarray]:
@@ -93,18 +93,13 @@ def masked_rope_attention(q, key, value, positions, visible) -> tuple[np.ndarray
     a padded row's ids …); ``visible``: (seq_len, seq_len) booleans, e.g. :func:`packed_causal_mask`.
     Introduced in notebook 11_positions_in_practice.
     """
-    q, key, value = (check_array(name, a, ndim=2) for name, a in (("q", q), ("key", key), ("value", value)))
-    if not q.shape == key.shape == value.shape:
-        raise ValueError(f"q, key and value must have one shape (seq_len, d), got {q.shape}, {key.shape}, "
-                         f"{value.shape} / q、key、value 的形状必须相同")
+    q, key, value = check_qkv(q, key, value)
     pos = check_positions(positions)
     visible = np.asarray(visible)
     if visible.dtype != bool or visible.shape != (len(q), len(q)):
         raise ValueError(f"visible must be booleans of shape {(len(q), len(q))} / visible 必须是形状为 "
                          f"{(len(q), len(q))} 的布尔数组")
-    scores = rope(q, pos) @ rope(key, pos).T / np.sqrt(q.shape[1])
-    weights = softmax(np.where(visible, scores, -np.inf))
-    return weights @ value, weights
+    return scaled_dot_product_attention(rope(q, pos), rope(key, pos), value, visible=visible)
 
 
 def sliding_window_mask(seq_len: int, window: int) -> np.ndarray:
@@ -116,7 +111,7 @@ def sliding_window_mask(seq_len: int, window: int) -> np.ndarray:
     seq_len = check_int("seq_len", seq_len, 1, 4096)
     window = check_int("window", window, 1)
     k = np.arange(seq_len)[:, None] - np.arange(seq_len)[None, :]      # m - n
-    return (k >= 0) & (k < window)
+    return causal_mask(seq_len) & (k < window)
 
 
 # ---------------------------------------------------------------------------
@@ -298,7 +293,7 @@ def flash_causal_mask(seqlen_q: int, seqlen_k: int) -> np.ndarray:
     """
     seqlen_q = check_int("seqlen_q", seqlen_q, 1, 4096)
     seqlen_k = check_int("seqlen_k", seqlen_k, 1, 4096)
-    return np.arange(seqlen_k)[None, :] <= np.arange(seqlen_q)[:, None] + seqlen_k - seqlen_q
+    return causal_mask(seqlen_q, seqlen_k)
 
 
 # ---------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .attention import softmax
+from .attention import causal_mask, scaled_dot_product_attention
 from .distance import linear_fit
 from .slow import takes_seconds
 from .validate import check_array, check_int, check_lengths, check_one_of, check_real
@@ -173,8 +173,9 @@ def causal_uniform_weights(seq_len: int) -> np.ndarray:
     Introduced in notebook 12_where_position_goes.
     """
     seq_len = check_int("seq_len", seq_len, 1, 4096)
-    scores = np.where(np.tril(np.ones((seq_len, seq_len), dtype=bool)), 0.0, -np.inf)
-    return softmax(scores, axis=1)[:, 0]
+    zeros = np.zeros((seq_len, 1))                                   # every q·κ = 0: equal scores
+    _, weights = scaled_dot_product_attention(zeros, zeros, zeros, visible=causal_mask(seq_len))
+    return weights[:, 0]
 
 
 def position_readout(model, fit_data, test_data, layer: int, alpha: float = PROBE_ALPHA) -> np.ndarray:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .attention import attention_weights_for_demo, softmax
+from .attention import attention_weights_for_demo, scaled_dot_product_attention
 from .encoding import encode_positions
 from .text import aligned_table
 from .validate import (
@@ -224,9 +224,14 @@ def shaw_relative_logits(q, key, rel_embeddings, max_relative: int) -> np.ndarra
     Introduced in notebook 06_relative_family.
     """
     q, key, rel, max_relative = _shaw_inputs(q, key, rel_embeddings, max_relative)
-    idx = shaw_relative_index(len(q), len(key), max_relative)
-    relative = np.take_along_axis(q @ rel.T, idx, axis=1)
-    return (q @ key.T + relative) / math.sqrt(q.shape[1])
+    return q @ key.T / math.sqrt(q.shape[1]) + _shaw_key_bias(q, len(key), rel, max_relative)
+
+
+def _shaw_key_bias(q, key_len, rel, max_relative):
+    """The relative half of Shaw's logits, ``q_m · a^K_{clip(n - m)} / sqrt(d)``: what the
+    attention adds to ``q · κ / sqrt(d)``."""
+    idx = shaw_relative_index(len(q), key_len, max_relative)
+    return np.take_along_axis(q @ rel.T, idx, axis=1) / math.sqrt(q.shape[1])
 
 
 def shaw_relative_attention(q, key, value, rel_keys, rel_values, max_relative: int):
@@ -241,11 +246,11 @@ def shaw_relative_attention(q, key, value, rel_keys, rel_values, max_relative: i
     q, key, rel_k, max_relative = _shaw_inputs(q, key, rel_keys, max_relative)
     value = check_matrix("value", value, len(key))
     rel_v = check_matrix("rel_values", rel_values, 2 * max_relative + 1, value.shape[1])
-    weights = softmax(shaw_relative_logits(q, key, rel_k, max_relative))
+    out, weights = scaled_dot_product_attention(q, key, value, bias=_shaw_key_bias(q, len(key), rel_k, max_relative))
     idx = shaw_relative_index(len(q), len(key), max_relative)
     per_offset = np.zeros((len(q), len(rel_v)))       # weight each query puts on each clipped offset
     np.add.at(per_offset, (np.arange(len(q))[:, None], idx), weights)
-    return weights @ value + per_offset @ rel_v, weights
+    return out + per_offset @ rel_v, weights
 
 
 # ---------------------------------------------------------------------------

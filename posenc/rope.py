@@ -6,11 +6,9 @@ The torch version is :func:`posenc.torch_layers.rope_torch`; both turn pair i by
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from .attention import softmax
+from .attention import scaled_dot_product_attention
 from .distance import by_offset, small_matmul
 from .encoding import pair_rotation_matrix, encode_positions, frequencies
 from .validate import (
@@ -20,6 +18,7 @@ from .validate import (
     check_one_of,
     check_positions,
     check_projections,
+    check_qkv,
     check_real,
     check_vector_pair,
 )
@@ -230,15 +229,12 @@ def rope_attention(q, key, value, positions, *, rotate_values: bool = False, rot
     which leaves ``Σ_n α_mn 𝓡_{n−m} v_n``: relative again.
     Introduced in notebook 07_rope.
     """
-    q, key, value = (check_array(name, a, ndim=2) for name, a in (("q", q), ("key", key), ("value", value)))
-    if not q.shape == key.shape == value.shape:
-        raise ValueError(f"q, key and value must have one shape (seq_len, d), got {q.shape}, {key.shape}, "
-                         f"{value.shape} / q、key、value 的形状必须相同")
+    q, key, value = check_qkv(q, key, value)
     if rotate_back and not rotate_values:
         raise ValueError("rotate_back=True needs rotate_values=True / 只有先转了 v 才需要转回去")
     pos = check_positions(positions)
-    scores = rope(q, pos, base) @ rope(key, pos, base).T / math.sqrt(q.shape[1])
-    out = softmax(scores, axis=1) @ (rope(value, pos, base) if rotate_values else value)
+    out, _ = scaled_dot_product_attention(rope(q, pos, base), rope(key, pos, base),
+                                          rope(value, pos, base) if rotate_values else value)
     return rope(out, -pos, base) if rotate_back else out
 
 

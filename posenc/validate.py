@@ -6,7 +6,7 @@ The vocabulary: numbers (:func:`check_int`, :func:`check_real`, :func:`check_bas
 :func:`check_d_model`, :func:`check_bool`, :func:`check_one_of`), what a slider can show
 (:func:`check_slider_value`: every explorer checks its arguments with these), arrays
 (:func:`check_array`, :func:`check_positions`, :func:`check_int_array`, :func:`check_matrix`,
-:func:`check_vector`, :func:`check_vector_pair`, :func:`check_position_list`,
+:func:`check_vector`, :func:`check_vector_pair`, :func:`check_qkv`, :func:`check_position_list`,
 :func:`check_projections`, :func:`check_table_size`), text (:func:`check_tokens`), the 谁咬谁
 task's length ranges (:func:`check_lengths`) and RoPE scaling (:func:`check_factor`,
 :func:`check_betas`).
@@ -191,6 +191,15 @@ def check_matrix(name: str, value, rows: int | None = None, cols: int | None = N
     if arr.shape[0] < 1 or arr.shape[1] < 1:
         raise ValueError(f"{name} must not be empty, got shape {arr.shape} / {name} 不能为空")
     return arr
+
+
+def check_qkv(q, key, value) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Queries, keys and values of one shape ``(seq_len, d)``, one row per token, as float arrays."""
+    q, key, value = (check_array(name, a, ndim=2) for name, a in (("q", q), ("key", key), ("value", value)))
+    if not q.shape == key.shape == value.shape:
+        raise ValueError(f"q, key and value must have one shape (seq_len, d), got {q.shape}, {key.shape}, "
+                         f"{value.shape} / q、key、value 的形状必须相同")
+    return q, key, value
 
 
 def check_vector(name: str, value, length: int) -> np.ndarray:
