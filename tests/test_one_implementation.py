@@ -1,6 +1,6 @@
 """One implementation per idea in the compute layer: a scan of the package's source finds one
-scaled dot-product attention per backend, one hand-written softmax per backend and one causal
-mask, each where the package says it lives.
+scaled dot-product attention per backend, one hand-written softmax per backend, one causal
+mask and one frequency formula, each where the package says it lives.
 
 Each scan is a small data flow over one function's body (names assigned from a matrix product,
 from a softmax, from a max), so a copy is found whether it is written in one expression or in
@@ -23,6 +23,11 @@ ATTENTION = {("posenc/attention.py", "scaled_dot_product_attention"),
 SOFTMAX = {("posenc/attention.py", "softmax"), ("posenc/torch_layers.py", "_softmax")}
 #: The one causal mask.
 CAUSAL_MASK = {("posenc/attention.py", "causal_mask")}
+#: The one frequency formula w_i = base ** (-2i / d_model) ...
+FREQUENCIES = {("posenc/encoding.py", "frequencies")}
+#: ... and the one place that computes it another way on purpose: Hugging Face's recipe
+#: ``1 / base ** (arange(0, d, 2) / d)`` in each torch dtype, whose rounding is the lesson.
+FREQUENCIES_IN_A_DTYPE = {("posenc/practice.py", "rope_angles_in")}
 
 
 def _name(node) -> str:
@@ -133,6 +138,42 @@ def builds_a_causal_mask(func) -> bool:
     return False
 
 
+def types_the_frequency_formula(func) -> bool:
+    """Does ``func`` compute ``base ** (-2 i / d)`` (``i`` the pair index, by the course's
+    vocabulary), ``base ** (arange(0, d, 2) / d)`` or ``exp(arange(0, d, 2) · −log(base) / d)``?"""
+    def number(node):
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            return number(node.operand)
+        return node.value if isinstance(node, ast.Constant) else None
+
+    def two_i(node):                           # ±2·i, -(2·i): the exponent's numerator
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return two_i(node.operand)
+        return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult) and \
+            sorted([str(number(node.left)), str(number(node.right))]) in (["2", "None"], ["2.0", "None"]) and \
+            "i" in (getattr(node.left, "id", None), getattr(node.right, "id", None))
+
+    def over_d(node):                          # ±2·i / d
+        return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and two_i(node.left)
+
+    def even_call(node):                       # arange(0, d, 2): the even dimensions 2i
+        return any(isinstance(n, ast.Call) and _name(n.func) == "arange" and len(n.args) == 3 and
+                   isinstance(n.args[0], ast.Constant) and n.args[0].value == 0 and
+                   isinstance(n.args[2], ast.Constant) and n.args[2].value == 2 for n in ast.walk(node))
+
+    evens = _derived(func, even_call)
+    even_range = lambda node: even_call(node) or _uses(node, evens)
+
+    for node in _own_nodes(func):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
+            if any(over_d(n) for n in ast.walk(node.right)) or even_range(node.right):
+                return True
+        if isinstance(node, ast.Call) and _name(node.func) == "exp" and even_range(node) and \
+                _calls(node, lambda n: n == "log"):
+            return True
+    return False
+
+
 def functions(path):
     tree = ast.parse(path.read_text(encoding="utf-8"))
     return [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
@@ -155,6 +196,10 @@ def test_one_softmax_per_backend():
 
 def test_one_causal_mask():
     assert found(builds_a_causal_mask) == CAUSAL_MASK
+
+
+def test_one_frequency_formula():
+    assert found(types_the_frequency_formula) == FREQUENCIES | FREQUENCIES_IN_A_DTYPE
 
 
 # ---------------------------------------------------------------------------
@@ -248,6 +293,30 @@ OLD_CAUSAL_MASKS = {
         """,
 }
 
+OLD_FREQUENCIES = {
+    "an exercise's angle": """
+        def check_rope_angle(answer, i, pos, d_model, base):
+            w = base ** (-2.0 * i / d_model)
+            return pos * w
+        """,
+    "the worksheet's slips": """
+        def _pe_slips(pos, dim, d_model, base):
+            i = dim // 2
+            w = base ** (-2 * i / d_model)
+            return w
+        """,
+    "Hugging Face's form through a name": """
+        def inv_freq(base, head_dim):
+            exps = np.arange(0, head_dim, 2)
+            return 1.0 / (base ** (exps / head_dim))
+        """,
+    "the exp-log form": """
+        def div_term(d_model, base):
+            return np.exp(np.arange(0, d_model, 2) * (-math.log(base) / d_model))
+        """,
+}
+
+
 @pytest.mark.parametrize("source", OLD_ATTENTION.values(), ids=OLD_ATTENTION.keys())
 def test_the_attention_scan_flags_a_copy(source):
     assert computes_attention(_function(source))
@@ -263,6 +332,11 @@ def test_the_causal_mask_scan_flags_a_copy(source):
     assert builds_a_causal_mask(_function(source))
 
 
+@pytest.mark.parametrize("source", OLD_FREQUENCIES.values(), ids=OLD_FREQUENCIES.keys())
+def test_the_frequency_scan_flags_a_copy(source):
+    assert types_the_frequency_formula(_function(source))
+
+
 def test_the_scans_leave_alone_what_uses_the_one_implementation():
     uses = functions_of(textwrap.dedent("""
         def rope_attention(q, key, value, pos):
@@ -272,10 +346,14 @@ def test_the_scans_leave_alone_what_uses_the_one_implementation():
         def sink(scores, column):
             return softmax(np.concatenate([scores, column], axis=-1))[..., :-1]
 
+        def slip(pos, i, d_model, base):
+            return pos * base ** (-i / d_model)          # a slip's wrong exponent, not the formula
+
         def reach(weights, distance):
             return weights @ distance
 
         def shorter_than(lengths, n):
             return np.arange(n)[None, :] < lengths[:, None]     # a padding mask, not a triangle
         """))
-    assert not any(computes_attention(f) or writes_a_softmax(f) or builds_a_causal_mask(f) for f in uses)
+    assert not any(computes_attention(f) or writes_a_softmax(f) or builds_a_causal_mask(f) or
+                   types_the_frequency_formula(f) for f in uses)

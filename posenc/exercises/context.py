@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import math
 
-from ..context import rope_angle_coverage
+from ..context import rope_angle_coverage, rotations_per_context
+from ..encoding import frequencies
 from ..validate import check_base, check_d_model, check_int, check_real
 from .rule import grade, letter_rule
 from .verdict import Verdict, recorded
@@ -26,8 +27,8 @@ def check_rotations(answer, i: int, d_model: int, length: int, base: float = 100
     i = check_int("i", i, 0, d_model // 2 - 1)
     length = check_int("length", length, 1)
     base = check_base(base)
-    w = base ** (-2.0 * i / d_model)
-    right = length * w / (2 * math.pi)
+    w = float(frequencies(d_model, base)[i])
+    right = float(rotations_per_context(d_model, length, base)[i])
     never = "不到一圈：训练中它从没转满一圈，更长的输入会带来没见过的角度。" if right < 1 else \
         "超过一圈：训练中它已经见过所有角度。"
     slips = {

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..encoding import sinusoidal_encoding
+from ..encoding import frequencies, sinusoidal_encoding
 from .rule import Rule, rule
 
 #: Decimals the worksheet asks for in every box.
@@ -82,7 +82,7 @@ class WorksheetCase:
 def _pe_slips(pos: int, dim: int, d_model: int, base: float, start: int) -> list[tuple[str, float]]:
     i = dim // 2
     f, g = (math.sin, math.cos) if dim % 2 == 0 else (math.cos, math.sin)
-    w = base ** (-2 * i / d_model)
+    w = float(frequencies(d_model, base)[i])
     name = "sin" if dim % 2 == 0 else "cos"
     return [
         ("像是计算器停在角度制 (DEG)：sin、cos 里的角度 pos·w_i 是弧度 (radians)。", f(math.radians(pos * w))),
