@@ -196,6 +196,20 @@ def rule(right, *, read: str = "number", decimals: int | None = None, expected: 
                 decimals=decimals, slips=tuple(table), **extra)
 
 
+def one_slip_per_value(slips, keep: str = "first") -> list:
+    """``(value, message)`` pairs with one pair per value (values read exactly: ints, tuples), in
+    the order the values first appear: of two slips that give the same value, the first message
+    is kept (``keep="first"``) or the last (``keep="last"``, the later and more specific one),
+    so an answer never gets two messages for one slip."""
+    if keep not in ("first", "last"):
+        raise ValueError(f"keep must be 'first' or 'last', got {keep!r} / keep 只能是 'first' 或 'last'")
+    table = {}
+    for value, message in slips:
+        if keep == "last" or value not in table:
+            table[value] = message          # a value seen before keeps its place
+    return list(table.items())
+
+
 def grade(answer, right, **kwargs) -> Verdict:
     """``rule(right, **kwargs).grade(answer)``: a check's one call (see :func:`rule`)."""
     return rule(right, **kwargs).grade(answer)
@@ -422,7 +436,8 @@ def check_value(answer, expected, *, decimals: int | None = None, hint: str = ""
     """Compare a reader's number (or list of numbers) with the computed one, by the precision
     rule (:func:`~posenc.exercises.verdict.tolerance`).
 
-    ``slips`` maps a message to a wrong value a typical slip gives; an answer matching one gets
+    ``slips`` lists ``(value, message)`` pairs, the wrong value a typical slip gives and what to
+    say (a mapping message -> value is read as those pairs too); an answer matching one gets
     that message; an answer rounded too coarsely is told so
     (:func:`~posenc.exercises.verdict.rounding_slip`). A wrong answer's message names what was
     entered. The generic numeric check.
@@ -430,9 +445,10 @@ def check_value(answer, expected, *, decimals: int | None = None, hint: str = ""
     """
     expected = np.asarray(expected, dtype=float)
     what = "一个数" if expected.shape == () else f"形状为 {expected.shape} 的一组数"
-    table = [(value, message) for message, value in (slips or {}).items()]
+    if isinstance(slips, dict):                 # the older form, message -> value
+        slips = [(value, message) for message, value in slips.items()]
     return grade(answer, expected, decimals=decimals, expected=f"答案应是{what}。{hint}",
-                 ok=f"与计算结果一致（{asked(decimals)}即可）。", slips=table,
+                 ok=f"与计算结果一致（{asked(decimals)}即可）。", slips=list(slips or ()),
                  wrong=hint or "与计算结果不一致，检查每一步。")
 
 
