@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .encoding import sinusoidal_encoding
-from .validate import check_array, check_bool, check_d_model, check_int, check_tokens
+from .validate import bilingual, check_array, check_bool, check_d_model, check_int, check_tokens
 
 
 def softmax(scores, axis: int = -1) -> np.ndarray:
@@ -28,8 +28,8 @@ def softmax(scores, axis: int = -1) -> np.ndarray:
     scores = check_array("scores", scores, masked=True)
     top = scores.max(axis=axis, keepdims=True)
     if not np.all(np.isfinite(top)):
-        raise ValueError("every row of scores needs a finite entry (a row of -inf has no softmax) / "
-                         "scores 的每一行至少要有一个有限值")
+        raise ValueError(bilingual("every row of scores needs a finite entry (a row of -inf has no softmax)",
+                                   "scores 的每一行至少要有一个有限值"))
     e = np.exp(scores - top)
     return e / e.sum(axis=axis, keepdims=True)
 
@@ -64,17 +64,20 @@ def scaled_dot_product_attention(q, key, value, bias=None, visible=None) -> tupl
     """
     q, key, value = check_array("q", q), check_array("key", key), check_array("value", value)
     if min(q.ndim, key.ndim, value.ndim) < 2 or q.shape[-1] != key.shape[-1] or key.shape[-2] != value.shape[-2]:
-        raise ValueError(f"q (..., query_len, d), key (..., key_len, d) and value (..., key_len, d_v) do not fit: "
-                         f"{q.shape}, {key.shape}, {value.shape} / q、key、value 的形状不匹配：{q.shape}、"
-                         f"{key.shape}、{value.shape}")
+        raise ValueError(bilingual(
+            f"q (..., query_len, d), key (..., key_len, d) and value (..., key_len, d_v) do not fit: "
+            f"{q.shape}, {key.shape}, {value.shape}",
+            f"q、key、value 的形状不匹配：{q.shape}、"
+            f"{key.shape}、{value.shape}"
+        ))
     scores = q @ np.swapaxes(key, -1, -2) / math.sqrt(q.shape[-1])
     if bias is not None:
         scores = scores + check_array("bias", bias, masked=True)
     if visible is not None:
         visible = np.asarray(visible)
         if visible.dtype != bool:
-            raise TypeError(f"visible must be booleans (True = the key is visible), got {visible.dtype} / "
-                            f"visible 必须是布尔数组（True 表示看得见），收到的是 {visible.dtype}")
+            raise TypeError(bilingual(f"visible must be booleans (True = the key is visible), got {visible.dtype}",
+                                      f"visible 必须是布尔数组（True 表示看得见），收到的是 {visible.dtype}"))
         scores = np.where(visible, scores, -np.inf)
     weights = softmax(scores)
     return weights @ value, weights
@@ -91,20 +94,20 @@ def self_attention(x, w_q, w_k, w_v):
     """
     x = check_array("x", x, ndim=2)
     if x.shape[0] < 1:
-        raise ValueError("x must hold at least one token (row) / x 至少要有一个词（一行）")
+        raise ValueError(bilingual("x must hold at least one token (row)", "x 至少要有一个词（一行）"))
     mats = {}
     for name, w in (("w_q", w_q), ("w_k", w_k), ("w_v", w_v)):
         w = check_array(name, w, ndim=2)
         if w.shape[0] != x.shape[1]:
-            raise ValueError(
-                f"{name} must have {x.shape[1]} rows to match x's width, got shape {w.shape} / "
+            raise ValueError(bilingual(
+                f"{name} must have {x.shape[1]} rows to match x's width, got shape {w.shape}",
                 f"{name} 的行数必须等于 x 的列数 {x.shape[1]}，收到的形状是 {w.shape}"
-            )
+            ))
         mats[name] = w
     if mats["w_q"].shape[1] != mats["w_k"].shape[1]:
-        raise ValueError(
-            "w_q and w_k must have the same number of columns (d_k) / w_q 与 w_k 的列数 (d_k) 必须相同"
-        )
+        raise ValueError(bilingual(
+            "w_q and w_k must have the same number of columns (d_k)", "w_q 与 w_k 的列数 (d_k) 必须相同"
+        ))
     return scaled_dot_product_attention(x @ mats["w_q"], x @ mats["w_k"], x @ mats["w_v"])
 
 

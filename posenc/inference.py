@@ -19,7 +19,7 @@ from .context import ROPE_SCALING
 from .real_models import rope_type
 from .relative_family import t5_relative_bucket
 from .rope import rope
-from .validate import check_array, check_int, check_matrix, check_one_of
+from .validate import bilingual, check_array, check_int, check_matrix, check_one_of
 
 
 def _frequencies(d: int, base: float, rope_scaling: dict | None, seq_len: int | None = None):
@@ -50,7 +50,7 @@ def _check_inputs(x, w_q, w_k, w_v):
     w_k = check_matrix("w_k", w_k, rows=d_model, cols=w_q.shape[1])
     w_v = check_matrix("w_v", w_v, rows=d_model)
     if w_q.shape[1] % 2:
-        raise ValueError(f"w_q must have an even number of columns, got {w_q.shape[1]} / w_q 的列数必须是偶数")
+        raise ValueError(bilingual(f"w_q must have an even number of columns, got {w_q.shape[1]}", "w_q 的列数必须是偶数"))
     return x, w_q, w_k, w_v
 
 
@@ -172,11 +172,14 @@ def gqa_attention(q, key, value, base: float = 10000.0) -> np.ndarray:
     heads, seq_len, d = q.shape
     kv_heads = key.shape[0]
     if key.shape[1:] != (seq_len, d) or value.shape[:2] != (kv_heads, seq_len):
-        raise ValueError(f"key must be (num_kv_heads, {seq_len}, {d}) and value (num_kv_heads, {seq_len}, d_v), got "
-                         f"{key.shape} and {value.shape} / key、value 的形状与 q 不匹配")
+        raise ValueError(bilingual(
+            f"key must be (num_kv_heads, {seq_len}, {d}) and value (num_kv_heads, {seq_len}, d_v), got "
+            f"{key.shape} and {value.shape}",
+            "key、value 的形状与 q 不匹配"
+        ))
     if heads % kv_heads:
-        raise ValueError(f"num_heads = {heads} must be a multiple of num_kv_heads = {kv_heads} / "
-                         f"查询头数 {heads} 必须是 KV 头数 {kv_heads} 的整数倍")
+        raise ValueError(bilingual(f"num_heads = {heads} must be a multiple of num_kv_heads = {kv_heads}",
+                                   f"查询头数 {heads} 必须是 KV 头数 {kv_heads} 的整数倍"))
     pos = np.arange(seq_len, dtype=float)
     inv_freq, _ = _frequencies(d, base, None)
     q_rot = rope(q, pos, inv_freq=inv_freq)

@@ -20,8 +20,8 @@ import numpy as np
 from .attention import causal_mask, scaled_dot_product_attention, softmax
 from .encoding import frequencies
 from .rope import rope, rope_pair_coefficients
-from .validate import (check_array, check_base, check_bool, check_int, check_one_of, check_positions, check_qkv,
-                       check_real)
+from .validate import (bilingual, check_array, check_base, check_bool, check_int, check_one_of, check_positions,
+                       check_qkv, check_real)
 
 #: The position id Hugging Face gives a padding token (``position_ids.masked_fill_(attention_mask == 0, 1)``).
 PAD_POSITION_ID = 1
@@ -33,8 +33,8 @@ def _mask(attention_mask) -> np.ndarray:
     if mask.dtype == bool:
         mask = mask.astype(np.int64)
     if mask.ndim not in (1, 2) or mask.size == 0 or mask.dtype.kind not in "iu" or not np.isin(mask, (0, 1)).all():
-        raise ValueError("attention_mask must be a non-empty 1-D or 2-D array of 0 and 1 / "
-                         "attention_mask 必须是由 0 和 1 组成的一维或二维数组")
+        raise ValueError(bilingual("attention_mask must be a non-empty 1-D or 2-D array of 0 and 1",
+                                   "attention_mask 必须是由 0 和 1 组成的一维或二维数组"))
     return mask.astype(np.int64)
 
 
@@ -56,8 +56,8 @@ def position_ids_from_mask(attention_mask) -> np.ndarray:
 def _lengths(lengths) -> np.ndarray:
     arr = np.asarray(lengths)
     if arr.ndim != 1 or arr.size == 0 or arr.dtype.kind not in "iu" or (arr < 1).any():
-        raise ValueError(f"lengths must be a non-empty list of positive integers, got {lengths!r} / "
-                         f"lengths 必须是正整数的列表，收到的是 {lengths!r}")
+        raise ValueError(bilingual(f"lengths must be a non-empty list of positive integers, got {lengths!r}",
+                                   f"lengths 必须是正整数的列表，收到的是 {lengths!r}"))
     return arr.astype(np.int64)
 
 
@@ -97,8 +97,9 @@ def masked_rope_attention(q, key, value, positions, visible) -> tuple[np.ndarray
     pos = check_positions(positions)
     visible = np.asarray(visible)
     if visible.dtype != bool or visible.shape != (len(q), len(q)):
-        raise ValueError(f"visible must be booleans of shape {(len(q), len(q))} / visible 必须是形状为 "
-                         f"{(len(q), len(q))} 的布尔数组")
+        raise ValueError(bilingual(f"visible must be booleans of shape {(len(q), len(q))}",
+                                   "visible 必须是形状为 "
+                                   f"{(len(q), len(q))} 的布尔数组"))
     return scaled_dot_product_attention(rope(q, pos), rope(key, pos), value, visible=visible)
 
 
@@ -149,7 +150,7 @@ def rope_angles_in(positions, head_dim: int = 128, base: float = 10000.0, dtype:
     pos = check_positions(positions)
     head_dim = check_int("head_dim", head_dim, 2, 4096)
     if head_dim % 2:
-        raise ValueError(f"head_dim must be even, got {head_dim} / head_dim 必须是偶数")
+        raise ValueError(bilingual(f"head_dim must be even, got {head_dim}", "head_dim 必须是偶数"))
     base = check_base(base)
     kind = _torch_dtype(dtype)
     exps = torch.arange(0, head_dim, 2, dtype=torch.int64)
@@ -178,7 +179,7 @@ def rope_score_from_angles(q, key, angle_q, angle_key) -> float:
     a, b = rope_pair_coefficients(q, key)
     phi = check_array("angle_key", angle_key, 1) - check_array("angle_q", angle_q, 1)
     if phi.shape != a.shape:
-        raise ValueError(f"angles must have one entry per pair ({len(a)}) / 角度的个数必须等于对数 {len(a)}")
+        raise ValueError(bilingual(f"angles must have one entry per pair ({len(a)})", f"角度的个数必须等于对数 {len(a)}"))
     return float(a @ np.cos(phi) + b @ np.sin(phi))
 
 
@@ -227,7 +228,7 @@ def xpos_scale(head_dim: int, positions, scale_base: float = 512.0) -> np.ndarra
     """
     head_dim = check_int("head_dim", head_dim, 2, 4096)
     if head_dim % 2:
-        raise ValueError(f"head_dim must be even, got {head_dim} / head_dim 必须是偶数")
+        raise ValueError(bilingual(f"head_dim must be even, got {head_dim}", "head_dim 必须是偶数"))
     pos = check_positions(positions)
     scale_base = check_real("scale_base", scale_base, greater_than=0.0)
     zeta = (np.arange(0, head_dim, 2) + 0.4 * head_dim) / (1.4 * head_dim)

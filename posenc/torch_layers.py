@@ -14,17 +14,17 @@ from torch import nn
 
 from .encoding import frequencies, sinusoidal_encoding
 from .position_limit import check_position_limit
-from .validate import check_base, check_d_model, check_int, check_table_size
+from .validate import bilingual, check_base, check_d_model, check_int, check_table_size
 
 
 def _check_input_shape(x, d_model: int) -> None:
     if not isinstance(x, torch.Tensor):
-        raise TypeError("x must be a torch.Tensor / x 必须是 torch.Tensor")
+        raise TypeError(bilingual("x must be a torch.Tensor", "x 必须是 torch.Tensor"))
     if x.dim() != 3 or x.shape[-1] != d_model:
-        raise ValueError(
-            f"x must have shape [batch, seq, {d_model}], got {list(x.shape)} / "
+        raise ValueError(bilingual(
+            f"x must have shape [batch, seq, {d_model}], got {list(x.shape)}",
             f"x 的形状必须是 [batch, seq, {d_model}]"
-        )
+        ))
 
 
 class SinusoidalPositionalEncoding(nn.Module):
@@ -97,17 +97,17 @@ def rope_torch(x, positions, base: float = 10000.0, *, inv_freq=None, attention_
     Introduced in notebook 07_rope.
     """
     if not isinstance(x, torch.Tensor) or x.dim() < 2:
-        raise TypeError("x must be a torch.Tensor of shape (..., seq_len, d) / x 必须是 torch 张量")
+        raise TypeError(bilingual("x must be a torch.Tensor of shape (..., seq_len, d)", "x 必须是 torch 张量"))
     positions = torch.as_tensor(positions, dtype=torch.float64)
     if positions.dim() != 1 or positions.shape[0] != x.shape[-2]:
-        raise ValueError("positions must be 1-D with seq_len entries / positions 必须是长度为 seq_len 的一维序列")
+        raise ValueError(bilingual("positions must be 1-D with seq_len entries", "positions 必须是长度为 seq_len 的一维序列"))
     if inv_freq is None:
         w = torch.tensor(frequencies(x.shape[-1], base), dtype=torch.float64)
     else:
         w = torch.as_tensor(inv_freq, dtype=torch.float64)
         if w.shape != (x.shape[-1] // 2,):
-            raise ValueError(f"inv_freq must have d/2 = {x.shape[-1] // 2} entries, got {tuple(w.shape)} / "
-                             f"inv_freq 必须有 d/2 = {x.shape[-1] // 2} 个频率")
+            raise ValueError(bilingual(f"inv_freq must have d/2 = {x.shape[-1] // 2} entries, got {tuple(w.shape)}",
+                                       f"inv_freq 必须有 d/2 = {x.shape[-1] // 2} 个频率"))
     t = positions[:, None] * w[None, :]  # angles in float64: exact even at large positions
     c, s = torch.cos(t), torch.sin(t)
     if attention_factor != 1.0:
@@ -127,7 +127,7 @@ def alibi_torch(seq_len: int, slopes) -> torch.Tensor:
     seq_len = check_int("seq_len", seq_len, 1)
     slopes = torch.as_tensor(slopes)
     if slopes.dim() != 1:
-        raise ValueError("slopes must be 1-D, one per head / slopes 必须是一维的，每个头一个")
+        raise ValueError(bilingual("slopes must be 1-D, one per head", "slopes 必须是一维的，每个头一个"))
     pos = torch.arange(seq_len, dtype=slopes.dtype)
     dist = (pos[:, None] - pos[None, :]).abs()                       # |i - j|
     return -(slopes[:, None, None] * dist)
@@ -150,10 +150,13 @@ def scaled_dot_product_attention_torch(q, key, value, bias=None, visible=None):
     Introduced in notebook 05_learned_embeddings.
     """
     if not all(isinstance(t, torch.Tensor) for t in (q, key, value)):
-        raise TypeError("q, key and value must be torch tensors / q、key、value 必须是 torch 张量")
+        raise TypeError(bilingual("q, key and value must be torch tensors", "q、key、value 必须是 torch 张量"))
     if min(q.dim(), key.dim(), value.dim()) < 2 or q.shape[-1] != key.shape[-1] or key.shape[-2] != value.shape[-2]:
-        raise ValueError(f"q (..., query_len, d), key (..., key_len, d) and value (..., key_len, d_v) do not fit: "
-                         f"{list(q.shape)}, {list(key.shape)}, {list(value.shape)} / q、key、value 的形状不匹配")
+        raise ValueError(bilingual(
+            f"q (..., query_len, d), key (..., key_len, d) and value (..., key_len, d_v) do not fit: "
+            f"{list(q.shape)}, {list(key.shape)}, {list(value.shape)}",
+            "q、key、value 的形状不匹配"
+        ))
     scores = q @ key.transpose(-1, -2) / math.sqrt(q.shape[-1])
     if bias is not None:
         scores = scores + bias

@@ -9,7 +9,7 @@ import math
 
 from ..context import rope_angle_coverage, rotations_per_context
 from ..encoding import frequencies
-from ..validate import check_base, check_d_model, check_int, check_real
+from ..validate import bilingual, check_base, check_d_model, check_int, check_real
 from .rule import grade, letter_rule
 from .verdict import Verdict, recorded
 
@@ -53,7 +53,7 @@ def check_ntk_base(answer, d_model: int, factor, base: float = 10000.0) -> Verdi
     """
     d_model = check_d_model(d_model)
     if d_model < 4:
-        raise ValueError("d_model must be >= 4 / d_model 必须 >= 4")
+        raise ValueError(bilingual("d_model must be >= 4", "d_model 必须 >= 4"))
     factor = check_real("factor", factor, greater_than=1.0)
     base = check_base(base)
     expo = d_model / (d_model - 2)
@@ -189,7 +189,7 @@ def check_beta_ratio(answer, d_model: int, factor) -> Verdict:
     """
     d_model = check_d_model(d_model)
     if d_model < 4:
-        raise ValueError(f"d_model must be at least 4, got {d_model} / d_model 至少是 4")
+        raise ValueError(bilingual(f"d_model must be at least 4, got {d_model}", "d_model 至少是 4"))
     factor = check_real("factor", factor, greater_than=1.0)
     right = factor ** (2 / (d_model - 2))
     top = d_model // 2 - 1

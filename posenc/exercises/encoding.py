@@ -19,7 +19,7 @@ from ..encoding import (
     wavelengths,
 )
 from ..text import format_vector
-from ..validate import check_array, check_d_model, check_int, check_real
+from ..validate import bilingual, check_array, check_d_model, check_int, check_real
 from .rule import grade
 from .verdict import ROUNDING_SLIP, Verdict, agrees, asked, recorded, tolerance
 
@@ -90,8 +90,8 @@ def check_pe(answer, pos, d_model: int = 2, base: float = 10000.0, word=None) ->
     if word is not None:
         word = check_array("word", word, ndim=1)
         if len(word) != d_model:
-            raise ValueError(f"word must have d_model = {d_model} entries, got {len(word)} / "
-                             f"word 的长度必须等于 d_model = {d_model}")
+            raise ValueError(bilingual(f"word must have d_model = {d_model} entries, got {len(word)}",
+                                       f"word 的长度必须等于 d_model = {d_model}"))
     shift = np.zeros(d_model) if word is None else word
     right = shift + pe
     what = f"PE({pos})" if word is None else f"词向量 + PE({pos})"

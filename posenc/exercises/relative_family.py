@@ -16,7 +16,7 @@ from ..relative_family import (
     transformer_xl_demo_parameters,
     transformer_xl_score_terms,
 )
-from ..validate import check_int, check_one_of
+from ..validate import bilingual, check_int, check_one_of
 from .rule import grade, letter_rule, one_slip_per_value
 from .verdict import Verdict, recorded
 
@@ -86,7 +86,7 @@ def check_t5_buckets_used(answer, side: str = "after", bidirectional: bool = Tru
     Introduced in notebook 06_relative_family.
     """
     if side not in ("after", "before"):
-        raise ValueError(f"side must be 'after' or 'before', got {side!r} / side 只能是 'after' 或 'before'")
+        raise ValueError(bilingual(f"side must be 'after' or 'before', got {side!r}", "side 只能是 'after' 或 'before'"))
     bidirectional, half, max_exact, max_distance = t5_sizes(bidirectional, num_buckets, max_distance)
     ranges = t5_bucket_ranges(bidirectional, num_buckets, max_distance)
     on_side = [(b, lo, hi) for b, lo, hi in ranges if (hi > 0 if side == "after" else lo <= 0)]

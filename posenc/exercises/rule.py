@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..validate import bilingual
 from .reading import COMMA_MESSAGE, has_decimal_comma, normalise, numbers_of, read_letters, read_text, shown, shown_value
 from .verdict import Verdict, agrees, asked, prompt, recorded, rounding_slip, slip_agrees, tolerance
 
@@ -98,7 +99,7 @@ class Rule:
 
     def __post_init__(self):
         if self.read not in READS:
-            raise ValueError(f"read must be one of {READS}, got {self.read!r} / read 只能是 {READS} 之一")
+            raise ValueError(bilingual(f"read must be one of {READS}, got {self.read!r}", f"read 只能是 {READS} 之一"))
         for f in dataclasses.fields(self):
             _no_functions(getattr(self, f.name), f.name)
 
@@ -119,7 +120,7 @@ _REQUIRED = ("read", "right", "expected", "ok", "wrong", "shape", "decimals")
 
 def _no_functions(x, name):
     if callable(x):
-        raise TypeError(f"Rule.{name} must be data, not a function / Rule.{name} 必须是数据，不能是函数")
+        raise TypeError(bilingual(f"Rule.{name} must be data, not a function", f"Rule.{name} 必须是数据，不能是函数"))
     if isinstance(x, dict):
         for v in x.values():
             _no_functions(v, name)
@@ -202,7 +203,7 @@ def one_slip_per_value(slips, keep: str = "first") -> list:
     is kept (``keep="first"``) or the last (``keep="last"``, the later and more specific one),
     so an answer never gets two messages for one slip."""
     if keep not in ("first", "last"):
-        raise ValueError(f"keep must be 'first' or 'last', got {keep!r} / keep 只能是 'first' 或 'last'")
+        raise ValueError(bilingual(f"keep must be 'first' or 'last', got {keep!r}", "keep 只能是 'first' 或 'last'"))
     table = {}
     for value, message in slips:
         if keep == "last" or value not in table:
@@ -471,8 +472,8 @@ def check_choice(answer, correct, *, hint: str = "", options=None, hints=None, e
     """
     keys = None if options is None else [normalise(o) for o in options]
     if keys is not None and normalise(correct) not in keys:
-        raise ValueError(f"correct = {correct!r} is not among options = {options!r} / "
-                         f"correct 必须是 options 之一")
+        raise ValueError(bilingual(f"correct = {correct!r} is not among options = {options!r}",
+                                   f"correct 必须是 options 之一"))
     listed = "" if options is None else " / ".join(repr(o) for o in options)
     return grade(answer, correct, read="choice", expected=f"答案应是 {listed} 之一。{hint}",
                  valid=None if keys is None else {"options": keys},

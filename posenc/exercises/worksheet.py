@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..encoding import frequencies, sinusoidal_encoding
+from ..validate import bilingual
 from .rule import Rule, rule
 
 #: Decimals the worksheet asks for in every box.
@@ -149,7 +150,7 @@ def box_rule(case: WorksheetCase, part: str, row: int, dim: int) -> Rule:
     Introduced in notebook 02_sinusoidal_hand_calculation.
     """
     if part not in PARTS:
-        raise ValueError(f"part must be one of {PARTS}, got {part!r} / part 必须是 {PARTS} 之一")
+        raise ValueError(bilingual(f"part must be one of {PARTS}, got {part!r}", f"part 必须是 {PARTS} 之一"))
     pos, i = int(case.positions[row]), dim // 2
     what = "PE" if part == "pe" else "词向量 + PE"
     return rule(case.expected(part, row, dim), decimals=DECIMALS, expected=NOT_A_NUMBER, ok=RIGHT,

@@ -21,7 +21,7 @@ from ..torch_layers import (
     rope_torch,
     scaled_dot_product_attention_torch,
 )
-from ..validate import check_base, check_bool, check_int, check_one_of
+from ..validate import bilingual, check_base, check_bool, check_int, check_one_of
 from .data import (
     DEFAULT_D_MODEL,
     DEFAULT_NUM_HEADS,
@@ -80,12 +80,13 @@ class OrderModel(nn.Module):
         self.pe = check_one_of("pe", pe, PE_KINDS)
         max_len = check_int("max_len", max_len, 1)
         if d_model % num_heads:
-            raise ValueError(f"d_model ({d_model}) must be divisible by num_heads ({num_heads}) / "
-                             f"d_model 必须能被 num_heads 整除")
+            raise ValueError(bilingual(f"d_model ({d_model}) must be divisible by num_heads ({num_heads})",
+                                       f"d_model 必须能被 num_heads 整除"))
         head_dim = d_model // num_heads
         if d_model % 2 or (pe == "rope" and head_dim % 2):
-            raise ValueError(f"d_model and (for rope) d_model/num_heads must be even, got "
-                             f"d_model={d_model}, num_heads={num_heads} / 维度必须是偶数")
+            raise ValueError(bilingual(f"d_model and (for rope) d_model/num_heads must be even, got "
+                                       f"d_model={d_model}, num_heads={num_heads}",
+                                       "维度必须是偶数"))
         base = check_base(base)
         self.d_model, self.num_heads, self.head_dim = d_model, num_heads, head_dim
         self.max_len, self.base, self.num_layers = max_len, base, num_layers
@@ -124,8 +125,8 @@ class OrderModel(nn.Module):
         ``rope_type="default"`` restores plain RoPE. Introduced in notebook 09_context_extension.
         """
         if self.pe != "rope":
-            raise ValueError(f"RoPE scaling needs pe='rope', this model has pe={self.pe!r} / "
-                             f"只有 pe='rope' 的模型才能缩放 RoPE")
+            raise ValueError(bilingual(f"RoPE scaling needs pe='rope', this model has pe={self.pe!r}",
+                                       f"只有 pe='rope' 的模型才能缩放 RoPE"))
         rope_type = check_rope_type(rope_type)
         inv_freq, att = rope_frequencies(self.head_dim, self.base, rope_type, factor, train_len,
                                          beta_fast, beta_slow)
