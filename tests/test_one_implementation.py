@@ -317,24 +317,15 @@ OLD_FREQUENCIES = {
 }
 
 
-@pytest.mark.parametrize("source", OLD_ATTENTION.values(), ids=OLD_ATTENTION.keys())
-def test_the_attention_scan_flags_a_copy(source):
-    assert computes_attention(_function(source))
+COPIES = [(scan, name, source) for scan, table in ((computes_attention, OLD_ATTENTION), (writes_a_softmax, OLD_SOFTMAX),
+                                                    (builds_a_causal_mask, OLD_CAUSAL_MASKS),
+                                                    (types_the_frequency_formula, OLD_FREQUENCIES))
+          for name, source in table.items()]
 
 
-@pytest.mark.parametrize("source", OLD_SOFTMAX.values(), ids=OLD_SOFTMAX.keys())
-def test_the_softmax_scan_flags_a_copy(source):
-    assert writes_a_softmax(_function(source))
-
-
-@pytest.mark.parametrize("source", OLD_CAUSAL_MASKS.values(), ids=OLD_CAUSAL_MASKS.keys())
-def test_the_causal_mask_scan_flags_a_copy(source):
-    assert builds_a_causal_mask(_function(source))
-
-
-@pytest.mark.parametrize("source", OLD_FREQUENCIES.values(), ids=OLD_FREQUENCIES.keys())
-def test_the_frequency_scan_flags_a_copy(source):
-    assert types_the_frequency_formula(_function(source))
+@pytest.mark.parametrize("scan,name,source", COPIES, ids=[f"{scan.__name__}: {name}" for scan, name, _ in COPIES])
+def test_each_scan_flags_the_copies_the_package_held(scan, name, source):
+    assert scan(_function(source)), name
 
 
 def test_the_scans_leave_alone_what_uses_the_one_implementation():
