@@ -26,7 +26,7 @@ MAX_TABLE_ELEMENTS = 2**26
 def bilingual(en: str, zh: str) -> str:
     """An error message said twice, ``"English / 中文"``: every error a reader can meet is built by
     this one function, so the two halves stay apart (tests/test_error_messages.py checks the
-    Chinese half of each). Introduced in notebook 01_permutation_invariance."""
+    Chinese half of each)."""
     return f"{en} / {zh}"
 
 
