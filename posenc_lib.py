@@ -12,7 +12,9 @@ room (``posenc/…``)    what it holds                                          
 ``validate``           the argument checks every room uses (``check_int``, …)       all
 ``encoding``           the sinusoidal table, its two layouts, frequencies,          02-04
                        wavelengths, the shift R_k
-``attention``          softmax, self-attention, the 猫咬狗 demo                      01
+``attention``          the one softmax, scaled dot-product attention and causal     01
+                       mask (every attention calls them); self-attention, the
+                       猫咬狗 demo
 ``hand_calculation``   word vector + PE, token by token                             02
 ``distance``           scores by offset, fits, row similarity                       04-05
 ``relative_family``    Shaw et al., the four-term score (Transformer-XL), T5        06
@@ -44,8 +46,8 @@ room (``posenc/…``)    what it holds                                          
 ``rope_2d``            patches in raster order, axial 2D RoPE, M-RoPE (Qwen2-VL's   11, 12
                        sections, Qwen2.5-VL's time ids, Qwen3-VL's interleaving),
                        a ViT's learned table at a new resolution
-``torch_layers``       the encodings as torch modules, the one torch RoPE           05-09
-                       (loaded lazily)
+``torch_layers``       the encodings as torch modules, the one torch RoPE, ALiBi    05-09
+                       and attention (loaded lazily)
 ``position_limit``     ``PositionLimitError``: a table asked for a row it lacks     05
 ``text``               aligned tables and markdown tables of printed results        all
 ``task/``              谁咬谁: data (adjacent / anywhere), model, training,          05-11

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .attention import softmax
+from .attention import causal_mask, scaled_dot_product_attention
 from .validate import check_bool, check_int, check_table_size
 
 
@@ -61,8 +61,7 @@ def alibi_causal_bias(seq_len: int, num_heads: int) -> np.ndarray:
     Introduced in notebook 08_alibi_extrapolation.
     """
     bias = alibi_bias(seq_len, num_heads)
-    future = np.triu(np.ones((bias.shape[1], bias.shape[1]), dtype=bool), k=1)
-    return np.where(future[None, :, :], -np.inf, bias)
+    return np.where(causal_mask(seq_len)[None, :, :], bias, -np.inf)
 
 
 def alibi_attention(seq_len: int, num_heads: int, query: int | None = None,
@@ -79,7 +78,16 @@ def alibi_attention(seq_len: int, num_heads: int, query: int | None = None,
     query = seq_len // 2 if query is None else check_int("query", query, 0, seq_len - 1)
     causal = check_bool("causal", causal)
     bias = alibi_causal_bias(seq_len, num_heads) if causal else alibi_bias(seq_len, num_heads)
-    return softmax(bias[:, query, :])
+    return _weights_of_bias_alone(bias[:, query, :])
+
+
+def _weights_of_bias_alone(bias) -> np.ndarray:
+    """The attention weights of one query per head when every q·κ is 0, so that the bias
+    ``(num_heads, n_keys)`` alone decides them."""
+    heads, n_keys = bias.shape
+    zero_q, zero_keys = np.zeros((heads, 1, 1)), np.zeros((heads, n_keys, 1))
+    _, weights = scaled_dot_product_attention(zero_q, zero_keys, zero_keys, bias=bias[:, None, :])
+    return weights[:, 0, :]
 
 
 def alibi_reach(seq_len: int, num_heads: int, train_len: int, causal: bool = True,
@@ -104,7 +112,7 @@ def alibi_reach(seq_len: int, num_heads: int, train_len: int, causal: bool = Tru
     slopes = alibi_slopes(num_heads)
     keys = np.arange(query + 1) if causal else np.arange(seq_len)
     distance = np.abs(keys - query)
-    weights = softmax(-slopes[:, None] * distance[None, :])
+    weights = _weights_of_bias_alone(-slopes[:, None] * distance[None, :])
     mean_distance = weights @ distance
     share_beyond = weights[:, distance >= train_len].sum(axis=1)
     return mean_distance, share_beyond

@@ -1,5 +1,9 @@
-"""Self-attention in numpy, and the 猫咬狗 permutation demo built on it.
+"""Attention in numpy: the one softmax, the one scaled dot-product attention, the one causal
+mask; self-attention and the 猫咬狗 permutation demo built on them.
 
+Every attention in the package (RoPE's, ALiBi's, Shaw et al.'s, the KV-cache steps, grouped-query
+attention, packed rows) calls :func:`scaled_dot_product_attention`; the torch models call its
+torch twin ``torch_layers.scaled_dot_product_attention_torch``.
 Introduced in notebook 01_permutation_invariance.
 """
 from __future__ import annotations
@@ -11,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .encoding import sinusoidal_encoding
-from .validate import check_array, check_bool, check_d_model, check_int, check_tokens
+from .validate import bilingual, check_array, check_bool, check_d_model, check_int, check_tokens
 
 
 def softmax(scores, axis: int = -1) -> np.ndarray:
@@ -24,10 +28,59 @@ def softmax(scores, axis: int = -1) -> np.ndarray:
     scores = check_array("scores", scores, masked=True)
     top = scores.max(axis=axis, keepdims=True)
     if not np.all(np.isfinite(top)):
-        raise ValueError("every row of scores needs a finite entry (a row of -inf has no softmax) / "
-                         "scores 的每一行至少要有一个有限值")
+        raise ValueError(bilingual("every row of scores needs a finite entry (a row of -inf has no softmax)",
+                                   "scores 的每一行至少要有一个有限值"))
     e = np.exp(scores - top)
     return e / e.sum(axis=axis, keepdims=True)
+
+
+def causal_mask(seq_len: int, key_len: int | None = None) -> np.ndarray:
+    """Which keys each query may see under a causal mask (True = visible), shape
+    ``(seq_len, key_len)``: query m sees key n when ``n <= m + key_len − seq_len``.
+
+    With as many keys as queries (the default) that is n <= m, the lower triangle; with more
+    keys the queries are the last ``seq_len`` positions (a decoding step over a cache), aligned
+    to the bottom-right corner as flash-attn aligns them. The one causal mask: every causal
+    attention, bias and count in the package starts from it.
+    Introduced in notebook 08_alibi_extrapolation.
+    """
+    seq_len = check_int("seq_len", seq_len, 0)
+    key_len = seq_len if key_len is None else check_int("key_len", key_len, 0)
+    return np.arange(key_len)[None, :] <= np.arange(seq_len)[:, None] + (key_len - seq_len)
+
+
+def scaled_dot_product_attention(q, key, value, bias=None, visible=None) -> tuple[np.ndarray, np.ndarray]:
+    """``softmax(q κᵀ / sqrt(d) + bias)`` over the keys ``visible`` allows, times the values:
+    returns ``(outputs, weights)``.
+
+    ``q`` is ``(..., query_len, d)``, ``key`` ``(..., key_len, d)``, ``value``
+    ``(..., key_len, d_v)``; leading axes (heads) broadcast. ``bias`` (optional) is added to the
+    scaled scores: ALiBi's distances, a relative term; ``-inf`` masks a key. ``visible``
+    (optional booleans, e.g. :func:`causal_mask`) keeps a key where True and gives it weight 0
+    where False. Both broadcast to ``(..., query_len, key_len)``; every query needs a key it
+    may see. The one numpy attention: self-attention, RoPE's, ALiBi's, Shaw et al.'s, packed
+    rows, the KV-cache steps and grouped-query attention all call it.
+    Introduced in notebook 01_permutation_invariance.
+    """
+    q, key, value = check_array("q", q), check_array("key", key), check_array("value", value)
+    if min(q.ndim, key.ndim, value.ndim) < 2 or q.shape[-1] != key.shape[-1] or key.shape[-2] != value.shape[-2]:
+        raise ValueError(bilingual(
+            f"q (..., query_len, d), key (..., key_len, d) and value (..., key_len, d_v) do not fit: "
+            f"{q.shape}, {key.shape}, {value.shape}",
+            f"q、key、value 的形状不匹配：{q.shape}、"
+            f"{key.shape}、{value.shape}"
+        ))
+    scores = q @ np.swapaxes(key, -1, -2) / math.sqrt(q.shape[-1])
+    if bias is not None:
+        scores = scores + check_array("bias", bias, masked=True)
+    if visible is not None:
+        visible = np.asarray(visible)
+        if visible.dtype != bool:
+            raise TypeError(bilingual(f"visible must be booleans (True = the key is visible), got {visible.dtype}",
+                                      f"visible 必须是布尔数组（True 表示看得见），收到的是 {visible.dtype}"))
+        scores = np.where(visible, scores, -np.inf)
+    weights = softmax(scores)
+    return weights @ value, weights
 
 
 def self_attention(x, w_q, w_k, w_v):
@@ -41,23 +94,21 @@ def self_attention(x, w_q, w_k, w_v):
     """
     x = check_array("x", x, ndim=2)
     if x.shape[0] < 1:
-        raise ValueError("x must hold at least one token (row) / x 至少要有一个词（一行）")
+        raise ValueError(bilingual("x must hold at least one token (row)", "x 至少要有一个词（一行）"))
     mats = {}
     for name, w in (("w_q", w_q), ("w_k", w_k), ("w_v", w_v)):
         w = check_array(name, w, ndim=2)
         if w.shape[0] != x.shape[1]:
-            raise ValueError(
-                f"{name} must have {x.shape[1]} rows to match x's width, got shape {w.shape} / "
+            raise ValueError(bilingual(
+                f"{name} must have {x.shape[1]} rows to match x's width, got shape {w.shape}",
                 f"{name} 的行数必须等于 x 的列数 {x.shape[1]}，收到的形状是 {w.shape}"
-            )
+            ))
         mats[name] = w
     if mats["w_q"].shape[1] != mats["w_k"].shape[1]:
-        raise ValueError(
-            "w_q and w_k must have the same number of columns (d_k) / w_q 与 w_k 的列数 (d_k) 必须相同"
-        )
-    q, k, v = x @ mats["w_q"], x @ mats["w_k"], x @ mats["w_v"]
-    weights = softmax(q @ k.T / math.sqrt(q.shape[1]), axis=-1)
-    return weights @ v, weights
+        raise ValueError(bilingual(
+            "w_q and w_k must have the same number of columns (d_k)", "w_q 与 w_k 的列数 (d_k) 必须相同"
+        ))
+    return scaled_dot_product_attention(x @ mats["w_q"], x @ mats["w_k"], x @ mats["w_v"])
 
 
 def token_vectors(tokens, d_model: int, seed: int = 0) -> np.ndarray:

@@ -16,8 +16,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .attention import causal_mask, softmax
 from .encoding import frequencies
 from .validate import (
+    bilingual,
     check_array,
     check_base,
     check_betas,
@@ -125,8 +127,8 @@ def _scaling_key(scaling: dict, key: str, rope_type: str, default=_REQUIRED):
     value = scaling.get(key) if scaling else None
     if value is None:
         if default is _REQUIRED:
-            raise ValueError(f"rope_scaling[{key!r}] is missing: rope_type {rope_type!r} needs it / "
-                             f"rope_scaling 缺少 {key!r}：rope_type {rope_type!r} 需要它")
+            raise ValueError(bilingual(f"rope_scaling[{key!r}] is missing: rope_type {rope_type!r} needs it",
+                                       f"rope_scaling 缺少 {key!r}：rope_type {rope_type!r} 需要它"))
         return default
     return value
 
@@ -155,8 +157,8 @@ def _ntk_base(d_model: int, base: float, effective: float) -> np.ndarray:
     """Frequencies with the NTK-aware base ``base · effective^(d/(d-2))`` (static and dynamic)."""
     d_model = check_d_model(d_model)
     if d_model < 4:
-        raise ValueError("NTK-aware scaling needs d_model >= 4 (the exponent is d/(d-2)) / "
-                         "NTK-aware 缩放要求 d_model >= 4（指数是 d/(d−2)）")
+        raise ValueError(bilingual("NTK-aware scaling needs d_model >= 4 (the exponent is d/(d-2))",
+                                   "NTK-aware 缩放要求 d_model >= 4（指数是 d/(d−2)）"))
     return frequencies(d_model, check_base(base) * effective ** (d_model / (d_model - 2)))
 
 
@@ -201,11 +203,12 @@ def _pair_factors(scaling: dict, key: str, pairs: int) -> np.ndarray:
         factors = None
     if factors is None or factors.ndim != 1 or len(factors) != pairs:
         got = len(values) if isinstance(values, (list, tuple, np.ndarray)) else type(values).__name__
-        raise ValueError(f"rope_scaling[{key!r}] must be a list of {pairs} numbers (one per pair, d/2), "
-                         f"got {got} / rope_scaling[{key!r}] 必须是 {pairs} 个数（每一对一个，d/2），收到的是 {got}")
+        raise ValueError(bilingual(f"rope_scaling[{key!r}] must be a list of {pairs} numbers (one per pair, d/2), "
+                                   f"got {got}",
+                                   f"rope_scaling[{key!r}] 必须是 {pairs} 个数（每一对一个，d/2），收到的是 {got}"))
     if not np.all(np.isfinite(factors)) or np.any(factors <= 0):
-        raise ValueError(f"rope_scaling[{key!r}] must hold finite numbers > 0 / "
-                         f"rope_scaling[{key!r}] 里必须都是大于 0 的有限数")
+        raise ValueError(bilingual(f"rope_scaling[{key!r}] must hold finite numbers > 0",
+                                   f"rope_scaling[{key!r}] 里必须都是大于 0 的有限数"))
     return factors
 
 
@@ -336,8 +339,8 @@ def rope_frequencies(d_model: int, base: float = 10000.0, rope_type: str = "defa
     low_freq_factor = check_real("low_freq_factor", low_freq_factor, greater_than=0.0)
     high_freq_factor = check_real("high_freq_factor", high_freq_factor, greater_than=low_freq_factor)
     if rope_type in ("yarn", "dynamic", "llama3") and train_len is None:
-        raise ValueError(f"rope_type={rope_type!r} needs train_len (the training context length) / "
-                         f"rope_type={rope_type!r} 需要 train_len（训练时的上下文长度）")
+        raise ValueError(bilingual(f"rope_type={rope_type!r} needs train_len (the training context length)",
+                                   f"rope_type={rope_type!r} 需要 train_len（训练时的上下文长度）"))
     scaling = {"factor": factor, "original_max_position_embeddings": train_len,
                "beta_fast": beta_fast, "beta_slow": beta_slow,
                "low_freq_factor": low_freq_factor, "high_freq_factor": high_freq_factor}
@@ -447,8 +450,8 @@ def rope_base_lower_bound(seq_len: int, d_model: int = 128, start: float = 2.0, 
     while not _margin_stays_non_negative(seq_len, frequencies(d_model, base)):
         base *= step
         if base > 1e15:
-            raise ValueError(f"no base up to 1e15 keeps the margin ≥ 0 for seq_len = {seq_len} / "
-                             f"1e15 以内没有满足条件的 base")
+            raise ValueError(bilingual(f"no base up to 1e15 keeps the margin ≥ 0 for seq_len = {seq_len}",
+                                       f"1e15 以内没有满足条件的 base"))
     low, high = base / step, base
     if low < start:
         return high
@@ -464,10 +467,8 @@ def softmax_entropy(logits) -> np.ndarray:
     ``log n`` for uniform weights over n keys, 0 for all weight on one key.
     Introduced in notebook 09_context_extension.
     """
-    z = check_array("logits", logits)
-    z = z - z.max(axis=-1, keepdims=True)
-    log_p = z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
-    return -(np.exp(log_p) * log_p).sum(axis=-1)
+    p = softmax(check_array("logits", logits))
+    return -(p * np.log(p, out=np.zeros_like(p), where=p > 0)).sum(axis=-1)     # 0 · log 0 = 0
 
 
 def entropy_invariant_scale(seq_len, train_len) -> np.ndarray:
@@ -482,7 +483,7 @@ def entropy_invariant_scale(seq_len, train_len) -> np.ndarray:
     n = check_array("seq_len", seq_len)
     train_len = check_real("train_len", train_len, greater_than=1.0)
     if np.any(n <= 1):
-        raise ValueError("seq_len must be > 1 / seq_len 必须大于 1")
+        raise ValueError(bilingual("seq_len must be > 1", "seq_len 必须大于 1"))
     return np.log(n) / math.log(train_len)
 
 
@@ -505,9 +506,7 @@ def beta_digits(n: int, beta: float, num_digits: int) -> np.ndarray:
 # ---------------------------------------------------------------------------
 def _causal_offsets(seq_len: int) -> np.ndarray:
     i = np.arange(seq_len)
-    k = (i[:, None] - i[None, :]).astype(float)                          # query i, key j: i - j
-    k[k < 0] = np.nan
-    return k
+    return np.where(causal_mask(seq_len), i[:, None] - i[None, :], np.nan)   # query i, key j: i - j
 
 
 def self_extend_offsets(seq_len: int, group_size: int, window: int) -> np.ndarray:

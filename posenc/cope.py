@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .validate import check_array, check_int, check_matrix
+from .attention import causal_mask
+from .validate import bilingual, check_array, check_int, check_matrix
 
 
 def cope_positions(gate_logits, npos: int | None = None) -> np.ndarray:
@@ -25,10 +26,11 @@ def cope_positions(gate_logits, npos: int | None = None) -> np.ndarray:
     """
     z = check_matrix("gate_logits", gate_logits)
     if z.shape[0] != z.shape[1]:
-        raise ValueError(f"gate_logits must be square (queries × keys), got {z.shape} / gate_logits 必须是方阵")
-    gates = np.tril(1.0 / (1.0 + np.exp(-z)))
-    positions = np.flip(np.cumsum(np.flip(gates, axis=-1), axis=-1), axis=-1)
-    positions = np.tril(positions)
+        raise ValueError(bilingual(f"gate_logits must be square (queries × keys), got {z.shape}",
+                                   "gate_logits 必须是方阵"))
+    visible = causal_mask(len(z))
+    gates = np.where(visible, 1.0 / (1.0 + np.exp(-z)), 0.0)
+    positions = np.where(visible, np.flip(np.cumsum(np.flip(gates, axis=-1), axis=-1), axis=-1), 0.0)
     if npos is not None:
         positions = np.minimum(positions, float(check_int("npos", npos, 1) - 1))
     return positions
@@ -45,8 +47,8 @@ def cope_position_logits(query, pos_emb, positions) -> np.ndarray:
     e = check_matrix("pos_emb", pos_emb, cols=q.shape[1])
     p = check_array("positions", positions, ndim=2)
     if p.shape != (len(q), len(q)) or np.any(p < 0) or np.any(p > len(e) - 1):
-        raise ValueError(f"positions must be ({len(q)}, {len(q)}) with values in [0, {len(e) - 1}] / "
-                         f"positions 的形状必须是 ({len(q)}, {len(q)})，取值在 [0, {len(e) - 1}] 之间")
+        raise ValueError(bilingual(f"positions must be ({len(q)}, {len(q)}) with values in [0, {len(e) - 1}]",
+                                   f"positions 的形状必须是 ({len(q)}, {len(q)})，取值在 [0, {len(e) - 1}] 之间"))
     fixed = q @ e.T                                           # (seq_len, npos): q_i · e[p] for integer p
     lo, hi = np.floor(p).astype(int), np.ceil(p).astype(int)
     w = p - lo

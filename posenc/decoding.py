@@ -14,27 +14,28 @@ from __future__ import annotations
 
 import numpy as np
 
-from .validate import check_int
+from .validate import bilingual, check_int
 
 
 def _paths(paths) -> list[tuple[int, ...]]:
     try:
         nodes = [tuple(p) for p in paths]
     except TypeError:
-        raise TypeError("paths must be a list of tuples of child indices, e.g. [(0,), (0, 1)] / "
-                        "paths 必须是由子节点序号组成的元组列表，例如 [(0,), (0, 1)]") from None
+        raise TypeError(bilingual("paths must be a list of tuples of child indices, e.g. [(0,), (0, 1)]",
+                                  "paths 必须是由子节点序号组成的元组列表，例如 [(0,), (0, 1)]")) from None
     if not nodes:
-        raise ValueError("paths must not be empty / paths 不能为空")
+        raise ValueError(bilingual("paths must not be empty", "paths 不能为空"))
     for p in nodes:
         if not p or not all(isinstance(c, (int, np.integer)) and not isinstance(c, bool) and c >= 0 for c in p):
-            raise ValueError(f"every path is a non-empty tuple of indices >= 0, got {p!r} / "
-                             f"每条路径必须是非空的、由不小于 0 的整数组成的元组，收到的是 {p!r}")
+            raise ValueError(bilingual(f"every path is a non-empty tuple of indices >= 0, got {p!r}",
+                                       f"每条路径必须是非空的、由不小于 0 的整数组成的元组，收到的是 {p!r}"))
     if len(set(nodes)) != len(nodes):
-        raise ValueError("paths must not repeat / paths 不能重复")
+        raise ValueError(bilingual("paths must not repeat", "paths 不能重复"))
     known = set(nodes)
     for p in nodes:
         if len(p) > 1 and p[:-1] not in known:
-            raise ValueError(f"the parent {p[:-1]!r} of {p!r} is missing / 路径 {p!r} 的父节点 {p[:-1]!r} 不在 paths 里")
+            raise ValueError(bilingual(f"the parent {p[:-1]!r} of {p!r} is missing",
+                                       f"路径 {p!r} 的父节点 {p[:-1]!r} 不在 paths 里"))
     return nodes
 
 

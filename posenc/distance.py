@@ -11,6 +11,7 @@ import numpy as np
 
 from .encoding import encode_positions, sinusoidal_encoding
 from .validate import (
+    bilingual,
     check_array,
     check_d_model,
     check_int,
@@ -52,13 +53,14 @@ def linear_fit(features, targets, intercept: bool = True, ridge: float = 0.0) ->
     y = check_array("targets", targets)
     x = x[:, None] if x.ndim == 1 else x
     if x.ndim != 2 or y.ndim not in (1, 2) or len(x) != len(y) or len(x) < 1:
-        raise ValueError(
+        raise ValueError(bilingual(
             f"features must be (n, p) and targets (n,) or (n, m) with the same n, got "
-            f"{np.shape(features)} and {np.shape(targets)} / features 与 targets 的行数必须相同"
-        )
+            f"{np.shape(features)} and {np.shape(targets)}",
+            "features 与 targets 的行数必须相同"
+        ))
     ridge = check_real("ridge", ridge)
     if ridge < 0:
-        raise ValueError(f"ridge must be >= 0, got {ridge:g} / ridge 不能为负")
+        raise ValueError(bilingual(f"ridge must be >= 0, got {ridge:g}", "ridge 不能为负"))
     y2 = y[:, None] if y.ndim == 1 else y
     x_mean = x.mean(axis=0) if intercept else np.zeros(x.shape[1])
     y_mean = y2.mean(axis=0) if intercept else np.zeros(y2.shape[1])
@@ -147,8 +149,8 @@ def offset_structure(scores) -> dict:
     """
     s = check_array("scores", scores, ndim=2)
     if s.shape[1] % 2 == 0:
-        raise ValueError("scores needs an odd number of columns (k = -k_max .. k_max) / "
-                         "scores 的列数必须是奇数（k 从 -k_max 到 k_max）")
+        raise ValueError(bilingual("scores needs an odd number of columns (k = -k_max .. k_max)",
+                                   "scores 的列数必须是奇数（k 从 -k_max 到 k_max）"))
     scale = max(float(np.abs(s).max()), 1e-300)
     profile = s.mean(axis=0)
     k_max = s.shape[1] // 2
@@ -198,7 +200,7 @@ def word_position_probe(d_model: int, n_words: int = 64, seq_len: int = 64, base
     seq_len = check_int("seq_len", seq_len, 2, 4096)
     train_frac = check_real("train_frac", train_frac)
     if not 0.0 < train_frac < 1.0:
-        raise ValueError(f"train_frac must be in (0, 1), got {train_frac:g} / train_frac 必须在 0 与 1 之间")
+        raise ValueError(bilingual(f"train_frac must be in (0, 1), got {train_frac:g}", "train_frac 必须在 0 与 1 之间"))
     words = random_word_vectors(n_words, d_model, seed)
     pe = sinusoidal_encoding(seq_len, d_model, base)
     w_id, p_id = np.divmod(np.arange(n_words * seq_len), seq_len)
@@ -237,6 +239,6 @@ def similarity_by_offset(similarity) -> np.ndarray:
     """
     s = check_array("similarity", similarity, ndim=2)
     if s.shape[0] != s.shape[1] or s.shape[0] < 1:
-        raise ValueError(f"similarity must be a square matrix, got shape {s.shape} / "
-                         f"similarity 必须是方阵")
+        raise ValueError(bilingual(f"similarity must be a square matrix, got shape {s.shape}",
+                                   f"similarity 必须是方阵"))
     return np.array([np.diagonal(s, k).mean() for k in range(s.shape[0])])

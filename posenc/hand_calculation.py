@@ -12,6 +12,7 @@ import numpy as np
 from .encoding import sinusoidal_encoding
 from .text import aligned_table, format_vector
 from .validate import (
+    bilingual,
     check_array,
     check_base,
     check_d_model,
@@ -109,10 +110,11 @@ def hand_calculation(tokens=("猫", "咬", "狗"), word_vectors=None, start: int
         if wv.ndim == 1:
             wv = np.tile(wv, (n, 1))
         if wv.shape != (n, d_model):
-            raise ValueError(
+            raise ValueError(bilingual(
                 f"word_vectors must have shape ({d_model},) or ({n}, {d_model}) for {n} tokens "
-                f"and d_model = {d_model}, got {np.shape(word_vectors)} / word_vectors 的形状必须是 "
+                f"and d_model = {d_model}, got {np.shape(word_vectors)}",
+                "word_vectors 的形状必须是 "
                 f"({d_model},) 或 ({n}, {d_model})"
-            )
+            ))
     pe = sinusoidal_encoding(n, d_model, base, start=start)
     return HandCalculation(tokens, np.arange(start, start + n), wv, pe, wv + pe, d_model, base)

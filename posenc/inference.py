@@ -14,12 +14,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from .alibi import alibi_slopes
-from .attention import softmax
+from .attention import causal_mask, scaled_dot_product_attention
 from .context import ROPE_SCALING
 from .real_models import rope_type
 from .relative_family import t5_relative_bucket
 from .rope import rope
-from .validate import check_array, check_int, check_matrix, check_one_of
+from .validate import bilingual, check_array, check_int, check_matrix, check_one_of
 
 
 def _frequencies(d: int, base: float, rope_scaling: dict | None, seq_len: int | None = None):
@@ -50,13 +50,8 @@ def _check_inputs(x, w_q, w_k, w_v):
     w_k = check_matrix("w_k", w_k, rows=d_model, cols=w_q.shape[1])
     w_v = check_matrix("w_v", w_v, rows=d_model)
     if w_q.shape[1] % 2:
-        raise ValueError(f"w_q must have an even number of columns, got {w_q.shape[1]} / w_q 的列数必须是偶数")
+        raise ValueError(bilingual(f"w_q must have an even number of columns, got {w_q.shape[1]}", "w_q 的列数必须是偶数"))
     return x, w_q, w_k, w_v
-
-
-def _attend(q, keys, values):
-    scores = keys @ q / np.sqrt(len(q))
-    return softmax(scores) @ values
 
 
 def kv_cache_decode(x, w_q, w_k, w_v, base: float = 10000.0, rope_scaling: dict | None = None) -> DecodeResult:
@@ -80,7 +75,7 @@ def kv_cache_decode(x, w_q, w_k, w_v, base: float = 10000.0, rope_scaling: dict 
         q = factor * rope((x[t] @ w_q)[None, :], [t], inv_freq=inv_freq)[0]
         cache_k.append(factor * rope((x[t] @ w_k)[None, :], [t], inv_freq=inv_freq)[0])
         cache_v.append(x[t] @ w_v)
-        outputs.append(_attend(q, np.array(cache_k), np.array(cache_v)))
+        outputs.append(scaled_dot_product_attention(q[None, :], np.array(cache_k), np.array(cache_v))[0][0])
         freqs.append(inv_freq)
     return DecodeResult(np.array(outputs), np.array(cache_k), np.array(freqs))
 
@@ -99,7 +94,7 @@ def recompute_decode(x, w_q, w_k, w_v, base: float = 10000.0, rope_scaling: dict
         pos = np.arange(t + 1, dtype=float)
         q = factor * rope((x[t] @ w_q)[None, :], [t], inv_freq=inv_freq)[0]
         keys = factor * rope(x[:t + 1] @ w_k, pos, inv_freq=inv_freq)
-        outputs.append(_attend(q, keys, x[:t + 1] @ w_v))
+        outputs.append(scaled_dot_product_attention(q[None, :], keys, x[:t + 1] @ w_v)[0][0])
         freqs.append(inv_freq)
     return DecodeResult(np.array(outputs), keys, np.array(freqs))
 
@@ -113,9 +108,7 @@ def causal_rope_attention(x, w_q, w_k, w_v, base: float = 10000.0) -> np.ndarray
     inv_freq, _ = _frequencies(w_q.shape[1], base, None)
     pos = np.arange(x.shape[0], dtype=float)
     q, k, v = rope(x @ w_q, pos, inv_freq=inv_freq), rope(x @ w_k, pos, inv_freq=inv_freq), x @ w_v
-    scores = q @ k.T / np.sqrt(q.shape[1])
-    scores[np.triu(np.ones(scores.shape, dtype=bool), k=1)] = -np.inf
-    return softmax(scores) @ v
+    return scaled_dot_product_attention(q, k, v, visible=causal_mask(x.shape[0]))[0]
 
 
 def alibi_step_bias(pos: int, num_heads: int) -> np.ndarray:
@@ -179,22 +172,21 @@ def gqa_attention(q, key, value, base: float = 10000.0) -> np.ndarray:
     heads, seq_len, d = q.shape
     kv_heads = key.shape[0]
     if key.shape[1:] != (seq_len, d) or value.shape[:2] != (kv_heads, seq_len):
-        raise ValueError(f"key must be (num_kv_heads, {seq_len}, {d}) and value (num_kv_heads, {seq_len}, d_v), got "
-                         f"{key.shape} and {value.shape} / key、value 的形状与 q 不匹配")
+        raise ValueError(bilingual(
+            f"key must be (num_kv_heads, {seq_len}, {d}) and value (num_kv_heads, {seq_len}, d_v), got "
+            f"{key.shape} and {value.shape}",
+            "key、value 的形状与 q 不匹配"
+        ))
     if heads % kv_heads:
-        raise ValueError(f"num_heads = {heads} must be a multiple of num_kv_heads = {kv_heads} / "
-                         f"查询头数 {heads} 必须是 KV 头数 {kv_heads} 的整数倍")
+        raise ValueError(bilingual(f"num_heads = {heads} must be a multiple of num_kv_heads = {kv_heads}",
+                                   f"查询头数 {heads} 必须是 KV 头数 {kv_heads} 的整数倍"))
     pos = np.arange(seq_len, dtype=float)
     inv_freq, _ = _frequencies(d, base, None)
     q_rot = rope(q, pos, inv_freq=inv_freq)
     k_rot = rope(key, pos, inv_freq=inv_freq)                  # once per KV head: what the cache holds
-    group = heads // kv_heads
-    future = np.triu(np.ones((seq_len, seq_len), dtype=bool), k=1)
-    out = []
-    for h in range(heads):
-        scores = q_rot[h] @ k_rot[h // group].T / np.sqrt(d)
-        out.append(softmax(np.where(future, -np.inf, scores)) @ value[h // group])
-    return np.array(out)
+    group = heads // kv_heads                                  # query head h uses KV head h // group
+    return scaled_dot_product_attention(q_rot, repeat_kv(k_rot, group), repeat_kv(value, group),
+                                        visible=causal_mask(seq_len))[0]
 
 
 def kv_cache_numbers(num_key_value_heads: int, head_dim: int, num_layers: int = 1) -> int:

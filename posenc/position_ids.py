@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .validate import check_int
+from .validate import bilingual, check_int
 
 DIGITS = "0123456789"
 
@@ -35,7 +35,8 @@ def abacus_positions(tokens, offset: int = 0) -> np.ndarray:
     test time); every non-digit token 0. Introduced in notebook 12_where_position_goes.
     """
     if not isinstance(tokens, str) or not tokens:
-        raise TypeError("tokens must be a non-empty string, one character per token / tokens 必须是非空字符串，每个字符一个词")
+        raise TypeError(bilingual("tokens must be a non-empty string, one character per token",
+                                  "tokens 必须是非空字符串，每个字符一个词"))
     offset = check_int("offset", offset, 0)
     ids, run = [], 0
     for ch in tokens:

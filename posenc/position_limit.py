@@ -7,6 +7,8 @@ write ``except pl.PositionLimitError`` before any model exists.
 """
 from __future__ import annotations
 
+from .validate import bilingual
+
 
 class PositionLimitError(IndexError):
     """A position table was asked for a position it has no row for.
@@ -22,10 +24,12 @@ def check_position_limit(seq_len: int, max_len: int, *, learned: bool) -> None:
     if seq_len <= max_len:
         return
     if learned:
-        raise PositionLimitError(
+        raise PositionLimitError(bilingual(
             f"sequence length {seq_len} exceeds max_len={max_len}: the learned table has rows for "
-            f"positions 0..{max_len - 1} only (like GPT-2's n_positions = 1024) / 序列长度 {seq_len} "
-            f"超过 max_len = {max_len}：可学习位置表只有位置 0..{max_len - 1} 的行")
-    raise PositionLimitError(
+            f"positions 0..{max_len - 1} only (like GPT-2's n_positions = 1024)",
+            f"序列长度 {seq_len} "
+            f"超过 max_len = {max_len}：可学习位置表只有位置 0..{max_len - 1} 的行"))
+    raise PositionLimitError(bilingual(
         f"sequence length {seq_len} exceeds max_len={max_len}; build the module with a larger "
-        f"max_len (the formula itself has no limit) / 序列长度 {seq_len} 超过 max_len = {max_len}")
+        "max_len (the formula itself has no limit)",
+        f"序列长度 {seq_len} 超过 max_len = {max_len}"))

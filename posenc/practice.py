@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .attention import softmax
+from .attention import causal_mask, scaled_dot_product_attention, softmax
 from .encoding import frequencies
 from .rope import rope, rope_pair_coefficients
-from .validate import check_array, check_base, check_bool, check_int, check_one_of, check_positions, check_real
+from .validate import (bilingual, check_array, check_base, check_bool, check_int, check_one_of, check_positions,
+                       check_qkv, check_real)
 
 #: The position id Hugging Face gives a padding token (``position_ids.masked_fill_(attention_mask == 0, 1)``).
 PAD_POSITION_ID = 1
@@ -32,8 +33,8 @@ def _mask(attention_mask) -> np.ndarray:
     if mask.dtype == bool:
         mask = mask.astype(np.int64)
     if mask.ndim not in (1, 2) or mask.size == 0 or mask.dtype.kind not in "iu" or not np.isin(mask, (0, 1)).all():
-        raise ValueError("attention_mask must be a non-empty 1-D or 2-D array of 0 and 1 / "
-                         "attention_mask 必须是由 0 和 1 组成的一维或二维数组")
+        raise ValueError(bilingual("attention_mask must be a non-empty 1-D or 2-D array of 0 and 1",
+                                   "attention_mask 必须是由 0 和 1 组成的一维或二维数组"))
     return mask.astype(np.int64)
 
 
@@ -55,8 +56,8 @@ def position_ids_from_mask(attention_mask) -> np.ndarray:
 def _lengths(lengths) -> np.ndarray:
     arr = np.asarray(lengths)
     if arr.ndim != 1 or arr.size == 0 or arr.dtype.kind not in "iu" or (arr < 1).any():
-        raise ValueError(f"lengths must be a non-empty list of positive integers, got {lengths!r} / "
-                         f"lengths 必须是正整数的列表，收到的是 {lengths!r}")
+        raise ValueError(bilingual(f"lengths must be a non-empty list of positive integers, got {lengths!r}",
+                                   f"lengths 必须是正整数的列表，收到的是 {lengths!r}"))
     return arr.astype(np.int64)
 
 
@@ -82,8 +83,7 @@ def packed_causal_mask(lengths) -> np.ndarray:
     Introduced in notebook 11_positions_in_practice.
     """
     doc = np.repeat(np.arange(len(_lengths(lengths))), _lengths(lengths))
-    idx = np.arange(len(doc))
-    return (doc[:, None] == doc[None, :]) & (idx[None, :] <= idx[:, None])
+    return (doc[:, None] == doc[None, :]) & causal_mask(len(doc))
 
 
 def masked_rope_attention(q, key, value, positions, visible) -> tuple[np.ndarray, np.ndarray]:
@@ -93,18 +93,14 @@ def masked_rope_attention(q, key, value, positions, visible) -> tuple[np.ndarray
     a padded row's ids …); ``visible``: (seq_len, seq_len) booleans, e.g. :func:`packed_causal_mask`.
     Introduced in notebook 11_positions_in_practice.
     """
-    q, key, value = (check_array(name, a, ndim=2) for name, a in (("q", q), ("key", key), ("value", value)))
-    if not q.shape == key.shape == value.shape:
-        raise ValueError(f"q, key and value must have one shape (seq_len, d), got {q.shape}, {key.shape}, "
-                         f"{value.shape} / q、key、value 的形状必须相同")
+    q, key, value = check_qkv(q, key, value)
     pos = check_positions(positions)
     visible = np.asarray(visible)
     if visible.dtype != bool or visible.shape != (len(q), len(q)):
-        raise ValueError(f"visible must be booleans of shape {(len(q), len(q))} / visible 必须是形状为 "
-                         f"{(len(q), len(q))} 的布尔数组")
-    scores = rope(q, pos) @ rope(key, pos).T / np.sqrt(q.shape[1])
-    weights = softmax(np.where(visible, scores, -np.inf))
-    return weights @ value, weights
+        raise ValueError(bilingual(f"visible must be booleans of shape {(len(q), len(q))}",
+                                   "visible 必须是形状为 "
+                                   f"{(len(q), len(q))} 的布尔数组"))
+    return scaled_dot_product_attention(rope(q, pos), rope(key, pos), value, visible=visible)
 
 
 def sliding_window_mask(seq_len: int, window: int) -> np.ndarray:
@@ -116,7 +112,7 @@ def sliding_window_mask(seq_len: int, window: int) -> np.ndarray:
     seq_len = check_int("seq_len", seq_len, 1, 4096)
     window = check_int("window", window, 1)
     k = np.arange(seq_len)[:, None] - np.arange(seq_len)[None, :]      # m - n
-    return (k >= 0) & (k < window)
+    return causal_mask(seq_len) & (k < window)
 
 
 # ---------------------------------------------------------------------------
@@ -154,7 +150,7 @@ def rope_angles_in(positions, head_dim: int = 128, base: float = 10000.0, dtype:
     pos = check_positions(positions)
     head_dim = check_int("head_dim", head_dim, 2, 4096)
     if head_dim % 2:
-        raise ValueError(f"head_dim must be even, got {head_dim} / head_dim 必须是偶数")
+        raise ValueError(bilingual(f"head_dim must be even, got {head_dim}", "head_dim 必须是偶数"))
     base = check_base(base)
     kind = _torch_dtype(dtype)
     exps = torch.arange(0, head_dim, 2, dtype=torch.int64)
@@ -183,7 +179,7 @@ def rope_score_from_angles(q, key, angle_q, angle_key) -> float:
     a, b = rope_pair_coefficients(q, key)
     phi = check_array("angle_key", angle_key, 1) - check_array("angle_q", angle_q, 1)
     if phi.shape != a.shape:
-        raise ValueError(f"angles must have one entry per pair ({len(a)}) / 角度的个数必须等于对数 {len(a)}")
+        raise ValueError(bilingual(f"angles must have one entry per pair ({len(a)})", f"角度的个数必须等于对数 {len(a)}"))
     return float(a @ np.cos(phi) + b @ np.sin(phi))
 
 
@@ -232,7 +228,7 @@ def xpos_scale(head_dim: int, positions, scale_base: float = 512.0) -> np.ndarra
     """
     head_dim = check_int("head_dim", head_dim, 2, 4096)
     if head_dim % 2:
-        raise ValueError(f"head_dim must be even, got {head_dim} / head_dim 必须是偶数")
+        raise ValueError(bilingual(f"head_dim must be even, got {head_dim}", "head_dim 必须是偶数"))
     pos = check_positions(positions)
     scale_base = check_real("scale_base", scale_base, greater_than=0.0)
     zeta = (np.arange(0, head_dim, 2) + 0.4 * head_dim) / (1.4 * head_dim)
@@ -298,7 +294,7 @@ def flash_causal_mask(seqlen_q: int, seqlen_k: int) -> np.ndarray:
     """
     seqlen_q = check_int("seqlen_q", seqlen_q, 1, 4096)
     seqlen_k = check_int("seqlen_k", seqlen_k, 1, 4096)
-    return np.arange(seqlen_k)[None, :] <= np.arange(seqlen_q)[:, None] + seqlen_k - seqlen_q
+    return causal_mask(seqlen_q, seqlen_k)
 
 
 # ---------------------------------------------------------------------------

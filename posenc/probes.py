@@ -18,10 +18,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .attention import softmax
+from .attention import causal_mask, scaled_dot_product_attention
 from .distance import linear_fit
 from .slow import takes_seconds
-from .validate import check_array, check_int, check_lengths, check_one_of, check_real
+from .validate import bilingual, check_array, check_int, check_lengths, check_one_of, check_real
 
 #: The methods of the layer-by-layer comparison: (label, pe, causal).
 PROBE_METHODS = (
@@ -49,8 +49,8 @@ def ridge_fit(features, targets, alpha: float = PROBE_ALPHA) -> np.ndarray:
     x = check_array("features", features, 2)
     y = check_array("targets", targets, 1)
     if len(y) != len(x):
-        raise ValueError(f"targets must have one value per row of features ({len(x)}), got {len(y)} / "
-                         f"targets 的个数必须等于 features 的行数 {len(x)}")
+        raise ValueError(bilingual(f"targets must have one value per row of features ({len(x)}), got {len(y)}",
+                                   f"targets 的个数必须等于 features 的行数 {len(x)}"))
     alpha = check_real("alpha", alpha, minimum=0.0)
     fit = linear_fit(x, y, intercept=True, ridge=alpha)
     return np.append(fit.coef, fit.intercept)
@@ -64,8 +64,8 @@ def ridge_predict(weights, features) -> np.ndarray:
     x = check_array("features", features, 2)
     w = check_array("weights", weights, 1)
     if len(w) != x.shape[1] + 1:
-        raise ValueError(f"weights must have features.shape[1] + 1 = {x.shape[1] + 1} entries, got {len(w)} / "
-                         f"weights 的长度必须是特征数 + 1 = {x.shape[1] + 1}")
+        raise ValueError(bilingual(f"weights must have features.shape[1] + 1 = {x.shape[1] + 1} entries, got {len(w)}",
+                                   f"weights 的长度必须是特征数 + 1 = {x.shape[1] + 1}"))
     return x @ w[:-1] + w[-1]
 
 
@@ -75,8 +75,8 @@ def r_squared(predicted, targets) -> float:
     p = check_array("predicted", predicted, 1)
     y = check_array("targets", targets, 1)
     if len(p) != len(y):
-        raise ValueError(f"predicted and targets must have the same length, got {len(p)} and {len(y)} / "
-                         f"predicted 和 targets 长度必须相同")
+        raise ValueError(bilingual(f"predicted and targets must have the same length, got {len(p)} and {len(y)}",
+                                   f"predicted 和 targets 长度必须相同"))
     return float(1.0 - ((y - p) ** 2).sum() / ((y - y.mean()) ** 2).sum())
 
 
@@ -173,8 +173,9 @@ def causal_uniform_weights(seq_len: int) -> np.ndarray:
     Introduced in notebook 12_where_position_goes.
     """
     seq_len = check_int("seq_len", seq_len, 1, 4096)
-    scores = np.where(np.tril(np.ones((seq_len, seq_len), dtype=bool)), 0.0, -np.inf)
-    return softmax(scores, axis=1)[:, 0]
+    zeros = np.zeros((seq_len, 1))                                   # every q·κ = 0: equal scores
+    _, weights = scaled_dot_product_attention(zeros, zeros, zeros, visible=causal_mask(seq_len))
+    return weights[:, 0]
 
 
 def position_readout(model, fit_data, test_data, layer: int, alpha: float = PROBE_ALPHA) -> np.ndarray:
@@ -199,7 +200,7 @@ def readout_slope(readout, lo: int, hi: int) -> float:
     Introduced in notebook 12_where_position_goes."""
     r = np.asarray(readout, dtype=float)
     if r.ndim != 1:
-        raise ValueError(f"readout must be a 1-D array, got shape {r.shape} / readout 必须是一维数组")
+        raise ValueError(bilingual(f"readout must be a 1-D array, got shape {r.shape}", "readout 必须是一维数组"))
     lo = check_int("lo", lo, 0, len(r) - 2)
     hi = check_int("hi", hi, lo + 2, len(r))
     part = check_array("readout[lo:hi]", r[lo:hi], 1)

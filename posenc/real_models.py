@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .context import ROPE_SCALING
-from .validate import check_base, check_d_model, check_int, check_one_of, check_real
+from .validate import bilingual, check_base, check_d_model, check_int, check_one_of, check_real
 
 _MLC = "mlc-ai/mlc-llm python/mlc_llm/model/model_preset.py"
 
@@ -177,7 +177,7 @@ def rope_type(config: dict) -> str:
 
 def _config_key(config: dict, key: str):
     if config.get(key) is None:
-        raise ValueError(f"config[{key!r}] is missing / config 缺少 {key!r}")
+        raise ValueError(bilingual(f"config[{key!r}] is missing", f"config 缺少 {key!r}"))
     return config[key]
 
 
@@ -261,8 +261,8 @@ def rope_frequencies_from_config(config: dict, seq_len: int | None = None) -> tu
     Introduced in notebook 10_rope_real_models.
     """
     if not isinstance(config, dict):
-        raise TypeError(f"config must be a dict (a config.json), got {type(config).__name__} / "
-                        f"config 必须是字典（config.json 的内容）")
+        raise TypeError(bilingual(f"config must be a dict (a config.json), got {type(config).__name__}",
+                                  f"config 必须是字典（config.json 的内容）"))
     base = check_base(_config_key(config, "rope_theta"))
     dims = check_d_model(rotary_dims(config))
     kind = check_one_of("rope_scaling['rope_type']", rope_type(config), tuple(ROPE_SCALING))

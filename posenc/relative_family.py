@@ -14,10 +14,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .attention import attention_weights_for_demo, softmax
+from .attention import attention_weights_for_demo, scaled_dot_product_attention
 from .encoding import encode_positions
 from .text import aligned_table
 from .validate import (
+    bilingual,
     check_array,
     check_base,
     check_bool,
@@ -43,12 +44,13 @@ def t5_sizes(bidirectional, num_buckets, max_distance) -> tuple[bool, int, int, 
     max_exact = half // 2
     if max_exact < 1:
         need = 4 if bidirectional else 2
-        raise ValueError(f"num_buckets must be >= {need} here (no exact bucket left), got {num_buckets} / "
-                         f"num_buckets 至少要 {need}（否则连一个精确桶都没有），收到的是 {num_buckets}")
+        raise ValueError(bilingual(f"num_buckets must be >= {need} here (no exact bucket left), got {num_buckets}",
+                                   f"num_buckets 至少要 {need}（否则连一个精确桶都没有），收到的是 {num_buckets}"))
     if max_distance <= max_exact:
-        raise ValueError(f"max_distance must be > max_exact = {max_exact} (the log-spaced buckets run from "
-                         f"max_exact to max_distance), got {max_distance} / max_distance 必须大于精确桶的个数 "
-                         f"{max_exact}，收到的是 {max_distance}")
+        raise ValueError(bilingual(f"max_distance must be > max_exact = {max_exact} (the log-spaced buckets run from "
+                                   f"max_exact to max_distance), got {max_distance}",
+                                   "max_distance 必须大于精确桶的个数 "
+                                   f"{max_exact}，收到的是 {max_distance}"))
     return bidirectional, half, max_exact, max_distance
 
 
@@ -164,8 +166,8 @@ def t5_position_bias(bias_table, query_len: int, key_len: int | None = None, bid
     if table.ndim == 1:
         table = table[:, None]
     if table.ndim != 2 or table.shape[0] < 2:
-        raise ValueError(f"bias_table must have shape (num_buckets, num_heads), got {np.shape(bias_table)} / "
-                         f"bias_table 的形状必须是 (num_buckets, num_heads)")
+        raise ValueError(bilingual(f"bias_table must have shape (num_buckets, num_heads), got {np.shape(bias_table)}",
+                                   f"bias_table 的形状必须是 (num_buckets, num_heads)"))
     query_len = check_int("query_len", query_len, 1, 100000)
     key_len = query_len if key_len is None else check_int("key_len", key_len, 1, 100000)
     rel = np.arange(key_len)[None, :] - np.arange(query_len)[:, None]
@@ -224,9 +226,14 @@ def shaw_relative_logits(q, key, rel_embeddings, max_relative: int) -> np.ndarra
     Introduced in notebook 06_relative_family.
     """
     q, key, rel, max_relative = _shaw_inputs(q, key, rel_embeddings, max_relative)
-    idx = shaw_relative_index(len(q), len(key), max_relative)
-    relative = np.take_along_axis(q @ rel.T, idx, axis=1)
-    return (q @ key.T + relative) / math.sqrt(q.shape[1])
+    return q @ key.T / math.sqrt(q.shape[1]) + _shaw_key_bias(q, len(key), rel, max_relative)
+
+
+def _shaw_key_bias(q, key_len, rel, max_relative):
+    """The relative half of Shaw's logits, ``q_m · a^K_{clip(n - m)} / sqrt(d)``: what the
+    attention adds to ``q · κ / sqrt(d)``."""
+    idx = shaw_relative_index(len(q), key_len, max_relative)
+    return np.take_along_axis(q @ rel.T, idx, axis=1) / math.sqrt(q.shape[1])
 
 
 def shaw_relative_attention(q, key, value, rel_keys, rel_values, max_relative: int):
@@ -241,11 +248,11 @@ def shaw_relative_attention(q, key, value, rel_keys, rel_values, max_relative: i
     q, key, rel_k, max_relative = _shaw_inputs(q, key, rel_keys, max_relative)
     value = check_matrix("value", value, len(key))
     rel_v = check_matrix("rel_values", rel_values, 2 * max_relative + 1, value.shape[1])
-    weights = softmax(shaw_relative_logits(q, key, rel_k, max_relative))
+    out, weights = scaled_dot_product_attention(q, key, value, bias=_shaw_key_bias(q, len(key), rel_k, max_relative))
     idx = shaw_relative_index(len(q), len(key), max_relative)
     per_offset = np.zeros((len(q), len(rel_v)))       # weight each query puts on each clipped offset
     np.add.at(per_offset, (np.arange(len(q))[:, None], idx), weights)
-    return weights @ value + per_offset @ rel_v, weights
+    return out + per_offset @ rel_v, weights
 
 
 # ---------------------------------------------------------------------------

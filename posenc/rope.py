@@ -6,20 +6,20 @@ The torch version is :func:`posenc.torch_layers.rope_torch`; both turn pair i by
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from .attention import softmax
+from .attention import scaled_dot_product_attention
 from .distance import by_offset, small_matmul
 from .encoding import pair_rotation_matrix, encode_positions, frequencies
 from .validate import (
+    bilingual,
     check_array,
     check_d_model,
     check_int,
     check_one_of,
     check_positions,
     check_projections,
+    check_qkv,
     check_real,
     check_vector_pair,
 )
@@ -29,11 +29,12 @@ def _sequence(x, positions):
     """``x`` of shape ``(..., seq_len, d)`` and one position per row: both checked, as arrays."""
     x = check_array("x", x)
     if x.ndim < 2:
-        raise ValueError("x must have shape (..., seq_len, d) / x 的形状必须是 (..., seq_len, d)")
+        raise ValueError(bilingual("x must have shape (..., seq_len, d)", "x 的形状必须是 (..., seq_len, d)"))
     pos = check_positions(positions)
     if len(pos) != x.shape[-2]:
-        raise ValueError(f"positions has {len(pos)} entries but x has seq_len = {x.shape[-2]} / positions 的长度"
-                         f"必须等于 x 的 seq_len")
+        raise ValueError(bilingual(f"positions has {len(pos)} entries but x has seq_len = {x.shape[-2]}",
+                                   "positions 的长度"
+                                   f"必须等于 x 的 seq_len"))
     return x, pos
 
 
@@ -54,8 +55,8 @@ def rope(x, positions, base: float = 10000.0, inv_freq=None) -> np.ndarray:
     else:
         w = check_array("inv_freq", inv_freq, ndim=1)
         if x.shape[-1] != 2 * len(w):
-            raise ValueError(f"x has {x.shape[-1]} columns but inv_freq has {len(w)} pairs / "
-                             f"x 的列数必须是 inv_freq 长度的 2 倍")
+            raise ValueError(bilingual(f"x has {x.shape[-1]} columns but inv_freq has {len(w)} pairs",
+                                       f"x 的列数必须是 inv_freq 长度的 2 倍"))
     angles = pos[:, None] * w[None, :]
     c, s = np.cos(angles), np.sin(angles)
     x0, x1 = x[..., 0::2], x[..., 1::2]
@@ -139,8 +140,8 @@ def content_position_scores(x_q, x_key, w_q=None, w_k=None, *, kind: str = "rope
     if w_q is None:
         w_q = w_k = np.eye(d_model)
     if kind == "rope" and w_q.shape[1] % 2:
-        raise ValueError(f"for kind='rope' the projected width d_k must be even, got {w_q.shape[1]} / "
-                         f"RoPE 要求投影后的维度 d_k 是偶数")
+        raise ValueError(bilingual(f"for kind='rope' the projected width d_k must be even, got {w_q.shape[1]}",
+                                   f"RoPE 要求投影后的维度 d_k 是偶数"))
     q_pos = np.arange(start, start + seq_len, dtype=float)
     k_pos = np.arange(start - k_max, start + seq_len + k_max, dtype=float)
     if kind == "additive":
@@ -230,15 +231,12 @@ def rope_attention(q, key, value, positions, *, rotate_values: bool = False, rot
     which leaves ``Σ_n α_mn 𝓡_{n−m} v_n``: relative again.
     Introduced in notebook 07_rope.
     """
-    q, key, value = (check_array(name, a, ndim=2) for name, a in (("q", q), ("key", key), ("value", value)))
-    if not q.shape == key.shape == value.shape:
-        raise ValueError(f"q, key and value must have one shape (seq_len, d), got {q.shape}, {key.shape}, "
-                         f"{value.shape} / q、key、value 的形状必须相同")
+    q, key, value = check_qkv(q, key, value)
     if rotate_back and not rotate_values:
-        raise ValueError("rotate_back=True needs rotate_values=True / 只有先转了 v 才需要转回去")
+        raise ValueError(bilingual("rotate_back=True needs rotate_values=True", "只有先转了 v 才需要转回去"))
     pos = check_positions(positions)
-    scores = rope(q, pos, base) @ rope(key, pos, base).T / math.sqrt(q.shape[1])
-    out = softmax(scores, axis=1) @ (rope(value, pos, base) if rotate_values else value)
+    out, _ = scaled_dot_product_attention(rope(q, pos, base), rope(key, pos, base),
+                                          rope(value, pos, base) if rotate_values else value)
     return rope(out, -pos, base) if rotate_back else out
 
 
@@ -284,8 +282,8 @@ def llama_permute_rows(w, n_heads: int) -> np.ndarray:
     n_heads = check_int("n_heads", n_heads, 1)
     rows, cols = w.shape
     if rows % n_heads or (rows // n_heads) % 2:
-        raise ValueError(f"w has {rows} rows, not n_heads = {n_heads} heads of an even head_dim / "
-                         f"w 的行数 {rows} 必须是 n_heads = {n_heads} 个偶数维的头")
+        raise ValueError(bilingual(f"w has {rows} rows, not n_heads = {n_heads} heads of an even head_dim",
+                                   f"w 的行数 {rows} 必须是 n_heads = {n_heads} 个偶数维的头"))
     head_dim = rows // n_heads
     return w.reshape(n_heads, head_dim // 2, 2, cols).swapaxes(1, 2).reshape(rows, cols)
 
@@ -304,7 +302,7 @@ def partial_rope(x, positions, rotary_dims: int, base: float = 10000.0, layout: 
     d = x.shape[-1]
     rotary_dims = check_int("rotary_dims", rotary_dims, 0, d)
     if rotary_dims % 2:
-        raise ValueError(f"rotary_dims must be even, got {rotary_dims} / rotary_dims 必须是偶数")
+        raise ValueError(bilingual(f"rotary_dims must be even, got {rotary_dims}", "rotary_dims 必须是偶数"))
     layout = check_one_of("layout", layout, ("half", "interleaved"))
     if rotary_dims == 0:
         return x.copy()

@@ -23,7 +23,7 @@ import math
 import numpy as np
 
 from .encoding import frequencies
-from .validate import check_base, check_int, check_matrix, check_one_of, check_real
+from .validate import bilingual, check_base, check_int, check_matrix, check_one_of, check_real
 
 #: Qwen2-VL's split of a 128-dim head's 64 pairs between t, h and w (its config's ``mrope_section``).
 QWEN2_VL_SECTION = (16, 24, 24)
@@ -33,8 +33,8 @@ PATCH_LAYOUTS = ("raster", "axial", "mrope")
 
 def check_grid_thw(grid_thw) -> tuple[int, int, int]:
     if not isinstance(grid_thw, (tuple, list, np.ndarray)) or len(grid_thw) != 3:
-        raise ValueError(f"grid_thw must be three integers (t, h, w), got {grid_thw!r} / "
-                         f"grid_thw 必须是三个整数 (t, h, w)，收到的是 {grid_thw!r}")
+        raise ValueError(bilingual(f"grid_thw must be three integers (t, h, w), got {grid_thw!r}",
+                                   f"grid_thw 必须是三个整数 (t, h, w)，收到的是 {grid_thw!r}"))
     return tuple(check_int(f"grid_thw[{i}]", v, 1, 4096) for i, v in enumerate(grid_thw))
 
 
@@ -61,12 +61,14 @@ def mrope_position_ids(n_text_before: int, grid_thw, n_text_after: int) -> np.nd
 
 def _check_section(section, head_dim: int) -> tuple[int, int, int]:
     if not isinstance(section, (tuple, list, np.ndarray)) or len(section) != 3:
-        raise ValueError(f"section must be three integers (pairs for t, h, w), got {section!r} / "
-                         f"section 必须是三个整数（t、h、w 各占几对），收到的是 {section!r}")
+        raise ValueError(bilingual(f"section must be three integers (pairs for t, h, w), got {section!r}",
+                                   f"section 必须是三个整数（t、h、w 各占几对），收到的是 {section!r}"))
     sec = tuple(check_int(f"section[{i}]", v, 0, head_dim // 2) for i, v in enumerate(section))
     if sum(sec) != head_dim // 2:
-        raise ValueError(f"section must add up to head_dim // 2 = {head_dim // 2}, got {sec} (sum {sum(sec)}) / "
-                         f"section 之和必须等于 head_dim // 2 = {head_dim // 2}，收到的是 {sec}")
+        raise ValueError(bilingual(
+            f"section must add up to head_dim // 2 = {head_dim // 2}, got {sec} (sum {sum(sec)})",
+            f"section 之和必须等于 head_dim // 2 = {head_dim // 2}，收到的是 {sec}"
+        ))
     return sec
 
 
@@ -82,15 +84,17 @@ def mrope_angles(position_ids, head_dim: int = 128, base: float = 10000.0,
     """
     ids = np.asarray(position_ids)
     if isinstance(position_ids, (bool, np.bool_)) or ids.dtype.kind not in "iu":
-        raise TypeError(f"position_ids must be integers (3, L), got {ids.dtype} / position_ids 必须是整数，"
-                        f"收到的类型是 {ids.dtype}")
+        raise TypeError(bilingual(f"position_ids must be integers (3, L), got {ids.dtype}",
+                                  "position_ids 必须是整数，"
+                                  f"收到的类型是 {ids.dtype}"))
     ids = ids.astype(np.int64)
     if ids.ndim != 2 or ids.shape[0] != 3:
-        raise ValueError(f"position_ids must have shape (3, L), got {ids.shape} / position_ids 的形状必须是 (3, L)，"
-                         f"收到的是 {ids.shape}")
+        raise ValueError(bilingual(f"position_ids must have shape (3, L), got {ids.shape}",
+                                   "position_ids 的形状必须是 (3, L)，"
+                                   f"收到的是 {ids.shape}"))
     head_dim = check_int("head_dim", head_dim, 2, 4096)
     if head_dim % 2:
-        raise ValueError(f"head_dim must be even, got {head_dim} / head_dim 必须是偶数，收到的是 {head_dim}")
+        raise ValueError(bilingual(f"head_dim must be even, got {head_dim}", f"head_dim 必须是偶数，收到的是 {head_dim}"))
     base = check_base(base)
     sec = _check_section(section, head_dim)
     freq = frequencies(head_dim, base)
@@ -114,8 +118,8 @@ def patch_angles(rows: int, cols: int, layout: str = "raster", head_dim: int = 1
     layout = check_one_of("layout", layout, PATCH_LAYOUTS)
     head_dim = check_int("head_dim", head_dim, 4, 4096)
     if head_dim % 4:
-        raise ValueError(f"head_dim must be a multiple of 4 (two halves of pairs), got {head_dim} / "
-                         f"head_dim 必须是 4 的倍数，收到的是 {head_dim}")
+        raise ValueError(bilingual(f"head_dim must be a multiple of 4 (two halves of pairs), got {head_dim}",
+                                   f"head_dim 必须是 4 的倍数，收到的是 {head_dim}"))
     base = check_base(base)
     r, c = np.divmod(np.arange(rows * cols), cols)
     if layout == "raster":
@@ -162,14 +166,15 @@ def mrope_pair_axes(section, interleaved: bool = False) -> np.ndarray:
     3·section[2]`` follow w. Introduced in notebook 11_positions_in_practice.
     """
     if not isinstance(section, (tuple, list, np.ndarray)) or len(section) != 3:
-        raise ValueError(f"section must be three integers (t, h, w), got {section!r} / section 必须是三个整数")
+        raise ValueError(bilingual(f"section must be three integers (t, h, w), got {section!r}", "section 必须是三个整数"))
     sec = [check_int(f"section[{i}]", v, 0, 4096) for i, v in enumerate(section)]
     pairs = sum(sec)
     if not interleaved:
         return np.repeat(np.arange(3), sec)
     if 3 * max(sec[1], sec[2]) > pairs + 2:
-        raise ValueError(f"section {sec} cannot be interleaved: 3·section[1] and 3·section[2] must fit in "
-                         f"{pairs} pairs / 这个 section 无法交错排列")
+        raise ValueError(bilingual(f"section {sec} cannot be interleaved: 3·section[1] and 3·section[2] must fit in "
+                                   f"{pairs} pairs",
+                                   "这个 section 无法交错排列"))
     axes = np.zeros(pairs, dtype=np.int64)
     for dim in (1, 2):
         axes[dim:3 * sec[dim]:3] = dim
@@ -196,11 +201,14 @@ def resize_position_table(table, new_grid) -> np.ndarray:
     table = check_matrix("table", table)
     grid = math.isqrt(table.shape[0] - 1)
     if table.shape[0] < 2 or grid * grid != table.shape[0] - 1:
-        raise ValueError(f"table must have 1 + g·g rows (a class token and a square grid), got {table.shape[0]} / "
-                         f"table 的行数必须是 1 + g·g（一个 class token 加一个正方形网格），收到的是 {table.shape[0]}")
+        raise ValueError(bilingual(
+            f"table must have 1 + g·g rows (a class token and a square grid), got {table.shape[0]}",
+            f"table 的行数必须是 1 + g·g（一个 class token 加一个正方形网格），收到的是 {table.shape[0]}"
+        ))
     if isinstance(new_grid, (tuple, list)):
         if len(new_grid) != 2:
-            raise ValueError(f"new_grid must be an int or (rows, cols), got {new_grid!r} / new_grid 必须是整数或 (行, 列)")
+            raise ValueError(bilingual(f"new_grid must be an int or (rows, cols), got {new_grid!r}",
+                                       "new_grid 必须是整数或 (行, 列)"))
         rows, cols = (check_int(name, v, 1, 256) for name, v in zip(("new_grid[0]", "new_grid[1]"), new_grid))
     else:
         rows = cols = check_int("new_grid", new_grid, 1, 256)

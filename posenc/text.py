@@ -3,7 +3,7 @@
 """
 from __future__ import annotations
 
-from .validate import check_array, check_int
+from .validate import bilingual, check_array, check_int
 
 
 def _text_width(text: str) -> int:
@@ -50,7 +50,7 @@ def format_matrix(m, row_labels=None, col_labels=None, *, decimals: int = 4, nam
     if m.ndim == 1:
         m = m[None, :]
     if m.ndim != 2:
-        raise ValueError(f"m must be 1-D or 2-D, got shape {m.shape} / m 必须是一维或二维数组")
+        raise ValueError(bilingual(f"m must be 1-D or 2-D, got shape {m.shape}", "m 必须是一维或二维数组"))
     decimals = check_int("decimals", decimals, 0, 12)
     labels = {}
     for which, given, n in (("row_labels", row_labels, m.shape[0]), ("col_labels", col_labels, m.shape[1])):
@@ -59,8 +59,9 @@ def format_matrix(m, row_labels=None, col_labels=None, *, decimals: int = 4, nam
             continue
         given = [str(t) for t in (tuple(given) if isinstance(given, str) else given)]
         if len(given) != n:
-            raise ValueError(f"{which} has {len(given)} labels for {n} entries / {which} 的个数"
-                             f"（{len(given)}）必须等于 {n}")
+            raise ValueError(bilingual(f"{which} has {len(given)} labels for {n} entries",
+                                       f"{which} 的个数"
+                                       f"（{len(given)}）必须等于 {n}"))
         labels[which] = given
     cells = [[f"{v:.{decimals}f}" for v in row] for row in m]
     rows, cols = labels["row_labels"], labels["col_labels"]
@@ -86,13 +87,13 @@ def markdown_table(header, rows) -> str:
     """
     header = [str(h) for h in header]
     if not header:
-        raise ValueError("header must not be empty / header 不能为空")
+        raise ValueError(bilingual("header must not be empty", "header 不能为空"))
     lines = []
     for n, row in enumerate([header, *rows]):
         cells = [str(c).replace("|", "\\|").replace("\n", " ") for c in row]
         if len(cells) != len(header):
-            raise ValueError(f"row {n} has {len(cells)} cells, the header has {len(header)} / "
-                             f"第 {n} 行有 {len(cells)} 格，表头有 {len(header)} 格")
+            raise ValueError(bilingual(f"row {n} has {len(cells)} cells, the header has {len(header)}",
+                                       f"第 {n} 行有 {len(cells)} 格，表头有 {len(header)} 格"))
         lines.append("| " + " | ".join(cells) + " |")
         if n == 0:
             lines.append("|" + "---|" * len(header))

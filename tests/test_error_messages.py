@@ -1,10 +1,11 @@
-"""Every error message a reader can meet says it twice, ``"English / 中文"``, and the Chinese
-half is Chinese: no English words such as "in", "must" or "got" left in it (names of
-parameters, numbers and code stay as they are).
+"""Every error message a reader can meet says it twice, ``"English / 中文"``, built by the one
+helper ``validate.bilingual(en, zh)``, and the Chinese half is Chinese: no English words such as
+"in", "must" or "got" left in it (names of parameters, numbers and code stay as they are).
 
-Checked twice: statically, over the text of every ``raise`` in the package (placeholders
-left out), and at run time, over the messages the validators build from their parts (a range,
-a list of options), where the static check cannot see the words filled in.
+Checked twice: statically, over every ``raise`` in the package (each message must be
+``bilingual(<English>, <Chinese>)``, its two halves read apart, placeholders left out), and at
+run time, over the messages the validators build from their parts (a range, a list of options),
+where the static check cannot see the words filled in.
 """
 import ast
 import pathlib
@@ -21,6 +22,9 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 CJK = re.compile(r"[\u4e00-\u9fff]")
 #: Errors only a developer can meet (a figure family naming a control frames cannot drive).
 DEVELOPER_ONLY = {("posenc/ui/engine/controls.py", "cannot drive frames"), ("posenc/ui/engine/frames.py", "cannot drive frames")}
+#: Where messages are still written "EN / 中文" by hand: the widget engine, reworked in parallel
+#: (its messages are checked as before, their Chinese half found by ``chinese_half``).
+BY_HAND_FOR_NOW = ("posenc/ui/engine/",)
 
 
 def template(node):
@@ -35,33 +39,83 @@ def template(node):
     return None
 
 
-def raised_messages():
-    """(file, line, message template) of every ``raise SomeError("...")`` in the package."""
+def raised_messages(path: str, source: str):
+    """(line, English, Chinese, by hand) of every ``raise SomeError(<message>)`` in ``source``: the
+    two halves of ``bilingual(en, zh)`` (by hand False), or the whole literal with Chinese None
+    (by hand True). Messages that are not text (a name, ``rule_.expected``) are left out."""
     found = []
-    for path in sorted((ROOT / "posenc").rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and node.exc.args:
-                text = template(node.exc.args[0])
-                if text is not None:
-                    found.append((str(path.relative_to(ROOT)), node.lineno, text))
+    for node in ast.walk(ast.parse(source)):
+        if not (isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and node.exc.args):
+            continue
+        message = node.exc.args[0]
+        if isinstance(message, ast.Call) and getattr(message.func, "id", "") == "bilingual":
+            en, zh = (template(a) for a in message.args) if len(message.args) == 2 else (None, None)
+            found.append((node.lineno, en, zh, False))
+        elif template(message) is not None:
+            found.append((node.lineno, template(message), None, True))
     return found
 
 
-def test_the_scan_sees_the_package_and_catches_a_half_english_message():
-    assert len(raised_messages()) > 100
+def message_problems(path: str, source: str) -> list:
+    """What is wrong with the messages ``source`` raises (``path``: where it lives)."""
+    problems = []
+    for line, en, zh, by_hand in raised_messages(path, source):
+        where = f"{path}:{line}"
+        if by_hand:
+            if any(path == p and words in en for p, words in DEVELOPER_ONLY):
+                continue
+            if not path.startswith(BY_HAND_FOR_NOW):
+                problems.append(f"{where}: built by hand, not by bilingual(en, zh): {en!r}")
+            elif not CJK.search(en):
+                problems.append(f"{where}: no Chinese half: {en!r}")
+            elif english_words_in(chinese_half(en).replace("{}", "")):
+                problems.append(f"{where}: English in the Chinese half: {chinese_half(en)!r}")
+        elif en is None or zh is None:
+            problems.append(f"{where}: bilingual() needs two literal halves, English and Chinese")
+        elif not CJK.search(zh):
+            problems.append(f"{where}: no Chinese half: {zh!r}")
+        elif english_words_in(zh.replace("{}", "")):
+            problems.append(f"{where}: English in the Chinese half: {zh!r}")
+        elif CJK.search(en) or not en.strip():
+            problems.append(f"{where}: the English half is not English: {en!r}")
+    return problems
+
+
+def package_messages():
+    return [(str(p.relative_to(ROOT)), *m) for p in sorted((ROOT / "posenc").rglob("*.py"))
+            for m in raised_messages(str(p.relative_to(ROOT)), p.read_text(encoding="utf-8"))]
+
+
+def test_the_helper_writes_what_the_split_reads():
+    message = v.bilingual("n must be in [1, 5], got 0", "n 必须在 [1, 5] 之间，收到的是 0")
+    assert message == "n must be in [1, 5], got 0 / n 必须在 [1, 5] 之间，收到的是 0"
+    assert chinese_half(message) == "n 必须在 [1, 5] 之间，收到的是 0"
     assert english_words_in(chinese_half("n must be in [1, 5], got 0 / n 必须 in [1, 5]，收到的是 0")) == ["in"]
     assert english_words_in(chinese_half("x must be > 1 / x 必须大于 1，'in' 与 `got` 是代码")) == []
 
 
-def test_every_raised_message_has_a_chinese_half_without_english_words():
-    problems = []
-    for path, line, text in raised_messages():
-        if any(path == p and words in text for p, words in DEVELOPER_ONLY):
-            continue
-        if not CJK.search(text):
-            problems.append(f"{path}:{line}: no Chinese half: {text!r}")
-        elif english_words_in(chinese_half(text).replace("{}", "")):
-            problems.append(f"{path}:{line}: English in the Chinese half: {chinese_half(text)!r}")
+def test_the_scan_sees_the_package_and_catches_each_kind_of_bad_message():
+    messages = package_messages()
+    assert len(messages) > 150 and sum(not by_hand for *_, by_hand in messages) > 150
+    bad = {
+        'raise ValueError("x must be > 1 / x 必须大于 1")': "built by hand",
+        'raise ValueError(bilingual("x must be > 1", "x must be > 1"))': "no Chinese half",
+        'raise ValueError(bilingual(f"x must be > 1, got {x}", f"x must 大于 1，收到的是 {x}"))': "English in the Chinese",
+        'raise ValueError(bilingual("x 必须大于 1", "x 必须大于 1"))': "not English",
+        'raise ValueError(bilingual(message))': "two literal halves",
+        'raise TypeError(f"{name} must be an integer")': "built by hand",
+    }
+    for source, words in bad.items():
+        problems = message_problems("posenc/example.py", source)
+        assert len(problems) == 1 and words in problems[0], (source, problems)
+    assert message_problems("posenc/example.py", 'raise ValueError(bilingual(f"x must be > 1, got {x}", '
+                                                 'f"x 必须大于 1，收到的是 {x}"))') == []
+    assert "no Chinese half" in message_problems("posenc/ui/engine/example.py", 'raise ValueError("x must be > 1")')[0]
+
+
+def test_every_raised_message_is_bilingual_with_a_chinese_half_without_english_words():
+    problems = [problem for p in sorted((ROOT / "posenc").rglob("*.py"))
+                for problem in message_problems(str(p.relative_to(ROOT)), p.read_text(encoding="utf-8"))]
     assert not problems, "\n".join(problems)
 
 

@@ -170,3 +170,86 @@ def test_the_issue_28_cases_follow_the_rule():
     # 02 exercise 1 asks 4 decimals: [−0.757, −0.654] is a rounding slip, not a wrong formula
     verdict = pl.check_pe([-0.757, -0.654], pos=4)
     assert ROUNDING in verdict.message and "不符" not in verdict.message, verdict.message
+
+
+# ---------------------------------------------------------------------------
+# Slip tables: (value, message) pairs, the rule's own orientation
+# ---------------------------------------------------------------------------
+def test_one_slip_per_value_keeps_the_first_or_the_last_message_at_the_first_place():
+    from posenc.exercises.rule import one_slip_per_value
+
+    pairs = [(3, "a"), (5, "b"), (3, "c"), (7, "d"), (5, "e")]
+    assert one_slip_per_value(pairs) == [(3, "a"), (5, "b"), (7, "d")]
+    assert one_slip_per_value(pairs, keep="last") == [(3, "c"), (5, "e"), (7, "d")]
+    # a dict built with setdefault (first) or item assignment (last) gives the same table
+    first, last = {}, {}
+    for value, message in pairs:
+        first.setdefault(value, message)
+        last[value] = message
+    assert one_slip_per_value(pairs) == list(first.items())
+    assert one_slip_per_value(pairs, keep="last") == list(last.items())
+
+
+def test_two_slips_of_one_value_say_one_message():
+    # check_raster_offset(cols=2): the right-hand patch (1) and the lower-left one (cols − 1) are one answer
+    verdict = pl.check_raster_offset(1, cols=2)
+    assert "左下角" in verdict.message and "右边" not in verdict.message and "①" not in verdict.message, verdict.message
+
+
+def _slip_tables_built_as_dicts(source: str) -> list:
+    """Where ``source`` builds a slip table as a dict or flips one: a dict assigned to ``slips``
+    or ``table``, ``slips[...] = ...``, ``slips.setdefault``, ``.items()`` handed to ``slips=``, a
+    ``(value, message) for message, value`` comprehension."""
+    import ast
+    import textwrap
+
+    found = []
+    for node in ast.walk(ast.parse(textwrap.dedent(source))):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                name = target.id if isinstance(target, ast.Name) else \
+                    target.value.id if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) else ""
+                if name in ("slips", "table") and (isinstance(target, ast.Subscript) or
+                                                   isinstance(node.value, (ast.Dict, ast.DictComp))):
+                    found.append(node.lineno)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "setdefault" \
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == "slips":
+            found.append(node.lineno)
+        if isinstance(node, ast.keyword) and node.arg == "slips" and \
+                any(isinstance(n, ast.Attribute) and n.attr == "items" for n in ast.walk(node.value)):
+            found.append(node.value.lineno)
+        if isinstance(node, ast.comprehension) and isinstance(node.target, ast.Tuple) and \
+                [getattr(e, "id", "") for e in node.target.elts] == ["message", "value"]:
+            found.append(node.iter.lineno)
+    return found
+
+
+#: The functions allowed a dict beside a slip table: the helper that keeps one pair per value,
+#: check_value reading a caller's older {message: value} mapping, and check_choice's ``hints``
+#: (option -> message: already value first).
+DICTS_ALLOWED = {("posenc/exercises/rule.py", "one_slip_per_value"), ("posenc/exercises/rule.py", "check_value"),
+                 ("posenc/exercises/rule.py", "check_choice")}
+
+
+def test_every_slip_table_is_a_list_of_value_message_pairs():
+    import ast
+    import pathlib
+
+    root = pathlib.Path(__file__).resolve().parents[1]
+    found = set()
+    for path in sorted((root / "posenc" / "exercises").glob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.FunctionDef) and _slip_tables_built_as_dicts(ast.get_source_segment(source, node)):
+                found.add((str(path.relative_to(root)), node.name))
+    assert found == DICTS_ALLOWED
+
+
+@pytest.mark.parametrize("source", [
+    'slips = {"message": 1.0}\ngrade(a, r, slips=[(v, m) for m, v in slips.items()])',
+    'slips = {}\nslips.setdefault(3, "message")\ngrade(a, r, slips=list(slips.items()))',
+    'slips = {1: "m"}\nslips[2] = "n"',
+    'grade(a, r, slips=[(value, message) for message, value in case.slips()])',
+])
+def test_the_slip_table_scan_flags_a_dict_or_a_flip(source):
+    assert _slip_tables_built_as_dicts(source)

@@ -9,7 +9,7 @@ import math
 
 from ..alibi import alibi_slope_exponents, alibi_slopes
 from ..validate import check_int, check_lengths
-from .rule import grade
+from .rule import grade, one_slip_per_value
 from .verdict import Verdict, recorded
 
 
@@ -30,37 +30,40 @@ def check_alibi_slope(answer, h: int, num_heads: int) -> Verdict:
     exponent = float(alibi_slope_exponents(num_heads)[h - 1])
     p = 1 << (num_heads.bit_length() - 1)          # largest power of 2 <= H
     power_of_2 = p == num_heads
-    slips = {}
+    slips = []
     if h > 1:
         e = float(alibi_slope_exponents(num_heads)[h - 2])
-        slips[f"这是第 {h - 1} 个头的斜率 2^(−{e:g})，像是把头从 0 开始数了；公式里的 h 从 1 开始数，"
-              f"第 {h} 个头是 2^(−{exponent:g}) = {right:.6g}。"] = float(slopes[h - 2])
+        slips.append((float(slopes[h - 2]), f"这是第 {h - 1} 个头的斜率 2^(−{e:g})，像是把头从 0 开始数了；公式里的 h 从 1 开始数，"
+                                            f"第 {h} 个头是 2^(−{exponent:g}) = {right:.6g}。"))
     else:
-        slips[f"这是 2^0 = 1，像是把头从 0 开始数了；h 从 1 开始数，第 1 个头已经是 2^(−{exponent:g})。"] = 1.0
+        slips.append((1.0, f"这是 2^0 = 1，像是把头从 0 开始数了；h 从 1 开始数，第 1 个头已经是 2^(−{exponent:g})。"))
     if h < num_heads:
         e = float(alibi_slope_exponents(num_heads)[h])
-        slips[f"这是第 {h + 1} 个头的斜率 2^(−{e:g})，多数了一个头；h 从 1 开始数，"
-              f"第 {h} 个头是 2^(−{exponent:g}) = {right:.6g}。"] = float(slopes[h])
+        slips.append((float(slopes[h]), f"这是第 {h + 1} 个头的斜率 2^(−{e:g})，多数了一个头；h 从 1 开始数，"
+                                        f"第 {h} 个头是 2^(−{exponent:g}) = {right:.6g}。"))
     if not power_of_2:
-        slips[f"这是直接套 2^(−8h/H) = 2^(−8·{h}/{num_heads}) 的结果。H = {num_heads} 不是 2 的幂，"
-              f"作者的做法是：先取 {p} 个头的那 {p} 个斜率 2^(−8h/{p})，再从 {2 * p} 个头的斜率里"
-              f"隔一个取一个（第 1、3、5… 个）补足 {num_heads} 个。"] = 2.0 ** (-8.0 * h / num_heads)
+        slips.append((2.0 ** (-8.0 * h / num_heads),
+                      f"这是直接套 2^(−8h/H) = 2^(−8·{h}/{num_heads}) 的结果。H = {num_heads} 不是 2 的幂，"
+                      f"作者的做法是：先取 {p} 个头的那 {p} 个斜率 2^(−8h/{p})，再从 {2 * p} 个头的斜率里"
+                      f"隔一个取一个（第 1、3、5… 个）补足 {num_heads} 个。"))
         if h > p:
             j = h - p                               # the j-th head added
-            slips[f"这是把 {p} 个头的等比数列 2^(−8h/{p}) 接着往下延伸到 h = {h}；补上的头不接在末尾，"
-                  f"而是取 {2 * p} 个头那组里的第 1、3、5… 个斜率，夹在前 {p} 个之间。"] = 2.0 ** (-8.0 * h / p)
-            slips[f"这是 {2 * p} 个头那组的第 {j} 个斜率；要隔一个取一个（第 1、3、5… 个），"
-                  f"第 {j} 个补上的头取那组的第 {2 * j - 1} 个：2^(−{exponent:g})。"] = 2.0 ** (-8.0 * j / (2 * p))
-            slips[f"这是 {2 * p} 个头那组的第 {h} 个斜率；补上的第 {j} 个头取那组的第 {2 * j - 1} 个"
-                  f"（隔一个取一个），指数是 8·{2 * j - 1}/{2 * p} = {exponent:g}。"] = 2.0 ** (-8.0 * h / (2 * p))
+            slips += [
+                (2.0 ** (-8.0 * h / p), f"这是把 {p} 个头的等比数列 2^(−8h/{p}) 接着往下延伸到 h = {h}；补上的头不接在末尾，"
+                                        f"而是取 {2 * p} 个头那组里的第 1、3、5… 个斜率，夹在前 {p} 个之间。"),
+                (2.0 ** (-8.0 * j / (2 * p)), f"这是 {2 * p} 个头那组的第 {j} 个斜率；要隔一个取一个（第 1、3、5… 个），"
+                                              f"第 {j} 个补上的头取那组的第 {2 * j - 1} 个：2^(−{exponent:g})。"),
+                (2.0 ** (-8.0 * h / (2 * p)), f"这是 {2 * p} 个头那组的第 {h} 个斜率；补上的第 {j} 个头取那组的第 {2 * j - 1} 个"
+                                              f"（隔一个取一个），指数是 8·{2 * j - 1}/{2 * p} = {exponent:g}。"),
+            ]
     for sign in (-1.0, 1.0):
-        slips[f"这是指数 {sign * exponent:g}，不是斜率：斜率是 2 的这个次方，s_{h} = 2^(−{exponent:g}) = {right:.6g}。"] = \
-            sign * exponent
-    slips[f"指数里少了 8：这是 2^(−{exponent / 8:g})。"] = 2.0 ** (-exponent / 8)
-    slips["斜率 s_h 是正数；加到分数上的偏置是 −s_h·|k|，负号在偏置里。"] = -right
+        slips.append((sign * exponent, f"这是指数 {sign * exponent:g}，不是斜率：斜率是 2 的这个次方，"
+                                       f"s_{h} = 2^(−{exponent:g}) = {right:.6g}。"))
+    slips.append((2.0 ** (-exponent / 8), f"指数里少了 8：这是 2^(−{exponent / 8:g})。"))
+    slips.append((-right, "斜率 s_h 是正数；加到分数上的偏置是 −s_h·|k|，负号在偏置里。"))
     rule = (f"s_h = 2^(−8h/H)，H = {num_heads}" if power_of_2 else
             f"H = {num_heads} 不是 2 的幂：前 {p} 个头用 2^(−8h/{p})，其余从 {2 * p} 个头的斜率里隔一个取一个")
-    return grade(answer, right, slips=[(value, message) for message, value in slips.items()],
+    return grade(answer, right, slips=slips,
                  expected="答案应是一个数，例如 0.25 或 2 ** -2。", ok=f"s_{h} = 2^(−{exponent:g}) = {right:.6g}。",
                  wrong=f"和第 {h} 个头的斜率对不上。{rule}；第 {h} 个头的指数是 −{exponent:g}。")
 
@@ -92,17 +95,17 @@ def check_alibi_bias(answer, h: int, num_heads: int, m: int, n: int, causal: boo
                      wrong=f"n = {n} > m = {m}：key 在 query 的未来。因果掩码把未来挡住，偏置是 −inf（写 float('-inf')）。")
     minus_inf = [False, f"−inf 只给被遮住的未来 key（n > m）；这里 n = {n} ≤ m = {m}，key 在过去或就是自己，"
                         f"偏置是有限的数 {form}。"]
-    slips = {f"符号反了：ALiBi 是扣分，偏置 = −s_{h}·{dist} = {right:g}，离得越远分数越低。": s * dist}
+    slips = [(s * dist, f"符号反了：ALiBi 是扣分，偏置 = −s_{h}·{dist} = {right:g}，离得越远分数越低。")]
     if h > 1:
-        slips[f"这是用第 {h - 1} 个头的斜率 {slopes[h - 2]:g} 算的（像是把头从 0 开始数了）；"
-              f"第 {h} 个头的斜率是 {s:g}。"] = -float(slopes[h - 2]) * dist
+        slips.append((-float(slopes[h - 2]) * dist, f"这是用第 {h - 1} 个头的斜率 {slopes[h - 2]:g} 算的（像是把头从 0 开始数了）；"
+                                                   f"第 {h} 个头的斜率是 {s:g}。"))
     if h < num_heads:
-        slips[f"这是用第 {h + 1} 个头的斜率 {slopes[h]:g} 算的；h 从 1 开始数，第 {h} 个头的斜率是 {s:g}。"] = \
-            -float(slopes[h]) * dist
-    slips[f"只算了距离 {dist}，忘了乘斜率 s_{h} = {s:g}。"] = -float(dist)
-    slips[f"这是 −s_{h} 本身：忘了乘距离 {dist}（query 在 {m}、key 在 {n}）。"] = -s
-    slips[f"这是 −s_{h}·{m + n}：距离是两个位置之差 |n − m| = {dist}，不是和。"] = -s * (m + n)
-    return grade(answer, right, slips=[(value, message) for message, value in slips.items()],
+        slips.append((-float(slopes[h]) * dist,
+                      f"这是用第 {h + 1} 个头的斜率 {slopes[h]:g} 算的；h 从 1 开始数，第 {h} 个头的斜率是 {s:g}。"))
+    slips += [(-float(dist), f"只算了距离 {dist}，忘了乘斜率 s_{h} = {s:g}。"),
+              (-s, f"这是 −s_{h} 本身：忘了乘距离 {dist}（query 在 {m}、key 在 {n}）。"),
+              (-s * (m + n), f"这是 −s_{h}·{m + n}：距离是两个位置之差 |n − m| = {dist}，不是和。")]
+    return grade(answer, right, slips=slips,
                  infinite={"neg": minus_inf, "pos": plus_inf},
                  expected="答案应是一个数，例如 -0.5。", ok=f"{form} = −{s:g} × {dist} = {right:g}。",
                  wrong=f"偏置 = {form}：第 {h} 个头（H = {num_heads}）的斜率 s_{h} = {s:g}，距离 {dist}。")
@@ -125,18 +128,17 @@ def check_alibi_start(answer, seq_len: int, train_lengths=(4, 8)) -> Verdict:
     seq_len = check_int("seq_len", seq_len, hi + 1, 32)
     max_dist = hi - 1                       # start 0 in a sentence of hi tokens
     right = seq_len - 1 - max_dist
-    slips = {
-        right + 1: f"「。」在最后一个位置 {seq_len - 1}（位置从 0 数），不是 {seq_len}；"
-                   f"距离 = {seq_len - 1} − start。",
-        max_dist: f"{max_dist} 是训练时咬人者到「。」的最大距离；题目问的是长度 {seq_len} 的句子里，"
-                  f"距离不超过 {max_dist} 的最小 start。",
-        hi - 4: f"{hi - 4} 是训练时咬人者最靠后的绝对位置：那是正弦编码的「尺子」。ALiBi 模型看的是到「。」的距离。",
-        seq_len - 4: f"{seq_len - 4} 是长度 {seq_len} 里咬人者最靠后的位置（最大的 start）；题目问最小的那个。",
-    }
-    table = list(slips.items())
+    slips = one_slip_per_value([
+        (right + 1, f"「。」在最后一个位置 {seq_len - 1}（位置从 0 数），不是 {seq_len}；"
+                    f"距离 = {seq_len - 1} − start。"),
+        (max_dist, f"{max_dist} 是训练时咬人者到「。」的最大距离；题目问的是长度 {seq_len} 的句子里，"
+                   f"距离不超过 {max_dist} 的最小 start。"),
+        (hi - 4, f"{hi - 4} 是训练时咬人者最靠后的绝对位置：那是正弦编码的「尺子」。ALiBi 模型看的是到「。」的距离。"),
+        (seq_len - 4, f"{seq_len - 4} 是长度 {seq_len} 里咬人者最靠后的位置（最大的 start）；题目问最小的那个。"),
+    ], keep="last")
     if seq_len != 16:
-        table.append((16 - hi, f"这是长度 16 的答案；这里句长是 {seq_len}，「。」在位置 {seq_len - 1}。"))
-    return grade(answer, right, read="int", slips=table, expected="答案应是一个整数（位置从 0 开始数）。",
+        slips.append((16 - hi, f"这是长度 16 的答案；这里句长是 {seq_len}，「。」在位置 {seq_len - 1}。"))
+    return grade(answer, right, read="int", slips=slips, expected="答案应是一个整数（位置从 0 开始数）。",
                  ok=f"start = {right} … {seq_len - 4}：到「。」（位置 {seq_len - 1}）的距离 "
                     f"{max_dist} … 3，训练里都出现过（训练时最远是 {max_dist}）。",
                  wrong=f"到「。」的距离 = {seq_len - 1} − start，训练中最大是 {max_dist}；"

@@ -12,6 +12,7 @@ import functools
 import re
 
 from ..course.notebooks import cell_source, notebook_cells
+from ..validate import bilingual
 from .verdict import CHECKS
 
 #: An exercise cell starts by setting its answer to None.
@@ -63,8 +64,8 @@ def exercise_ids(source: str) -> list[str]:
         kwargs = {k.arg: _value(k.value, names) for k in node.keywords if k.arg is not None}
         key = check.exercise_id(*args, **kwargs)
         if "<unknown>" in key:
-            raise ValueError(f"{node.func.attr}: the exercise's arguments must be written in its cell / "
-                             f"{node.func.attr} 的题目参数必须直接写在单元格里: {key}")
+            raise ValueError(bilingual(f"{node.func.attr}: the exercise's arguments must be written in its cell",
+                                       f"{node.func.attr} 的题目参数必须直接写在单元格里: {key}"))
         ids.append(key)
     return ids
 

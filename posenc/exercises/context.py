@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import math
 
-from ..context import rope_angle_coverage
-from ..validate import check_base, check_d_model, check_int, check_real
+from ..context import rope_angle_coverage, rotations_per_context
+from ..encoding import frequencies
+from ..validate import bilingual, check_base, check_d_model, check_int, check_real
 from .rule import grade, letter_rule
 from .verdict import Verdict, recorded
 
@@ -26,16 +27,16 @@ def check_rotations(answer, i: int, d_model: int, length: int, base: float = 100
     i = check_int("i", i, 0, d_model // 2 - 1)
     length = check_int("length", length, 1)
     base = check_base(base)
-    w = base ** (-2.0 * i / d_model)
-    right = length * w / (2 * math.pi)
+    w = float(frequencies(d_model, base)[i])
+    right = float(rotations_per_context(d_model, length, base)[i])
     never = "不到一圈：训练中它从没转满一圈，更长的输入会带来没见过的角度。" if right < 1 else \
         "超过一圈：训练中它已经见过所有角度。"
-    slips = {
-        f"这是转过的弧度 L·w_{i}，还要除以一圈的 2π。": length * w,
-        f"这是波长除以 L（2π/w_{i} ÷ L），正好倒过来了：圈数 = L ÷ 波长。": (2 * math.pi / w) / length,
-        "指数是 −2i/d_model，这是用 −i/d_model 算的。": length * base ** (-i / d_model) / (2 * math.pi),
-    }
-    return grade(answer, right, slips=[(v, m) for m, v in slips.items()],
+    slips = [
+        (length * w, f"这是转过的弧度 L·w_{i}，还要除以一圈的 2π。"),
+        ((2 * math.pi / w) / length, f"这是波长除以 L（2π/w_{i} ÷ L），正好倒过来了：圈数 = L ÷ 波长。"),
+        (length * base ** (-i / d_model) / (2 * math.pi), "指数是 −2i/d_model，这是用 −i/d_model 算的。"),
+    ]
+    return grade(answer, right, slips=slips,
                  expected="答案应是一个数（圈数，可以是小数）。",
                  ok=f"r_{i} = L·w_{i}/2π = {length} × {w:.6g} / 2π = {right:.4g} 圈，{never}",
                  wrong=f"w_{i} = base^(−2i/d) = {base:g}^(−{2 * i}/{d_model})，圈数 = L·w_{i} / 2π。")
@@ -52,17 +53,17 @@ def check_ntk_base(answer, d_model: int, factor, base: float = 10000.0) -> Verdi
     """
     d_model = check_d_model(d_model)
     if d_model < 4:
-        raise ValueError("d_model must be >= 4 / d_model 必须 >= 4")
+        raise ValueError(bilingual("d_model must be >= 4", "d_model 必须 >= 4"))
     factor = check_real("factor", factor, greater_than=1.0)
     base = check_base(base)
     expo = d_model / (d_model - 2)
     right = base * factor ** expo
-    slips = {
-        f"这是 base × ρ，少了指数 d/(d−2)：那样最慢的一对只慢 ρ^((d−2)/d) 倍，不到 {factor:g} 倍。": base * factor,
-        "指数倒过来了：是 d/(d−2)（略大于 1），不是 (d−2)/d。": base * factor ** (1 / expo),
-        "这是 base 的 ρ 次方；NTK-aware 是把 base 乘以 ρ^(d/(d−2))。": base ** factor,
-    }
-    return grade(answer, right, slips=[(v, m) for m, v in slips.items()], expected="答案应是一个数（新的 base）。",
+    slips = [
+        (base * factor, f"这是 base × ρ，少了指数 d/(d−2)：那样最慢的一对只慢 ρ^((d−2)/d) 倍，不到 {factor:g} 倍。"),
+        (base * factor ** (1 / expo), "指数倒过来了：是 d/(d−2)（略大于 1），不是 (d−2)/d。"),
+        (base ** factor, "这是 base 的 ρ 次方；NTK-aware 是把 base 乘以 ρ^(d/(d−2))。"),
+    ]
+    return grade(answer, right, slips=slips, expected="答案应是一个数（新的 base）。",
                  ok=f"base' = {base:g} × {factor:g}^({d_model}/{d_model - 2}) = {right:.6g}："
                     f"最慢的一对正好慢 {factor:g} 倍，最快的一对不变。",
                  wrong=f"base' = base · ρ^(d/(d−2))，这里 d/(d−2) = {d_model}/{d_model - 2}。")
@@ -79,13 +80,13 @@ def check_yarn_attention_factor(answer, factor) -> Verdict:
     """
     factor = check_real("factor", factor, greater_than=1.0)
     right = 0.1 * math.log(factor) + 1.0
-    slips = {
-        "这里用了以 10 为底的对数；公式里是自然对数 ln。": 0.1 * math.log10(factor) + 1.0,
-        "这里用了以 2 为底的对数；公式里是自然对数 ln。": 0.1 * math.log2(factor) + 1.0,
-        "这是它的平方，也就是 logits 被放大的倍数；注意力因子本身乘在 cos、sin 上（q 和 κ 各乘一次）。": right ** 2,
-        "少了 + 1：没有缩放（ρ = 1）时因子应当是 1。": 0.1 * math.log(factor),
-    }
-    return grade(answer, right, slips=[(v, m) for m, v in slips.items()], expected="答案应是一个数，例如 1.1。",
+    slips = [
+        (0.1 * math.log10(factor) + 1.0, "这里用了以 10 为底的对数；公式里是自然对数 ln。"),
+        (0.1 * math.log2(factor) + 1.0, "这里用了以 2 为底的对数；公式里是自然对数 ln。"),
+        (right ** 2, "这是它的平方，也就是 logits 被放大的倍数；注意力因子本身乘在 cos、sin 上（q 和 κ 各乘一次）。"),
+        (0.1 * math.log(factor), "少了 + 1：没有缩放（ρ = 1）时因子应当是 1。"),
+    ]
+    return grade(answer, right, slips=slips, expected="答案应是一个数，例如 1.1。",
                  ok=f"0.1·ln({factor:g}) + 1 = {right:.4f}；q 和 κ 都乘它，logits 乘它的平方 {right ** 2:.4f}。",
                  wrong="注意力因子 = 0.1·ln(ρ) + 1（自然对数）。")
 
@@ -107,13 +108,13 @@ def check_unseen_pairs(answer, d_model: int, train_len: int, target_len: int,
     cov = rope_angle_coverage(d_model, train_len, target_len, base)
     right = int(cov.unseen.sum())
     pairs = d_model // 2
-    slips = {
-        f"这是全部 {pairs} 对；训练中已经转满一圈的快的对见过所有角度，不会出问题。": pairs,
-        f"这是训练中已经转满一圈的对数（{int(cov.full_turn.sum())}）：它们恰恰没问题。": int(cov.full_turn.sum()),
-        "这只数了到目标长度才转满一圈的对；转不满一圈、但比训练时转得更远的对，也在遇到没见过的角度。":
-            int((cov.unseen & (cov.target_angle >= 2 * math.pi)).sum()),
-    }
-    return grade(answer, right, read="int", slips=[(v, m) for m, v in slips.items()],
+    slips = [
+        (pairs, f"这是全部 {pairs} 对；训练中已经转满一圈的快的对见过所有角度，不会出问题。"),
+        (int(cov.full_turn.sum()), f"这是训练中已经转满一圈的对数（{int(cov.full_turn.sum())}）：它们恰恰没问题。"),
+        (int((cov.unseen & (cov.target_angle >= 2 * math.pi)).sum()),
+         "这只数了到目标长度才转满一圈的对；转不满一圈、但比训练时转得更远的对，也在遇到没见过的角度。"),
+    ]
+    return grade(answer, right, read="int", slips=slips,
                  expected="答案应是一个整数（有几对）。",
                  ok=f"{right} 对：它们的波长超过训练长度（训练中最大转角 (L−1)·w_i < 2π），"
                     f"到了长度 {target_len} 会转到训练中没到过的角度。",
@@ -188,17 +189,17 @@ def check_beta_ratio(answer, d_model: int, factor) -> Verdict:
     """
     d_model = check_d_model(d_model)
     if d_model < 4:
-        raise ValueError(f"d_model must be at least 4, got {d_model} / d_model 至少是 4")
+        raise ValueError(bilingual(f"d_model must be at least 4, got {d_model}", "d_model 至少是 4"))
     factor = check_real("factor", factor, greater_than=1.0)
     right = factor ** (2 / (d_model - 2))
     top = d_model // 2 - 1
-    slips = {
-        f"这是 {factor:g}^(2/{d_model})：最高位是第 d/2 − 1 = {top} 位，不是第 {d_model // 2} 位。": factor ** (2 / d_model),
-        f"这是 base 的倍数 {factor:g}^(d/(d−2))；β = base^(2/d)，还要开 d/2 次方。": factor ** (d_model / (d_model - 2)),
-        "这是把每一位都放慢同样的倍数（PI）；NTK-aware 只让最高位慢这么多，个位不变。": factor,
-        "方向反了：β 要变大，数位才变慢。": 1 / factor,
-    }
-    return grade(answer, right, slips=[(v, m) for m, v in slips.items()],
+    slips = [
+        (factor ** (2 / d_model), f"这是 {factor:g}^(2/{d_model})：最高位是第 d/2 − 1 = {top} 位，不是第 {d_model // 2} 位。"),
+        (factor ** (d_model / (d_model - 2)), f"这是 base 的倍数 {factor:g}^(d/(d−2))；β = base^(2/d)，还要开 d/2 次方。"),
+        (factor, "这是把每一位都放慢同样的倍数（PI）；NTK-aware 只让最高位慢这么多，个位不变。"),
+        (1 / factor, "方向反了：β 要变大，数位才变慢。"),
+    ]
+    return grade(answer, right, slips=slips,
                  expected="答案应是一个数（β'/β，保留 3 位有效数字或 4 位小数）。",
                  ok=f"最高位 i = {top}：(β'/β)^{top} = {factor:g}，β'/β = {factor:g}^(1/{top}) = {right:.5f}；"
                     f"base'/base = (β'/β)^{d_model // 2} = {factor:g}^({d_model}/{d_model - 2})。",

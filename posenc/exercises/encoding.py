@@ -19,7 +19,7 @@ from ..encoding import (
     wavelengths,
 )
 from ..text import format_vector
-from ..validate import check_array, check_d_model, check_int, check_real
+from ..validate import bilingual, check_array, check_d_model, check_int, check_real
 from .rule import grade
 from .verdict import ROUNDING_SLIP, Verdict, agrees, asked, recorded, tolerance
 
@@ -34,26 +34,26 @@ def _pe_row(sin_angles, cos_angles) -> np.ndarray:
     return row
 
 
-def _pe_slips(pos, d_model: int, base: float) -> dict:
-    """Message -> the PE(pos) a typical slip gives (the right row itself excluded later)."""
+def _pe_slips(pos, d_model: int, base: float) -> list:
+    """(the PE(pos) a typical slip gives, its message) pairs (the right row itself excluded later)."""
     w = frequencies(d_model, base)
     i = np.arange(len(w))
     angle = pos * w
     wrong_exponent = pos * base ** (-i / d_model)
-    return {
-        "这是角度制 (degrees) 的结果；公式里的角度用弧度制 (radians)：sin(1) 指 1 弧度，不是 1°。":
-            encode_positions([math.radians(pos)], d_model, base)[0],
-        "sin 与 cos 放反了：偶数维 2i 放 sin，奇数维 2i+1 放 cos。": _pe_row(np.pi / 2 - angle, np.pi / 2 - angle),
-        "角度应是 pos × w_i（w_i = base^(−2i/d_model)），这是 pos ÷ w_i 的结果。": _pe_row(pos / w, pos / w),
-        "指数用了 i/d_model：第 i 对的指数是 2i/d_model（第 i 对占第 2i、2i+1 两维）。":
-            _pe_row(wrong_exponent, wrong_exponent),
-        "cos 维用了它自己的维号 2i+1 做指数：同一对的 sin 和 cos 共用一个角度 pos × base^(−2i/d_model)。":
-            _pe_row(angle, pos * base ** (-(2 * i + 1) / d_model)),
-        "cos 维用了下一对的指数 2(i+1)/d_model：同一对的 sin 和 cos 共用一个角度。":
-            _pe_row(angle, pos * base ** (-2 * (i + 1) / d_model)),
-        "每一对都用了 w_0 = 1：第 i 对的角频率是 w_i = base^(−2i/d_model)，越往后越小。":
-            _pe_row(np.full(len(w), float(pos)), np.full(len(w), float(pos))),
-    }
+    return [
+        (encode_positions([math.radians(pos)], d_model, base)[0],
+         "这是角度制 (degrees) 的结果；公式里的角度用弧度制 (radians)：sin(1) 指 1 弧度，不是 1°。"),
+        (_pe_row(np.pi / 2 - angle, np.pi / 2 - angle), "sin 与 cos 放反了：偶数维 2i 放 sin，奇数维 2i+1 放 cos。"),
+        (_pe_row(pos / w, pos / w), "角度应是 pos × w_i（w_i = base^(−2i/d_model)），这是 pos ÷ w_i 的结果。"),
+        (_pe_row(wrong_exponent, wrong_exponent),
+         "指数用了 i/d_model：第 i 对的指数是 2i/d_model（第 i 对占第 2i、2i+1 两维）。"),
+        (_pe_row(angle, pos * base ** (-(2 * i + 1) / d_model)),
+         "cos 维用了它自己的维号 2i+1 做指数：同一对的 sin 和 cos 共用一个角度 pos × base^(−2i/d_model)。"),
+        (_pe_row(angle, pos * base ** (-2 * (i + 1) / d_model)),
+         "cos 维用了下一对的指数 2(i+1)/d_model：同一对的 sin 和 cos 共用一个角度。"),
+        (_pe_row(np.full(len(w), float(pos)), np.full(len(w), float(pos))),
+         "每一对都用了 w_0 = 1：第 i 对的角频率是 w_i = base^(−2i/d_model)，越往后越小。"),
+    ]
 
 
 def _sign_texts(pos, w) -> list[str]:
@@ -90,8 +90,8 @@ def check_pe(answer, pos, d_model: int = 2, base: float = 10000.0, word=None) ->
     if word is not None:
         word = check_array("word", word, ndim=1)
         if len(word) != d_model:
-            raise ValueError(f"word must have d_model = {d_model} entries, got {len(word)} / "
-                             f"word 的长度必须等于 d_model = {d_model}")
+            raise ValueError(bilingual(f"word must have d_model = {d_model} entries, got {len(word)}",
+                                       f"word 的长度必须等于 d_model = {d_model}"))
     shift = np.zeros(d_model) if word is None else word
     right = shift + pe
     what = f"PE({pos})" if word is None else f"词向量 + PE({pos})"
@@ -100,7 +100,7 @@ def check_pe(answer, pos, d_model: int = 2, base: float = 10000.0, word=None) ->
     else:
         ok = (f"{format_vector(word)} + PE({pos}) = {format_vector(word)} + "
               f"{format_vector(pe)} = {format_vector(right)}（4 位小数）。")
-    slips = [(shift + value, message) for message, value in _pe_slips(pos, d_model, base).items()]
+    slips = [(shift + value, message) for value, message in _pe_slips(pos, d_model, base)]
     if word is not None:
         slips.append((pe, f"这是 PE({pos}) 本身：还要把词向量 {format_vector(word)} 逐元素加上去。"))
     for other in (pos - 1, pos + 1):

@@ -16,8 +16,8 @@ from ..relative_family import (
     transformer_xl_demo_parameters,
     transformer_xl_score_terms,
 )
-from ..validate import check_int, check_one_of
-from .rule import grade, letter_rule
+from ..validate import bilingual, check_int, check_one_of
+from .rule import grade, letter_rule, one_slip_per_value
 from .verdict import Verdict, recorded
 
 
@@ -49,28 +49,26 @@ def check_t5_bucket(answer, k: int, bidirectional: bool = True, num_buckets: int
         x = math.log(n / max_exact) / math.log(max_distance / max_exact) * (half - max_exact)
         how = (f"{shift}δ = {n} ≥ max_exact = {max_exact}：{max_exact} + ⌊log({n}/{max_exact}) / "
                f"log({max_distance}/{max_exact}) × {half - max_exact}⌋ = {max_exact} + ⌊{x:.3f}⌋")
-    slips = {}
+    slips = []          # earlier entries win when two slips give the same bucket
     if bidirectional and k != 0:
-        slips[t5_relative_bucket(-k, True, num_buckets, max_distance)] = (
-            f"这是 k = {-k} 的桶，方向反了：k = n − m（key 位置 − query 位置），k > 0 的 key 在 query 之后，"
-            f"用后一半的桶（编号加 {half}）；k < 0 用前一半。")
+        slips.append((t5_relative_bucket(-k, True, num_buckets, max_distance),
+                      f"这是 k = {-k} 的桶，方向反了：k = n − m（key 位置 − query 位置），k > 0 的 key 在 query 之后，"
+                      f"用后一半的桶（编号加 {half}）；k < 0 用前一半。"))
     if n >= max_exact:
-        for value in ({n, n + half} if after else {n}):
-            slips.setdefault(value, f"|k| = {n} 已经不小于 max_exact = {max_exact}：只有更近的偏移一个偏移一个桶，"
-                                    f"再远就按对数分桶，几个偏移共用一个桶。")
+        slips += [(value, f"|k| = {n} 已经不小于 max_exact = {max_exact}：只有更近的偏移一个偏移一个桶，"
+                          f"再远就按对数分桶，几个偏移共用一个桶。") for value in ({n, n + half} if after else {n})]
         if n < max_distance:
             x = math.log(n / max_exact) / math.log(max_distance / max_exact) * (half - max_exact)
-            for value in (round(x), math.ceil(x)):
-                wrong = (half if after else 0) + min(max_exact + value, half - 1)
-                slips.setdefault(wrong, "参考实现把对数那一项截断取整（向 0 取整，.to(torch.long)），"
-                                        "不是四舍五入或向上取整。")
+            slips += [((half if after else 0) + min(max_exact + value, half - 1),
+                       "参考实现把对数那一项截断取整（向 0 取整，.to(torch.long)），不是四舍五入或向上取整。")
+                      for value in (round(x), math.ceil(x))]
     if bidirectional:
         alone = t5_relative_bucket(-n, False, num_buckets, max_distance) + (half if after else 0)
-        slips.setdefault(alone, f"双向时每个方向只有 num_buckets // 2 = {half} 个桶，max_exact = {max_exact}；"
-                                f"这是把全部 {num_buckets} 个桶给一个方向算出来的。")
+        slips.append((alone, f"双向时每个方向只有 num_buckets // 2 = {half} 个桶，max_exact = {max_exact}；"
+                             f"这是把全部 {num_buckets} 个桶给一个方向算出来的。"))
     other = t5_relative_bucket(k, not bidirectional, num_buckets, max_distance)
-    slips.setdefault(other, f"这是{_mode(not bidirectional)}模式的桶；题目问的是{_mode(bidirectional)}模式。")
-    return grade(answer, right, read="int", slips=list(slips.items()),
+    slips.append((other, f"这是{_mode(not bidirectional)}模式的桶；题目问的是{_mode(bidirectional)}模式。"))
+    return grade(answer, right, read="int", slips=one_slip_per_value(slips),
                  expected="答案应是一个整数：桶的编号（从 0 开始）。",
                  ok=f"k = {k}（{_mode(bidirectional)}）落在桶 {right}：{how}"
                     f"{' = ' + str(right) if n < max_distance else f'，即桶 {right}'}。",
@@ -88,7 +86,7 @@ def check_t5_buckets_used(answer, side: str = "after", bidirectional: bool = Tru
     Introduced in notebook 06_relative_family.
     """
     if side not in ("after", "before"):
-        raise ValueError(f"side must be 'after' or 'before', got {side!r} / side 只能是 'after' 或 'before'")
+        raise ValueError(bilingual(f"side must be 'after' or 'before', got {side!r}", "side 只能是 'after' 或 'before'"))
     bidirectional, half, max_exact, max_distance = t5_sizes(bidirectional, num_buckets, max_distance)
     ranges = t5_bucket_ranges(bidirectional, num_buckets, max_distance)
     on_side = [(b, lo, hi) for b, lo, hi in ranges if (hi > 0 if side == "after" else lo <= 0)]
@@ -96,15 +94,15 @@ def check_t5_buckets_used(answer, side: str = "after", bidirectional: bool = Tru
     where = "k > 0（key 在 query 之后）" if side == "after" else "k ≤ 0（key 在 query 之前或就是它）"
     first, last = on_side[0][0], on_side[-1][0]
     exact = sum(1 for _, lo, hi in on_side if lo == hi and abs(lo) < max_exact)
-    slips = {num_buckets: f"{num_buckets} 是全部的桶；问的是 {where}这一侧。",
-             exact: f"{exact} 只是一个偏移一个桶的那些（|k| < {max_exact}）；再远还有按对数分的桶。",
-             len(ranges): f"{len(ranges)} 是两侧一共用到的桶。"}
+    slips = [(num_buckets, f"{num_buckets} 是全部的桶；问的是 {where}这一侧。"),
+             (exact, f"{exact} 只是一个偏移一个桶的那些（|k| < {max_exact}）；再远还有按对数分的桶。"),
+             (len(ranges), f"{len(ranges)} 是两侧一共用到的桶。")]
     if bidirectional and side == "after":
-        slips[half] = (f"k > 0 的桶编号从 {half} 起算，可桶 {half} 要 k > 0 且 |k| = 0，没有偏移能落进去："
-                       f"实际从桶 {half + 1} 开始。")
+        slips.append((half, f"k > 0 的桶编号从 {half} 起算，可桶 {half} 要 k > 0 且 |k| = 0，没有偏移能落进去："
+                            f"实际从桶 {half + 1} 开始。"))
     if not bidirectional and side == "after":
-        slips[0] = "k > 0 虽然被掩码遮住，参考实现仍把它们都放进桶 0：用到 1 个桶。"
-    return grade(answer, right, read="int", slips=list(slips.items()), expected="答案应是一个整数：桶的个数。",
+        slips.append((0, "k > 0 虽然被掩码遮住，参考实现仍把它们都放进桶 0：用到 1 个桶。"))
+    return grade(answer, right, read="int", slips=one_slip_per_value(slips, keep="last"), expected="答案应是一个整数：桶的个数。",
                  ok=f"{where}用到桶 {first} … {last}，共 {right} 个（{_mode(bidirectional)}，num_buckets = {num_buckets}）。",
                  wrong=f"先找 {where}的最小、最大桶编号，再看中间有没有空着的桶。")
 
@@ -126,15 +124,14 @@ def check_shaw_row(answer, m: int, n: int, max_relative: int) -> Verdict:
     k = n - m
     clipped = max(-max_relative, min(max_relative, k))
     extra = f"，裁剪到 {clipped}" if clipped != k else ""
-    slips = {}          # earlier entries win when two slips give the same number
-    slips.setdefault(max(-max_relative, min(max_relative, -k)) + max_relative,
-                     f"这是 m − n 的行：Shaw 等人用 key 位置减 query 位置，k = n − m = {k}。")
-    slips.setdefault(k + max_relative, f"k = {k} 要先裁剪到 [−{max_relative}, {max_relative}]，"
-                                       f"表里只有 {2 * max_relative + 1} 行。")
-    slips.setdefault(clipped, f"{clipped} 是裁剪后的偏移本身；行号还要加 {max_relative}"
-                              f"（第 0 行是 k = −{max_relative}）。")
-    slips.setdefault(abs(clipped), "偏移有正负：key 在 query 之前和之后用的是不同的行（不取绝对值）。")
-    return grade(answer, right, read="int", slips=list(slips.items()),
+    slips = [       # earlier entries win when two slips give the same number
+        (max(-max_relative, min(max_relative, -k)) + max_relative,
+         f"这是 m − n 的行：Shaw 等人用 key 位置减 query 位置，k = n − m = {k}。"),
+        (k + max_relative, f"k = {k} 要先裁剪到 [−{max_relative}, {max_relative}]，表里只有 {2 * max_relative + 1} 行。"),
+        (clipped, f"{clipped} 是裁剪后的偏移本身；行号还要加 {max_relative}（第 0 行是 k = −{max_relative}）。"),
+        (abs(clipped), "偏移有正负：key 在 query 之前和之后用的是不同的行（不取绝对值）。"),
+    ]
+    return grade(answer, right, read="int", slips=one_slip_per_value(slips),
                  expected=f"答案应是一个整数：行号 0 … {2 * max_relative}。",
                  ok=f"k = n − m = {n} − {m} = {k}{extra}；行号 = {clipped} + {max_relative} = {right}。",
                  wrong=f"行号 = clip(n − m, −{max_relative}, {max_relative}) + {max_relative}。")

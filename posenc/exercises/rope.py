@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from ..encoding import frequencies
 from ..rope import rope
 from ..validate import check_base, check_d_model, check_int, check_real, check_vector_pair
 from .rule import grade
@@ -32,7 +33,7 @@ def check_rope_angle(answer, i: int, pos, d_model: int, base: float = 10000.0) -
     i = check_int("i", i, 0, d_model // 2 - 1)
     pos = check_real("pos", pos)
     base = check_base(base)
-    w = base ** (-2.0 * i / d_model)
+    w = float(frequencies(d_model, base)[i])
     right = pos * w
 
     slips = [

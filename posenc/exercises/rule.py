@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..validate import bilingual
 from .reading import COMMA_MESSAGE, has_decimal_comma, normalise, numbers_of, read_letters, read_text, shown, shown_value
 from .verdict import Verdict, agrees, asked, prompt, recorded, rounding_slip, slip_agrees, tolerance
 
@@ -98,7 +99,7 @@ class Rule:
 
     def __post_init__(self):
         if self.read not in READS:
-            raise ValueError(f"read must be one of {READS}, got {self.read!r} / read 只能是 {READS} 之一")
+            raise ValueError(bilingual(f"read must be one of {READS}, got {self.read!r}", f"read 只能是 {READS} 之一"))
         for f in dataclasses.fields(self):
             _no_functions(getattr(self, f.name), f.name)
 
@@ -119,7 +120,7 @@ _REQUIRED = ("read", "right", "expected", "ok", "wrong", "shape", "decimals")
 
 def _no_functions(x, name):
     if callable(x):
-        raise TypeError(f"Rule.{name} must be data, not a function / Rule.{name} 必须是数据，不能是函数")
+        raise TypeError(bilingual(f"Rule.{name} must be data, not a function", f"Rule.{name} 必须是数据，不能是函数"))
     if isinstance(x, dict):
         for v in x.values():
             _no_functions(v, name)
@@ -194,6 +195,20 @@ def rule(right, *, read: str = "number", decimals: int | None = None, expected: 
                 table.append({"value": int(value), "message": message})
     return Rule(read=read, right=right_data, expected=expected, ok=ok, wrong=wrong, shape=shape,
                 decimals=decimals, slips=tuple(table), **extra)
+
+
+def one_slip_per_value(slips, keep: str = "first") -> list:
+    """``(value, message)`` pairs with one pair per value (values read exactly: ints, tuples), in
+    the order the values first appear: of two slips that give the same value, the first message
+    is kept (``keep="first"``) or the last (``keep="last"``, the later and more specific one),
+    so an answer never gets two messages for one slip."""
+    if keep not in ("first", "last"):
+        raise ValueError(bilingual(f"keep must be 'first' or 'last', got {keep!r}", "keep 只能是 'first' 或 'last'"))
+    table = {}
+    for value, message in slips:
+        if keep == "last" or value not in table:
+            table[value] = message          # a value seen before keeps its place
+    return list(table.items())
 
 
 def grade(answer, right, **kwargs) -> Verdict:
@@ -422,7 +437,8 @@ def check_value(answer, expected, *, decimals: int | None = None, hint: str = ""
     """Compare a reader's number (or list of numbers) with the computed one, by the precision
     rule (:func:`~posenc.exercises.verdict.tolerance`).
 
-    ``slips`` maps a message to a wrong value a typical slip gives; an answer matching one gets
+    ``slips`` lists ``(value, message)`` pairs, the wrong value a typical slip gives and what to
+    say (a mapping message -> value is read as those pairs too); an answer matching one gets
     that message; an answer rounded too coarsely is told so
     (:func:`~posenc.exercises.verdict.rounding_slip`). A wrong answer's message names what was
     entered. The generic numeric check.
@@ -430,9 +446,10 @@ def check_value(answer, expected, *, decimals: int | None = None, hint: str = ""
     """
     expected = np.asarray(expected, dtype=float)
     what = "一个数" if expected.shape == () else f"形状为 {expected.shape} 的一组数"
-    table = [(value, message) for message, value in (slips or {}).items()]
+    if isinstance(slips, dict):                 # the older form, message -> value
+        slips = [(value, message) for message, value in slips.items()]
     return grade(answer, expected, decimals=decimals, expected=f"答案应是{what}。{hint}",
-                 ok=f"与计算结果一致（{asked(decimals)}即可）。", slips=table,
+                 ok=f"与计算结果一致（{asked(decimals)}即可）。", slips=list(slips or ()),
                  wrong=hint or "与计算结果不一致，检查每一步。")
 
 
@@ -455,8 +472,8 @@ def check_choice(answer, correct, *, hint: str = "", options=None, hints=None, e
     """
     keys = None if options is None else [normalise(o) for o in options]
     if keys is not None and normalise(correct) not in keys:
-        raise ValueError(f"correct = {correct!r} is not among options = {options!r} / "
-                         f"correct 必须是 options 之一")
+        raise ValueError(bilingual(f"correct = {correct!r} is not among options = {options!r}",
+                                   f"correct 必须是 options 之一"))
     listed = "" if options is None else " / ".join(repr(o) for o in options)
     return grade(answer, correct, read="choice", expected=f"答案应是 {listed} 之一。{hint}",
                  valid=None if keys is None else {"options": keys},

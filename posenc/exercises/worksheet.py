@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..encoding import sinusoidal_encoding
+from ..encoding import frequencies, sinusoidal_encoding
+from ..validate import bilingual
 from .rule import Rule, rule
 
 #: Decimals the worksheet asks for in every box.
@@ -67,34 +68,32 @@ class WorksheetCase:
         """``猫（pos 3）PE 第 1 维``: how feedback names a box."""
         return f"{self.tokens[row]}（pos {self.positions[row]}）{PART_NAMES[part]} 第 {dim} 维"
 
-    def slips(self, part: str, row: int, dim: int) -> list[tuple[str, float]]:
-        """(message, value) of each typical slip for one box, in the order they are tried."""
+    def slips(self, part: str, row: int, dim: int) -> list[tuple[float, str]]:
+        """(value, message) of each typical slip for one box, in the order they are tried."""
         pe_slips = _pe_slips(int(self.positions[row]), dim, self.d_model, self.base, self.start)
         word, pe = float(self.word_vectors[row, dim]), float(self.encodings[row, dim])
         if part == "pe":
-            return pe_slips + [("这是输入（词向量 + PE）的值：这一格只填 PE。", word + pe)]
-        out = [(f"这是 PE 的值：输入 = 词向量 + PE，还要加上词向量的这一维 {word:g}。", pe),
-               ("这是词向量的值：输入 = 词向量 + PE，还要加上 PE。", word),
-               ("这是 词向量 − PE：输入是两者相加。", word - pe)]
-        return out + [(f"PE 那一步：{message}", word + value) for message, value in pe_slips]
+            return pe_slips + [(word + pe, "这是输入（词向量 + PE）的值：这一格只填 PE。")]
+        out = [(pe, f"这是 PE 的值：输入 = 词向量 + PE，还要加上词向量的这一维 {word:g}。"),
+               (word, "这是词向量的值：输入 = 词向量 + PE，还要加上 PE。"),
+               (word - pe, "这是 词向量 − PE：输入是两者相加。")]
+        return out + [(word + value, f"PE 那一步：{message}") for value, message in pe_slips]
 
 
-def _pe_slips(pos: int, dim: int, d_model: int, base: float, start: int) -> list[tuple[str, float]]:
+def _pe_slips(pos: int, dim: int, d_model: int, base: float, start: int) -> list[tuple[float, str]]:
     i = dim // 2
     f, g = (math.sin, math.cos) if dim % 2 == 0 else (math.cos, math.sin)
-    w = base ** (-2 * i / d_model)
+    w = float(frequencies(d_model, base)[i])
     name = "sin" if dim % 2 == 0 else "cos"
     return [
-        ("像是计算器停在角度制 (DEG)：sin、cos 里的角度 pos·w_i 是弧度 (radians)。", f(math.radians(pos * w))),
-        (f"sin 和 cos 写反了：偶数维 2i 放 sin，奇数维 2i+1 放 cos；第 {dim} 维是 {name}。", g(pos * w)),
-        (f"频率用错了：w_i = base^(−2i/d_model) 里的 i 是第几对，不是第几维；第 {dim} 维属于第 {i} 对，"
-         f"指数是 2i/d_model = {2 * i}/{d_model}。", f(pos * base ** (-2 * dim / d_model))),
-        (f"频率用错了：指数是 2i/d_model，不是 i/d_model（第 {dim} 维属于第 {i} 对）。",
-         f(pos * base ** (-i / d_model))),
-        (f"位置差了 1：这个字的 pos 是 {pos}（本题第一个字在 pos = {start}），你像是用了 {pos - 1}。",
-         f((pos - 1) * w)),
-        (f"位置差了 1：这个字的 pos 是 {pos}（本题第一个字在 pos = {start}），你像是用了 {pos + 1}。",
-         f((pos + 1) * w)),
+        (f(math.radians(pos * w)), "像是计算器停在角度制 (DEG)：sin、cos 里的角度 pos·w_i 是弧度 (radians)。"),
+        (g(pos * w), f"sin 和 cos 写反了：偶数维 2i 放 sin，奇数维 2i+1 放 cos；第 {dim} 维是 {name}。"),
+        (f(pos * base ** (-2 * dim / d_model)),
+         f"频率用错了：w_i = base^(−2i/d_model) 里的 i 是第几对，不是第几维；第 {dim} 维属于第 {i} 对，"
+         f"指数是 2i/d_model = {2 * i}/{d_model}。"),
+        (f(pos * base ** (-i / d_model)), f"频率用错了：指数是 2i/d_model，不是 i/d_model（第 {dim} 维属于第 {i} 对）。"),
+        (f((pos - 1) * w), f"位置差了 1：这个字的 pos 是 {pos}（本题第一个字在 pos = {start}），你像是用了 {pos - 1}。"),
+        (f((pos + 1) * w), f"位置差了 1：这个字的 pos 是 {pos}（本题第一个字在 pos = {start}），你像是用了 {pos + 1}。"),
     ]
 
 
@@ -151,11 +150,11 @@ def box_rule(case: WorksheetCase, part: str, row: int, dim: int) -> Rule:
     Introduced in notebook 02_sinusoidal_hand_calculation.
     """
     if part not in PARTS:
-        raise ValueError(f"part must be one of {PARTS}, got {part!r} / part 必须是 {PARTS} 之一")
+        raise ValueError(bilingual(f"part must be one of {PARTS}, got {part!r}", f"part 必须是 {PARTS} 之一"))
     pos, i = int(case.positions[row]), dim // 2
     what = "PE" if part == "pe" else "词向量 + PE"
     return rule(case.expected(part, row, dim), decimals=DECIMALS, expected=NOT_A_NUMBER, ok=RIGHT,
-                slips=[(value, message) for message, value in case.slips(part, row, dim)],
+                slips=case.slips(part, row, dim),
                 wrong=f"和 {what} 的这一格不符。再算一遍：pos = {pos}，第 {dim} 维属于第 {i} 对，"
                       f"w_{i} = {case.base:g}^(−{2 * i}/{case.d_model})，第 {dim} 维用 {'sin' if dim % 2 == 0 else 'cos'}。")
 

@@ -13,7 +13,7 @@ from ..alibi import (
     alibi_slope_exponents,
     alibi_slopes,
 )
-from ..validate import check_bool, check_int, is_int
+from ..validate import bilingual, check_bool, check_int, is_int
 from ..ui.engine.explorer import Explorer
 from ..ui.engine.spec import ExplorerSpec, checkbox, int_slider
 from .style import alibi_cmap, new_axes, place_index_ticks, figure_style, label
@@ -36,7 +36,7 @@ def plot_alibi_bias(seq_len: int = 12, num_heads: int = 8, heads=(1, 4, 8), caus
         heads = (heads,)
     heads = [check_int("heads", h, 1, num_heads) for h in heads]
     if not heads or len(heads) > 4:
-        raise ValueError("heads must name 1 to 4 heads / heads 要给 1 到 4 个头")
+        raise ValueError(bilingual("heads must name 1 to 4 heads", "heads 要给 1 到 4 个头"))
     causal, annotate = check_bool("causal", causal), check_bool("annotate", annotate)
     bias = alibi_causal_bias(seq_len, num_heads) if causal else alibi_bias(seq_len, num_heads)
     slopes, exponents = alibi_slopes(num_heads), alibi_slope_exponents(num_heads)

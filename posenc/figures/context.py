@@ -18,7 +18,7 @@ from ..context import (
     rope_angle_coverage,
     rope_scaled_score,
 )
-from ..validate import check_base, check_d_model, check_factor, check_int, check_one_of
+from ..validate import bilingual, check_base, check_d_model, check_factor, check_int, check_one_of
 from ..ui.engine.explorer import Explorer
 from ..ui.engine.spec import ExplorerSpec, Param, choice_slider, dropdown
 from .style import new_axes, figure_style, label
@@ -161,7 +161,7 @@ def plot_rope_scaling(rope_type: str = "default", factor: float = 4.0, train_len
     target_len = check_int("target_len", target_len, 2, 10**6)
     d_model = check_d_model(d_model)
     if d_model > 256:
-        raise ValueError(f"d_model must be <= 256 here, got {d_model} / 这里 d_model 不能超过 256")
+        raise ValueError(bilingual(f"d_model must be <= 256 here, got {d_model}", "这里 d_model 不能超过 256"))
     base = check_base(base)
     with figure_style():
         fig, axes = new_axes(ax, (11.5, 3.4), 1, 3, width_ratios=[1, 1, 1.25])

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..task.data import MAX_LENGTH
 from ..task.experiments import EXTRAPOLATION_ROW_KEYS
-from ..validate import check_int, check_lengths, check_rows
+from ..validate import bilingual, check_int, check_lengths, check_rows
 from .style import PE_STYLES, new_axes, figure_style, label
 
 
@@ -61,8 +61,8 @@ def plot_accuracy_by_start(by_start: dict, seq_len: int, train_lengths=(4, 8), a
     seq_len = check_int("seq_len", seq_len, 4, 32)
     lo, hi = check_lengths("train_lengths", train_lengths, 4, MAX_LENGTH)
     if not isinstance(by_start, dict) or not by_start:
-        raise ValueError("by_start must be a non-empty dict {model name: {start: accuracy}} / "
-                         "by_start 必须是非空 dict")
+        raise ValueError(bilingual("by_start must be a non-empty dict {model name: {start: accuracy}}",
+                                   "by_start 必须是非空 dict"))
     with figure_style():
         fig, ax = new_axes(ax, (7.2, 3.2))
         last = seq_len - 4

@@ -10,6 +10,7 @@ import numpy as np
 from ..hand_calculation import HandCalculation, hand_calculation
 from ..ui.engine.explorer import Explorer
 from ..ui.engine.spec import ExplorerSpec, choice_slider, float_slider, log_slider
+from ..validate import bilingual
 from .style import new_axes, figure_style, label, token_label
 
 
@@ -66,9 +67,10 @@ def plot_hand_calculation(calc: HandCalculation | None = None, ax=None):
     """
     calc = hand_calculation() if calc is None else calc
     if not isinstance(calc, HandCalculation):
-        raise TypeError("calc must be a HandCalculation from hand_calculation() / calc 必须来自 hand_calculation()")
+        raise TypeError(bilingual("calc must be a HandCalculation from hand_calculation()",
+                                  "calc 必须来自 hand_calculation()"))
     if len(calc.tokens) > 3:
-        raise ValueError("plot_hand_calculation draws at most 3 tokens / 最多画 3 个词")
+        raise ValueError(bilingual("plot_hand_calculation draws at most 3 tokens", "最多画 3 个词"))
     with figure_style():
         fig, ax = new_axes(ax, (4, 4))
         view = _HandCalcView(ax, label("第 0 对", "pair 0"))

@@ -15,7 +15,7 @@ from ..distance import position_similarity, similarity_by_offset
 from ..encoding import sinusoidal_encoding
 from ..task.data import ANIMALS, DEFAULT_STEPS, MAX_LENGTH, PE_KINDS
 from ..task.training import train_order_model, trained_run
-from ..validate import check_array, check_int, check_lengths, check_one_of, check_slider_value
+from ..validate import bilingual, check_array, check_int, check_lengths, check_one_of, check_slider_value
 from ..ui.engine.controls import slider_layout, slider_style
 from ..ui.engine.explorer import Explorer, LiveFigure
 from ..ui.engine.spec import ExplorerSpec, Param, choice_slider
@@ -94,8 +94,8 @@ class _LossView:
 
 def _runs_losses(runs) -> dict:
     if not isinstance(runs, dict) or not runs:
-        raise ValueError("runs must be a non-empty dict {pe: TrainResult or list of losses} / "
-                         "runs 必须是非空字典 {pe: TrainResult 或损失列表}")
+        raise ValueError(bilingual("runs must be a non-empty dict {pe: TrainResult or list of losses}",
+                                   "runs 必须是非空字典 {pe: TrainResult 或损失列表}"))
     out = {}
     for pe, r in runs.items():
         losses = getattr(r, "losses", r)
@@ -123,8 +123,9 @@ def _check_run(run):
         return trained_run("learned")
     snaps = getattr(run, "snapshots", None)
     if not snaps or getattr(run, "config", {}).get("pe") != "learned":
-        raise ValueError("run must be a learned TrainResult with snapshots (train_order_model('learned', "
-                         "snapshot_every=5)) / run 必须是带快照的 learned 训练结果")
+        raise ValueError(bilingual("run must be a learned TrainResult with snapshots (train_order_model('learned', "
+                                   "snapshot_every=5))",
+                                   "run 必须是带快照的 learned 训练结果"))
     return run
 
 
@@ -214,8 +215,8 @@ def plot_length_accuracy(curves: dict, train_lengths=(4, 8), ax=None):
     Introduced in notebook 05_learned_embeddings.
     """
     if not isinstance(curves, dict) or not curves:
-        raise ValueError("curves must be a non-empty dict {label: {length: accuracy}} / "
-                         "curves 必须是非空字典")
+        raise ValueError(bilingual("curves must be a non-empty dict {label: {length: accuracy}}",
+                                   "curves 必须是非空字典"))
     lo, hi = check_lengths("train_lengths", train_lengths, 3, MAX_LENGTH)
     with figure_style():
         fig, ax = new_axes(ax, (6.8, 3.2))
@@ -344,7 +345,7 @@ class TrainingPanel:
 
         pes = tuple(check_one_of("pes", p, PE_KINDS) for p in pes)
         if not pes or len(set(pes)) != len(pes):
-            raise ValueError(f"pes must name distinct encodings, got {pes!r} / pes 必须是互不相同的编码名")
+            raise ValueError(bilingual(f"pes must name distinct encodings, got {pes!r}", "pes 必须是互不相同的编码名"))
         self.pes = pes
         seed = check_int("seed", seed, 0, 10**6)
         steps = DEFAULT_STEPS if steps is None else check_slider_value("steps", steps, 5, 300, 5)

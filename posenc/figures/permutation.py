@@ -10,6 +10,7 @@ import numpy as np
 from ..attention import AttentionDemo, attention_demo
 from ..ui.engine.explorer import Explorer
 from ..ui.engine.spec import ExplorerSpec, checkbox, dropdown
+from ..validate import bilingual
 from .style import new_axes, figure_style, label, token_label
 
 #: Sentences the permutation explorer offers; each group shares its tokens.
@@ -90,10 +91,10 @@ def plot_attention(tokens="猫咬狗", use_pe: bool = False, d_model: int = 4, r
     """
     demo = attention_demo(tokens, d_model, use_pe)
     if len(demo.tokens) != 3:
-        raise ValueError("plot_attention draws 3-token sentences / 只画三个词的句子")
+        raise ValueError(bilingual("plot_attention draws 3-token sentences", "只画三个词的句子"))
     ref = attention_demo(reference or _reference_sentence(demo.tokens), d_model, use_pe)
     if sorted(ref.tokens) != sorted(demo.tokens):
-        raise ValueError("reference must hold the same tokens / reference 必须由相同的词组成")
+        raise ValueError(bilingual("reference must hold the same tokens", "reference 必须由相同的词组成"))
     with figure_style():
         fig, (ax_w, ax_o) = new_axes(ax, (8, 2.8), 1, 2, width_ratios=[1, 1.6])
         view = _PermutationView(ax_w, ax_o, d_model)

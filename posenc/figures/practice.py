@@ -9,7 +9,7 @@ import numpy as np
 
 from ..practice import (POSITION_DTYPES, angle_error, cu_seqlens, packed_causal_mask, packed_position_ids,
                         rope_angles_in, stored_positions)
-from ..validate import check_int
+from ..validate import bilingual, check_int
 from .style import new_axes, figure_style, label
 
 
@@ -47,7 +47,8 @@ def plot_position_rounding(start: int = 4064, stop: int = 4160, dtypes=("bfloat1
     stop = check_int("stop", stop, start + 2, start + 4096)
     dtypes = tuple(dtypes)
     if not dtypes or any(d not in POSITION_DTYPES for d in dtypes):
-        raise ValueError(f"dtypes must be a non-empty tuple of {POSITION_DTYPES} / dtypes 必须取自 {POSITION_DTYPES}")
+        raise ValueError(bilingual(f"dtypes must be a non-empty tuple of {POSITION_DTYPES}",
+                                   f"dtypes 必须取自 {POSITION_DTYPES}"))
     pos = np.arange(start, stop)
     with figure_style():
         fig, ax = new_axes(ax, (5.6, 3.4))
@@ -71,8 +72,8 @@ def plot_angle_error(positions=(4095, 32768, 131071), head_dim: int = 128, base:
     positions = [check_int("positions[]", p, 0, 2**24) for p in positions]
     dtypes = tuple(dtypes)
     if not positions or not dtypes or any(d not in POSITION_DTYPES for d in dtypes):
-        raise ValueError(f"positions must be non-empty and dtypes taken from {POSITION_DTYPES} / "
-                         f"positions 不能为空，dtypes 必须取自 {POSITION_DTYPES}")
+        raise ValueError(bilingual(f"positions must be non-empty and dtypes taken from {POSITION_DTYPES}",
+                                   f"positions 不能为空，dtypes 必须取自 {POSITION_DTYPES}"))
     exact = rope_angles_in(positions, head_dim, base, "float64")
     floor = 1e-9
     with figure_style():

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..validate import bilingual
 from .style import new_axes, figure_style, label
 
 
 def _check_table(table):
     if not isinstance(table, dict) or not table or not all(hasattr(v, "position_r2") for v in table.values()):
-        raise ValueError("table must be a non-empty dict: label -> LayerProbes / "
-                         "table 必须是非空字典：名称 -> LayerProbes")
+        raise ValueError(bilingual("table must be a non-empty dict: label -> LayerProbes",
+                                   "table 必须是非空字典：名称 -> LayerProbes"))
     return table
 
 
@@ -53,7 +54,7 @@ def plot_position_readout(readouts, train_positions: int, ax=None):
     Introduced in notebook 12_where_position_goes.
     """
     if not isinstance(readouts, dict) or not readouts:
-        raise ValueError("readouts must be a non-empty dict: label -> array / readouts 必须是非空字典：名称 -> 数组")
+        raise ValueError(bilingual("readouts must be a non-empty dict: label -> array", "readouts 必须是非空字典：名称 -> 数组"))
     with figure_style():
         fig, ax = new_axes(ax, (5.6, 3.4))
         width = max(len(v) for v in readouts.values())

@@ -23,7 +23,7 @@ from ..relative_family import (
     transformer_xl_demo_parameters,
     transformer_xl_score_terms,
 )
-from ..validate import check_int
+from ..validate import bilingual, check_int
 from ..ui.engine.explorer import Explorer
 from ..ui.engine.spec import ExplorerSpec, checkbox, int_slider
 from .style import new_axes, figure_style, label
@@ -256,7 +256,7 @@ def _check_terms(terms) -> dict:
         terms = tuple(terms)
     picked = set(terms)
     if not picked <= set(TERMS):
-        raise ValueError(f"terms must be letters among 'abcd', got {terms!r} / terms 只能由 a、b、c、d 组成")
+        raise ValueError(bilingual(f"terms must be letters among 'abcd', got {terms!r}", "terms 只能由 a、b、c、d 组成"))
     return {x: x in picked for x in TERMS}
 
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..encoding import frequencies
 from ..rope import rope, rope_rotation
-from ..validate import check_base, check_int
+from ..validate import bilingual, check_base, check_int
 from ..ui.engine.explorer import Explorer
 from ..ui.engine.spec import ExplorerSpec, Param, int_slider, log_slider
 from .style import new_axes, figure_style, label
@@ -176,8 +176,9 @@ def plot_rope(pos: int = 5, n: int = 20, i: int = 0, base: float = 10000.0, ax=N
     i = check_int("i", i, 0, len(q) // 2 - 1)
     base = check_base(base)
     if abs(n - pos) > _RopeView.OFFSET_MAX:
-        raise ValueError(f"|n - pos| must be <= {_RopeView.OFFSET_MAX}, got {n - pos} / |n − pos| 不能超过 "
-                         f"{_RopeView.OFFSET_MAX}")
+        raise ValueError(bilingual(f"|n - pos| must be <= {_RopeView.OFFSET_MAX}, got {n - pos}",
+                                   "|n − pos| 不能超过 "
+                                   f"{_RopeView.OFFSET_MAX}"))
     with figure_style():
         fig, (ax_pair, ax_curve) = new_axes(ax, (8, 3.2), 1, 2, width_ratios=[1, 2.1])
         _RopeView(ax_pair, ax_curve).update(q, key, pos, n, i, base)
@@ -234,7 +235,7 @@ def plot_rope_decay(d_model: int = 128, base: float = 10000.0, max_offset: int =
 
     d_model = check_int("d_model", d_model, 2, 1024)
     if d_model % 2:
-        raise ValueError(f"d_model must be even, got {d_model} / d_model 必须是偶数")
+        raise ValueError(bilingual(f"d_model must be even, got {d_model}", "d_model 必须是偶数"))
     base = check_base(base)
     max_offset = check_int("max_offset", max_offset, 1, 100000)
     rng = np.random.default_rng(check_int("seed", seed, 0))

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..encoding import LAYOUTS, binary_bits, frequencies, sinusoidal_encoding, wavelengths
 from ..validate import (
+    bilingual,
     check_base,
     check_d_model,
     check_int,
@@ -277,7 +278,7 @@ def plot_pe_curves(d_model: int = 4, max_pos: int = 10, base: float = 10000.0, p
         pairs = [pairs]
     pairs = [check_int("pairs", p, 0, n_pairs - 1) for p in pairs]
     if not pairs:
-        raise ValueError("pairs must name at least one pair / pairs 至少要有一对")
+        raise ValueError(bilingual("pairs must name at least one pair", "pairs 至少要有一对"))
     grid = np.linspace(0.0, max_pos, 60 * max_pos + 1 if max_pos <= 50 else 3001)
     whole = np.arange(max_pos + 1, dtype=float)
     with figure_style():
@@ -319,7 +320,7 @@ def plot_binary_vs_sinusoid(ks=(0, 1, 2, 3), n_pos: int = 32, ax=None):
         ks = (ks,)
     ks = [check_int("ks", k, 0, 20) for k in ks]
     if not ks:
-        raise ValueError("ks must hold at least one bit index / ks 至少要有一个 bit 编号")
+        raise ValueError(bilingual("ks must hold at least one bit index", "ks 至少要有一个 bit 编号"))
     n_pos = check_int("n_pos", n_pos, 2, 4096)
     pos = np.arange(n_pos + 1)
     x = np.linspace(0, n_pos, 40 * n_pos + 1)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..task.evaluation import attention_maps, sentence_tokens
-from ..validate import check_int
+from ..validate import bilingual, check_int
 from .style import GLOSS, new_axes, cjk_font, figure_style, label
 
 #: Glosses of the task's filler tokens, for machines without a CJK font.
@@ -21,8 +21,8 @@ def _token_name(token: str) -> str:
 
 def _check_models(models) -> dict:
     if not isinstance(models, dict) or not models:
-        raise ValueError("models must be a non-empty dict {name: OrderModel or TrainResult} / "
-                         "models 必须是非空 dict：{名字: 模型}")
+        raise ValueError(bilingual("models must be a non-empty dict {name: OrderModel or TrainResult}",
+                                   "models 必须是非空 dict：{名字: 模型}"))
     return models
 
 
@@ -42,7 +42,7 @@ def plot_trained_attention(models, sentences=("嗯猫咬狗啊。", "嗯狗咬�
         sentences = (sentences,)
     sentences = tuple(sentences)
     if not sentences:
-        raise ValueError("sentences must not be empty / sentences 不能为空")
+        raise ValueError(bilingual("sentences must not be empty", "sentences 不能为空"))
     for s in sentences:
         sentence_tokens(s)
     maps = {}

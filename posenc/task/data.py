@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..validate import check_bool, check_int, check_lengths, check_one_of
+from ..validate import bilingual, check_bool, check_int, check_lengths, check_one_of
 
 if TYPE_CHECKING:
     import torch
@@ -175,8 +175,8 @@ def make_bite_dataset(n: int, lengths=DEFAULT_TRAIN_LENGTHS, seed: int = 0, anim
     """
     n = check_int("n", n, 2)
     if n % 2:
-        raise ValueError(f"n must be even (sentences come in mirror pairs), got {n} / "
-                         f"n 必须是偶数（句子成对出现：A咬B 与 B咬A）")
+        raise ValueError(bilingual(f"n must be even (sentences come in mirror pairs), got {n}",
+                                   f"n 必须是偶数（句子成对出现：A咬B 与 B咬A）"))
     terminator = check_bool("terminator", terminator)
     task = check_one_of("task", task, TASKS)
     lo, hi = check_lengths("lengths", lengths, 4 if terminator else 3, MAX_LENGTH)
@@ -188,8 +188,8 @@ def make_bite_dataset(n: int, lengths=DEFAULT_TRAIN_LENGTHS, seed: int = 0, anim
         animals = tuple(animals)
     animals = tuple(animals)
     if len(animals) < 2 or len(set(animals)) != len(animals) or any(a not in ANIMALS for a in animals):
-        raise ValueError(f"animals must be at least 2 distinct animals from {ANIMALS}, got {animals!r} / "
-                         f"animals 必须是 {ANIMALS} 中至少两个不同的动物")
+        raise ValueError(bilingual(f"animals must be at least 2 distinct animals from {ANIMALS}, got {animals!r}",
+                                   f"animals 必须是 {ANIMALS} 中至少两个不同的动物"))
     animal_idx = np.array([ANIMALS.index(a) for a in animals])
 
     rng = np.random.default_rng(seed)
@@ -225,9 +225,9 @@ def make_bite_dataset(n: int, lengths=DEFAULT_TRAIN_LENGTHS, seed: int = 0, anim
         if total == n_pairs:
             break
     else:  # only when the split has (almost) no keys, e.g. 2 animals at one short length
-        raise ValueError(f"could not draw {n_pairs} sentence pairs for split={split!r}, lengths={lengths!r}, "
-                         f"animals={animals!r}: too few possible sentences; widen lengths or use split='all' / "
-                         f"可用句子太少，请放宽 lengths 或使用 split='all'")
+        raise ValueError(bilingual(f"could not draw {n_pairs} sentence pairs for split={split!r}, lengths={lengths!r}, "
+                                   f"animals={animals!r}: too few possible sentences; widen lengths or use split='all'",
+                                   f"可用句子太少，请放宽 lengths 或使用 split='all'"))
     c = {k: np.concatenate(v) for k, v in chosen.items()}
 
     tokens = np.full((n, width), PAD_ID, dtype=np.int64)

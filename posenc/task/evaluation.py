@@ -10,7 +10,7 @@ import contextlib
 import numpy as np
 
 from ..position_limit import PositionLimitError
-from ..validate import check_int, check_lengths, check_one_of
+from ..validate import bilingual, check_int, check_lengths, check_one_of
 from .data import ANIMALS, MAX_LENGTH, TASKS, BiteDataset, make_bite_dataset
 
 
@@ -38,7 +38,8 @@ def _order_model(model, attention: bool = False):
     will do; with ``attention``, one with ``attention_weights``) or a :class:`TrainResult`."""
     model = getattr(model, "model", model)
     if not (callable(model) and hasattr(model, "training")) or (attention and not hasattr(model, "attention_weights")):
-        raise ValueError("model must be an OrderModel or a TrainResult / model 必须是 OrderModel 或 TrainResult")
+        raise ValueError(bilingual("model must be an OrderModel or a TrainResult",
+                                   "model 必须是 OrderModel 或 TrainResult"))
     return model
 
 
@@ -46,8 +47,8 @@ def _predictions(model, dataset: BiteDataset):
     """The predicted biter of every row (a LongTensor), with the model in eval mode and no
     gradients; the model's train/eval mode is restored afterwards."""
     if not isinstance(dataset, BiteDataset):
-        raise ValueError(f"dataset must be a BiteDataset, got {type(dataset).__name__} / "
-                         f"dataset 必须是 BiteDataset")
+        raise ValueError(bilingual(f"dataset must be a BiteDataset, got {type(dataset).__name__}",
+                                   f"dataset 必须是 BiteDataset"))
     model = _order_model(model)
     import torch
 
@@ -99,7 +100,7 @@ def _length_test_set(length: int, *, seed: int = 0, n: int = 512, terminator: bo
     """
     n = check_int("n_per_length", n, 2)
     if n % 2:
-        raise ValueError("n_per_length must be even (mirror pairs) / n_per_length 必须是偶数")
+        raise ValueError(bilingual("n_per_length must be even (mirror pairs)", "n_per_length 必须是偶数"))
     return make_bite_dataset(n, (length, length), seed + 1000 + length, split="test",
                              terminator=terminator, task=task)
 
@@ -165,13 +166,13 @@ def sentence_tokens(sentence) -> list:
     from .data import PAD, TOKEN_TO_ID, VOCAB
 
     if not isinstance(sentence, str) or not sentence:
-        raise ValueError(f"sentence must be a non-empty string of task tokens, got {sentence!r} / "
-                         f"sentence 必须是由任务词表里的字组成的非空字符串")
+        raise ValueError(bilingual(f"sentence must be a non-empty string of task tokens, got {sentence!r}",
+                                   f"sentence 必须是由任务词表里的字组成的非空字符串"))
     bad = sorted({c for c in sentence if c not in TOKEN_TO_ID or c == PAD})
     if bad:
         allowed = "".join(t for t in VOCAB if t != PAD)
-        raise ValueError(f"sentence has tokens outside the vocabulary {bad}; allowed: {allowed} / "
-                         f"句子里有词表之外的字 {bad}；只能用 {allowed}")
+        raise ValueError(bilingual(f"sentence has tokens outside the vocabulary {bad}; allowed: {allowed}",
+                                   f"句子里有词表之外的字 {bad}；只能用 {allowed}"))
     return [TOKEN_TO_ID[c] for c in sentence]
 
 

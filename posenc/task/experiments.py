@@ -9,7 +9,7 @@ from typing import Callable, Sequence
 from ..context import ROPE_TYPES, check_rope_type, rope_frequencies
 from ..slow import takes_seconds
 from ..text import aligned_table
-from ..validate import check_callback, check_int, check_lengths, check_one_of, check_rows
+from ..validate import bilingual, check_callback, check_int, check_lengths, check_one_of, check_rows
 from .data import (
     DEFAULT_TEST_LENGTHS,
     DEFAULT_TRAIN_LENGTHS,
@@ -146,7 +146,7 @@ def context_extension_table(rope_types: Sequence[str] = ROPE_TYPES, factors: Seq
     finetune_steps = check_int("finetune_steps", finetune_steps, 0, 10000)
     factors = tuple(check_int("factors", f, 1, MAX_LENGTH // hi) for f in factors)
     if not rope_types or not factors:
-        raise ValueError("rope_types and factors must not be empty / rope_types 和 factors 不能为空")
+        raise ValueError(bilingual("rope_types and factors must not be empty", "rope_types 和 factors 不能为空"))
     if callback is not None:
         callback("rope", 0)
     run = trained_run("rope", seed=seed, task=task, train_lengths=(lo, hi), **train_kwargs)

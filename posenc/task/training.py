@@ -12,7 +12,7 @@ from typing import Callable
 
 from ..context import check_rope_type
 from ..slow import takes_seconds
-from ..validate import check_bool, check_callback, check_int, check_lengths, check_one_of, check_real
+from ..validate import bilingual, check_bool, check_callback, check_int, check_lengths, check_one_of, check_real
 from .data import (
     ANIMALS,
     DEFAULT_D_MODEL,
@@ -83,15 +83,15 @@ def train_order_model(pe: str, *, steps: int = DEFAULT_STEPS, seed: int = 0,
     lo, hi = check_lengths("train_lengths", train_lengths, 4 if terminator else 3, MAX_LENGTH)
     max_len = hi if max_len is None else check_int("max_len", max_len, 1)
     if pe == "learned" and max_len < hi:
-        raise ValueError(f"max_len ({max_len}) must be >= the longest training sentence ({hi}) / "
-                         f"max_len 不能小于最长训练句子长度 {hi}")
+        raise ValueError(bilingual(f"max_len ({max_len}) must be >= the longest training sentence ({hi})",
+                                   f"max_len 不能小于最长训练句子长度 {hi}"))
     lr = check_real("lr", lr, greater_than=0.0)
     if lr >= 1:
-        raise ValueError(f"lr must be in (0, 1), got {lr:g} / lr 必须在 (0, 1) 之间")
+        raise ValueError(bilingual(f"lr must be in (0, 1), got {lr:g}", "lr 必须在 (0, 1) 之间"))
     num_threads = check_int("num_threads", num_threads, 1)
     for name, value in (("n_train", n_train), ("n_test", n_test)):
         if check_int(name, value, 2) % 2:
-            raise ValueError(f"{name} must be even (mirror pairs), got {value} / {name} 必须是偶数")
+            raise ValueError(bilingual(f"{name} must be even (mirror pairs), got {value}", f"{name} 必须是偶数"))
     callback_every = check_int("callback_every", callback_every, 1)
     if snapshot_every is not None:
         snapshot_every = check_int("snapshot_every", snapshot_every, 1)
@@ -206,8 +206,8 @@ def trained_run(pe: str, *, seed: int = 0, steps: int | None = None, max_len: in
     steps = DEFAULT_STEPS if steps is None else check_int("steps", steps, 1, 10000)
     unknown = sorted(set(options) - set(_RUN_OPTIONS))
     if unknown:
-        raise TypeError(f"trained_run got unexpected options {unknown}; allowed: {_RUN_OPTIONS} / "
-                        f"trained_run 不认识这些参数：{unknown}")
+        raise TypeError(bilingual(f"trained_run got unexpected options {unknown}; allowed: {_RUN_OPTIONS}",
+                                  f"trained_run 不认识这些参数：{unknown}"))
     causal = check_bool("causal", causal)
     lengths = None
     if train_lengths is not None:
@@ -288,7 +288,7 @@ def finetune_order_model(run, *, lengths, steps: int = 20, lr: float = 1e-3, see
 
     model = getattr(run, "model", run)
     if not hasattr(model, "set_rope_scaling"):
-        raise ValueError("run must be a TrainResult or an OrderModel / run 必须是 TrainResult 或 OrderModel")
+        raise ValueError(bilingual("run must be a TrainResult or an OrderModel", "run 必须是 TrainResult 或 OrderModel"))
     steps = check_int("steps", steps, 0, 10000)
     lr = check_real("lr", lr, greater_than=0.0)
     seed = check_int("seed", seed, 0)

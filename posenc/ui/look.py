@@ -13,6 +13,8 @@ import os
 
 import numpy as np
 
+from ..validate import bilingual
+
 #: English glosses, used in figures when no CJK font is installed.
 GLOSS = {
     "猫": "cat", "狗": "dog", "咬": "bites", "我": "I", "你": "you", "爱": "love",
@@ -41,11 +43,11 @@ CJK_FILES = (
 )
 
 
-CJK_INSTALL_HINT = (
+CJK_INSTALL_HINT = bilingual(
     "No Chinese (CJK) font found: figures use English glosses. To see Chinese labels, "
     "install one and restart the kernel — Debian/Ubuntu: `sudo apt-get install fonts-noto-cjk`; "
-    "macOS and Windows ship PingFang / Microsoft YaHei. / 未找到中文字体，图中改用英文标注；"
-    "安装 fonts-noto-cjk 后重启内核即可显示中文。"
+    "macOS and Windows ship PingFang / Microsoft YaHei.",
+    "未找到中文字体，图中改用英文标注；安装 fonts-noto-cjk 后重启内核即可显示中文。"
 )
 
 
@@ -153,8 +155,8 @@ def new_axes(ax, figsize, nrows: int = 1, ncols: int = 1, **gridspec_kw):
         return fig, ax
     spec = ax.get_subplotspec()
     if spec is None:
-        raise ValueError("this plot has several panels: give an ax made by subplots() or add_subplot() / "
-                         "这个图有多个子图：ax 必须来自 subplots() 或 add_subplot()")
+        raise ValueError(bilingual("this plot has several panels: give an ax made by subplots() or add_subplot()",
+                                   "这个图有多个子图：ax 必须来自 subplots() 或 add_subplot()"))
     grid = spec.subgridspec(nrows, ncols, **gridspec_kw)
     ax.remove()
     axes = np.array([[fig.add_subplot(grid[r, c]) for c in range(ncols)] for r in range(nrows)])

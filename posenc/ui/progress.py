@@ -10,6 +10,7 @@ from ..course import notebooks
 from ..exercises import catalogue
 from ..course.progress import load_progress, progress_path
 from ..course.quiz_banks import QUIZZES
+from ..validate import bilingual
 from .look import figure_style, label, new_axes
 
 
@@ -43,7 +44,7 @@ def plot_progress(rows, ax=None):
     """
     rows = list(rows)
     if not rows:
-        raise ValueError("rows must not be empty / rows 不能为空")
+        raise ValueError(bilingual("rows must not be empty", "rows 不能为空"))
     n = len(rows)
     with figure_style():
         fig, ax = new_axes(ax, (6.8, 0.32 * n + 1.2))

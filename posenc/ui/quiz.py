@@ -12,28 +12,28 @@ from ..course.quiz_banks import (  # noqa: F401  (the banks, by concept)
     RELATIVE_FAMILY, ROPE, ROPE_2D, ROPE_IMPLEMENTATION, SINUSOIDAL,
 )
 from ..exercises.verdict import Verdict
-from ..validate import check_int
+from ..validate import bilingual, check_int
 
 
 def check_question(n: int, q) -> dict:
     where = f"question {n} / 第 {n} 题"
     if not isinstance(q, dict):
-        raise TypeError(f"{where}: must be a dict / 必须是 dict")
+        raise TypeError(bilingual(f"{where}: must be a dict", "必须是 dict"))
     missing = [key for key in ("question", "options", "answer", "explanation") if key not in q]
     if missing:
-        raise ValueError(f"{where}: missing keys {missing} / 缺少键 {missing}")
+        raise ValueError(bilingual(f"{where}: missing keys {missing}", f"缺少键 {missing}"))
     options = q["options"]
     if (isinstance(options, str) or len(options) < 2
             or not all(isinstance(o, str) and o.strip() for o in options)
             or len(set(options)) != len(options)):
-        raise ValueError(f"{where}: options must be at least two different non-empty strings / "
-                         f"options 至少要有两个互不相同的非空字符串")
+        raise ValueError(bilingual(f"{where}: options must be at least two different non-empty strings",
+                                   f"options 至少要有两个互不相同的非空字符串"))
     answer = check_int(f"answer of {where}", q["answer"], 0, len(options) - 1)
     wrong = q.get("wrong", {})
     if not isinstance(wrong, dict) or any(check_int(f"wrong option of {where}", j, 0, len(options) - 1) == answer
                                           for j in wrong):
-        raise ValueError(f"{where}: wrong must map wrong option indices to messages / "
-                         f"wrong 必须把错误选项的序号映射到说明")
+        raise ValueError(bilingual(f"{where}: wrong must map wrong option indices to messages",
+                                   f"wrong 必须把错误选项的序号映射到说明"))
     return {"question": str(q["question"]), "options": tuple(options), "answer": answer,
             "explanation": str(q["explanation"]), "hint": str(q.get("hint", "")),
             "wrong": {int(j): str(m) for j, m in wrong.items()}}
@@ -66,9 +66,9 @@ class Quiz:
         try:
             questions = list(questions)
         except TypeError:
-            raise TypeError("questions must be a list of dicts / questions 必须是 dict 的列表") from None
+            raise TypeError(bilingual("questions must be a list of dicts", "questions 必须是 dict 的列表")) from None
         if not questions:
-            raise ValueError("questions must not be empty / questions 不能为空")
+            raise ValueError(bilingual("questions must not be empty", "questions 不能为空"))
         self.questions = [check_question(n, q) for n, q in enumerate(questions, 1)]
         self.name = str(name) if name is not None else next(
             (nb for nb, bank in QUIZZES.items() if [q["question"] for q in bank] ==
