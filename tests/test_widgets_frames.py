@@ -46,7 +46,7 @@ def other_value(control):
 def scheduler(monkeypatch):
     """A scheduler of this test's own (explorers made by other tests stay alive: widgets do)."""
     s = F.FrameScheduler()
-    monkeypatch.setattr(F, "SCHEDULER", s)
+    monkeypatch.setattr(F, "frame_scheduler", lambda: s)
     return s
 
 
@@ -107,7 +107,7 @@ def fake(monkeypatch):
     """A scheduler on a fake clock: (the fake loop, the scheduler)."""
     loop = FakeLoop()
     s = F.FrameScheduler(clock=loop.clock, call_later=loop.call_later)
-    monkeypatch.setattr(F, "SCHEDULER", s)
+    monkeypatch.setattr(F, "frame_scheduler", lambda: s)
     return loop, s
 
 
@@ -487,7 +487,7 @@ def test_the_scheduler_s_hooks_are_installed_once_per_kernel_and_go_with_the_las
     for e in before:
         assert len(shell.events.callbacks[e]) == len(before[e]) + 1
         assert all(getattr(cb, "__self__", None) is not old for cb in shell.events.callbacks[e])
-    monkeypatch.setattr(F, "SCHEDULER", s)
+    monkeypatch.setattr(F, "frame_scheduler", lambda: s)
     a, b = pl.RopeExplorer(), pl.ClockExplorer()
     assert s.sets() == [a.frames, b.frames]
     a.close()

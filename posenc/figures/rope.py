@@ -5,6 +5,7 @@ Introduced in notebook 07_rope.
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -184,15 +185,10 @@ def plot_rope(pos: int = 5, n: int = 20, i: int = 0, base: float = 10000.0, ax=N
     return fig
 
 
+@functools.cache
 def _demo_vectors():
     """The explorer's q and κ (the same every time: a fixed seed), computed once."""
-    global _DEMO
-    if _DEMO is None:
-        _DEMO = _rope_demo_vectors()
-    return _DEMO
-
-
-_DEMO = None
+    return _rope_demo_vectors()
 
 
 class RopeExplorer(Explorer):

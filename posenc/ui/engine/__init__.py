@@ -9,9 +9,9 @@
 * :mod:`~posenc.ui.engine.controls`: the widget of a declared control, the values a control can
   take, a slider the browser can follow, Play links.
 * :mod:`~posenc.ui.engine.frames`: pre-rendered figures of a main slider, switched in the
-  browser; they take a render callable and know nothing of explorers. The
-  :class:`~posenc.ui.engine.frames.FrameScheduler` fills them while the kernel is quiet (its
-  clock and its ``call_later`` are arguments).
+  browser; they take a render callable and know nothing of explorers. The process's
+  :class:`~posenc.ui.engine.frames.FrameScheduler` (:func:`~posenc.ui.engine.frames.frame_scheduler`)
+  fills them while the kernel is quiet (its clock and its ``call_later`` are arguments).
 * :mod:`~posenc.ui.engine.explorer`: :class:`~posenc.ui.engine.explorer.Explorer`, derived from a
   spec (constructor and argument checks, widgets, the view drawn on the live figure and on a
   second figure for the frames, the static page's frames), and

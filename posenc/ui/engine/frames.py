@@ -37,6 +37,7 @@ callable. :class:`~posenc.ui.engine.explorer.Explorer` builds one for its ``main
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 import weakref
 
@@ -63,7 +64,7 @@ MAX_TOTAL_BYTES = 4 * MAX_BYTES
 class FrameScheduler:
     """Fills frame sets in the running event loop while the kernel is quiet.
 
-    One per process (:data:`SCHEDULER`). :meth:`install` hooks IPython's cell events (a cell
+    One per process (:func:`frame_scheduler`). :meth:`install` hooks IPython's cell events (a cell
     that runs is activity; one that finished wakes the fill) once per kernel (hooks of an
     earlier scheduler, e.g. from a reloaded module, are removed first), :meth:`uninstall`
     removes them (also done when the last frame set closes); :meth:`wake` installs them the
@@ -226,7 +227,16 @@ class FrameScheduler:
         return fs
 
 
-SCHEDULER = FrameScheduler()
+@functools.cache
+def frame_scheduler() -> FrameScheduler:
+    """The process's frame scheduler (made on first use): every live frame set is filled by it."""
+    return FrameScheduler()
+
+
+def __getattr__(name):
+    if name == "SCHEDULER":   # the name tools/drag_metrics.py reads in a kernel: frame_scheduler()
+        return frame_scheduler()
+    raise AttributeError(name)
 
 
 class Unscheduled:
@@ -276,7 +286,7 @@ class FrameSet:
         self.slider, self.live, self.render = slider, live, render
         self.label, self.main = label, main
         self.eager = bool(eager)
-        self.scheduler = Unscheduled() if eager else SCHEDULER if scheduler is None else scheduler
+        self.scheduler = Unscheduled() if eager else frame_scheduler() if scheduler is None else scheduler
         self.values = slider_values(slider)
         if self.values is None or not (links_by_value(slider) or isinstance(slider, w.SelectionSlider)):
             raise TypeError(f"{type(slider).__name__} cannot drive frames: use frame_slider()")
@@ -498,4 +508,4 @@ def status() -> list[dict]:
     return [{"explorer": s.label, "control": s.main, "frames": len(s.frames),
              "positions": len(s.values), "bytes": s.bytes, "pending": s.wants_frame() or s._dirty,
              "broken": repr(s.broken) if s.broken else None}
-            for s in SCHEDULER.sets()]
+            for s in frame_scheduler().sets()]
