@@ -486,7 +486,7 @@ def test_the_scheduler_s_hooks_are_installed_once_per_kernel_and_go_with_the_las
     s.install(shell)                              # e.g. the module reloaded: the old hooks go
     for e in before:
         assert len(shell.events.callbacks[e]) == len(before[e]) + 1
-        assert all(getattr(cb, "__self__", None) is not old for cb in shell.events.callbacks[e])
+        assert all(getattr(cb, "scheduler", None) is not old for cb in shell.events.callbacks[e])
     monkeypatch.setattr(F, "frame_scheduler", lambda: s)
     a, b = pl.RopeExplorer(), pl.ClockExplorer()
     assert s.sets() == [a.frames, b.frames]

@@ -1,6 +1,11 @@
 """Controls: slider style, the widget of a declared control, the values a control can take, a
-slider the browser can follow, and Play buttons linked in the browser."""
+slider the browser can follow, Play buttons linked in the browser, and a button that ignores
+the clicks queued while its work ran."""
 from __future__ import annotations
+
+import time
+
+from .internals import fall_back, from_browser
 
 
 def slider_style(description: str | None = None) -> dict:
@@ -113,11 +118,6 @@ def frame_slider(control):
     return slider
 
 
-def from_browser(widget) -> bool:
-    """Is ``widget`` being updated by a message from the browser (not by Python code)?"""
-    return bool(getattr(widget, "_property_lock", None))
-
-
 def play_link(play, slider, attr: str = "value"):
     """Link a ``Play`` widget to ``slider.<attr>`` in the browser (``jslink``: playing needs
     no kernel round trip, so it steps through the frames), and in Python for changes made by
@@ -171,3 +171,59 @@ def control_widget(control, value, maximum=None):
     options = [(c.text(v), v) for v in c.options] if c.option_labels else list(c.options)
     cls = w.SelectionSlider if c.kind == "choice" else w.Dropdown
     return cls(options=options, value=value, description=d, style=st, **kw)
+
+
+# -- a button whose work takes a while -------------------------------------------------------
+def message_sent_time() -> float | None:
+    """When the browser sent the widget message the kernel is handling (seconds since the
+    epoch, on the browser's clock, from the message header's ``date``), or None outside a
+    kernel or without a date (logged once)."""
+    try:
+        from ipykernel.kernelbase import Kernel
+
+        if not Kernel.initialized():
+            return None
+        date = Kernel.instance().get_parent("shell").get("header", {}).get("date")
+    except Exception as exc:   # another kernel, or no parent message
+        fall_back("click times", f"the kernel's parent message is not readable ({type(exc).__name__})")
+        return None
+    if date is None:
+        fall_back("click times", "the message being handled carries no date")
+        return None
+    if isinstance(date, str):
+        from datetime import datetime
+
+        date = datetime.fromisoformat(date.replace("Z", "+00:00"))
+    return date.timestamp()
+
+
+class StaleClicks:
+    """Tells a button's click handler which clicks to ignore: those the browser sent while
+    the last run was going on.
+
+    The kernel is busy while a click's work runs, so clicks made meanwhile wait in its queue
+    and would start a second run the moment the first one ends. Each click message carries
+    the time the browser sent it (``sent_time()``, :func:`message_sent_time`); a click sent
+    before the last run finished (:meth:`finished`, on ``clock()``) is stale. The browser's
+    clock may differ from the kernel's: the offset is measured on each click that starts a
+    run (answered at once, so its delay is small). A click with no sent time is never stale.
+    Tests pass a fake ``clock`` and ``sent_time``.
+    """
+
+    def __init__(self, clock=time.time, sent_time=message_sent_time):
+        self.clock, self.sent_time = clock, sent_time
+        self.finished_at = self.offset = None
+
+    def stale(self) -> bool:
+        """Is the click being handled one to ignore? (if not, its clock offset is noted)"""
+        sent = self.sent_time()
+        if self.finished_at is not None and sent is not None and self.offset is not None \
+                and sent + self.offset < self.finished_at:
+            return True
+        if sent is not None:
+            self.offset = self.clock() - sent
+        return False
+
+    def finished(self) -> None:
+        """The run a click started has ended (clicks sent before now are stale)."""
+        self.finished_at = self.clock()

@@ -42,7 +42,8 @@ import time
 import weakref
 
 from .canvas import data_url, png_of
-from .controls import from_browser, links_by_value, slider_values
+from .controls import links_by_value, slider_values
+from .internals import from_browser
 
 #: The kernel must have been quiet this long (s) before a frame is rendered.
 QUIET_S = 1.0
@@ -66,7 +67,8 @@ class FrameScheduler:
 
     One per process (:func:`frame_scheduler`). :meth:`install` hooks IPython's cell events (a cell
     that runs is activity; one that finished wakes the fill) once per kernel (hooks of an
-    earlier scheduler, e.g. from a reloaded module, are removed first), :meth:`uninstall`
+    earlier scheduler, e.g. from a reloaded module, are removed first: each hook is marked
+    with :data:`HOOK_MARK`), :meth:`uninstall`
     removes them (also done when the last frame set closes); :meth:`wake` installs them the
     first time it finds a running loop.
 
@@ -136,11 +138,11 @@ class FrameScheduler:
             shell = get_ipython()
         if shell is None:
             return False
-        for event in ("pre_run_cell", "post_run_cell"):  # once per kernel: an earlier scheduler's hooks go
+        hooks = [("pre_run_cell", _marked(self._pre_run_cell)), ("post_run_cell", _marked(self._post_run_cell))]
+        for event, _ in hooks:  # once per kernel: an earlier scheduler's hooks go
             for callback in list(shell.events.callbacks.get(event, [])):
-                if type(getattr(callback, "__self__", None)).__name__ == type(self).__name__:
+                if getattr(callback, HOOK_MARK, False):
                     shell.events.unregister(event, callback)
-        hooks = [("pre_run_cell", self._pre_run_cell), ("post_run_cell", self._post_run_cell)]
         for event, callback in hooks:
             shell.events.register(event, callback)
         self._hooks = (shell, hooks)
@@ -225,6 +227,21 @@ class FrameScheduler:
                 return None
             min(older, key=lambda s: s.last_used).drop()
         return fs
+
+
+#: The attribute that marks a frame scheduler's IPython hook (a new scheduler, e.g. of a
+#: reloaded module, finds and removes an earlier one's by it).
+HOOK_MARK = "posenc_frame_hook"
+
+
+def _marked(method):
+    """``method`` as an IPython event callback marked with :data:`HOOK_MARK`."""
+    def hook(*args):
+        method(*args)
+
+    setattr(hook, HOOK_MARK, True)
+    hook.scheduler = method.__self__
+    return hook
 
 
 @functools.cache

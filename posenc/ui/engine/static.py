@@ -22,6 +22,8 @@ from __future__ import annotations
 import functools
 import os
 
+from .internals import options_keep_index
+
 #: The environment variable that switches static mode on (its value: the most frames per explorer).
 ENV = "POSENC_STATIC_FRAMES"
 
@@ -98,7 +100,7 @@ def subset_slider(control, limit: int):
 def subset_slider_class():
     """:class:`SubsetSlider` (made on first use: importing this module does not import ipywidgets)."""
     import ipywidgets as w
-    from traitlets import validate
+    from traitlets import TraitError, observe, validate
 
     class SubsetSlider(w.SelectionSlider):
         """A SelectionSlider over ``limit`` of ``pairs`` (label, value), chosen by :func:`subset`
@@ -108,26 +110,38 @@ def subset_slider_class():
         def __init__(self, pairs, limit, value, **kwargs):
             self.all_options = list(pairs)
             self.limit = int(limit)
-            j = self._position(value)
-            keep = subset(len(self.all_options), self.limit, j)
-            super().__init__(options=[self.all_options[k] for k in keep], value=value, **kwargs)
+            self.kept = self._around(self._position(value))
+            super().__init__(options=self.kept, value=value, **kwargs)
 
         def _position(self, value):
             return next((j for j, (_, v) in enumerate(self.all_options) if v == value), None)
 
+        def _around(self, j) -> list:
+            return [self.all_options[k] for k in subset(len(self.all_options), self.limit, j)]
+
+        def _kept(self, value):
+            return next((v for _, v in self.kept if v == value), None)
+
         @validate("value")
-        def _validate_value(self, proposal):
+        def _validate_value(self, proposal):   # in place of SelectionSlider's own check (same name)
             value = proposal.value
-            if value is not None and value not in self._options_values:
-                j = self._position(value)
-                if j is not None:
-                    # new options, same count; the index follows from the value just below
-                    self._initializing_traits_ = True
-                    try:
-                        self.options = [self.all_options[k] for k in subset(len(self.all_options), self.limit, j)]
-                    finally:
-                        self._initializing_traits_ = False
-            return super()._validate_value(proposal)
+            if value is None or self._kept(value) is not None:
+                return None if value is None else self._kept(value)
+            j = self._position(value)
+            if j is None:
+                raise TraitError(f"Invalid selection: value not found / 选项里没有这个值：{value!r}")
+            # new options, same count, kept around the value; the index follows from it
+            self.kept = self._around(j)
+            with options_keep_index(self):
+                self.options = self.kept
+            return self._kept(value)
+
+        @observe("value")
+        def _label_follows(self, change):
+            # (ipywidgets updates the label with the index: after a re-form the index may stay)
+            label = next((t for t, v in self.kept if v == change["new"]), self.label)
+            if self.label != label:
+                self.label = label
 
     return SubsetSlider
 
