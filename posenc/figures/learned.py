@@ -118,9 +118,12 @@ def plot_loss_curves(runs, ax=None):
     return fig
 
 
+def _default_run():
+    """The learned run the figures show by default (trained once per session, then cached)."""
+    return trained_run("learned")
+
+
 def _check_run(run):
-    if run is None:
-        return trained_run("learned")
     snaps = getattr(run, "snapshots", None)
     if not snaps or getattr(run, "config", {}).get("pe") != "learned":
         raise ValueError("run must be a learned TrainResult with snapshots (train_order_model('learned', "
@@ -196,7 +199,7 @@ def plot_learned_similarity(run=None, step=None, ax=None):
     ``run`` defaults to :func:`trained_run` ("learned"), ``step`` to its last snapshot.
     Introduced in notebook 05_learned_embeddings.
     """
-    run = _check_run(run)
+    run = _check_run(_default_run() if run is None else run)
     step = _snapshot_at(run, step)[0]
     with figure_style():
         fig, axes = new_axes(ax, (9.4, 3.0), 1, 3, width_ratios=[1, 1, 1.25])
@@ -260,10 +263,10 @@ class LearnedTableExplorer(Explorer):
     spec = ExplorerSpec(
         name="learned", main="step", figsize=(8.6, 2.9), play=300,
         controls=(
-            # default None: the last snapshot
-            choice_slider("step", None, lambda p: [s for s, _ in p["run"].snapshots], label="训练步"),
+            choice_slider("step", None, lambda p: [s for s, _ in p["run"].snapshots], label="训练步",
+                          when_none="last"),
         ),
-        params=(Param("run", None, _check_run),),
+        params=(Param("run", None, _check_run, when_none=_default_run),),
         view=lambda fig, p: _LearnedSimilarityView(*fig.subplots(1, 3, width_ratios=[1, 1, 1.25]), p["run"]),
         update=lambda view, v, p: view.update(v["step"]),
         depends=lambda view: {"step": view.artists()},

@@ -14,7 +14,7 @@ from ..encoding import frequencies
 from ..rope import rope, rope_rotation
 from ..validate import check_base, check_int
 from ..ui.engine.explorer import Explorer
-from ..ui.engine.spec import ExplorerSpec, Param, int_slider, log_slider
+from ..ui.engine.spec import ExplorerSpec, Param, base_slider, int_slider
 from .style import new_axes, figure_style, label
 
 
@@ -206,7 +206,7 @@ class RopeExplorer(Explorer):
             int_slider("pos", 5, lambda p: p["n"] - _RopeView.OFFSET_MAX + 10,
                        lambda p: p["n"] + _RopeView.OFFSET_MAX - 10, label="q 的位置 m"),
             int_slider("i", 0, 0, 7, label="第几对"),   # the demo vectors' 8 pairs
-            log_slider("base", 10000.0, 1, 5, step=0.25, label="底数"),
+            base_slider(10000.0, 1, 5, step=0.25),
         ),
         params=(Param("n", 20, lambda v: check_int("n", v, 0, 40)),),
         view=lambda fig, p: _RopeView(*fig.subplots(1, 2, width_ratios=[1, 2.1])),

@@ -10,9 +10,10 @@ A figure family writes
         \"\"\"...\"\"\"
         spec = ExplorerSpec(...)          # posenc.ui.engine.spec
 
-and gets the constructor (its signature and argument checks come from the spec), the
-widgets, the frames and, with ``POSENC_STATIC_FRAMES`` set, the static page's frames
-(:mod:`posenc.ui.engine.static` is that mode's interface).
+and gets the constructor (one for every explorer, :meth:`Explorer.__init__`: its signature
+and argument checks come from the spec), the widgets, the frames and, with
+``POSENC_STATIC_FRAMES`` set, the static page's frames (:mod:`posenc.ui.engine.static` is that
+mode's interface).
 """
 from __future__ import annotations
 
@@ -144,16 +145,13 @@ class Explorer:
             raise TypeError(f"{cls.__name__}: spec names {sorted(taken)} are Explorer attributes / "
                             f"{cls.__name__} 的 spec 用了 Explorer 已有的属性名 {sorted(taken)}")
         cls.name, cls.main, cls.FIGSIZE = spec.name, spec.main, spec.figsize
-
-        def __init__(self, *args, **kw):
-            Explorer.__init__(self, *args, **kw)
-
-        __init__.__signature__ = spec.signature(spec.arguments)
-        __init__.__qualname__ = f"{cls.__qualname__}.__init__"
-        __init__.__module__ = cls.__module__
-        cls.__init__ = __init__
+        cls.__signature__ = spec.signature()  # what inspect.signature(cls) and Shift-Tab show
 
     def __init__(self, *args, **kwargs):
+        """The explorer for the spec's controls and params, given by position or keyword in
+        the order ``inspect.signature(type(self))`` shows (:meth:`ExplorerSpec.signature
+        <posenc.ui.engine.spec.ExplorerSpec.signature>`), each checked up front
+        (:meth:`ExplorerSpec.check_arguments <posenc.ui.engine.spec.ExplorerSpec.check_arguments>`)."""
         import ipywidgets as widgets
 
         spec = self.spec
