@@ -21,7 +21,6 @@ import pytest
 import posenc_lib as pl
 from posenc.ui.engine import frames as F
 from posenc.ui.engine.canvas import data_url
-from posenc.ui.engine.controls import control_values
 from support import full_render, rgb, share_differing
 
 #: Every test here renders or fills frames (many full figure renders each): the slow set.
@@ -36,10 +35,10 @@ def frame_png(fs, i) -> bytes:
     return base64.b64decode(url.split(b",", 1)[1])
 
 
-def other_value(control):
-    """A value of ``control`` other than its current one (its far end)."""
-    ends = control_values(control, 2, max_options=0)
-    return ends[-1] if ends[-1] != control.value else ends[0]
+def other_value(ex, name):
+    """A value of control ``name`` other than its current one (its far end)."""
+    ends = ex.control_values(name, 2, max_options=0)
+    return ends[-1] if ends[-1] != ex.controls[name].value else ends[0]
 
 
 @pytest.fixture
@@ -188,7 +187,7 @@ def test_frames_after_another_control_moved_are_still_identical(name):
     fs = ex.frames
     for k, c in ex.controls.items():
         if k != fs.main:
-            v = other_value(c)
+            v = other_value(ex, k)
             c.value = v
             ref.controls[k].value = v
     fs.fill(limit=3)

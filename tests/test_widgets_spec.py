@@ -184,6 +184,19 @@ def test_the_learned_run_s_check_checks_and_its_default_is_declared_apart():
             run.check(bad)
 
 
+def test_a_maximum_that_follows_another_control_is_computed_in_one_place():
+    from posenc.ui.engine.spec import int_slider
+
+    head = int_slider("head", 1, 1, 16, max_follows=("num_heads", 0))
+    assert head.top({"num_heads": 4}) == 4 and int_slider("n", 1, 1, 16).top({}) == 16
+    with pytest.raises(ValueError, match=r"head must be in \[1, 4\]"):
+        head.check(5, head.top({"num_heads": 4}))
+    spec = pl.AlibiExplorer.spec
+    assert spec.resolve(spec.controls, {"num_heads": 4, "seq_len": 8, "head": 7, "causal": False})["head"] == 4
+    ex = pl.AlibiExplorer(num_heads=4, head=2)
+    assert ex.controls["head"].max == 4 and ex.control_values("head", 4) == [1, 2, 3, 4]
+
+
 def test_one_constructor_for_every_explorer_with_the_spec_s_signature():
     assert all(cls.__init__ is Explorer.__init__ for cls in pl.EXPLORERS.values())
     assert str(inspect.signature(pl.RelativeExplorer)) == "(pos=5, k=3, d_model=8, base=10000.0)"
@@ -191,3 +204,12 @@ def test_one_constructor_for_every_explorer_with_the_spec_s_signature():
     assert (ex.values["pos"], ex.values["k"]) == (7, -4)
     with pytest.raises(TypeError):
         pl.RelativeExplorer(nope=1)
+
+
+def test_the_readout_text_and_the_values_come_from_the_declared_control():
+    """The main slider's options are the declared control's (value, readout) pairs, U+2212 for a minus."""
+    ex = pl.RelativeExplorer()
+    c = ex.declared["k"]
+    assert ex.controls["k"].options == tuple(c.pairs()) and c.pairs()[0] == ("\u221250", -50)
+    assert c.text(-3) == "\u22123" and ex.declared["pos"].text(3) == "3"
+    assert ex.frames.values == c.values() == list(range(-50, 51))

@@ -42,7 +42,7 @@ import time
 import weakref
 
 from .canvas import data_url, png_of
-from .controls import links_by_value, slider_values
+from .controls import frame_attr, frame_options
 from .internals import from_browser
 
 #: The kernel must have been quiet this long (s) before a frame is rendered.
@@ -256,6 +256,11 @@ def __getattr__(name):
     raise AttributeError(name)
 
 
+def _positions(slider) -> list:
+    """The value at each position of a frame slider, in index order."""
+    return [v for _, v in frame_options(slider)]
+
+
 class Unscheduled:
     """The scheduler of an eager frame set (static mode, :mod:`posenc.ui.engine.static`): nothing
     is scheduled, no hook is installed, and dropped widgets are closed at once."""
@@ -303,11 +308,9 @@ class FrameSet:
         self.slider, self.live, self.render = slider, live, render
         self.label, self.main = label, main
         self.eager = bool(eager)
+        self.attr = frame_attr(slider)  # TypeError for a slider a Stack cannot follow
+        self.values = _positions(slider)
         self.scheduler = Unscheduled() if eager else frame_scheduler() if scheduler is None else scheduler
-        self.values = slider_values(slider)
-        if self.values is None or not (links_by_value(slider) or isinstance(slider, w.SelectionSlider)):
-            raise TypeError(f"{type(slider).__name__} cannot drive frames: use frame_slider()")
-        self.attr = "value" if links_by_value(slider) else "index"
         self.live_extras = tuple(live_extras)
         self.max_bytes = float("inf") if eager else MAX_BYTES
         self.frames: dict = {}  # index -> Image widget holding a data: URL
@@ -384,7 +387,7 @@ class FrameSet:
         :meth:`follow` after the live image is up to date."""
         self.scheduler.touch()
         self._used(self.slider)
-        if self.eager and slider_values(self.slider) != self.values:
+        if self.eager and _positions(self.slider) != self.values:
             self._reposition()
             self.fill()
         if self._dirty:
@@ -394,7 +397,7 @@ class FrameSet:
     def _reposition(self) -> None:
         """The slider's values changed (a re-formed SubsetSlider): keep the frames of the values
         it still has, at their new positions; the others are taken out at the next publish."""
-        values = slider_values(self.slider)
+        values = _positions(self.slider)
         old = {self.values[i]: i for i in self.frames}
         frames, extras, sizes = {}, {}, {}
         for j, v in enumerate(values):

@@ -3,8 +3,11 @@ constraints between them), its main slider, its figure size and its view. No wid
 
 Everything else is derived from an :class:`ExplorerSpec` (see
 :mod:`posenc.ui.engine.explorer`): the ipywidgets explorer, the frames (the view drawn on a
-second figure), the constructor's signature and argument checks, the values a test or a benchmark sweeps,
-and the frames a static page shows. A figure family declares
+second figure), the constructor's signature and argument checks, the values a test or a
+benchmark sweeps, and the frames a static page shows. What a control can take is derived here
+and only here: :meth:`Control.values` (every value, the one grid formula), :meth:`Control.top`
+(the one place a maximum follows another control), :meth:`Control.text` (the readout),
+:meth:`Control.spread` (the values a sweep sets). A figure family declares
 
 .. code-block:: python
 
@@ -52,12 +55,12 @@ class Control:
     exponent in steps of ``step``; ``choice``/``dropdown``: ``options`` (with ``option_labels``
     shown instead of the values when given); ``checkbox``: True/False. ``max_follows`` =
     ``(other, offset)``: this control's maximum is ``other``'s value + ``offset`` (a
-    constraint between controls, e.g. ALiBi's ``head <= num_heads``).
+    constraint between controls, e.g. ALiBi's ``head <= num_heads``; see :meth:`top`).
     ``checker(value, lo, hi)``: a declared check used instead of the kind's own (``base``'s
     slider: :func:`~posenc.validate.check_base`, see :func:`base_slider`). ``when_none``:
     what a ``None`` argument stands for (``"last"``: the last option). ``widget`` holds extra
     ipywidgets keyword arguments that only change how the widget looks or reacts
-    (``indent``, ``continuous_update``) and ``width`` a CSS width.
+    (``indent``, ``continuous_update``, ``readout_format``) and ``width`` a CSS width.
     """
 
     name: str
@@ -96,28 +99,39 @@ class Control:
         return replace(self, **fields) if fields else self
 
     # -- values -------------------------------------------------------------------
-    def check(self, value):
+    def top(self, values: dict):
+        """The highest value the control can take now: ``hi``, or, for a control whose
+        maximum follows another (``max_follows``), that control's value in ``values`` plus the
+        offset. The one place the constraint is computed: the argument check, the clamp
+        (:meth:`ExplorerSpec.resolve`), the widget's ``max`` and the sweeps read it here."""
+        if self.max_follows is None:
+            return self.hi
+        other, offset = self.max_follows
+        return values[other] + offset
+
+    def check(self, value, top=None):
         """``value`` if the control can show it (as its type), else the course's TypeError or
-        ValueError naming the control and its range (the constraint is checked by the spec)."""
+        ValueError naming the control and its range; ``top``: the maximum now (:meth:`top`)."""
         if value is None and self.when_none == "last":
             return self.options[-1]
+        hi = self.hi if top is None else top
         if self.checker is not None:
-            lo, hi = (10.0 ** self.lo, 10.0 ** self.hi) if self.kind == "log" else (self.lo, self.hi)
+            lo, hi = (10.0 ** self.lo, 10.0 ** hi) if self.kind == "log" else (self.lo, hi)
             return self.checker(value, lo, hi)
         if self.kind == "int":
             if self.step == 1:
-                return check_int(self.name, value, self.lo, self.hi)
-            return check_slider_value(self.name, value, self.lo, self.hi, self.step)
+                return check_int(self.name, value, self.lo, hi)
+            return check_slider_value(self.name, value, self.lo, hi, self.step)
         if self.kind == "float":
-            return check_slider_value(self.name, value, self.lo, self.hi, self.step)
+            return check_slider_value(self.name, value, self.lo, hi, self.step)
         if self.kind == "log":
-            return check_real(self.name, value, minimum=10.0 ** self.lo, maximum=10.0 ** self.hi)
+            return check_real(self.name, value, minimum=10.0 ** self.lo, maximum=10.0 ** hi)
         if self.kind == "checkbox":
             return check_bool(self.name, value)
         return check_one_of(self.name, value, self.options)
 
     def values(self) -> list | None:
-        """Every value the control can take, in order (None: a continuous or log slider)."""
+        """Every value the control can take, in order (None: a log slider, which is continuous)."""
         if self.kind == "int":
             return list(range(self.lo, self.hi + 1, self.step))
         if self.kind == "float":
@@ -130,12 +144,46 @@ class Control:
         return None
 
     def text(self, value) -> str:
-        """How the widget's readout shows ``value``."""
-        if self.kind == "float":
-            return format(value, self.widget.get("readout_format", ".2f"))
+        """How the widget's readout shows ``value``: its option label, a number in the
+        widget's ``readout_format`` with the minus sign U+2212 (what the browser's d3-format
+        readout writes, not "-"), else ``str(value)``."""
         if self.option_labels:
             return _shown(self.option_labels[list(self.options).index(value)])
+        if self.kind in ("int", "float"):
+            fmt = self.widget.get("readout_format", "d" if self.kind == "int" else ".2f")
+            return format(value, fmt).replace("-", "\u2212")
         return str(value)
+
+    def pairs(self) -> list[tuple[str, Any]]:
+        """Every ``(readout text, value)`` of a control with discrete values, in order (none
+        for a log slider)."""
+        return [(self.text(v), v) for v in self.values() or ()]
+
+    def spread(self, n: int, current, top=None, *, listed: bool = False, max_options: int | None = 24) -> list:
+        """Values spread over the control's whole range, from one end to the other: what tests
+        and tools set a control to when they sweep it (``current``: its value now; ``top``:
+        its maximum now, :meth:`top`).
+
+        ``listed`` (a widget that lists its values: a dropdown, a selection slider): every
+        value, or ``n`` of them end to end when there are more than ``max_options`` (None:
+        never fewer than all). A checkbox: the other state, then ``current``. A slider: ``n``
+        values from its minimum to its maximum, evenly spaced (in the exponent for a log
+        slider), rounded to its step.
+        """
+        import numpy as np
+
+        if listed or self.kind in ("choice", "dropdown"):
+            values = self.values()
+            if max_options is not None and len(values) > max_options:
+                return [values[round(k * (len(values) - 1) / (n - 1))] for k in range(n)]
+            return values
+        if self.kind == "checkbox":
+            return [not current, current]
+        hi = self.hi if top is None else top
+        if self.kind == "log":
+            return [10.0 ** e for e in np.linspace(self.lo, hi, n)]
+        cast = int if self.kind == "int" else float
+        return [cast(round(v / self.step) * self.step) for v in np.linspace(self.lo, hi, n)]
 
     def description(self) -> str:
         """The widget's label: the parameter's name with its Chinese gloss in brackets,
@@ -258,27 +306,25 @@ class ExplorerSpec:
 
     # -- derived: argument checks, constraints --------------------------------------
     def check_arguments(self, *args, **kwargs) -> tuple[dict, dict]:
-        """The constructor's arguments checked: ``(params, control values)``. Each value is
-        checked against its control's range, then the constraints between controls."""
+        """The constructor's arguments checked: ``(params, control values)``. The params
+        first, then each control's value against its range; a control whose maximum follows
+        another is checked against that control's checked value (:meth:`Control.top`)."""
         bound = self.signature().bind(*args, **kwargs)
         bound.apply_defaults()
         given = bound.arguments
         params = {p.name: p.accept(given[p.name]) for p in self.params}
         controls = self.control_list(params)
-        values = {c.name: c.check(given[c.name]) for c in controls}
-        for c in controls:
-            if c.max_follows is not None:
-                other, offset = c.max_follows
-                values[c.name] = check_int(c.name, values[c.name], c.lo, values[other] + offset)
-        return params, values
+        checked = {}
+        for c in sorted(controls, key=lambda c: c.max_follows is not None):   # the controls followed first
+            checked[c.name] = c.check(given[c.name], c.top(checked))
+        return params, {c.name: checked[c.name] for c in controls}
 
     def resolve(self, controls: tuple, values: dict) -> dict:
-        """``values`` with every constraint applied (a dependent control clamped to its maximum)."""
+        """``values`` with every constraint applied (a dependent control clamped to :meth:`Control.top`)."""
         out = dict(values)
         for c in controls:
             if c.max_follows is not None:
-                other, offset = c.max_follows
-                out[c.name] = min(out[c.name], out[other] + offset)
+                out[c.name] = min(out[c.name], c.top(out))
         return out
 
     def reserved(self) -> set:

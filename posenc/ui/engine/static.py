@@ -22,6 +22,7 @@ from __future__ import annotations
 import functools
 import os
 
+from .controls import frame_options, main_look, nearest_value
 from .internals import options_keep_index
 
 #: The environment variable that switches static mode on (its value: the most frames per explorer).
@@ -68,32 +69,21 @@ def subset(n: int, limit: int, current: int) -> list[int]:
     return sorted(picks)
 
 
-def option_pairs(control) -> list[tuple[str, object]]:
-    """Every (readout label, value) a discrete slider can take, in order (labels as the
-    browser's readout writes them: U+2212 for a minus)."""
-    import ipywidgets as w
-
-    from .controls import readout_text, slider_values
-
-    if isinstance(control, w.SelectionSlider):
-        return [o if isinstance(o, tuple) else (str(o), o) for o in control.options]
-    return [(readout_text(control, v), v) for v in slider_values(control)]
+#: ``(readout text, value)`` of each position of a main slider (what the browser suite matches
+#: a page's readout against): :func:`posenc.ui.engine.controls.frame_options`.
+option_pairs = frame_options
 
 
-def subset_slider(control, limit: int):
-    """``control`` as a :class:`SubsetSlider` over at most ``limit`` of its values (same
-    description, style, layout, readout), or None when it has no more than ``limit`` values."""
-    pairs = option_pairs(control)
+def subset_slider(control, value, limit: int):
+    """The static page's main slider of a declared control at ``value``: a
+    :class:`SubsetSlider` over at most ``limit`` of its values (its label, style and readout
+    texts those of :func:`~posenc.ui.engine.controls.frame_slider`), or None when it has no
+    more than ``limit`` values (then the live main slider serves)."""
+    pairs = control.pairs()
     if len(pairs) <= limit:
         return None
-    values = [v for _, v in pairs]
-    current = min(range(len(values)), key=lambda j: abs(values[j] - control.value)) \
-        if not isinstance(control.value, str) else values.index(control.value)
-    slider = subset_slider_class()(pairs, limit, value=values[current], description=control.description,
-                          style=control.style, layout=control.layout,
-                          continuous_update=control.continuous_update, readout=control.readout)
-    control.close()
-    return slider
+    value = nearest_value([v for _, v in pairs], value)
+    return subset_slider_class()(pairs, limit, value=value, **main_look(control))
 
 
 @functools.cache
