@@ -190,12 +190,13 @@ def test_a_static_explorer_renders_its_subset_and_schedules_nothing(static_mode,
     import posenc_lib as pl
     from posenc.ui.engine import frames as F
 
-    monkeypatch.setattr(F, "SCHEDULER", F.FrameScheduler())
+    s = F.FrameScheduler()
+    monkeypatch.setattr(F, "frame_scheduler", lambda: s)
     ex = pl.ClockExplorer(pos=3)
     main, fs = ex.controls["pos"], ex.frames
     assert fs.values == [0, 3, 128, 191, 255] and main.label == "3"
     assert all(fs.shown(i) for i in range(5)) and all(c is not ex.image for c in fs.stack.children)
-    assert F.SCHEDULER.sets() == [] and F.SCHEDULER._hooks is None and F.SCHEDULER.handle is None
+    assert s.sets() == [] and s._hooks is None and s.handle is None
     assert ex.declaration()["frames"] == 5 and ex.declaration()["values"] == 256
     assert (ex.play.min, ex.play.max, ex.play.value) == (0, 4, 1)   # Play steps through the frames
 

@@ -15,13 +15,12 @@ import pytest
 
 import posenc_lib as pl
 from posenc.ui.engine.canvas import GlyphCache
-from posenc.ui.engine.controls import control_values
 from support import full_render, pixels, rgb, share_differing
 
 
-def sweep(control):
+def sweep(ex, name):
     """Values across a control's whole range, from one end to the other (4 of a long slider)."""
-    return control_values(control, 4)
+    return ex.control_values(name, 4)
 
 
 # ---------------------------------------------------------------------------
@@ -48,7 +47,7 @@ def test_every_control_moves_the_figure(name):
         ex = pl.EXPLORERS[name]()
         assert set(ex.controls) and ex.figure is not None and ex.widget is not None
         for cname, control in ex.controls.items():
-            values = sweep(control)
+            values = sweep(ex, cname)
             assert len(values) >= 2, cname
             control.value = values[0]
             before_px, before_png = pixels(ex.figure), ex.shown_png()
@@ -69,7 +68,7 @@ def test_explorer_image_is_what_the_figure_shows(name):
     figure, drawn on a fresh canvas with no caches. No artist is left stale."""
     ex = pl.EXPLORERS[name]()
     for cname, control in ex.controls.items():
-        for v in sweep(control)[-3:]:
+        for v in sweep(ex, cname)[-3:]:
             control.value = v
             differ = share_differing(rgb(ex.shown_png()), full_render(ex.figure))
             assert differ < 0.002, f"{name}.{cname}={v!r}: {differ:.2%} of pixels differ from a full render"
@@ -81,7 +80,7 @@ def test_setting_a_value_redraws_before_it_returns(name):
     new bytes, and they are the canvas as it is now (not a frame behind)."""
     ex = pl.EXPLORERS[name]()
     for cname, control in ex.controls.items():
-        values = [v for v in sweep(control) if v != control.value]
+        values = [v for v in sweep(ex, cname) if v != control.value]
         before = ex.shown_png()
         control.value = values[-1]
         assert ex.shown_png() != before, f"{name}.{cname}: the widget image did not change"
@@ -108,8 +107,8 @@ def fresh_glyph_check():
 def assert_moves_draw_what_a_full_render_shows(ex, name):
     """Move every control to its last two values in turn (texts change, blits and cached
     layers are used); then the widget image must equal an independent full render."""
-    for control in ex.controls.values():
-        for v in sweep(control)[-2:]:
+    for cname, control in ex.controls.items():
+        for v in sweep(ex, cname)[-2:]:
             control.value = v
     differ = share_differing(rgb(ex.shown_png()), full_render(ex.figure))
     assert differ < 0.002, f"{name} {ex.values}: {differ:.2%} of pixels differ from a full render"
@@ -123,7 +122,7 @@ def test_glyph_cache_works_and_replays_the_pixels_of_a_full_render(name, fresh_g
     cache = ex.canvas.agg.get_renderer()._posenc_glyph_cache
     assert cache is not None and cache.entries, "the explorer's renderer should record its texts"
     for cname, control in ex.controls.items():
-        a, b = sweep(control)[-2:]
+        a, b = sweep(ex, cname)[-2:]
         control.value = a
         control.value = b                       # both states drawn once: their strings recorded
         recorded = len(cache.entries)

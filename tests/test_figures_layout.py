@@ -14,7 +14,7 @@ import matplotlib.text as mtext
 import pytest
 
 import posenc_lib as pl
-from posenc.ui.engine.controls import control_values
+from posenc.ui.engine.spec import checkbox, choice_slider, dropdown, int_slider
 
 TOLERANCE = 0.5   # px
 
@@ -70,15 +70,21 @@ POINTS = 5        # evenly spaced values per numeric control, ends included
 COMBINATIONS = 4  # random combinations of sampled values per explorer (fixed random seed)
 
 
-def sample(control) -> list:
-    """Values to check for one control: every option of a dropdown or short selection slider,
-    both states of a checkbox, POINTS evenly spaced values of a numeric slider
-    (``control_values``); a long numeric selection slider is sampled like a numeric slider,
-    plus both sides of every change in the number of characters a value prints with (where a
-    label grows: 99 -> 100, 0.5 -> -0.05)."""
-    values = control_values(control, POINTS, max_options=None)
+def sample(ex, name) -> list:
+    """Values to check for control ``name``: every option of a dropdown or short selection
+    slider, both states of a checkbox, POINTS evenly spaced values of a numeric slider
+    (``Explorer.control_values``); a long numeric selection slider is sampled like a numeric
+    slider, plus both sides of every change in the number of characters a value prints with
+    (where a label grows: 99 -> 100, 0.5 -> -0.05)."""
+    listed = hasattr(ex.controls[name], "options")
+    return thinned(ex.control_values(name, POINTS, max_options=None), listed)
+
+
+def thinned(values, listed: bool) -> list:
+    """``values`` of a control (every one, for a widget that lists them), thinned as
+    :func:`sample` says."""
     numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
-    if not hasattr(control, "options") or len(values) <= MAX_OPTIONS or not numeric:
+    if not listed or len(values) <= MAX_OPTIONS or not numeric:
         return values
     keep = set(np.linspace(0, len(values) - 1, POINTS).round().astype(int).tolist())
     width = [len(f"{v:g}") for v in values]
@@ -90,7 +96,7 @@ def settings(ex) -> list[tuple[str, dict]]:
     """(where, {control: value}) to check, each applied on top of the previous: every control
     alone over its samples (then back to its start), all controls at their first sample, all at
     their last, and COMBINATIONS random combinations of samples."""
-    samples = {name: sample(c) for name, c in ex.controls.items()}
+    samples = {name: sample(ex, name) for name in ex.controls}
     start = {name: c.value for name, c in ex.controls.items()}
     out = []
     for name, values in samples.items():
@@ -121,16 +127,15 @@ def test_no_explorer_text_is_clipped(name):
 def test_the_samples_cover_the_ends_and_where_labels_grow():
     """sample() keeps both ends of every control, every option of a short list, and both sides
     of a change in printed width (max_distance 99 -> 100) of a long selection slider."""
-    import ipywidgets as w
+    def spread(control, listed=False):
+        return thinned(control.spread(POINTS, control.default, listed=listed, max_options=None), listed)
 
-    long = w.SelectionSlider(options=list(range(40, 513)), value=128)
-    values = sample(long)
+    values = spread(int_slider("max_distance", 128, 40, 512), listed=True)   # a main slider: listed
     assert values[0] == 40 and values[-1] == 512 and {99, 100} <= set(values) and len(values) < 12
-    short = w.SelectionSlider(options=[2, 4, 6, 8], value=2)
-    assert sample(short) == [2, 4, 6, 8]
-    assert sample(w.Dropdown(options=[("插值", "pi"), ("无", "none")], value="pi")) == ["pi", "none"]
-    assert sample(w.IntSlider(3, min=1, max=9)) == [1, 3, 5, 7, 9]
-    assert sample(w.Checkbox(True)) == [False, True]
+    assert spread(choice_slider("d_model", 2, (2, 4, 6, 8)), listed=True) == [2, 4, 6, 8]
+    assert spread(dropdown("x", "pi", ("pi", "none"), option_labels=("插值", "无"))) == ["pi", "none"]
+    assert spread(int_slider("n", 3, 1, 9)) == [1, 3, 5, 7, 9]
+    assert spread(checkbox("c", True)) == [False, True]
 
 
 #: Width of a notebook's output area in JupyterLab in the browser suite's 1400 x 1000 window

@@ -68,7 +68,7 @@ def _ends(ex):
 
     for name, control in ex.controls.items():
         start = control.value
-        values = sample(control)
+        values = sample(ex, name)
         for v in (values[0], values[-1]):
             control.value = v
             yield f"{name}={v!r}"

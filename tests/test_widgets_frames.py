@@ -21,7 +21,6 @@ import pytest
 import posenc_lib as pl
 from posenc.ui.engine import frames as F
 from posenc.ui.engine.canvas import data_url
-from posenc.ui.engine.controls import control_values
 from support import full_render, rgb, share_differing
 
 #: Every test here renders or fills frames (many full figure renders each): the slow set.
@@ -36,17 +35,17 @@ def frame_png(fs, i) -> bytes:
     return base64.b64decode(url.split(b",", 1)[1])
 
 
-def other_value(control):
-    """A value of ``control`` other than its current one (its far end)."""
-    ends = control_values(control, 2, max_options=0)
-    return ends[-1] if ends[-1] != control.value else ends[0]
+def other_value(ex, name):
+    """A value of control ``name`` other than its current one (its far end)."""
+    ends = ex.control_values(name, 2, max_options=0)
+    return ends[-1] if ends[-1] != ex.controls[name].value else ends[0]
 
 
 @pytest.fixture
 def scheduler(monkeypatch):
     """A scheduler of this test's own (explorers made by other tests stay alive: widgets do)."""
     s = F.FrameScheduler()
-    monkeypatch.setattr(F, "SCHEDULER", s)
+    monkeypatch.setattr(F, "frame_scheduler", lambda: s)
     return s
 
 
@@ -107,7 +106,7 @@ def fake(monkeypatch):
     """A scheduler on a fake clock: (the fake loop, the scheduler)."""
     loop = FakeLoop()
     s = F.FrameScheduler(clock=loop.clock, call_later=loop.call_later)
-    monkeypatch.setattr(F, "SCHEDULER", s)
+    monkeypatch.setattr(F, "frame_scheduler", lambda: s)
     return loop, s
 
 
@@ -188,7 +187,7 @@ def test_frames_after_another_control_moved_are_still_identical(name):
     fs = ex.frames
     for k, c in ex.controls.items():
         if k != fs.main:
-            v = other_value(c)
+            v = other_value(ex, k)
             c.value = v
             ref.controls[k].value = v
     fs.fill(limit=3)
@@ -486,8 +485,8 @@ def test_the_scheduler_s_hooks_are_installed_once_per_kernel_and_go_with_the_las
     s.install(shell)                              # e.g. the module reloaded: the old hooks go
     for e in before:
         assert len(shell.events.callbacks[e]) == len(before[e]) + 1
-        assert all(getattr(cb, "__self__", None) is not old for cb in shell.events.callbacks[e])
-    monkeypatch.setattr(F, "SCHEDULER", s)
+        assert all(getattr(cb, "scheduler", None) is not old for cb in shell.events.callbacks[e])
+    monkeypatch.setattr(F, "frame_scheduler", lambda: s)
     a, b = pl.RopeExplorer(), pl.ClockExplorer()
     assert s.sets() == [a.frames, b.frames]
     a.close()

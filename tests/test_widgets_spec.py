@@ -21,7 +21,7 @@ def test_every_explorer_is_a_spec_with_no_constructor_of_its_own(name):
     assert cls.main == cls.spec.main and cls.FIGSIZE == cls.spec.figsize
     src = inspect.getsource(cls)
     assert "def __init__" not in src and "ipywidgets" not in src, f"{cls.__name__} builds widgets itself"
-    params = inspect.signature(cls.__init__).parameters
+    params = inspect.signature(cls).parameters
     names = {c.name for c in cls.spec.controls} | {p.name for p in cls.spec.params}
     assert set(params) - {"self"} == names
 
@@ -143,3 +143,73 @@ def test_no_private_attribute_is_touched_outside_the_engine():
                     and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))):
                 found.append(f"{path.relative_to(root)}:{node.lineno} {ast.unparse(node)}")
     assert not found, found
+
+
+# ---------------------------------------------------------------------------
+# Rules are declared, not hidden: a checker, what None stands for, a maximum that follows
+# ---------------------------------------------------------------------------
+def test_base_sliders_declare_their_check_and_a_name_alone_changes_nothing():
+    from posenc.ui.engine.spec import Control, base_slider, log_slider
+
+    with pytest.raises(ValueError, match=r"base must be > 1"):           # check_base, declared
+        base_slider(10000.0, 1, 6).check(0.5)
+    with pytest.raises(ValueError, match=r"base must be in \[10, 1e\+06\]"):
+        log_slider("base", 10000.0, 1, 6).check(0.5)                   # no checker: a log slider like any other
+    with pytest.raises(ValueError, match=r"base must be > 1"):
+        pl.ClockExplorer(base=0.5)
+    for cls in pl.EXPLORERS.values():
+        for c in cls.spec.controls:
+            assert isinstance(c, Control) and (c.kind != "log" or c.checker is not None), f"{cls.__name__}.{c.name}"
+
+
+def test_what_none_stands_for_is_declared():
+    from posenc.ui.engine.spec import choice_slider
+
+    with pytest.raises(ValueError, match="k must be one of"):
+        choice_slider("k", None, (1, 2, 3)).check(None)                 # a None default means nothing by itself
+    assert choice_slider("k", None, (1, 2, 3), when_none="last").check(None) == 3
+    with pytest.raises(ValueError, match="when_none"):
+        choice_slider("k", None, (1, 2, 3), when_none="first")
+    (step,) = pl.LearnedTableExplorer.spec.controls
+    assert step.when_none == "last"
+
+
+def test_the_learned_run_s_check_checks_and_its_default_is_declared_apart():
+    """The run's check refuses what is not a run with snapshots, at once (it never trains);
+    training the default run is the param's declared ``when_none``."""
+    (run,) = pl.LearnedTableExplorer.spec.params
+    assert run.default is None and callable(run.when_none)
+    for bad in (None, "a run", object()):
+        with pytest.raises(ValueError, match="run must be a learned TrainResult"):
+            run.check(bad)
+
+
+def test_a_maximum_that_follows_another_control_is_computed_in_one_place():
+    from posenc.ui.engine.spec import int_slider
+
+    head = int_slider("head", 1, 1, 16, max_follows=("num_heads", 0))
+    assert head.top({"num_heads": 4}) == 4 and int_slider("n", 1, 1, 16).top({}) == 16
+    with pytest.raises(ValueError, match=r"head must be in \[1, 4\]"):
+        head.check(5, head.top({"num_heads": 4}))
+    spec = pl.AlibiExplorer.spec
+    assert spec.resolve(spec.controls, {"num_heads": 4, "seq_len": 8, "head": 7, "causal": False})["head"] == 4
+    ex = pl.AlibiExplorer(num_heads=4, head=2)
+    assert ex.controls["head"].max == 4 and ex.control_values("head", 4) == [1, 2, 3, 4]
+
+
+def test_one_constructor_for_every_explorer_with_the_spec_s_signature():
+    assert all(cls.__init__ is Explorer.__init__ for cls in pl.EXPLORERS.values())
+    assert str(inspect.signature(pl.RelativeExplorer)) == "(pos=5, k=3, d_model=8, base=10000.0)"
+    ex = pl.RelativeExplorer(7, -4)                                    # by position, in that order
+    assert (ex.values["pos"], ex.values["k"]) == (7, -4)
+    with pytest.raises(TypeError):
+        pl.RelativeExplorer(nope=1)
+
+
+def test_the_readout_text_and_the_values_come_from_the_declared_control():
+    """The main slider's options are the declared control's (value, readout) pairs, U+2212 for a minus."""
+    ex = pl.RelativeExplorer()
+    c = ex.declared["k"]
+    assert ex.controls["k"].options == tuple(c.pairs()) and c.pairs()[0] == ("\u221250", -50)
+    assert c.text(-3) == "\u22123" and ex.declared["pos"].text(3) == "3"
+    assert ex.frames.values == c.values() == list(range(-50, 51))

@@ -31,7 +31,7 @@ def test_the_values_of_a_static_page_by_hand():
 @pytest.fixture
 def static_page(monkeypatch):
     s = F.FrameScheduler()
-    monkeypatch.setattr(F, "SCHEDULER", s)
+    monkeypatch.setattr(F, "frame_scheduler", lambda: s)
     monkeypatch.setenv(static.ENV, "5")
     return s
 
@@ -89,3 +89,12 @@ def test_frame_pngs_gives_the_values_and_the_live_figures(monkeypatch):
         ref.controls["pos"].value = value
         assert png == ref.shown_png(), value
     assert len(ex.frame_pngs()) == 41 and ex.values["pos"] == 5
+
+
+def test_the_process_has_one_frame_scheduler_behind_one_accessor(monkeypatch):
+    monkeypatch.delenv(static.ENV, raising=False)
+    assert F.frame_scheduler() is F.frame_scheduler()
+    ex = pl.RopeExplorer()
+    assert ex.frames.scheduler is F.frame_scheduler() and ex.frames in F.frame_scheduler().sets()
+    assert F.SCHEDULER is F.frame_scheduler(), "the name tools/drag_metrics.py reads in a kernel"
+    ex.close()

@@ -34,11 +34,9 @@ def pct(values, q):
     return float(np.percentile(values, q)) * 1000
 
 
-def sweep_values(control):
+def sweep_values(ex, name):
     """Distinct values spread over a control's range: the tests' sweep, 9 values of a long slider."""
-    from posenc.ui.engine.controls import control_values
-
-    return control_values(control, 9)
+    return ex.control_values(name, 9)
 
 
 def naive_render(ex) -> bytes:
@@ -77,7 +75,7 @@ def bench_sliders(repeats: int) -> list[dict]:
     for name in sorted(pl.EXPLORERS):
         ex = pl.EXPLORERS[name]()
         for cname, control in ex.controls.items():
-            values = sweep_values(control)
+            values = sweep_values(ex, cname)
             ours, naive = [], []
             for j in range(repeats):
                 v = values[j % len(values)]

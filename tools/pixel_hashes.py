@@ -4,7 +4,7 @@ the pixels alone.
 For every explorer of ``posenc_lib.EXPLORERS`` (default arguments): its first figure, three
 frames of its main slider (first, a third of the way, last; rendered by its frame set's
 render callable), then a sweep of every control (4 values each, from
-:func:`posenc.ui.engine.controls.control_values`, in control order, each value kept while the
+:meth:`posenc.ui.engine.explorer.Explorer.control_values`, in control order, each value kept while the
 next control is swept); and the training panel's loss figure (empty, then with made-up
 losses: no training). Writes ``{key: sha256}`` as JSON; with ``--compare OLD.json`` it also
 lists the keys whose hash differs (exit status 1 if any).
@@ -27,8 +27,6 @@ def _h(png: bytes) -> str:
 
 
 def explorer_hashes(name, make) -> dict:
-    from posenc.ui.engine.controls import control_values
-
     out = {}
     ex = make()
     out[f"{name}/first"] = _h(ex.shown_png())
@@ -40,7 +38,7 @@ def explorer_hashes(name, make) -> dict:
             out[f"{name}/frame/{i}"] = _h(png)
     for cname in list(ex.controls):
         control = ex.controls[cname]
-        for k, v in enumerate(control_values(control, 4)):
+        for k, v in enumerate(ex.control_values(cname, 4)):
             control.value = v
             out[f"{name}/sweep/{cname}/{k}"] = _h(ex.shown_png())
     return out

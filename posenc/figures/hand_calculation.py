@@ -9,7 +9,7 @@ import numpy as np
 
 from ..hand_calculation import HandCalculation, hand_calculation
 from ..ui.engine.explorer import Explorer
-from ..ui.engine.spec import ExplorerSpec, choice_slider, float_slider, log_slider
+from ..ui.engine.spec import ExplorerSpec, base_slider, choice_slider, float_slider
 from ..validate import bilingual
 from .style import new_axes, figure_style, label, token_label
 
@@ -124,7 +124,7 @@ class HandCalcExplorer(Explorer):
             float_slider("word_1", 0.5, -1.0, 1.0, 0.05, label="词向量的奇数维"),
             choice_slider("start", 1, (0, 1), label="第一个词的位置"),
             choice_slider("d_model", 2, (2, 4, 6, 8), label="维度"),
-            log_slider("base", 10000.0, 1, 6, label="底数"),
+            base_slider(10000.0, 1, 6),
         ),
         view=lambda fig, p: _HandCalcPairs(fig),
         update=lambda view, v, p: view.update(v),

@@ -16,7 +16,7 @@ from ..encoding import sinusoidal_encoding
 from ..task.data import ANIMALS, DEFAULT_STEPS, MAX_LENGTH, PE_KINDS
 from ..task.training import train_order_model, trained_run
 from ..validate import bilingual, check_array, check_int, check_lengths, check_one_of, check_slider_value
-from ..ui.engine.controls import slider_layout, slider_style
+from ..ui.engine.controls import StaleClicks, slider_layout, slider_style
 from ..ui.engine.explorer import Explorer, LiveFigure
 from ..ui.engine.spec import ExplorerSpec, Param, choice_slider
 from .style import PE_COLORS, new_axes, figure_style, label
@@ -118,9 +118,12 @@ def plot_loss_curves(runs, ax=None):
     return fig
 
 
+def _default_run():
+    """The learned run the figures show by default (trained once per session, then cached)."""
+    return trained_run("learned")
+
+
 def _check_run(run):
-    if run is None:
-        return trained_run("learned")
     snaps = getattr(run, "snapshots", None)
     if not snaps or getattr(run, "config", {}).get("pe") != "learned":
         raise ValueError(bilingual("run must be a learned TrainResult with snapshots (train_order_model('learned', "
@@ -197,7 +200,7 @@ def plot_learned_similarity(run=None, step=None, ax=None):
     ``run`` defaults to :func:`trained_run` ("learned"), ``step`` to its last snapshot.
     Introduced in notebook 05_learned_embeddings.
     """
-    run = _check_run(run)
+    run = _check_run(_default_run() if run is None else run)
     step = _snapshot_at(run, step)[0]
     with figure_style():
         fig, axes = new_axes(ax, (9.4, 3.0), 1, 3, width_ratios=[1, 1, 1.25])
@@ -261,10 +264,10 @@ class LearnedTableExplorer(Explorer):
     spec = ExplorerSpec(
         name="learned", main="step", figsize=(8.6, 2.9), play=300,
         controls=(
-            # default None: the last snapshot
-            choice_slider("step", None, lambda p: [s for s, _ in p["run"].snapshots], label="训练步"),
+            choice_slider("step", None, lambda p: [s for s, _ in p["run"].snapshots], label="训练步",
+                          when_none="last"),
         ),
-        params=(Param("run", None, _check_run),),
+        params=(Param("run", None, _check_run, when_none=_default_run),),
         view=lambda fig, p: _LearnedSimilarityView(*fig.subplots(1, 3, width_ratios=[1, 1, 1.25]), p["run"]),
         update=lambda view, v, p: view.update(v["step"]),
         depends=lambda view: {"step": view.artists()},
@@ -310,26 +313,6 @@ class _LossMonitor:
         self.live.refresh()
 
 
-def _click_sent_time() -> float | None:
-    """When the browser sent the widget message being handled (seconds since the epoch, on
-    the browser's clock), or None outside a kernel."""
-    try:
-        from ipykernel.kernelbase import Kernel
-
-        if not Kernel.initialized():
-            return None
-        date = Kernel.instance().get_parent("shell").get("header", {}).get("date")
-    except Exception:   # another kernel, or no parent message
-        return None
-    if date is None:
-        return None
-    if isinstance(date, str):
-        from datetime import datetime
-
-        date = datetime.fromisoformat(date.replace("Z", "+00:00"))
-    return date.timestamp()
-
-
 class TrainingPanel:
     """Train several encodings with one button: progress bar, live loss curve, results table.
 
@@ -366,7 +349,8 @@ class TrainingPanel:
         self.monitor = _LossMonitor(pes, steps)
         self.image = self.monitor.image
         self.runs: dict = {}
-        self._finished = self._offset = None   # see _on_click
+        #: Which clicks were sent while a run was going on (its clock can be replaced in tests).
+        self.clicks = StaleClicks()
         self.button.on_click(self._on_click)
         row = w.HBox([self.controls["seed"], self.controls["steps"], self.button],
                      layout=w.Layout(flex_flow="row wrap", align_items="center"))
@@ -380,21 +364,11 @@ class TrainingPanel:
         self.status.value = f"<span class='posenc-training-status'>{html.escape(text)}</span>"
 
     def _on_click(self, _button) -> None:
-        """Train, unless the click was made while a run was going on.
-
-        The kernel is busy while it trains, so clicks made meanwhile wait in its queue and
-        would start a second full run the moment the first one ends. Each click message
-        carries the time the browser sent it; a click sent before the last run finished is
-        ignored. The browser's clock may differ from the kernel's: the offset is measured on
-        the click that started the run (answered at once, so its delay is small).
-        """
-        sent = _click_sent_time()
-        if self._finished is not None and sent is not None and self._offset is not None \
-                and sent + self._offset < self._finished:
+        """Train, unless the click was sent while a run was going on (it waited in the
+        kernel's queue meanwhile: :class:`~posenc.ui.engine.controls.StaleClicks`)."""
+        if self.clicks.stale():
             self._set_status("训练进行时多点的一下，已忽略 (ignored a click made while training)")
             return
-        if sent is not None:
-            self._offset = time.time() - sent
         self.train()
 
     def train(self) -> dict:
@@ -429,7 +403,7 @@ class TrainingPanel:
                              f"{time.perf_counter() - start:.1f} s")
         finally:
             self.button.disabled = False
-            self._finished = time.time()
+            self.clicks.finished()
         return self.runs
 
     #: What the panel says on a page with no kernel (its inputs are off there).

@@ -26,7 +26,7 @@ from ..encoding import (
 )
 from ..validate import check_base, check_d_model, check_int, check_real, is_int
 from ..ui.engine.explorer import Explorer
-from ..ui.engine.spec import ExplorerSpec, Param, checkbox, choice_slider, int_slider, log_slider
+from ..ui.engine.spec import ExplorerSpec, Param, base_slider, checkbox, choice_slider, int_slider
 from .style import new_axes, figure_style, label
 
 
@@ -340,7 +340,7 @@ class SimilarityExplorer(Explorer):
         name="similarity", main="d_model", figsize=(7.6, 2.9),
         controls=(
             int_slider("d_model", 64, 2, 256, step=2, label="维度"),
-            log_slider("base", 10000.0, 1, 6, label="底数"),
+            base_slider(10000.0, 1, 6),
             # indent=False and an auto width: the label is shown whole, not cut to the
             # checkbox's default 300 px with an 80 px indent in front.
             checkbox("projection", False, label="随机投影 W_q, W_k",

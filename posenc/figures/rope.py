@@ -5,6 +5,7 @@ Introduced in notebook 07_rope.
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -13,7 +14,7 @@ from ..encoding import frequencies
 from ..rope import rope, rope_rotation
 from ..validate import bilingual, check_base, check_int
 from ..ui.engine.explorer import Explorer
-from ..ui.engine.spec import ExplorerSpec, Param, int_slider, log_slider
+from ..ui.engine.spec import ExplorerSpec, Param, base_slider, int_slider
 from .style import new_axes, figure_style, label
 
 
@@ -185,15 +186,10 @@ def plot_rope(pos: int = 5, n: int = 20, i: int = 0, base: float = 10000.0, ax=N
     return fig
 
 
+@functools.cache
 def _demo_vectors():
     """The explorer's q and κ (the same every time: a fixed seed), computed once."""
-    global _DEMO
-    if _DEMO is None:
-        _DEMO = _rope_demo_vectors()
-    return _DEMO
-
-
-_DEMO = None
+    return _rope_demo_vectors()
 
 
 class RopeExplorer(Explorer):
@@ -211,7 +207,7 @@ class RopeExplorer(Explorer):
             int_slider("pos", 5, lambda p: p["n"] - _RopeView.OFFSET_MAX + 10,
                        lambda p: p["n"] + _RopeView.OFFSET_MAX - 10, label="q 的位置 m"),
             int_slider("i", 0, 0, 7, label="第几对"),   # the demo vectors' 8 pairs
-            log_slider("base", 10000.0, 1, 5, step=0.25, label="底数"),
+            base_slider(10000.0, 1, 5, step=0.25),
         ),
         params=(Param("n", 20, lambda v: check_int("n", v, 0, 40)),),
         view=lambda fig, p: _RopeView(*fig.subplots(1, 2, width_ratios=[1, 2.1])),

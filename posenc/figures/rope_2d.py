@@ -10,7 +10,7 @@ import numpy as np
 from ..rope_2d import PATCH_LAYOUTS, patch_scores
 from ..validate import check_base, check_int, check_one_of
 from ..ui.engine.explorer import Explorer
-from ..ui.engine.spec import ExplorerSpec, dropdown, int_slider, log_slider
+from ..ui.engine.spec import ExplorerSpec, base_slider, dropdown, int_slider
 from .style import new_axes, figure_style, label
 
 #: Grid sizes (rows = columns) the explorer offers.
@@ -117,7 +117,7 @@ class Rope2DExplorer(Explorer):
             int_slider("query_col", 3, 0, GRID_MAX - 1, label="查询块的列", max_follows=("grid", -1)),
             dropdown("layout", "raster", PATCH_LAYOUTS, label="排法",
                      option_labels=tuple(LAYOUT_NAMES[k] for k in PATCH_LAYOUTS)),
-            log_slider("base", 10000.0, 1, 6, step=0.25, label="底数"),
+            base_slider(10000.0, 1, 6, step=0.25),
         ),
         view=lambda fig, p: _Rope2DView(fig.subplots(1, 1)),
         update=lambda view, v, p: {"neighbours": view.update(v["grid"], v["query_row"], v["query_col"], v["layout"],

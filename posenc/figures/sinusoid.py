@@ -21,7 +21,7 @@ from ..validate import (
     is_int,
 )
 from ..ui.engine.explorer import Explorer
-from ..ui.engine.spec import ExplorerSpec, choice_slider, dropdown, int_slider, log_slider
+from ..ui.engine.spec import ExplorerSpec, base_slider, choice_slider, dropdown, int_slider
 from .style import new_axes, place_index_ticks, figure_style, label
 
 #: How the heatmap titles name the two column layouts.
@@ -89,7 +89,7 @@ class HeatmapExplorer(Explorer):
         controls=(
             int_slider("seq_len", 50, 2, 200, label="序列长度"),
             int_slider("d_model", 64, 2, 256, step=2, label="维度"),
-            log_slider("base", 10000.0, 1, 6, label="底数"),
+            base_slider(10000.0, 1, 6),
             # Chinese first, the keyword in brackets: the value passed on stays the English keyword.
             dropdown("layout", "interleaved", LAYOUTS, label="列的排法", option_labels=tuple((_LAYOUT_NAMES[x], x) for x in LAYOUTS)),
         ),
@@ -228,7 +228,7 @@ class ClockExplorer(Explorer):
         controls=(
             int_slider("pos", 3, 0, 255, label="位置"),
             choice_slider("d_model", 16, range(2, 17, 2), label="维度"),
-            log_slider("base", 10000.0, 1, 6, label="底数"),
+            base_slider(10000.0, 1, 6),
         ),
         view=lambda fig, p: _ClockView(*fig.subplots(2, 1, height_ratios=[2.2, 1])),
         update=lambda view, v, p: view.update(v["pos"], v["d_model"], v["base"]),

@@ -2,16 +2,21 @@
 
 * :mod:`~posenc.ui.engine.spec`: what an explorer is, as data (no widgets):
   :class:`~posenc.ui.engine.spec.ExplorerSpec` with its controls (name, kind, range or options,
-  default, label, constraints between controls), its main slider, figure size and view.
+  default, label, declared checks and constraints between controls), its main slider, figure
+  size and view. The values a control can take, its maximum now and its readout text are
+  derived there, once.
+* :mod:`~posenc.ui.engine.internals`: every use of matplotlib's and ipywidgets' private parts,
+  each checked once per process with a public fallback that logs (the glyph cache, telling a
+  browser update from code, options that keep their index).
 * :mod:`~posenc.ui.engine.canvas`: a figure on an Agg canvas that redraws only what moved
-  (cached background and layer, blitting, a glyph cache for repeated strings) and encodes
+  (cached background and layer, blitting, the glyph cache for repeated strings) and encodes
   PNG bytes; :func:`~posenc.ui.engine.canvas.new_figure` and the pixel density.
-* :mod:`~posenc.ui.engine.controls`: the widget of a declared control, the values a control can
-  take, a slider the browser can follow, Play links.
+* :mod:`~posenc.ui.engine.controls`: the widget of a declared control, the main slider the
+  browser can follow, Play links, a button's stale clicks (its clock an argument).
 * :mod:`~posenc.ui.engine.frames`: pre-rendered figures of a main slider, switched in the
-  browser; they take a render callable and know nothing of explorers. The
-  :class:`~posenc.ui.engine.frames.FrameScheduler` fills them while the kernel is quiet (its
-  clock and its ``call_later`` are arguments).
+  browser; they take a render callable and know nothing of explorers. The process's
+  :class:`~posenc.ui.engine.frames.FrameScheduler` (:func:`~posenc.ui.engine.frames.frame_scheduler`)
+  fills them while the kernel is quiet (its clock and its ``call_later`` are arguments).
 * :mod:`~posenc.ui.engine.explorer`: :class:`~posenc.ui.engine.explorer.Explorer`, derived from a
   spec (constructor and argument checks, widgets, the view drawn on the live figure and on a
   second figure for the frames, the static page's frames), and

@@ -1,13 +1,12 @@
 """A figure that redraws only what moved: Agg canvas, cached background and layer, glyph
-cache, PNG bytes."""
+cache (:class:`~posenc.ui.engine.internals.GlyphCache`, the one part that uses matplotlib
+internals), PNG bytes."""
 from __future__ import annotations
 
 import base64
-import functools
 import io
-import math
 
-import numpy as np
+from .internals import GlyphCache
 
 #: Dots per inch of every explorer figure at 1x.
 FIGURE_DPI = 90
@@ -37,10 +36,14 @@ def freeze_layout(fig) -> None:
 
 
 def copy_layout(fig, layout_of) -> None:
-    """Give ``fig`` the frozen axes positions of ``layout_of`` (same axes, same order), without a draw."""
+    """Give ``fig`` the frozen axes positions of ``layout_of`` (same axes, same order), without
+    a draw. (``set_position`` also takes an axes out of layout computations, which a frozen
+    figure no longer runs; each axes keeps its ``in_layout`` as it was.)"""
     fig.set_layout_engine("none")
     for mine, theirs in zip(fig.axes, layout_of.axes, strict=True):
-        mine._set_position(theirs.get_position(original=True), which="original")
+        in_layout = mine.get_in_layout()
+        mine.set_position(theirs.get_position(original=True), which="original")
+        mine.set_in_layout(in_layout)
 
 
 def data_url(png: bytes) -> bytes:
@@ -146,117 +149,3 @@ class BlitCanvas:
         out = io.BytesIO()
         img.convert("RGB").save(out, format="png", compress_level=1)
         return out.getvalue()
-
-
-class GlyphCache:
-    """Replay the glyph bitmaps of strings a canvas has drawn before.
-
-    Matplotlib's Agg renderer lays out and rasterises every glyph of every text on every
-    draw (about 0.4 ms for one Chinese character, 4 ms for a title). Explorers redraw the
-    same strings again and again (token labels, titles, 0/1 digits), so each canvas gets
-    one of these: the first draw of a string records the ``draw_text_image`` calls the
-    renderer makes, keyed by string, font, size, angle and sub-pixel phase; later draws
-    replay them (same pixels, no layout, no FreeType). Anything unusual (mathtext, no
-    antialiasing, a renderer without the expected internals) takes the normal path.
-
-    This leans on matplotlib internals (``RendererAgg._renderer.draw_text_image``, known good
-    on matplotlib 3.7-3.11). :meth:`works` checks once per process that a replayed string
-    gives exactly the pixels of a normal draw; if a matplotlib release changes those
-    internals, the check fails and every explorer draws its texts the normal way.
-    """
-
-    MAX_ENTRIES = 4096
-
-    def __init__(self, renderer):
-        self.renderer = renderer
-        self.original = renderer.draw_text
-        self.entries: dict = {}
-
-    @classmethod
-    def install(cls, renderer) -> bool:
-        """Route ``renderer``'s text drawing through a cache; False if the cache can't be trusted."""
-        if getattr(renderer, "_posenc_glyph_cache", None) is not None:
-            return True
-        if not cls.works():
-            return False  # another matplotlib: draw texts the normal way
-        cls._attach(renderer)
-        return True
-
-    @staticmethod
-    @functools.lru_cache(maxsize=1)
-    def works() -> bool:
-        """Does replaying give the very pixels of a normal draw on this matplotlib? (cached)"""
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
-
-        from ..look import figure_style, label
-
-        try:
-            with figure_style():
-                fig = Figure(figsize=(2.0, 0.5), dpi=90)
-                fig.text(0.03, 0.3, label("猫咬狗 pos = 1", "cat bites dog, pos = 1"), fontsize=9)
-                canvas = FigureCanvasAgg(fig)
-                canvas.draw()
-                plain = bytes(canvas.buffer_rgba())
-                renderer = canvas.get_renderer()
-                if not (hasattr(renderer, "_renderer") and hasattr(renderer, "_draw_text_glyphs_and_boxes")):
-                    return False
-                GlyphCache._attach(renderer)
-                canvas.draw()   # records
-                canvas.draw()   # replays
-                return bytes(canvas.buffer_rgba()) == plain and bool(renderer._posenc_glyph_cache.entries)
-        except Exception:   # any change of internals: fall back, never break a figure
-            return False
-
-    @classmethod
-    def _attach(cls, renderer) -> None:
-        cache = cls(renderer)
-        renderer._posenc_glyph_cache = cache
-        renderer.draw_text = cache.draw_text
-
-    def draw_text(self, gc, x, y, s, prop, angle, ismath=False, mtext=None):
-        if ismath or not gc.get_antialiased():
-            return self.original(gc, x, y, s, prop, angle, ismath=ismath, mtext=mtext)
-        ix, iy = math.floor(x), math.floor(y)
-        key = (s, hash(prop), prop.get_size_in_points(), angle, round((x - ix) * 64),
-               round((y - iy) * 64), self.renderer.dpi,
-               getattr(mtext, "get_fontfeatures", lambda: None)(),
-               getattr(mtext, "get_language", lambda: None)())
-        glyphs = self.entries.get(key)
-        if glyphs is None:
-            glyphs = self._record(gc, x, y, s, prop, angle, mtext, ix, iy)
-            if glyphs is None:
-                return None
-            if len(self.entries) >= self.MAX_ENTRIES:
-                self.entries.clear()
-            self.entries[key] = glyphs
-            return None
-        draw = self.renderer._renderer.draw_text_image
-        for buffer, dx, dy in glyphs:
-            draw(buffer, ix + dx, iy + dy, 0, gc)
-        return None
-
-    def _record(self, gc, x, y, s, prop, angle, mtext, ix, iy):
-        real = self.renderer._renderer
-        glyphs = []
-        ok = True
-
-        class Recorder:
-            def draw_text_image(self, buffer, left, bottom, angle_, gc_):
-                nonlocal ok
-                ok = ok and angle_ == 0
-                glyphs.append((np.array(buffer, copy=True), left - ix, bottom - iy))
-                real.draw_text_image(buffer, left, bottom, angle_, gc_)
-
-            def __getattr__(self, name):  # e.g. draw_path for mathtext boxes
-                nonlocal ok
-                ok = False
-                return getattr(real, name)
-
-        self.renderer._renderer = Recorder()
-        try:
-            self.original(gc, x, y, s, prop, angle, mtext=mtext)
-        finally:
-            self.renderer._renderer = real
-        # Nothing recorded for visible text means the renderer drew it some other way: don't cache.
-        return glyphs if ok and (glyphs or not s.strip()) else None

@@ -1,6 +1,15 @@
-"""Controls: slider style, the widget of a declared control, the values a control can take, a
-slider the browser can follow, and Play buttons linked in the browser."""
+"""Controls: slider style, the widget of a declared control, the main slider the browser can
+follow (frames), Play buttons linked in the browser, and a button that ignores the clicks queued
+while its work ran.
+
+What a control can take is not derived here: a widget is built from its declared
+:class:`~posenc.ui.engine.spec.Control` (its values, maximum and readout texts come from it).
+"""
 from __future__ import annotations
+
+import time
+
+from .internals import fall_back, from_browser
 
 
 def slider_style(description: str | None = None) -> dict:
@@ -37,101 +46,86 @@ def slider_layout(description: str, main: bool = False):
     return w.Layout(width=f"{label_width(description) + READOUT_PX + TRACK_PX}px", max_width="100%")
 
 
-def slider_values(control) -> list | None:
-    """Every value a slider can take, in index order (None: not a discrete slider)."""
-    import ipywidgets as w
-
-    if isinstance(control, w.SelectionSlider):
-        return [o[1] if isinstance(o, tuple) else o for o in control.options]
-    if isinstance(control, w.IntSlider):
-        return list(range(control.min, control.max + 1, control.step))
-    if isinstance(control, w.FloatSlider):
-        n = int(round((control.max - control.min) / control.step))
-        return [round(control.min + k * control.step, 10) for k in range(n + 1)]
-    return None
-
-
-def control_values(control, n: int, *, max_options: int | None = 24) -> list:
-    """Values spread over a control's whole range, from one end to the other: what tests and
-    tools/benchmark.py set a control to when they sweep it.
-
-    A control with options (Dropdown, SelectionSlider, ...): every option, or ``n`` of them
-    end to end when there are more than ``max_options`` (None: never fewer than all). A
-    checkbox: the other state, then the current one. A slider: ``n`` values from min to max,
-    evenly spaced (in the exponent for a FloatLogSlider), rounded to its step.
-    """
-    import numpy as np
-
-    if hasattr(control, "options"):
-        opts = [o[1] if isinstance(o, tuple) else o for o in control.options]
-        if max_options is not None and len(opts) > max_options:
-            return [opts[round(k * (len(opts) - 1) / (n - 1))] for k in range(n)]
-        return opts
-    if isinstance(control.value, bool):
-        return [not control.value, control.value]
-    lo, hi = control.min, control.max
-    if type(control).__name__ == "FloatLogSlider":
-        return [control.base ** e for e in np.linspace(lo, hi, n)]
-    return [type(control.value)(round(v / control.step) * control.step) for v in np.linspace(lo, hi, n)]
-
-
-def links_by_value(control) -> bool:
+def links_by_value(slider) -> bool:
     """An IntSlider from 0 in steps of 1: its value is the frame index."""
     import ipywidgets as w
 
-    return isinstance(control, w.IntSlider) and control.min == 0 and control.step == 1
+    return isinstance(slider, w.IntSlider) and slider.min == 0 and slider.step == 1
 
 
-def readout_text(control, value) -> str:
-    """``value`` as ``control``'s readout in the browser writes it: its ``readout_format``, and
-    the minus sign U+2212 (d3-format writes "\u2212", not "-")."""
-    fmt = getattr(control, "readout_format", "") or ""
-    return format(value, fmt).replace("-", "\u2212")
+def frame_attr(slider) -> str:
+    """The attribute of ``slider`` the browser copies into a Stack's ``selected_index``:
+    ``value`` (an IntSlider from 0 in steps of 1) or ``index`` (a SelectionSlider)."""
+    import ipywidgets as w
+
+    if links_by_value(slider):
+        return "value"
+    if isinstance(slider, w.SelectionSlider):
+        return "index"
+    raise TypeError(f"{type(slider).__name__} cannot drive frames: use frame_slider()")
 
 
-def frame_slider(control):
-    """``control`` if a Stack can follow it in the browser, else an equivalent
-    ``SelectionSlider`` (same description, style, layout, values and readout text).
+def frame_options(slider) -> list[tuple[str, object]]:
+    """``(readout text, value)`` of each position of a slider that can drive frames, in index
+    order: what the widget holds (its options; an IntSlider from 0: 0 .. max), not a derivation."""
+    if frame_attr(slider) == "value":
+        return [(str(v), v) for v in range(slider.max + 1)]
+    return [o if isinstance(o, tuple) else (str(o), o) for o in slider.options]
+
+
+def nearest_value(values: list, value):
+    """The value of ``values`` nearest to ``value`` (``value`` itself when it is not a number)."""
+    if isinstance(value, str):
+        return value
+    return min(values, key=lambda v: abs(v - value))
+
+
+def main_look(control) -> dict:
+    """The keyword arguments every main slider of ``control`` gets (its label and style, and
+    the declared ``continuous_update`` / ``readout``); its layout takes the whole row."""
+    d = control.description()
+    return {"description": d, "style": slider_style(d), "layout": slider_layout(d, main=True),
+            **{k: control.widget[k] for k in ("continuous_update", "readout") if k in control.widget}}
+
+
+def frame_slider(control, value):
+    """The main slider of a declared :class:`~posenc.ui.engine.spec.Control` at ``value``: one
+    a Stack can follow in the browser, taking the whole row.
 
     The browser can copy an IntSlider's value from 0 in steps of 1, or a SelectionSlider's
-    index, into a Stack's ``selected_index``; any other slider (an IntSlider from -50, a
-    FloatSlider) becomes a SelectionSlider over the very values it could take.
+    index, into a Stack's ``selected_index``: an integer control from 0 in steps of 1 and a
+    ``choice`` control keep their own widget; any other (an integer from -50, a float) is a
+    SelectionSlider over its values labelled with its readout texts (:meth:`Control.pairs
+    <posenc.ui.engine.spec.Control.pairs>`). (A static page's main slider over some of the
+    values: :func:`posenc.ui.engine.static.subset_slider`.)
     """
     import ipywidgets as w
 
-    if links_by_value(control) or isinstance(control, w.SelectionSlider):
-        return control
-    values = slider_values(control)
-    if values is None:
-        raise TypeError(f"{type(control).__name__} cannot drive frames: not a discrete slider")
-    value = min(values, key=lambda v: abs(v - control.value))
-    slider = w.SelectionSlider(options=[(readout_text(control, v), v) for v in values], value=value,
-                               description=control.description, style=control.style, layout=control.layout,
-                               continuous_update=control.continuous_update, disabled=control.disabled,
-                               readout=control.readout)
-    control.close()
-    return slider
+    c = control
+    if c.kind not in ("int", "float", "choice"):
+        raise TypeError(f"{c.kind} control {c.name} cannot drive frames: not a discrete slider")
+    look = main_look(c)
+    if c.kind == "choice" or (c.kind == "int" and c.lo == 0 and c.step == 1):   # links_by_value of its widget
+        slider = control_widget(c, value)
+        slider.layout = look["layout"]
+        return slider
+    pairs = c.pairs()
+    return w.SelectionSlider(options=pairs, value=nearest_value([v for _, v in pairs], value),
+                             disabled=c.widget.get("disabled", False), **look)
 
 
-def from_browser(widget) -> bool:
-    """Is ``widget`` being updated by a message from the browser (not by Python code)?"""
-    return bool(getattr(widget, "_property_lock", None))
-
-
-def play_link(play, slider, attr: str = "value"):
-    """Link a ``Play`` widget to ``slider.<attr>`` in the browser (``jslink``: playing needs
-    no kernel round trip, so it steps through the frames), and in Python for changes made by
+def play_link(play, slider):
+    """Link a ``Play`` widget to a frame slider in the browser (``jslink``: playing needs no
+    kernel round trip, so it steps through the frames), and in Python for changes made by
     code (``play.value = 3`` moves the slider before it returns, and the other way round).
+    The Play counts through the slider's positions: its value (an IntSlider from 0) or its
+    ``index`` (a SelectionSlider, e.g. a static page's subset of the values), 0 .. the last.
     Returns the browser-side link.
-
-    A ``SelectionSlider`` (e.g. a static page's subset of the values) is driven by its
-    ``index``: the Play button then counts 0 .. len(options) - 1.
     """
     import ipywidgets as w
 
-    if isinstance(slider, w.SelectionSlider) and attr == "value":
-        attr = "index"
-        play.min, play.max, play.value = 0, len(slider.options) - 1, slider.index
+    attr = frame_attr(slider)
+    play.min, play.max, play.value = 0, len(frame_options(slider)) - 1, getattr(slider, attr)
     link = w.jslink((play, "value"), (slider, attr))
 
     def follow(target, target_attr):
@@ -145,9 +139,9 @@ def play_link(play, slider, attr: str = "value"):
     return link
 
 
-def control_widget(control, value, maximum=None):
+def control_widget(control, value, top=None):
     """The ipywidget for a :class:`~posenc.ui.engine.spec.Control` showing ``value``
-    (``maximum``: a maximum that follows another control)."""
+    (``top``: its maximum now, :meth:`Control.top <posenc.ui.engine.spec.Control.top>`)."""
     import ipywidgets as w
 
     c = control
@@ -159,15 +153,71 @@ def control_widget(control, value, maximum=None):
         kw["layout"] = w.Layout(width=c.width)
     elif slider:
         kw["layout"] = slider_layout(d)
+    hi = c.hi if top is None else top
     if c.kind == "int":
-        return w.IntSlider(value, min=c.lo, max=c.hi if maximum is None else maximum, step=c.step,
-                           description=d, style=st, **kw)
+        return w.IntSlider(value, min=c.lo, max=hi, step=c.step, description=d, style=st, **kw)
     if c.kind == "float":
-        return w.FloatSlider(value, min=c.lo, max=c.hi, step=c.step, description=d, style=st, **kw)
+        return w.FloatSlider(value, min=c.lo, max=hi, step=c.step, description=d, style=st, **kw)
     if c.kind == "log":
-        return w.FloatLogSlider(value, base=10, min=c.lo, max=c.hi, step=c.step, description=d, style=st, **kw)
+        return w.FloatLogSlider(value, base=10, min=c.lo, max=hi, step=c.step, description=d, style=st, **kw)
     if c.kind == "checkbox":
         return w.Checkbox(value=value, description=d, **kw)
     options = [(c.text(v), v) for v in c.options] if c.option_labels else list(c.options)
     cls = w.SelectionSlider if c.kind == "choice" else w.Dropdown
     return cls(options=options, value=value, description=d, style=st, **kw)
+
+
+# -- a button whose work takes a while -------------------------------------------------------
+def message_sent_time() -> float | None:
+    """When the browser sent the widget message the kernel is handling (seconds since the
+    epoch, on the browser's clock, from the message header's ``date``), or None outside a
+    kernel or without a date (logged once)."""
+    try:
+        from ipykernel.kernelbase import Kernel
+
+        if not Kernel.initialized():
+            return None
+        date = Kernel.instance().get_parent("shell").get("header", {}).get("date")
+    except Exception as exc:   # another kernel, or no parent message
+        fall_back("click times", f"the kernel's parent message is not readable ({type(exc).__name__})")
+        return None
+    if date is None:
+        fall_back("click times", "the message being handled carries no date")
+        return None
+    if isinstance(date, str):
+        from datetime import datetime
+
+        date = datetime.fromisoformat(date.replace("Z", "+00:00"))
+    return date.timestamp()
+
+
+class StaleClicks:
+    """Tells a button's click handler which clicks to ignore: those the browser sent while
+    the last run was going on.
+
+    The kernel is busy while a click's work runs, so clicks made meanwhile wait in its queue
+    and would start a second run the moment the first one ends. Each click message carries
+    the time the browser sent it (``sent_time()``, :func:`message_sent_time`); a click sent
+    before the last run finished (:meth:`finished`, on ``clock()``) is stale. The browser's
+    clock may differ from the kernel's: the offset is measured on each click that starts a
+    run (answered at once, so its delay is small). A click with no sent time is never stale.
+    Tests pass a fake ``clock`` and ``sent_time``.
+    """
+
+    def __init__(self, clock=time.time, sent_time=message_sent_time):
+        self.clock, self.sent_time = clock, sent_time
+        self.finished_at = self.offset = None
+
+    def stale(self) -> bool:
+        """Is the click being handled one to ignore? (if not, its clock offset is noted)"""
+        sent = self.sent_time()
+        if self.finished_at is not None and sent is not None and self.offset is not None \
+                and sent + self.offset < self.finished_at:
+            return True
+        if sent is not None:
+            self.offset = self.clock() - sent
+        return False
+
+    def finished(self) -> None:
+        """The run a click started has ended (clicks sent before now are stale)."""
+        self.finished_at = self.clock()

@@ -10,15 +10,17 @@ A figure family writes
         \"\"\"...\"\"\"
         spec = ExplorerSpec(...)          # posenc.ui.engine.spec
 
-and gets the constructor (its signature and argument checks come from the spec), the
-widgets, the frames and, with ``POSENC_STATIC_FRAMES`` set, the static page's frames
-(:mod:`posenc.ui.engine.static` is that mode's interface).
+and gets the constructor (one for every explorer, :meth:`Explorer.__init__`: its signature
+and argument checks come from the spec), the widgets, the frames and, with
+``POSENC_STATIC_FRAMES`` set, the static page's frames (:mod:`posenc.ui.engine.static` is that
+mode's interface).
 """
 from __future__ import annotations
 
 from . import static
+from ...validate import bilingual
 from .canvas import BlitCanvas, copy_layout, data_url, freeze_layout, new_figure
-from .controls import control_widget, frame_slider, play_link, slider_layout
+from .controls import control_widget, frame_slider, play_link
 from .frames import FrameSet
 
 
@@ -141,19 +143,16 @@ class Explorer:
             return
         taken = spec.reserved() & set(dir(Explorer))
         if taken:
-            raise TypeError(f"{cls.__name__}: spec names {sorted(taken)} are Explorer attributes / "
-                            f"{cls.__name__} 的 spec 用了 Explorer 已有的属性名 {sorted(taken)}")
+            raise TypeError(bilingual(f"{cls.__name__}: spec names {sorted(taken)} are Explorer attributes",
+                                      f"{cls.__name__} 的 spec 用了 Explorer 已有的属性名 {sorted(taken)}"))
         cls.name, cls.main, cls.FIGSIZE = spec.name, spec.main, spec.figsize
-
-        def __init__(self, *args, **kw):
-            Explorer.__init__(self, *args, **kw)
-
-        __init__.__signature__ = spec.signature(spec.arguments)
-        __init__.__qualname__ = f"{cls.__qualname__}.__init__"
-        __init__.__module__ = cls.__module__
-        cls.__init__ = __init__
+        cls.__signature__ = spec.signature()  # what inspect.signature(cls) and Shift-Tab show
 
     def __init__(self, *args, **kwargs):
+        """The explorer for the spec's controls and params, given by position or keyword in
+        the order ``inspect.signature(type(self))`` shows (:meth:`ExplorerSpec.signature
+        <posenc.ui.engine.spec.ExplorerSpec.signature>`), each checked up front
+        (:meth:`ExplorerSpec.check_arguments <posenc.ui.engine.spec.ExplorerSpec.check_arguments>`)."""
         import ipywidgets as widgets
 
         spec = self.spec
@@ -161,22 +160,20 @@ class Explorer:
         self.params = params
         for k, v in params.items():
             setattr(self, k, v)
-        self._specs = spec.control_list(params)
+        self.declared = {c.name: c for c in spec.control_list(params)}
         self._syncing = False
         self._frame_drawing, self._frame_settings = None, None
         limit = static.frames_limit()  # None: live mode
         self.static = limit is not None
-        controls = {}
-        for c in self._specs:
-            maximum = None if c.max_follows is None else values[c.max_follows[0]] + c.max_follows[1]
-            controls[c.name] = control_widget(c, values[c.name], maximum)
         main = spec.main
+        controls = {name: control_widget(c, values[name], c.top(values))
+                    for name, c in self.declared.items() if name != main}
         if main is not None:
-            subset = static.subset_slider(controls[main], limit) if self.static else None
-            controls[main] = frame_slider(controls[main]) if subset is None else subset
-            controls[main].layout = slider_layout(controls[main].description, main=True)
-        self.controls = controls
-        self.drawing = Drawing(spec, params, self._specs, self.values)
+            c = self.declared[main]
+            subset = static.subset_slider(c, values[main], limit) if self.static else None
+            controls[main] = frame_slider(c, values[main]) if subset is None else subset
+        self.controls = controls = {name: controls[name] for name in self.declared}   # in declared order
+        self.drawing = Drawing(spec, params, tuple(self.declared.values()), self.values)
         self.figure, self.view, self.canvas = self.drawing.figure, self.drawing.view, self.drawing.canvas
         extras = {x: widgets.HTML() for x in spec.extras}
         for x, w in extras.items():
@@ -195,12 +192,8 @@ class Explorer:
             below = list(self.frames.extra_stacks)
         self.play = self.play_link = None
         if spec.play is not None and main is not None:
-            attr = self.frames.attr
-            n = len(self.frames.values)
-            lo, hi = (0, n - 1) if attr == "index" else (self.frames.values[0], self.frames.values[-1])
-            self.play = widgets.Play(value=self.frames.index(), min=lo, max=hi, step=1, interval=spec.play,
-                                     description="play")
-            self.play_link = play_link(self.play, controls[main], attr)  # plays in the browser, frame by frame
+            self.play = widgets.Play(step=1, interval=spec.play, description="play")
+            self.play_link = play_link(self.play, controls[main])  # plays in the browser, frame by frame
             below = [self.play, *below]
         from ..declare import EXPLORER, declared_box
 
@@ -225,21 +218,32 @@ class Explorer:
         """Full redraws of the figure so far (tests and benchmarks)."""
         return self.canvas.redraws
 
+    def control_values(self, name: str, n: int, *, max_options: int | None = 24) -> list:
+        """Values spread over control ``name``'s whole range as it is now, end to end: what
+        tests and tools (tools/benchmark.py, tools/pixel_hashes.py) set it to when they sweep
+        it (:meth:`Control.spread <posenc.ui.engine.spec.Control.spread>`; a widget that lists
+        options, e.g. a main SelectionSlider, is swept over its values)."""
+        c, widget = self.declared[name], self.controls[name]
+        return c.spread(n, widget.value, c.top(self.values), listed=hasattr(widget, "options"),
+                        max_options=max_options)
+
     # -- controls -> figure -----------------------------------------------------------
     def _follow_constraints(self) -> bool:
         """Give each control whose maximum follows another its new maximum (clamping its
-        value, without a redraw of its own); True if a value was clamped."""
+        value to :meth:`ExplorerSpec.resolve <posenc.ui.engine.spec.ExplorerSpec.resolve>`'s,
+        without a redraw of its own); True if a value was clamped."""
+        values = self.values
+        resolved = self.spec.resolve(tuple(self.declared.values()), values)
         clamped = False
-        for c in self._specs:
+        for c in self.declared.values():
             if c.max_follows is None:
                 continue
-            other, offset = c.max_follows
-            w, top = self.controls[c.name], self.controls[other].value + offset
-            if w.max != top or w.value > top:
+            w, top = self.controls[c.name], c.top(resolved)
+            if w.max != top or resolved[c.name] != values[c.name]:
                 self._syncing = True
                 try:
-                    if w.value > top:
-                        w.value, clamped = top, True
+                    if resolved[c.name] != values[c.name]:
+                        w.value, clamped = resolved[c.name], True
                     w.max = top
                 finally:
                     self._syncing = False
@@ -299,7 +303,8 @@ class Explorer:
         main = self.main
         settings = {k: v for k, v in self.values.items() if k != main}
         if self._frame_drawing is None:
-            self._frame_drawing = Drawing(self.spec, self.params, self._specs, self.values, layout_of=self.figure)
+            self._frame_drawing = Drawing(self.spec, self.params, tuple(self.declared.values()), self.values,
+                                          layout_of=self.figure)
         d = self._frame_drawing
         if settings != self._frame_settings:
             d.canvas.forget_layer()  # its cached layer holds the old settings
@@ -313,7 +318,7 @@ class Explorer:
         current value (what a static page with ``POSENC_STATIC_FRAMES=n`` shows)."""
         if self.main is None:
             return []
-        values = self.spec.control(self.main).bind(self.params).values()
+        values = self.declared[self.main].values()
         if n is not None:
             current = values.index(self.controls[self.main].value)
             values = [values[j] for j in static.subset(len(values), n, current)]
@@ -340,7 +345,7 @@ class Explorer:
             "main": self.main, "main_model": frames.slider.model_id,
             "play_model": None if self.play is None else self.play.model_id,
             "frames": len(frames.values),
-            "values": len(self.spec.control(self.main).bind(self.params).values() or frames.values)}
+            "values": len(self.declared[self.main].values())}
         return {"name": self.name, **main,
                 "controls": {k: c.model_id for k, c in self.controls.items() if k != self.main}}
 

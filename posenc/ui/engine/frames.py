@@ -37,11 +37,13 @@ callable. :class:`~posenc.ui.engine.explorer.Explorer` builds one for its ``main
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 import weakref
 
 from .canvas import data_url, png_of
-from .controls import from_browser, links_by_value, slider_values
+from .controls import frame_attr, frame_options
+from .internals import from_browser
 
 #: The kernel must have been quiet this long (s) before a frame is rendered.
 QUIET_S = 1.0
@@ -63,9 +65,10 @@ MAX_TOTAL_BYTES = 4 * MAX_BYTES
 class FrameScheduler:
     """Fills frame sets in the running event loop while the kernel is quiet.
 
-    One per process (:data:`SCHEDULER`). :meth:`install` hooks IPython's cell events (a cell
+    One per process (:func:`frame_scheduler`). :meth:`install` hooks IPython's cell events (a cell
     that runs is activity; one that finished wakes the fill) once per kernel (hooks of an
-    earlier scheduler, e.g. from a reloaded module, are removed first), :meth:`uninstall`
+    earlier scheduler, e.g. from a reloaded module, are removed first: each hook is marked
+    with :data:`HOOK_MARK`), :meth:`uninstall`
     removes them (also done when the last frame set closes); :meth:`wake` installs them the
     first time it finds a running loop.
 
@@ -135,11 +138,11 @@ class FrameScheduler:
             shell = get_ipython()
         if shell is None:
             return False
-        for event in ("pre_run_cell", "post_run_cell"):  # once per kernel: an earlier scheduler's hooks go
+        hooks = [("pre_run_cell", _marked(self._pre_run_cell)), ("post_run_cell", _marked(self._post_run_cell))]
+        for event, _ in hooks:  # once per kernel: an earlier scheduler's hooks go
             for callback in list(shell.events.callbacks.get(event, [])):
-                if type(getattr(callback, "__self__", None)).__name__ == type(self).__name__:
+                if getattr(callback, HOOK_MARK, False):
                     shell.events.unregister(event, callback)
-        hooks = [("pre_run_cell", self._pre_run_cell), ("post_run_cell", self._post_run_cell)]
         for event, callback in hooks:
             shell.events.register(event, callback)
         self._hooks = (shell, hooks)
@@ -226,7 +229,36 @@ class FrameScheduler:
         return fs
 
 
-SCHEDULER = FrameScheduler()
+#: The attribute that marks a frame scheduler's IPython hook (a new scheduler, e.g. of a
+#: reloaded module, finds and removes an earlier one's by it).
+HOOK_MARK = "posenc_frame_hook"
+
+
+def _marked(method):
+    """``method`` as an IPython event callback marked with :data:`HOOK_MARK`."""
+    def hook(*args):
+        method(*args)
+
+    setattr(hook, HOOK_MARK, True)
+    hook.scheduler = method.__self__
+    return hook
+
+
+@functools.cache
+def frame_scheduler() -> FrameScheduler:
+    """The process's frame scheduler (made on first use): every live frame set is filled by it."""
+    return FrameScheduler()
+
+
+def __getattr__(name):
+    if name == "SCHEDULER":   # the name tools/drag_metrics.py reads in a kernel: frame_scheduler()
+        return frame_scheduler()
+    raise AttributeError(name)
+
+
+def _positions(slider) -> list:
+    """The value at each position of a frame slider, in index order."""
+    return [v for _, v in frame_options(slider)]
 
 
 class Unscheduled:
@@ -276,11 +308,9 @@ class FrameSet:
         self.slider, self.live, self.render = slider, live, render
         self.label, self.main = label, main
         self.eager = bool(eager)
-        self.scheduler = Unscheduled() if eager else SCHEDULER if scheduler is None else scheduler
-        self.values = slider_values(slider)
-        if self.values is None or not (links_by_value(slider) or isinstance(slider, w.SelectionSlider)):
-            raise TypeError(f"{type(slider).__name__} cannot drive frames: use frame_slider()")
-        self.attr = "value" if links_by_value(slider) else "index"
+        self.attr = frame_attr(slider)  # TypeError for a slider a Stack cannot follow
+        self.values = _positions(slider)
+        self.scheduler = Unscheduled() if eager else frame_scheduler() if scheduler is None else scheduler
         self.live_extras = tuple(live_extras)
         self.max_bytes = float("inf") if eager else MAX_BYTES
         self.frames: dict = {}  # index -> Image widget holding a data: URL
@@ -357,7 +387,7 @@ class FrameSet:
         :meth:`follow` after the live image is up to date."""
         self.scheduler.touch()
         self._used(self.slider)
-        if self.eager and slider_values(self.slider) != self.values:
+        if self.eager and _positions(self.slider) != self.values:
             self._reposition()
             self.fill()
         if self._dirty:
@@ -367,7 +397,7 @@ class FrameSet:
     def _reposition(self) -> None:
         """The slider's values changed (a re-formed SubsetSlider): keep the frames of the values
         it still has, at their new positions; the others are taken out at the next publish."""
-        values = slider_values(self.slider)
+        values = _positions(self.slider)
         old = {self.values[i]: i for i in self.frames}
         frames, extras, sizes = {}, {}, {}
         for j, v in enumerate(values):
@@ -498,4 +528,4 @@ def status() -> list[dict]:
     return [{"explorer": s.label, "control": s.main, "frames": len(s.frames),
              "positions": len(s.values), "bytes": s.bytes, "pending": s.wants_frame() or s._dirty,
              "broken": repr(s.broken) if s.broken else None}
-            for s in SCHEDULER.sets()]
+            for s in frame_scheduler().sets()]

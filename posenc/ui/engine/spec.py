@@ -3,8 +3,11 @@ constraints between them), its main slider, its figure size and its view. No wid
 
 Everything else is derived from an :class:`ExplorerSpec` (see
 :mod:`posenc.ui.engine.explorer`): the ipywidgets explorer, the frames (the view drawn on a
-second figure), the constructor's argument checks, the values a test or a benchmark sweeps,
-and the frames a static page shows. A figure family declares
+second figure), the constructor's signature and argument checks, the values a test or a
+benchmark sweeps, and the frames a static page shows. What a control can take is derived here
+and only here: :meth:`Control.values` (every value, the one grid formula), :meth:`Control.top`
+(the one place a maximum follows another control), :meth:`Control.text` (the readout),
+:meth:`Control.spread` (the values a sweep sets). A figure family declares
 
 .. code-block:: python
 
@@ -12,7 +15,7 @@ and the frames a static page shows. A figure family declares
         name="rope", main="pos", figsize=(7.6, 3.0),
         params=(Param("n", 20, lambda v: check_int("n", v, 0, 40)),),
         controls=(int_slider("pos", 5, lambda p: p["n"] - 30, lambda p: p["n"] + 30,
-                             label="q 的位置 m"), ...),
+                             label="q 的位置 m"), ..., base_slider(10000.0, 1, 5, step=0.25)),
         view=lambda fig, params: _RopeView(*fig.subplots(1, 2)),
         update=lambda view, values, params: view.update(...),
     )
@@ -20,8 +23,10 @@ and the frames a static page shows. A figure family declares
     class RopeExplorer(Explorer):
         spec = ROPE
 
-and nothing else. ``params`` are constructor arguments that are not controls (fixed for the
-explorer's life); ``controls`` is a tuple of :class:`Control`;
+and nothing else: no constructor (every explorer has :meth:`Explorer.__init__
+<posenc.ui.engine.explorer.Explorer.__init__>`, its signature :meth:`ExplorerSpec.signature`).
+``params`` are constructor arguments that are not controls (fixed for the explorer's life);
+``controls`` is a tuple of :class:`Control`;
 ``lo``/``hi``/``options`` of a control may be functions of the params when a range depends on them.
 A control's ``label`` is its Chinese gloss: the widget reads ``pos（位置）`` (the parameter's name,
 the gloss in brackets) when a CJK font is installed, else ``pos``; option labels are
@@ -35,7 +40,7 @@ import inspect
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ...validate import check_base, check_bool, check_int, check_one_of, check_real, check_slider_value
+from ...validate import bilingual, check_base, check_bool, check_int, check_one_of, check_real, check_slider_value
 
 #: Control kinds: an integer slider, a float slider, a log slider (powers of 10), a slider over
 #: a list of options, a dropdown, a checkbox.
@@ -50,9 +55,12 @@ class Control:
     exponent in steps of ``step``; ``choice``/``dropdown``: ``options`` (with ``option_labels``
     shown instead of the values when given); ``checkbox``: True/False. ``max_follows`` =
     ``(other, offset)``: this control's maximum is ``other``'s value + ``offset`` (a
-    constraint between controls, e.g. ALiBi's ``head <= num_heads``). ``widget`` holds extra
+    constraint between controls, e.g. ALiBi's ``head <= num_heads``; see :meth:`top`).
+    ``checker(value, lo, hi)``: a declared check used instead of the kind's own (``base``'s
+    slider: :func:`~posenc.validate.check_base`, see :func:`base_slider`). ``when_none``:
+    what a ``None`` argument stands for (``"last"``: the last option). ``widget`` holds extra
     ipywidgets keyword arguments that only change how the widget looks or reacts
-    (``indent``, ``continuous_update``) and ``width`` a CSS width.
+    (``indent``, ``continuous_update``, ``readout_format``) and ``width`` a CSS width.
     """
 
     name: str
@@ -65,13 +73,20 @@ class Control:
     options: tuple = ()
     option_labels: tuple = ()   # one (zh, en) or str per option
     max_follows: tuple | None = None
+    checker: Callable | None = None
+    when_none: str | None = None
     widget: dict = field(default_factory=dict)
     width: str | None = None
 
     def __post_init__(self):
         if self.kind not in KINDS:
-            raise ValueError(f"control {self.name}: kind must be one of {KINDS}, got {self.kind!r} / "
-                             f"控件 {self.name} 的 kind 只能是 {KINDS} 之一，收到的是 {self.kind!r}")
+            raise ValueError(bilingual(f"control {self.name}: kind must be one of {KINDS}, got {self.kind!r}",
+                                       f"控件 {self.name} 的 kind 只能是 {KINDS} 之一，收到的是 {self.kind!r}"))
+        if self.when_none not in (None, "last") or (self.when_none and self.kind not in ("choice", "dropdown")):
+            raise ValueError(bilingual(f"control {self.name}: when_none must be None or 'last' (a control with "
+                                       f"options), got {self.when_none!r}",
+                                       f"控件 {self.name} 的 when_none 只能是 None 或 'last'（有选项的控件），"
+                                       f"收到的是 {self.when_none!r}"))
 
     def bind(self, params: dict) -> "Control":
         """This control for the explorer's params: ``lo``, ``hi`` and ``options`` given as
@@ -85,26 +100,39 @@ class Control:
         return replace(self, **fields) if fields else self
 
     # -- values -------------------------------------------------------------------
-    def check(self, value):
+    def top(self, values: dict):
+        """The highest value the control can take now: ``hi``, or, for a control whose
+        maximum follows another (``max_follows``), that control's value in ``values`` plus the
+        offset. The one place the constraint is computed: the argument check, the clamp
+        (:meth:`ExplorerSpec.resolve`), the widget's ``max`` and the sweeps read it here."""
+        if self.max_follows is None:
+            return self.hi
+        other, offset = self.max_follows
+        return values[other] + offset
+
+    def check(self, value, top=None):
         """``value`` if the control can show it (as its type), else the course's TypeError or
-        ValueError naming the control and its range (the constraint is checked by the spec)."""
+        ValueError naming the control and its range; ``top``: the maximum now (:meth:`top`)."""
+        if value is None and self.when_none == "last":
+            return self.options[-1]
+        hi = self.hi if top is None else top
+        if self.checker is not None:
+            lo, hi = (10.0 ** self.lo, 10.0 ** hi) if self.kind == "log" else (self.lo, hi)
+            return self.checker(value, lo, hi)
         if self.kind == "int":
             if self.step == 1:
-                return check_int(self.name, value, self.lo, self.hi)
-            return check_slider_value(self.name, value, self.lo, self.hi, self.step)
+                return check_int(self.name, value, self.lo, hi)
+            return check_slider_value(self.name, value, self.lo, hi, self.step)
         if self.kind == "float":
-            return check_slider_value(self.name, value, self.lo, self.hi, self.step)
+            return check_slider_value(self.name, value, self.lo, hi, self.step)
         if self.kind == "log":
-            lo, hi = 10.0 ** self.lo, 10.0 ** self.hi
-            if self.name == "base":
-                return check_base(value, lo, hi)
-            return check_real(self.name, value, minimum=lo, maximum=hi)
+            return check_real(self.name, value, minimum=10.0 ** self.lo, maximum=10.0 ** hi)
         if self.kind == "checkbox":
             return check_bool(self.name, value)
         return check_one_of(self.name, value, self.options)
 
     def values(self) -> list | None:
-        """Every value the control can take, in order (None: a continuous or log slider)."""
+        """Every value the control can take, in order (None: a log slider, which is continuous)."""
         if self.kind == "int":
             return list(range(self.lo, self.hi + 1, self.step))
         if self.kind == "float":
@@ -117,12 +145,46 @@ class Control:
         return None
 
     def text(self, value) -> str:
-        """How the widget's readout shows ``value``."""
-        if self.kind == "float":
-            return format(value, self.widget.get("readout_format", ".2f"))
+        """How the widget's readout shows ``value``: its option label, a number in the
+        widget's ``readout_format`` with the minus sign U+2212 (what the browser's d3-format
+        readout writes, not "-"), else ``str(value)``."""
         if self.option_labels:
             return _shown(self.option_labels[list(self.options).index(value)])
+        if self.kind in ("int", "float"):
+            fmt = self.widget.get("readout_format", "d" if self.kind == "int" else ".2f")
+            return format(value, fmt).replace("-", "\u2212")
         return str(value)
+
+    def pairs(self) -> list[tuple[str, Any]]:
+        """Every ``(readout text, value)`` of a control with discrete values, in order (none
+        for a log slider)."""
+        return [(self.text(v), v) for v in self.values() or ()]
+
+    def spread(self, n: int, current, top=None, *, listed: bool = False, max_options: int | None = 24) -> list:
+        """Values spread over the control's whole range, from one end to the other: what tests
+        and tools set a control to when they sweep it (``current``: its value now; ``top``:
+        its maximum now, :meth:`top`).
+
+        ``listed`` (a widget that lists its values: a dropdown, a selection slider): every
+        value, or ``n`` of them end to end when there are more than ``max_options`` (None:
+        never fewer than all). A checkbox: the other state, then ``current``. A slider: ``n``
+        values from its minimum to its maximum, evenly spaced (in the exponent for a log
+        slider), rounded to its step.
+        """
+        import numpy as np
+
+        if listed or self.kind in ("choice", "dropdown"):
+            values = self.values()
+            if max_options is not None and len(values) > max_options:
+                return [values[round(k * (len(values) - 1) / (n - 1))] for k in range(n)]
+            return values
+        if self.kind == "checkbox":
+            return [not current, current]
+        hi = self.hi if top is None else top
+        if self.kind == "log":
+            return [10.0 ** e for e in np.linspace(self.lo, hi, n)]
+        cast = int if self.kind == "int" else float
+        return [cast(round(v / self.step) * self.step) for v in np.linspace(self.lo, hi, n)]
 
     def description(self) -> str:
         """The widget's label: the parameter's name with its Chinese gloss in brackets,
@@ -151,12 +213,19 @@ def float_slider(name, default, lo, hi, step, label=None, **kw) -> Control:
 
 
 def log_slider(name, default, lo_exp, hi_exp, step=0.1, label=None, **kw) -> Control:
-    """A slider over 10**lo_exp .. 10**hi_exp (``base``'s slider everywhere)."""
+    """A slider over 10**lo_exp .. 10**hi_exp."""
     return Control(name, "log", default, label, lo_exp, hi_exp, step, **kw)
 
 
+def base_slider(default, lo_exp, hi_exp, step=0.1, label="底数", **kw) -> Control:
+    """``base``'s slider everywhere: a log slider over 10**lo_exp .. 10**hi_exp whose values
+    are checked as a frequency base (:func:`~posenc.validate.check_base`: a real number > 1)."""
+    return log_slider("base", default, lo_exp, hi_exp, step, label, checker=check_base, **kw)
+
+
 def choice_slider(name, default, options, label=None, option_labels=(), **kw) -> Control:
-    """A slider over ``options`` (a tuple, or a function of the params; default None: the last one)."""
+    """A slider over ``options`` (a tuple, or a function of the params). ``when_none="last"``
+    with default None: the last option unless one is given."""
     return Control(name, "choice", default, label, options=_tuple(options), option_labels=_tuple(option_labels), **kw)
 
 
@@ -175,11 +244,20 @@ def checkbox(name, default, label=None, **kw) -> Control:
 @dataclass(frozen=True)
 class Param:
     """A constructor argument that is not a control (fixed for the explorer's life):
-    ``check(value)`` returns the value to use or raises the course's error."""
+    ``check(value)`` returns the value to use or raises the course's error (it checks, never
+    computes); ``when_none()``, if given, makes the value a ``None`` argument stands for (e.g.
+    the learned explorer's default run, trained once per session), checked like any other."""
 
     name: str
     default: Any
     check: Callable = lambda v: v
+    when_none: Callable | None = None
+
+    def accept(self, value):
+        """``value`` checked (``when_none()`` in place of None when declared)."""
+        if value is None and self.when_none is not None:
+            value = self.when_none()
+        return self.check(value)
 
 
 @dataclass(frozen=True)
@@ -218,41 +296,36 @@ class ExplorerSpec:
     def control(self, name: str) -> Control:
         return next(c for c in self.controls if c.name == name)
 
-    def signature(self, order: tuple | None = None) -> inspect.Signature:
-        """The constructor's signature: the controls' and params' defaults, in ``order``
-        (default: the controls as shown, then the params)."""
+    def signature(self) -> inspect.Signature:
+        """The constructor's signature (what ``inspect.signature`` shows for the explorer
+        class): the controls' and params' defaults, in ``arguments`` order (default: the
+        controls as shown, then the params)."""
         defaults = {c.name: c.default for c in self.controls} | {p.name: p.default for p in self.params}
-        names = order if order is not None else tuple(defaults)
-        return inspect.Signature([inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)] + [
-            inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=defaults[n]) for n in names])
+        names = self.arguments if self.arguments is not None else tuple(defaults)
+        return inspect.Signature([inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=defaults[n])
+                                  for n in names])
 
     # -- derived: argument checks, constraints --------------------------------------
     def check_arguments(self, *args, **kwargs) -> tuple[dict, dict]:
-        """The constructor's arguments checked: ``(params, control values)``. Each value is
-        checked against its control's range, then the constraints between controls."""
-        bound = self.signature(self.arguments).bind(None, *args, **kwargs)
+        """The constructor's arguments checked: ``(params, control values)``. The params
+        first, then each control's value against its range; a control whose maximum follows
+        another is checked against that control's checked value (:meth:`Control.top`)."""
+        bound = self.signature().bind(*args, **kwargs)
         bound.apply_defaults()
-        given = dict(bound.arguments)
-        given.pop("self")
-        params = {p.name: p.check(given[p.name]) for p in self.params}
+        given = bound.arguments
+        params = {p.name: p.accept(given[p.name]) for p in self.params}
         controls = self.control_list(params)
-        values = {}
-        for c in controls:
-            v = given[c.name]
-            values[c.name] = c.options[-1] if v is None and c.default is None else c.check(v)
-        for c in controls:
-            if c.max_follows is not None:
-                other, offset = c.max_follows
-                values[c.name] = check_int(c.name, values[c.name], c.lo, values[other] + offset)
-        return params, values
+        checked = {}
+        for c in sorted(controls, key=lambda c: c.max_follows is not None):   # the controls followed first
+            checked[c.name] = c.check(given[c.name], c.top(checked))
+        return params, {c.name: checked[c.name] for c in controls}
 
     def resolve(self, controls: tuple, values: dict) -> dict:
-        """``values`` with every constraint applied (a dependent control clamped to its maximum)."""
+        """``values`` with every constraint applied (a dependent control clamped to :meth:`Control.top`)."""
         out = dict(values)
         for c in controls:
             if c.max_follows is not None:
-                other, offset = c.max_follows
-                out[c.name] = min(out[c.name], out[other] + offset)
+                out[c.name] = min(out[c.name], c.top(out))
         return out
 
     def reserved(self) -> set:

@@ -22,6 +22,10 @@ from __future__ import annotations
 import functools
 import os
 
+from ...validate import bilingual
+from .controls import frame_options, main_look, nearest_value
+from .internals import options_keep_index
+
 #: The environment variable that switches static mode on (its value: the most frames per explorer).
 ENV = "POSENC_STATIC_FRAMES"
 
@@ -36,8 +40,8 @@ def frames_limit() -> int | None:
     except ValueError:
         n = 0
     if n < 3:
-        raise ValueError(f"{ENV} must be an integer >= 3 (the most frames per explorer), got {raw!r} / "
-                         f"{ENV} 必须是不小于 3 的整数（每个探索器最多画几帧），现在是 {raw!r}")
+        raise ValueError(bilingual(f"{ENV} must be an integer >= 3 (the most frames per explorer), got {raw!r}",
+                                   f"{ENV} 必须是不小于 3 的整数（每个探索器最多画几帧），现在是 {raw!r}"))
     return n
 
 
@@ -52,10 +56,11 @@ def subset(n: int, limit: int, current: int) -> list[int]:
     [0, 2, 4, 8, 10]
     """
     if not 0 <= current < n:
-        raise ValueError(f"current must be in 0 .. {n - 1}, got {current} / current 必须在 0 到 {n - 1} 之间，现在是 {current}")
+        raise ValueError(bilingual(f"current must be in 0 .. {n - 1}, got {current}",
+                                   f"current 必须在 0 到 {n - 1} 之间，现在是 {current}"))
     if limit < 3:
-        raise ValueError(f"limit must be >= 3 (both ends and the current value), got {limit} / "
-                         f"limit 至少是 3（两端加当前值），现在是 {limit}")
+        raise ValueError(bilingual(f"limit must be >= 3 (both ends and the current value), got {limit}",
+                                   f"limit 至少是 3（两端加当前值），现在是 {limit}"))
     if n <= limit:
         return list(range(n))
     picks = [round(k * (n - 1) / (limit - 1)) for k in range(limit)]
@@ -66,39 +71,28 @@ def subset(n: int, limit: int, current: int) -> list[int]:
     return sorted(picks)
 
 
-def option_pairs(control) -> list[tuple[str, object]]:
-    """Every (readout label, value) a discrete slider can take, in order (labels as the
-    browser's readout writes them: U+2212 for a minus)."""
-    import ipywidgets as w
-
-    from .controls import readout_text, slider_values
-
-    if isinstance(control, w.SelectionSlider):
-        return [o if isinstance(o, tuple) else (str(o), o) for o in control.options]
-    return [(readout_text(control, v), v) for v in slider_values(control)]
+#: ``(readout text, value)`` of each position of a main slider (what the browser suite matches
+#: a page's readout against): :func:`posenc.ui.engine.controls.frame_options`.
+option_pairs = frame_options
 
 
-def subset_slider(control, limit: int):
-    """``control`` as a :class:`SubsetSlider` over at most ``limit`` of its values (same
-    description, style, layout, readout), or None when it has no more than ``limit`` values."""
-    pairs = option_pairs(control)
+def subset_slider(control, value, limit: int):
+    """The static page's main slider of a declared control at ``value``: a
+    :class:`SubsetSlider` over at most ``limit`` of its values (its label, style and readout
+    texts those of :func:`~posenc.ui.engine.controls.frame_slider`), or None when it has no
+    more than ``limit`` values (then the live main slider serves)."""
+    pairs = control.pairs()
     if len(pairs) <= limit:
         return None
-    values = [v for _, v in pairs]
-    current = min(range(len(values)), key=lambda j: abs(values[j] - control.value)) \
-        if not isinstance(control.value, str) else values.index(control.value)
-    slider = subset_slider_class()(pairs, limit, value=values[current], description=control.description,
-                          style=control.style, layout=control.layout,
-                          continuous_update=control.continuous_update, readout=control.readout)
-    control.close()
-    return slider
+    value = nearest_value([v for _, v in pairs], value)
+    return subset_slider_class()(pairs, limit, value=value, **main_look(control))
 
 
 @functools.cache
 def subset_slider_class():
     """:class:`SubsetSlider` (made on first use: importing this module does not import ipywidgets)."""
     import ipywidgets as w
-    from traitlets import validate
+    from traitlets import TraitError, observe, validate
 
     class SubsetSlider(w.SelectionSlider):
         """A SelectionSlider over ``limit`` of ``pairs`` (label, value), chosen by :func:`subset`
@@ -108,26 +102,38 @@ def subset_slider_class():
         def __init__(self, pairs, limit, value, **kwargs):
             self.all_options = list(pairs)
             self.limit = int(limit)
-            j = self._position(value)
-            keep = subset(len(self.all_options), self.limit, j)
-            super().__init__(options=[self.all_options[k] for k in keep], value=value, **kwargs)
+            self.kept = self._around(self._position(value))
+            super().__init__(options=self.kept, value=value, **kwargs)
 
         def _position(self, value):
             return next((j for j, (_, v) in enumerate(self.all_options) if v == value), None)
 
+        def _around(self, j) -> list:
+            return [self.all_options[k] for k in subset(len(self.all_options), self.limit, j)]
+
+        def _kept(self, value):
+            return next((v for _, v in self.kept if v == value), None)
+
         @validate("value")
-        def _validate_value(self, proposal):
+        def _validate_value(self, proposal):   # in place of SelectionSlider's own check (same name)
             value = proposal.value
-            if value is not None and value not in self._options_values:
-                j = self._position(value)
-                if j is not None:
-                    # new options, same count; the index follows from the value just below
-                    self._initializing_traits_ = True
-                    try:
-                        self.options = [self.all_options[k] for k in subset(len(self.all_options), self.limit, j)]
-                    finally:
-                        self._initializing_traits_ = False
-            return super()._validate_value(proposal)
+            if value is None or self._kept(value) is not None:
+                return None if value is None else self._kept(value)
+            j = self._position(value)
+            if j is None:
+                raise TraitError(bilingual("Invalid selection: value not found", f"选项里没有这个值：{value!r}"))
+            # new options, same count, kept around the value; the index follows from it
+            self.kept = self._around(j)
+            with options_keep_index(self):
+                self.options = self.kept
+            return self._kept(value)
+
+        @observe("value")
+        def _label_follows(self, change):
+            # (ipywidgets updates the label with the index: after a re-form the index may stay)
+            label = next((t for t, v in self.kept if v == change["new"]), self.label)
+            if self.label != label:
+                self.label = label
 
     return SubsetSlider
 
