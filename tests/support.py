@@ -1,10 +1,18 @@
 """Helpers and sample data shared by the test modules."""
+import functools
 import io
 import warnings
 
 import numpy as np
 
 import posenc_lib as pl
+
+
+@functools.cache
+def default_explorer(name: str):
+    """The explorer ``name`` with its defaults, made once per test process: for tests that only
+    read its widgets (a construction draws the figure twice, 0.3-1 s). Never set a control on it."""
+    return pl.EXPLORERS[name]()
 
 
 def pixels(fig) -> np.ndarray:

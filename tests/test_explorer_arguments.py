@@ -11,7 +11,7 @@ import inspect
 import pytest
 
 import posenc_lib as pl
-from support import chinese_half, english_words_in
+from support import chinese_half, default_explorer, english_words_in
 
 #: Explorer -> {argument: a bad value}. Out of a slider's range, off its step, not an option,
 #: the wrong type.
@@ -92,7 +92,7 @@ def test_options_are_shown_in_chinese_and_passed_as_keywords(name):
     name such as YaRN), never the bare English keyword; the value passed on stays the keyword."""
     if pl.cjk_font() is None:
         pytest.skip("without a CJK font every label is English by design")
-    ex = pl.EXPLORERS[name]()
+    ex = default_explorer(name)
     for cname, control in ex.controls.items():
         for option in getattr(control, "options", ()):
             shown, value = option if isinstance(option, tuple) else (option, option)

@@ -17,7 +17,7 @@ import pytest
 
 import posenc_lib as pl
 from posenc.ui.engine.canvas import FIGURE_DPI
-from support import PLOT_CASES, plot_call, plot_case_id
+from support import PLOT_CASES, default_explorer, plot_call, plot_case_id
 from test_figures_layout import drawn_texts
 
 #: The smallest text the course draws, in pixels at FIGURE_DPI.
@@ -291,7 +291,7 @@ def test_slider_readouts_write_the_browsers_minus_sign(name):
 
     import ipywidgets as w
 
-    ex = pl.EXPLORERS[name]()
+    ex = default_explorer(name)
     for cname, c in ex.controls.items():
         if isinstance(c, w.SelectionSlider):
             labels = [o[0] for o in c.options if isinstance(o, tuple)]

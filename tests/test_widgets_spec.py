@@ -12,6 +12,7 @@ import pytest
 import posenc_lib as pl
 from posenc.ui.engine.explorer import Explorer
 from posenc.ui.engine.spec import ExplorerSpec, int_slider
+from support import default_explorer
 
 
 @pytest.mark.parametrize("name", sorted(pl.EXPLORERS))
@@ -28,7 +29,7 @@ def test_every_explorer_is_a_spec_with_no_constructor_of_its_own(name):
 
 @pytest.mark.parametrize("name", sorted(pl.EXPLORERS))
 def test_widgets_are_what_the_spec_declares(name):
-    ex = pl.EXPLORERS[name]()
+    ex = default_explorer(name)
     spec = ex.spec
     assert list(ex.controls) == [c.name for c in spec.controls]
     for c in spec.control_list(ex.params):
@@ -48,7 +49,7 @@ def test_every_control_reads_its_name_with_a_chinese_gloss(name):
     """Issue 28: every control is labelled ``pos（位置）``: the parameter, its Chinese gloss in brackets."""
     if pl.cjk_font() is None:
         pytest.skip("without a CJK font every label is the parameter's name")
-    ex = pl.EXPLORERS[name]()
+    ex = default_explorer(name)
     for cname, w in ex.controls.items():
         m = re.fullmatch(rf"{re.escape(cname)}（(.+)）", w.description)
         assert m and re.search(r"[\u4e00-\u9fff]", m.group(1)), f"{name}.{cname}: {w.description!r}"

@@ -550,11 +550,13 @@ def main(argv=None) -> int:
         print(f"\n## Static edition ({len(rep['pages'])} pages built in {rep['seconds']:.0f} s, "
               f"{rep['site_bytes'] / 1e6:.1f} MB in all; ready = navigation start -> every explorer's frames "
               f"and slider handle, median of 3 fresh tabs over loopback)\n")
-        print("| page | MB | ready s |")
-        print("|---|---:|---:|")
+        print("| page | MB | ready s | main sliders with part of their values drawn (frames/values) |")
+        print("|---|---:|---:|---|")
         for row in rep["pages"]:
             t = r["ready_s"].get(row["page"])
-            print(f"| {row['page']} | {row['bytes'] / 1e6:.2f} | {'' if t is None else f'{t:.2f}'} |")
+            part = ", ".join(f"{e['explorer']}.{e['control']} {e['frames']}/{e['values']}"
+                             for e in row["explorers"] if e["frames"] < e["values"])
+            print(f"| {row['page']} | {row['bytes'] / 1e6:.2f} | {'' if t is None else f'{t:.2f}'} | {part} |")
         if r["ready_s"]:
             vals = list(r["ready_s"].values())
             print(f"\nready: median over pages {statistics.median(vals):.2f} s, slowest {max(vals):.2f} s; "

@@ -21,10 +21,8 @@
   spec (constructor and argument checks, widgets, the view drawn on the live figure and on a
   second figure for the frames, the static page's frames), and
   :class:`~posenc.ui.engine.explorer.LiveFigure`, a blitted figure in an image with no controls.
-* :mod:`~posenc.ui.engine.static`: static mode for a page with no kernel (the static edition):
-  ``POSENC_STATIC_FRAMES=N`` renders every explorer's main-slider frames at construction (at
-  most ``N``, evenly spaced with both ends and the current value), disables every other
-  control with a one-line hint, and installs no hook. Its docstring is the interface.
+* :mod:`~posenc.ui.engine.static`: frames for a page with no kernel (the static edition), the
+  one switch the builder sets; its docstring is the interface.
 
 A figure family (``posenc/figures/<family>.py``) declares its explorer's spec and writes its
 view; nothing here imports a figure family.

@@ -12,10 +12,7 @@ from .internals import GlyphCache
 FIGURE_DPI = 90
 #: Pixel density of explorer figures: 1 draws them at FIGURE_DPI and shows them pixel for
 #: pixel; 2 draws them at twice the dpi and shows them at half that size (sharp on a HiDPI
-#: screen). Kept at 1: at 2 a live update costs more than a 60 Hz frame (median over the
-#: controls 7.5 -> 17.2 ms, worst rope_scaling.factor 14.5 -> 30.8 ms) and frame sets take
-#: 2.4x the memory (clock 15.9 -> 37.5 MB, so its 24 MB cap keeps 163 of 256 frames).
-#: Measured 2026-11-30: ``python tools/benchmark.py --only sliders --scale 2``, ``--only frames``.
+#: screen). Kept at 1 for the cost of 2 (the README's measurement, ``tools/benchmark.py --scale 2``).
 PIXEL_SCALE = 1
 
 
