@@ -106,13 +106,16 @@ def figure_style():
     """Temporary matplotlib settings for this course's figures (never global).
 
     ``font.family`` lists DejaVu Sans first and the CJK font second, which gives
-    per-character fallback for mixed Chinese/English labels.
+    per-character fallback for mixed Chinese/English labels. Held with
+    :data:`~posenc.ui.engine.lock.DRAWING`: one figure is styled and drawn at a time.
     Introduced in notebook 03_clock_hands_frequencies.
     """
     import matplotlib
 
+    from .engine.lock import DRAWING  # rc_context changes settings every thread sees
+
     fam = ["DejaVu Sans"] + ([cjk_font()] if cjk_font() else [])
-    with matplotlib.rc_context({"font.family": fam, "font.size": 9, "axes.titlesize": 10,
+    with DRAWING, matplotlib.rc_context({"font.family": fam, "font.size": 9, "axes.titlesize": 10,
                                 "axes.unicode_minus": False, "figure.dpi": 100,
                                 "savefig.dpi": 100}):
         yield

@@ -21,6 +21,9 @@
   spec (constructor and argument checks, widgets, the view drawn on the live figure and on a
   second figure for the frames, the static page's frames), and
   :class:`~posenc.ui.engine.explorer.LiveFigure`, a blitted figure in an image with no controls.
+* :mod:`~posenc.ui.engine.lock`: one drawing at a time in the process
+  (:data:`~posenc.ui.engine.lock.DRAWING`): JupyterLab's widget messages arrive on a subshell
+  thread beside the cells.
 * :mod:`~posenc.ui.engine.static`: frames for a page with no kernel (the static edition), the
   one switch the builder sets; its docstring is the interface.
 

@@ -7,6 +7,8 @@ import base64
 import io
 
 from .internals import GlyphCache
+from .lock import one_at_a_time
+
 
 #: Dots per inch of every explorer figure at 1x.
 FIGURE_DPI = 90
@@ -99,6 +101,7 @@ class BlitCanvas:
         """Drop the cached layer (it holds artists drawn with settings that changed since)."""
         self._layer_key, self._layer = None, None
 
+    @one_at_a_time
     def draw(self, full: bool = False, moving=None, key=None) -> None:
         """Draw the animated artists over the cached background (the whole figure first when
         ``full`` or when there is no background yet). ``moving``: the only artists that can
@@ -137,6 +140,7 @@ class BlitCanvas:
                 if artist.get_visible():
                     artist.draw(renderer)
 
+    @one_at_a_time
     def png(self) -> bytes:
         """The canvas as PNG bytes (fast zlib level)."""
         from PIL import Image

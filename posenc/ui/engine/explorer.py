@@ -20,6 +20,7 @@ from __future__ import annotations
 from . import static
 from ...validate import bilingual
 from .canvas import BlitCanvas, copy_layout, data_url, freeze_layout, new_figure
+from .lock import one_at_a_time
 from .controls import control_widget, frame_slider, play_link
 from .frames import FrameSet
 
@@ -59,6 +60,7 @@ class LiveFigure:
         self.image = _image_widget(self.canvas.size())
         self.refresh(full=True)
 
+    @one_at_a_time
     def refresh(self, full: bool = False) -> None:
         """Redraw the animated artists (``full``: the whole figure) and show the new PNG."""
         with _figure_style():
@@ -249,6 +251,7 @@ class Explorer:
                     self._syncing = False
         return clamped
 
+    @one_at_a_time
     def _on_change(self, change) -> None:
         if self._syncing:  # a control being clamped by _follow_constraints: drawn with the change
             return
@@ -265,6 +268,7 @@ class Explorer:
         if self.frames is not None:
             self.frames.invalidate(change["owner"])
 
+    @one_at_a_time
     def refresh(self, full: bool = False, changed: str | None = None) -> None:
         """Update artists from the controls, redraw, and push new PNG bytes to the widget.
 
@@ -297,6 +301,7 @@ class Explorer:
         return self._live_png if framed is None else framed
 
     # -- frames: the view on a second figure ------------------------------------------
+    @one_at_a_time
     def render_frame(self, value):
         """The figure at main-slider ``value`` with every other control as it is now: PNG
         bytes and the values of the spec's extras (the FrameSet's render callable)."""

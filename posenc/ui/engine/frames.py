@@ -44,6 +44,7 @@ import weakref
 from .canvas import data_url, png_of
 from .controls import frame_attr, frame_options
 from .internals import from_browser
+from .lock import one_at_a_time
 
 #: The kernel must have been quiet this long (s) before a frame is rendered.
 QUIET_S = 1.0
@@ -190,6 +191,7 @@ class FrameScheduler:
             return self._call_later(delay, callback)
         return self.loop.call_later(delay, callback)
 
+    @one_at_a_time
     def _tick(self) -> None:
         self.handle = None
         wait = self.last_activity + QUIET_S - self.clock()
