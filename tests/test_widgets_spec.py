@@ -95,6 +95,24 @@ def test_a_constraint_clamps_once_and_draws_once():
     assert ex.canvas.redraws >= before
 
 
+def test_a_control_that_cannot_change_the_figure_is_greyed_out():
+    """09's ρ does nothing without scaling (the scaled curve is the plain one): greyed out
+    then, live again once a scaling type is chosen; a live ρ changes the figure."""
+    ex = pl.ContextExplorer()
+    rho = ex.controls["factor"]
+    assert ex.values["rope_type"] == "default" and rho.disabled
+    before = ex.png()
+    rho.value = 8
+    assert ex.png() == before, "without scaling ρ must change nothing, or it should not be greyed out"
+    ex.controls["rope_type"].value = "linear"
+    assert not rho.disabled
+    before = ex.png()
+    rho.value = 2
+    assert ex.png() != before
+    ex.controls["rope_type"].value = "default"
+    assert rho.disabled
+
+
 def test_a_new_figure_family_is_a_spec_and_a_view():
     """What a new family writes: a view (draw once, update artists) and a spec; the explorer,
     its checks, widgets and frames follow."""

@@ -183,7 +183,8 @@ class ContextExplorer(Explorer):
         controls=(
             dropdown("rope_type", "default", ROPE_TYPES, label="缩放类型",
                      option_labels=tuple(ROPE_TYPE_NAMES[m] for m in ROPE_TYPES)),
-            choice_slider("factor", 4, FACTORS, label="倍数 ρ"),
+            choice_slider("factor", 4, FACTORS, label="倍数 ρ",   # no scaling: ρ changes nothing, greyed out
+                          active_when=lambda v: v["rope_type"] != "default"),
             choice_slider("train_len", 4096, TRAIN_LENS, label="训练长度 L"),
             choice_slider("target_len", 16384, TARGET_LENGTHS, label="目标长度 L'"),
             choice_slider("d_model", 128, HEAD_DIMS, label="每个头的维度 d"),

@@ -184,6 +184,7 @@ class Explorer:
         self._live_png = b""
         for c in controls.values():
             c.observe(self._on_change, names="value")
+        self._follow_activity()
         self.refresh(full=True)
         self.frames = None
         shown, below = self.image, list(extras.values())
@@ -251,12 +252,20 @@ class Explorer:
                     self._syncing = False
         return clamped
 
+    def _follow_activity(self) -> None:
+        """Grey out each control whose ``active_when`` says it cannot change the figure now."""
+        values = self.values
+        for c in self.declared.values():
+            if c.active_when is not None:
+                self.controls[c.name].disabled = not c.active_when(values)
+
     @one_at_a_time
     def _on_change(self, change) -> None:
         if self._syncing:  # a control being clamped by _follow_constraints: drawn with the change
             return
         name = next((k for k, c in self.controls.items() if c is change["owner"]), None)
         clamped = self._follow_constraints()
+        self._follow_activity()
         if self.frames is not None and name == self.main and not clamped:
             if self.frames.moved():
                 self._set_artists()  # the browser shows the frame: move the artists, so savefig equals it

@@ -56,9 +56,11 @@ class Control:
     shown instead of the values when given); ``checkbox``: True/False. ``max_follows`` =
     ``(other, offset)``: this control's maximum is ``other``'s value + ``offset`` (a
     constraint between controls, e.g. ALiBi's ``head <= num_heads``; see :meth:`top`).
-    ``checker(value, lo, hi)``: a declared check used instead of the kind's own (``base``'s
-    slider: :func:`~posenc.validate.check_base`, see :func:`base_slider`). ``when_none``:
-    what a ``None`` argument stands for (``"last"``: the last option). ``widget`` holds extra
+    ``active_when(values)``: False while this control cannot change the figure (its widget is
+    greyed out then, e.g. 09's factor ρ while no scaling is chosen). ``checker(value, lo,
+    hi)``: a declared check used instead of the kind's own (``base``'s slider:
+    :func:`~posenc.validate.check_base`, see :func:`base_slider`). ``when_none``: what a
+    ``None`` argument stands for (``"last"``: the last option). ``widget`` holds extra
     ipywidgets keyword arguments that only change how the widget looks or reacts
     (``indent``, ``continuous_update``, ``readout_format``) and ``width`` a CSS width.
     """
@@ -73,6 +75,7 @@ class Control:
     options: tuple = ()
     option_labels: tuple = ()   # one (zh, en) or str per option
     max_follows: tuple | None = None
+    active_when: Callable | None = None
     checker: Callable | None = None
     when_none: str | None = None
     widget: dict = field(default_factory=dict)
