@@ -2,6 +2,7 @@
 and the learner's progress file is a temporary one (no test writes to the real home; kernels
 started by JupyterLab or nbclient inherit the variable)."""
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -74,46 +75,24 @@ for key, source in json.loads(CALLS).items():
 verdicts["matplotlib.pyplot imported"] = "matplotlib.pyplot" in sys.modules
 print(json.dumps(verdicts))
 """
-_no_cjk_process = None
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_collection_modifyitems(session, config, items):
-    """If a selected test asks for ``no_cjk_verdicts``, start drawing them now, in the
-    background, so that the fresh interpreter works while the other tests run. (Called last:
-    ``-m "not slow"`` has deselected its tests by then, and nothing starts.)"""
-    global _no_cjk_process
-    if any("no_cjk_verdicts" in getattr(item, "fixturenames", ()) for item in items):
-        import json
-
-        from support import no_cjk_figures
-
-        code = f"CALLS = {json.dumps(json.dumps(no_cjk_figures()))}\n" + _NO_CJK_EACH
-        env = {**os.environ, "POSENC_NO_CJK": "1", "MPLBACKEND": "Agg"}
-        _no_cjk_process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
-                                           stderr=subprocess.PIPE, text=True, env=env)
-
-
-def pytest_sessionfinish(session, exitstatus):
-    if _no_cjk_process is not None and _no_cjk_process.poll() is None:
-        _no_cjk_process.kill()
-        _no_cjk_process.wait()
-
-
 @pytest.fixture(scope="session")
 def no_cjk_verdicts():
     """``without_cjk_font`` for every figure in ``support.no_cjk_figures()`` (each public
     plot_* with each of its samples, each explorer, the training panel), drawn in one fresh
     interpreter that sees no CJK font: ``{key: "ok" or what went wrong}``, judged per figure
     with the same checks (no warning at all, no CJK character in any text). The key
-    ``"matplotlib.pyplot imported"`` says whether drawing them all imported pyplot.
+    ``"matplotlib.pyplot imported"`` says whether drawing them all imported pyplot. (Its tests
+    share one pytest-xdist worker, ``pytest_collection_modifyitems``: one such interpreter per run.)
     """
     import json
 
-    assert _no_cjk_process is not None, "started at collection by pytest_collection_modifyitems"
-    out, err = _no_cjk_process.communicate()
-    assert _no_cjk_process.returncode == 0, err
-    return json.loads(out.strip().splitlines()[-1])
+    from support import no_cjk_figures
+
+    code = f"CALLS = {json.dumps(json.dumps(no_cjk_figures()))}\n" + _NO_CJK_EACH
+    env = {**os.environ, "POSENC_NO_CJK": "1", "MPLBACKEND": "Agg"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 # ---------------------------------------------------------------------------
@@ -128,12 +107,27 @@ def pytest_configure(config):
     config.stash[REPORT_KEY] = {}
 
 
+#: The notebooks whose JupyterLab run is in the browser suite's second half. Each half runs in
+#: one pytest-xdist worker, in order, with its own JupyterLab server and Chromium; the halves are
+#: balanced by measured time (CI run of fa07e99, 2 cores: the static edition's tests, the
+#: contents page, the UI checks and notebooks 00 05 09 10 11 took about 300 s, these 320 s).
+BROWSER_SECOND_HALF = ("01", "02", "03", "04", "06", "07", "08", "12", "13")
+
+
+def _browser_half(nodeid: str) -> str:
+    run = re.search(r"::test_notebook_in_jupyterlab\[(\d\d)_", nodeid)
+    return "browser-2" if run and run.group(1) in BROWSER_SECOND_HALF else "browser-1"
+
+
 def pytest_collection_modifyitems(config, items):
-    """The real-browser suite runs in one pytest-xdist worker, in order (one JupyterLab server
-    and one Chromium); every other test is shared out among the workers."""
+    """The real-browser suite runs in two pytest-xdist workers (:data:`BROWSER_SECOND_HALF`);
+    the tests that read ``no_cjk_verdicts`` share one worker (one interpreter without a CJK
+    font draws for all of them); every other test is shared out among the workers."""
     for item in items:
         if "browser" in item.nodeid.split("::")[0].split("/"):
-            item.add_marker(pytest.mark.xdist_group("browser"))
+            item.add_marker(pytest.mark.xdist_group(_browser_half(item.nodeid)))
+        elif "no_cjk_verdicts" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("no_cjk"))
 
 
 def pytest_runtest_logreport(report):
