@@ -208,3 +208,36 @@ def test_a_static_explorer_renders_its_subset_and_schedules_nothing(static_mode,
         assert value in fs.values and main.label == str(value) and len(fs.values) == 5
         assert all(fs.shown(i) for i in range(5))
         assert ex.shown_png() == pl.ClockExplorer(pos=value, d_model=d_model).png()
+
+
+def test_two_builds_at_once_run_npm_ci_once(tmp_path, monkeypatch):
+    """Two processes that need node_modules at the same moment: one installs, the other waits
+    for it and finds the stamp (two ``npm ci`` in one folder delete each other's files)."""
+    import subprocess
+    import sys
+    import textwrap
+
+    tools = tmp_path / "tools"
+    (tools / "node_modules").mkdir(parents=True)
+    (tools / "package-lock.json").write_text('{"lockfileVersion": 3}')
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    calls = tmp_path / "calls"
+    fake = bin_dir / "npm"
+    fake.write_text(textwrap.dedent(f"""\
+        #!/bin/sh
+        echo "$$ $*" >> {calls}
+        sleep 1
+        """))
+    fake.chmod(0o755)
+    env = {**__import__("os").environ, "PATH": f"{bin_dir}:/usr/bin:/bin"}
+    code = (f"import sys; sys.path.insert(0, {str(bs.TOOLS)!r}); import build_site as bs; "
+            f"from pathlib import Path; bs.npm_ci(Path({str(tools)!r}))")
+    runs = [subprocess.Popen([sys.executable, "-c", code], env=env) for _ in range(2)]
+    assert [r.wait(timeout=60) for r in runs] == [0, 0]
+    lines = calls.read_text().splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].split()[1:] == ["ci", "--ignore-scripts", "--no-audit", "--no-fund"]
+    # the stamp is the lock file's digest, so a third build does not install again
+    subprocess.run([sys.executable, "-c", code], env=env, check=True)
+    assert len(calls.read_text().splitlines()) == 1

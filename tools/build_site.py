@@ -259,17 +259,25 @@ def nav_entries(paths: list[Path]) -> list[dict]:
 # vendored files
 
 def npm_ci(tools: Path = TOOLS) -> None:
-    """``npm ci`` in tools/ unless node_modules was installed from this very lock file."""
-    lock = (tools / "package-lock.json").read_bytes()
+    """``npm ci`` in tools/ unless node_modules was installed from this very lock file.
+
+    Builds may run at once (two pytest-xdist workers, a test run beside a hand build): an
+    exclusive lock on ``tools/.npm-ci.lock`` lets one of them install while the others wait,
+    and they find the stamp written when they get the lock (two ``npm ci`` in one folder
+    remove each other's files: ``ENOTEMPTY``)."""
+    import fcntl
+
+    digest = hashlib.sha256((tools / "package-lock.json").read_bytes()).hexdigest()
     stamp = tools / "node_modules" / ".posenc-lock-sha256"
-    digest = hashlib.sha256(lock).hexdigest()
-    if stamp.exists() and stamp.read_text() == digest:
-        return
-    npm = shutil.which("npm")
-    if npm is None:
-        sys.exit("build_site: npm not found (Debian/Ubuntu: apt-get install -y nodejs npm)")
-    subprocess.run([npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund"], cwd=tools, check=True)
-    stamp.write_text(digest)
+    with open(tools / ".npm-ci.lock", "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        if stamp.exists() and stamp.read_text() == digest:
+            return
+        npm = shutil.which("npm")
+        if npm is None:
+            sys.exit("build_site: npm not found (Debian/Ubuntu: apt-get install -y nodejs npm)")
+        subprocess.run([npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund"], cwd=tools, check=True)
+        stamp.write_text(digest)
 
 
 def copy_static(out: Path) -> None:
