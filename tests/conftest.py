@@ -119,6 +119,7 @@ def _browser_half(nodeid: str) -> str:
     return "browser-2" if run and run.group(1) in BROWSER_SECOND_HALF else "browser-1"
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's, which reads the groups into node ids
 def pytest_collection_modifyitems(config, items):
     """The real-browser suite runs in two pytest-xdist workers (:data:`BROWSER_SECOND_HALF`);
     the tests that read ``no_cjk_verdicts`` share one worker (one interpreter without a CJK
