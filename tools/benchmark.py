@@ -450,6 +450,14 @@ def bench_static(notebooks: list[str], loads: int = 3) -> dict:
     return {"report": report, "ready_s": ready}
 
 
+def _report(title: str, table: list[str], results, json_path: str | None) -> None:
+    """A section of the report: its title, its table and, with ``--json``, the raw results."""
+    print(f"\n## {title}\n")
+    print("\n".join(table))
+    if json_path:
+        pathlib.Path(json_path).write_text(__import__("json").dumps(results, indent=1))
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", choices=["sliders", "frames", "drag", "fill", "memory", "notebooks", "import",
@@ -496,20 +504,15 @@ def main(argv=None) -> int:
     if want("drag"):
         results = bench_drag(args.before, args.rounds, args.notebooks, args.keys, args.drags, args.dsf, args.scale,
                              args.cap_mb)
-        print(f"\n## Drags in JupyterLab + headless Chromium ({args.scale}x figures, device scale {args.dsf:g}; "
-              f"medians over {args.rounds} round(s), {args.drags} drags per driver)\n")
-        print("\n".join(drag_table(results)))
-        if args.json:
-            pathlib.Path(args.json).write_text(__import__("json").dumps(results, indent=1))
+        _report(f"Drags in JupyterLab + headless Chromium ({args.scale}x figures, device scale {args.dsf:g}; "
+                f"medians over {args.rounds} round(s), {args.drags} drags per driver)",
+                drag_table(results), results, args.json)
     if args.only == "fill":  # not part of a full run: JupyterLab, several minutes per notebook
         results = bench_fill(args.before, args.rounds, args.notebooks, min(args.keys, 4), args.fill_wait)
-        print(f"\n## Using every control during the frames' fill vs frames off (JupyterLab + headless Chromium; "
-              f"medians over {args.rounds} round(s); controls used {args.fill_wait:g} s after Run All; "
-              f"key = ms from input to new pixels, fps and release lag "
-              f"of one mouse drag)\n")
-        print("\n".join(fill_table(results)))
-        if args.json:
-            pathlib.Path(args.json).write_text(__import__("json").dumps(results, indent=1))
+        _report(f"Using every control during the frames' fill vs frames off (JupyterLab + headless Chromium; "
+                f"medians over {args.rounds} round(s); controls used {args.fill_wait:g} s after Run All; "
+                f"key = ms from input to new pixels, fps and release lag of one mouse drag)",
+                fill_table(results), results, args.json)
     if want("import"):
         r = bench_import(7)
         print("\n## Import time (median of 7 fresh interpreters, interleaved)\n")

@@ -16,7 +16,7 @@ from ..alibi import (
 from ..validate import bilingual, check_bool, check_int, is_int
 from ..ui.engine.explorer import Explorer
 from ..ui.engine.spec import ExplorerSpec, checkbox, int_slider
-from .style import alibi_cmap, new_axes, place_index_ticks, figure_style, label
+from .style import alibi_cmap, index_heatmap, new_axes, place_index_ticks, figure_style, label
 
 ALIBI_VMIN = -6.0   # bias colour scale: -6 and below share the darkest colour (exp(-6) ~ 0.0025)
 
@@ -113,19 +113,10 @@ class _AlibiView:
         from matplotlib.collections import LineCollection
 
         self.ax_heat, self.ax_bar = ax_heat, ax_bar
-        self.image = ax_heat.imshow(np.zeros((2, 2)), cmap=alibi_cmap(), vmin=ALIBI_VMIN, vmax=0,
-                                    aspect="auto", interpolation="nearest", extent=(0, 1, 1, 0))
-        ax_heat.set_xlim(0, 1)
-        ax_heat.set_ylim(1, 0)
-        ax_heat.set_xticks([])
-        ax_heat.set_yticks([])
+        self.image, self.xticks, self.yticks = index_heatmap(ax_heat, alibi_cmap(), ALIBI_VMIN, 0)
         ax_heat.set_xlabel(label("key 位置 n", "key position n"), labelpad=12)
         ax_heat.set_ylabel(label("query 位置 m", "query position m"), labelpad=16)
         (self.row,) = ax_heat.plot([0, 1, 1, 0, 0], [0, 0, 1, 1, 0], color="C1", lw=1.4)
-        self.xticks = [ax_heat.text(0, 1.0, "", transform=ax_heat.transAxes, ha="center", va="top",
-                                    fontsize=9) for _ in range(6)]
-        self.yticks = [ax_heat.text(0, 0, "", transform=ax_heat.transAxes, ha="right", va="center",
-                                    fontsize=9) for _ in range(6)]
         self.title_heat = ax_heat.set_title(" ", fontsize=9)
         ax_heat.get_figure().colorbar(self.image, cax=cax)
         cax.set_ylabel(label(f"偏置（≤ {ALIBI_VMIN:g} 最深）", f"bias (≤ {ALIBI_VMIN:g} darkest)"), fontsize=9)

@@ -22,7 +22,7 @@ from ..validate import (
 )
 from ..ui.engine.explorer import Explorer
 from ..ui.engine.spec import ExplorerSpec, base_slider, choice_slider, dropdown, int_slider
-from .style import new_axes, place_index_ticks, figure_style, label
+from .style import index_heatmap, new_axes, place_index_ticks, figure_style, label
 
 #: How the heatmap titles name the two column layouts.
 _LAYOUT_NAMES = {"interleaved": "交错 (interleaved)", "split": "前后分半 (split)"}
@@ -33,19 +33,10 @@ class _PEHeatmapView:
 
     def __init__(self, ax, cax=None):
         self.ax = ax
-        self.image = ax.imshow(np.zeros((2, 2)), cmap="RdBu_r", vmin=-1, vmax=1,
-                               aspect="auto", interpolation="nearest", extent=(0, 1, 1, 0))
-        ax.set_xlim(0, 1)
-        ax.set_ylim(1, 0)
-        ax.set_xticks([])
-        ax.set_yticks([])
+        self.image, self.xticks, self.yticks = index_heatmap(ax, "RdBu_r", -1, 1)
         ax.set_xlabel(label("维度 (dimension) →", "dimension →"), labelpad=14)
         ax.set_ylabel(label("← 位置 pos", "← position pos"), labelpad=22)
         self.title = ax.set_title(" ")
-        self.xticks = [ax.text(0, 1.0, "", transform=ax.transAxes, ha="center", va="top",
-                               fontsize=9) for _ in range(6)]
-        self.yticks = [ax.text(0, 0, "", transform=ax.transAxes, ha="right", va="center",
-                               fontsize=9) for _ in range(6)]
         if cax is not None:
             ax.get_figure().colorbar(self.image, cax=cax)
 

@@ -13,6 +13,23 @@ from ..ui.look import (  # noqa: F401  (the figure families import the look from
 )
 
 
+def index_heatmap(ax, cmap, vmin: float, vmax: float):
+    """An empty image that fills ``ax`` (rows top to bottom, no axis ticks) and six index tick
+    texts on each side for :func:`place_index_ticks`: ``(image, xticks, yticks)``. The image
+    is filled later with ``set_data``, so a drag redraws it without a new artist."""
+    image = ax.imshow(np.zeros((2, 2)), cmap=cmap, vmin=vmin, vmax=vmax,
+                      aspect="auto", interpolation="nearest", extent=(0, 1, 1, 0))
+    ax.set_xlim(0, 1)
+    ax.set_ylim(1, 0)
+    ax.set_xticks([])
+    ax.set_yticks([])
+    xticks = [ax.text(0, 1.0, "", transform=ax.transAxes, ha="center", va="top", fontsize=9)
+              for _ in range(6)]
+    yticks = [ax.text(0, 0, "", transform=ax.transAxes, ha="right", va="center", fontsize=9)
+              for _ in range(6)]
+    return image, xticks, yticks
+
+
 def place_index_ticks(texts, n: int, along_x: bool) -> None:
     """Put up to ``len(texts)`` integer tick labels 0 .. n-1 under (``along_x``) or beside an
     image that fills its axes, as text artists an explorer can redraw; hide the rest."""

@@ -209,7 +209,10 @@ async () => {
 }
 """
 
-JS_RUN_DONE = """
+#: Run All has finished: false while the kernel is busy or a non-empty code cell has neither run
+#: nor been aborted; else ``'error: …'`` (the command failed), ``'error in cell: …'`` (a cell
+#: raised: the kernel then aborts the queued cells, which never get a count) or ``'ran'``.
+JS_RUN_FINISHED = """
 () => {
   const w = window.__nb;
   if (window.__runErr) return 'error: ' + window.__runErr;
@@ -224,10 +227,18 @@ JS_RUN_DONE = """
   const src = c => Array.isArray(c.source) ? c.source.join('') : c.source;
   const err = js.find(c => c.outputs.some(o => o.output_type === 'error'));
   if (err) return 'error in cell: ' + src(err).slice(0, 200);
-  if (!js.every(c => !src(c).trim() || c.execution_count != null)) return false;
-  const figs = Array.from(w.node.querySelectorAll('.posenc-explorer img.posenc-figure'));
-  return figs.length > 0 && figs.every(i => i.complete && i.naturalWidth > 0) ? 'ok' : false;
+  return js.every(c => !src(c).trim() || c.execution_count != null) ? 'ran' : false;
 }
+"""
+
+#: :data:`JS_RUN_FINISHED`, and for a clean run also every explorer's figure loaded: ``'ok'``.
+JS_RUN_DONE = f"""
+() => {{
+  const state = ({JS_RUN_FINISHED.strip()})();
+  if (state !== 'ran') return state;
+  const figs = Array.from(window.__nb.node.querySelectorAll('.posenc-explorer img.posenc-figure'));
+  return figs.length > 0 && figs.every(i => i.complete && i.naturalWidth > 0) ? 'ok' : false;
+}}
 """
 
 

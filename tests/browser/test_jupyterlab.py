@@ -55,8 +55,8 @@ from urllib.parse import quote
 import pytest
 
 import drag_metrics as dm  # tools/drag_metrics.py (pyproject puts tools/ on the test path)
-from lab_session import (FIGURE_UPDATE_S, JS_DOM_QUIET, JS_FIND_PANEL, KERNEL_READY_S, RUN_ALL_S, WIDGET_RENDER_S, kernel_exec,
-                         kernel_value)
+from lab_session import (FIGURE_UPDATE_S, JS_DOM_QUIET, JS_FIND_PANEL, JS_RUN_FINISHED, KERNEL_READY_S,
+                         RUN_ALL_S, WIDGET_RENDER_S, kernel_exec, kernel_value)
 from test_notebooks import output_rule_problems
 from ui_checks import overflow_at_extremes, truncated_labels, wider_than_output
 
@@ -155,27 +155,6 @@ JS_RUN_ALL = """
   window.__runErr = null;
   window.jupyterapp.commands.execute('notebook:run-all-cells')
     .catch(e => { window.__runErr = String(e && e.stack || e); });
-}
-"""
-
-# Done when the kernel is idle, no cell is queued/running, and either every
-# non-empty code cell has an execution count or some cell failed (the kernel
-# then aborts the queued cells, which never get a count).
-JS_RUN_DONE = """
-() => {
-  const w = window.__nb;
-  if (window.__runErr) return true;
-  const k = w.sessionContext.session && w.sessionContext.session.kernel;
-  if (!k || k.status !== 'idle') return false;
-  const cells = w.content.model.cells;
-  for (let i = 0; i < cells.length; i++) {
-    const c = cells.get(i);
-    if (c.type === 'code' && c.executionState === 'running') return false;
-  }
-  const js = w.content.model.toJSON().cells.filter(c => c.cell_type === 'code');
-  const src = c => Array.isArray(c.source) ? c.source.join('') : c.source;
-  if (js.some(c => c.outputs.some(o => o.output_type === 'error'))) return true;
-  return js.every(c => !src(c).trim() || c.execution_count != null);
 }
 """
 
@@ -659,7 +638,7 @@ def _check_notebook(notebook: Path, lab_server, browser, tmp_path: Path, row: di
             f"JupyterLab windowingMode is {prep['windowingMode']!r}, the settings override did not apply")
         assert prep["leftover"] == 0, "clear-all-cell-outputs did not clear the notebook"
         page.evaluate(JS_RUN_ALL)
-        if not _wait(page, JS_RUN_DONE, timeout=RUN_ALL_TIMEOUT_MS):
+        if not _wait(page, JS_RUN_FINISHED, timeout=RUN_ALL_TIMEOUT_MS):
             info = page.evaluate(JS_CELLS)
             stuck = _not_run(info["cells"]) or ["(every cell has a count; kernel not idle?)"]
             fail(f"Run All did not finish within {RUN_ALL_TIMEOUT_MS // 1000} s "
