@@ -109,8 +109,9 @@ def pytest_configure(config):
 
 #: The notebooks whose JupyterLab run is in the browser suite's second half. Each half runs in
 #: one pytest-xdist worker, in order, with its own JupyterLab server and Chromium; the halves are
-#: balanced by measured time (CI run of fa07e99, 2 cores: the static edition's tests, the
-#: contents page, the UI checks and notebooks 00 05 09 10 11 took about 300 s, these 320 s).
+#: balanced by measured time (one notebook's JupyterLab run takes 10-60 s here, the static
+#: edition's build and tests, the contents page and the UI checks together about as long as
+#: notebooks 00 05 09 10 11; --durations in every run shows the next imbalance).
 BROWSER_SECOND_HALF = ("01", "02", "03", "04", "06", "07", "08", "12", "13")
 
 

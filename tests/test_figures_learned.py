@@ -75,6 +75,7 @@ def test_learned_explorer_moves_change_the_same_artists_and_never_train():
 # ---------------------------------------------------------------------------
 # The training panel
 # ---------------------------------------------------------------------------
+@pytest.mark.slow  # trains several models (the README's rule for slow)
 def test_training_panel_button_trains_three_models():
     panel = pl.TrainingPanel(seed=2, steps=10)
     assert "posenc-training" in panel.widget._dom_classes

@@ -75,6 +75,7 @@ def _ends(ex):
         control.value = start
 
 
+@pytest.mark.slow  # a sweep over every control's ends (the README's rule for slow)
 @pytest.mark.parametrize("name", sorted(pl.EXPLORERS))
 def test_every_explorer_text_is_at_least_11_px(name):
     ex = pl.EXPLORERS[name]()
@@ -85,15 +86,8 @@ def test_every_explorer_text_is_at_least_11_px(name):
     assert not found, "\n".join(f"{name} at {where}: {p}" for p, where in found.items())
 
 
-def _needs_training(case) -> bool:
-    from support import PLOT_SAMPLES
-
-    name, i = case
-    return "trained_run" in PLOT_SAMPLES[name][i] or "train_order_model" in PLOT_SAMPLES[name][i]
-
-
-@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.slow) if _needs_training(c) else c
-                                  for c in PLOT_CASES], ids=plot_case_id)
+@pytest.mark.slow  # a sweep over every plot and its samples (the README's rule for slow)
+@pytest.mark.parametrize("case", PLOT_CASES, ids=plot_case_id)
 def test_every_plot_text_is_at_least_11_px(case):
     fig = eval(plot_call(*case), {"pl": pl})
     found = too_small(fig)

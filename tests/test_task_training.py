@@ -34,6 +34,7 @@ def test_trained_run_is_memoised_and_equals_a_direct_run():
         pl.trained_run("bogus")
 
 
+@pytest.mark.slow  # trains several models (the README's rule for slow)
 def test_accuracy_bands():
     trained = {pe: pl.trained_run(pe) for pe in pl.PE_KINDS}
     acc = {pe: r.test_accuracy for pe, r in trained.items()}

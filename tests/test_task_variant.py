@@ -251,6 +251,7 @@ def test_length_accuracy_and_extrapolation_table_use_the_variant():
     assert rows[0]["task"] == "anywhere" and set(rows[0]["by_length"]) == {9, 10}
 
 
+@pytest.mark.slow  # trains several models (the README's rule for slow)
 def test_context_extension_table_evaluates_one_model_under_each_scaling():
     rows = pl.context_extension_table(factors=(2,), n_per_length=64)
     assert [r["rope_type"] for r in rows] == list(pl.ROPE_TYPES)
@@ -289,6 +290,7 @@ def test_attention_maps_are_the_model_weights():
     assert_refused_clearly(lambda: sentence_tokens("猫咬X"), ValueError, "vocabulary")
 
 
+@pytest.mark.slow  # trains several models (the README's rule for slow)
 def test_context_table_reports_progress_for_every_step():
     calls = []
     pl.context_extension_table(factors=(2, 4), n_per_length=32, callback=lambda label, i: calls.append(i))
