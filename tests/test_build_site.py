@@ -213,6 +213,7 @@ def test_a_static_explorer_renders_its_subset_and_schedules_nothing(static_mode,
 def test_two_builds_at_once_run_npm_ci_once(tmp_path, monkeypatch):
     """Two processes that need node_modules at the same moment: one installs, the other waits
     for it and finds the stamp (two ``npm ci`` in one folder delete each other's files)."""
+    import os
     import subprocess
     import sys
     import textwrap
@@ -230,7 +231,7 @@ def test_two_builds_at_once_run_npm_ci_once(tmp_path, monkeypatch):
         sleep 1
         """))
     fake.chmod(0o755)
-    env = {**__import__("os").environ, "PATH": f"{bin_dir}:/usr/bin:/bin"}
+    env = {**os.environ, "PATH": f"{bin_dir}:/usr/bin:/bin"}
     code = (f"import sys; sys.path.insert(0, {str(bs.TOOLS)!r}); import build_site as bs; "
             f"from pathlib import Path; bs.npm_ci(Path({str(tools)!r}))")
     runs = [subprocess.Popen([sys.executable, "-c", code], env=env) for _ in range(2)]

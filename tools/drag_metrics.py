@@ -59,7 +59,7 @@ def _harness():
 
 
 _lab = _harness()
-FRAMES_FILL_S = _lab.FRAMES_FILL_S
+FRAMES_FILL_S, FIGURE_UPDATE_S = _lab.FRAMES_FILL_S, _lab.FIGURE_UPDATE_S
 REPO, chromium, close_notebook, explorers, first_with_slider, jupyterlab = (
     _lab.REPO, _lab.chromium, _lab.close_notebook, _lab.explorers, _lab.first_with_slider, _lab.jupyterlab)
 kernel_eval, kernel_exec, kernel_value, open_notebook, wait_kernel_true = (
@@ -466,15 +466,31 @@ def measure_open(page, notebook: str, keys: int = 8, drags: int = 3, drivers=("m
         out[drv] = []
         for _ in range(drags):
             d = measure_drag(page, explorer, slider, driver=drv)
-            k = kernel_shown(page, name, control)
-            d["kernel"] = k
-            # (a FloatSlider's value may arrive as 0.8999999999999999 for the page's 0.9)
-            d["release_ok"] = k["sha"] == d["final_sha"] and math.isclose(k["position"], d["final_value"],
-                                                                           rel_tol=1e-9, abs_tol=1e-9)
+            d.update(release_check(page, explorer, slider, name, control, d))
             out[drv].append(d)
     if check_controls:
         out["controls"] = check_controls_redraw(page, explorer)
     return out
+
+
+
+def release_check(page, explorer, slider: int, name: str, control: str, drag: dict,
+                  timeout_s: float = FIGURE_UPDATE_S) -> dict:
+    """After a drag: does the page come to show the kernel's figure at the kernel's position?
+    Waits for agreement (a loaded machine's kernel may still be drawing the last value when
+    the page has been quiet for the drag's settle time) and fails only if the two still
+    differ after ``timeout_s``. Returns ``kernel``, ``final_value``, ``final_sha`` (as they
+    were compared last) and ``release_ok``."""
+    deadline = time.monotonic() + timeout_s
+    final_value, final_sha = drag["final_value"], drag["final_sha"]
+    while True:
+        k = kernel_shown(page, name, control)
+        # (a FloatSlider's value may arrive as 0.8999999999999999 for the page's 0.9)
+        ok = k["sha"] == final_sha and math.isclose(k["position"], final_value, rel_tol=1e-9, abs_tol=1e-9)
+        if ok or time.monotonic() > deadline:
+            return {"kernel": k, "final_value": final_value, "final_sha": final_sha, "release_ok": ok}
+        page.wait_for_timeout(100)   # polling a condition, not a wait that stands for one
+        final_value, final_sha = slider_state(explorer, slider)["now"], displayed_sha(page, explorer)
 
 
 JS_TIMED_SELECT_NEXT = """(el) => { window.__t0 = performance.now(); el.selectedIndex = (el.selectedIndex + 1) % el.options.length;
