@@ -53,10 +53,13 @@ room (``posenc/…``)    what it holds                                          
 ``task/``              谁咬谁: data (adjacent / anywhere), model, training,          05-11
                        evaluation, experiments
 ``exercises/``         ``Verdict``, the one grading pipeline and every ``check_*``, all
-                       one file per concept; the worksheet's box-by-box checking
-``course/``            the course as data: the notebooks' titles and exercises      all
-                       (read from the notebooks), the quiz banks, the learner's
-                       progress record (``$POSENC_PROGRESS``)
+                       one file per concept (pure: they record nothing); the
+                       worksheet's box-by-box checking
+``course/``            the course as data: every exercise declared with a stable    all
+                       id (``catalogue``, and ``check``, the one call an exercise
+                       cell makes), the quiz banks (ids per question), the
+                       notebooks' titles, the learner's progress record
+                       (``$POSENC_PROGRESS``, migrated from older layouts)
 ``ui/``                what a reader clicks, apart from the math: ``engine/``       all
                        (the widget engine under every explorer: ``spec``, an
                        explorer as data; ``canvas``; ``controls``; ``frames``, the
@@ -327,13 +330,23 @@ from posenc.task.experiments import (
 )
 
 # -- exercises and the quiz --------------------------------------------------------------------
+# An exercise cell makes one call, ``pl.check(exercise_id, answer)``: the exercises are declared
+# in posenc/course/catalogue.py. The check functions below are pure (they record nothing).
+from posenc.course.catalogue import check
 from posenc.exercises.verdict import Verdict
-from posenc.exercises.rule import check_choice
+from posenc.exercises.permutation import (
+    check_output_row,
+    check_pe_input_output,
+    check_pooled_change,
+    check_weight_cell,
+)
 from posenc.exercises.encoding import (
     check_dot_product,
+    check_first_short_hand,
     check_flipped_bits,
     check_nearest_repeat,
     check_pe,
+    check_pe_bug_symptom,
     check_rotation,
     check_rotation_product,
     check_scaled_rotation_scores,
@@ -341,6 +354,7 @@ from posenc.exercises.encoding import (
     check_wavelength,
 )
 from posenc.exercises.learned import (
+    check_longer_sentence,
     check_order_blind_accuracy,
     check_rows_with_gradient,
     check_segments,

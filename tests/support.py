@@ -224,3 +224,12 @@ def no_cjk_figures() -> dict:
     figures = {plot_case_id(c): plot_call(*c) for c in PLOT_CASES if c[0] in PLOT_SAMPLES}
     figures.update({f"explorer {name}": f"pl.EXPLORERS[{name!r}]().figure" for name in pl.EXPLORERS})
     return figures
+
+
+def declared(stem: str) -> list[str]:
+    """The exercises notebook ``stem`` declares (posenc/course/catalogue.py), written as the call
+    they make: ``check_alibi_slope(h=3, num_heads=8)``."""
+    from posenc.course import catalogue
+
+    return [f"{e.check.__name__}(" + ", ".join(f"{k}={v!r}" for k, v in e.params.items()) + ")"
+            for e in catalogue.for_notebook(stem)]

@@ -74,7 +74,7 @@ def test_reading_stats_counts_what_there_is_to_do(tmp_path):
         "import posenc_lib as pl",
         "ex = pl.RopeExplorer()\nex.widget",
         "panel = pl.TrainingPanel()",
-        "pl.check_rotation(1, 2, answer)\npl.check_dot_product(1, 2, answer)",
+        "pl.check(\"rotation-k1\", answer)\npl.check(\"pe-dot-k100\", answer)",
         "with pl.progress_bar(3, 'x') as bar:\n    pass",
     ])
     stats = BC.reading_stats(path)

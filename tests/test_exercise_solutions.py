@@ -79,9 +79,12 @@ def test_an_unanswered_exercise_shows_a_neutral_prompt(path):
 
 
 def test_the_rule_is_stated_in_the_first_notebook_with_a_numeric_exercise():
-    first = next(p for p in WITH_EXERCISES if any("pl.check_" in c and "check_choice" not in c
-                                                  for c in exercise_cells(p)))
-    assert first.stem == "02_sinusoidal_hand_calculation"
+    from posenc.course import catalogue
+
+    numeric = next(e for e in catalogue.for_kind("exercise")
+                   if e.notebook not in TRAINS and e.check("0", **e.params).rule.read == "number")
+    assert numeric.notebook == "02_sinusoidal_hand_calculation"
+    first = ROOT / "notebooks" / f"{numeric.notebook}.ipynb"
     text = "\n".join("".join(c["source"]) for c in json.loads(first.read_text(encoding="utf-8"))["cells"])
     assert PRECISION_RULE.split("：", 1)[1] in text
     assert "方法对了，舍入太粗/位数不够" in text

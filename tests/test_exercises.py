@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import posenc_lib as pl
+from posenc.exercises.rule import check_choice
 
 
 # ---------------------------------------------------------------------------
@@ -22,7 +23,7 @@ import posenc_lib as pl
     (np.array([1, 2]), (1, 2)), (True, True), (np.bool_(False), False),
 ])
 def test_check_choice_accepts_equivalent_answers(answer, correct):
-    v = pl.check_choice(answer, correct)
+    v = check_choice(answer, correct)
     assert isinstance(v, pl.Verdict) and v.ok, v.message
     assert "正确" in repr(v)
 
@@ -31,24 +32,24 @@ def test_check_choice_accepts_equivalent_answers(answer, correct):
     (1, 2), (2.5, 2), ("变", "不变"), ((0, 2), (2, 0)), (True, 1), (1, True), ((2,), (2, 0)),
 ])
 def test_check_choice_rejects_wrong_answers_with_the_hint(answer, correct):
-    v = pl.check_choice(answer, correct, hint="看看置换 perm。")
+    v = check_choice(answer, correct, hint="看看置换 perm。")
     assert not v.ok
     assert "再想想" in repr(v) and "perm" in v.message
 
 
 def test_check_choice_placeholder_and_options_never_raise():
-    v = pl.check_choice(None, 2, hint="提示")          # unanswered: a neutral prompt, never the hint
+    v = check_choice(None, 2, hint="提示")          # unanswered: a neutral prompt, never the hint
     assert not v and v.pending and "None" in v.message and "提示" not in v.message
     assert "再想想" not in repr(v) and "再想想" not in v._repr_html_()
-    v = pl.check_choice("也许", "不变", options=["变", "不变"])
+    v = check_choice("也许", "不变", options=["变", "不变"])
     assert not v and "'变'" in v.message and "'不变'" in v.message
-    assert pl.check_choice("变", "变", options=["变", "不变"])
+    assert check_choice("变", "变", options=["变", "不变"])
     assert "再想想" in v._repr_html_()
 
 
 def test_check_choice_refuses_a_correct_answer_outside_its_options():
     with pytest.raises(ValueError, match="options"):
-        pl.check_choice("变", "也许", options=["变", "不变"])
+        check_choice("变", "也许", options=["变", "不变"])
 
 
 # ---------------------------------------------------------------------------

@@ -14,7 +14,7 @@ import pytest
 
 import posenc_lib as pl
 import reference as ref
-from support import assert_placeholder, assert_refused_clearly, assert_wrong, notebook_code
+from support import assert_placeholder, assert_refused_clearly, assert_wrong
 
 
 # ---------------------------------------------------------------------------
@@ -137,12 +137,12 @@ def test_alibi_start_none():
 # The notebooks call these checks with the questions their text asks
 # ---------------------------------------------------------------------------
 def test_notebook_exercises_use_these_checks():
-    code = notebook_code("08_alibi_extrapolation.ipynb")
-    for call in ("pl.check_alibi_slope(answer, h=3, num_heads=8)",
-                 "pl.check_alibi_slope(answer, h=10, num_heads=12)",
-                 "pl.check_alibi_bias(answer, h=2, num_heads=8, m=6, n=2)",
-                 "pl.check_alibi_start(answer, seq_len=20)"):
-        assert any(call in c for c in code), call
+    from support import declared
+
+    assert declared("08_alibi_extrapolation") == ["check_alibi_slope(h=3, num_heads=8)",
+                                                   "check_alibi_slope(h=10, num_heads=12)",
+                                                   "check_alibi_bias(h=2, num_heads=8, m=6, n=2)",
+                                                   "check_alibi_start(seq_len=20)"]
 
 
 # ---------------------------------------------------------------------------

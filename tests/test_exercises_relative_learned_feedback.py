@@ -292,15 +292,10 @@ def test_05_exercise_4_a_long_sentence_for_the_sinusoidal_model(ex05):
 # The exercises ask something new
 # ---------------------------------------------------------------------------
 def exercise_calls(path):
-    """``pl.check_*(...)`` calls of the 练习 section, with the answer argument removed."""
-    calls = []
-    for source in section_code(path):
-        for node in ast.walk(ast.parse(source)):
-            if isinstance(node, ast.Call) and ast.unparse(node.func).startswith("pl.check_"):
-                args = [ast.unparse(a) for a in node.args
-                        if not re.fullmatch(r"answer(_\d+)?", ast.unparse(a))]
-                calls.append((ast.unparse(node.func), tuple(args)))
-    return calls
+    """The exercises the notebook declares, as (check name, its declared arguments)."""
+    from posenc.course import catalogue
+
+    return [(e.check.__name__, tuple(sorted(e.params.items()))) for e in catalogue.for_notebook(path.stem)]
 
 
 def test_no_other_notebook_asks_the_same_exercise_as_04_or_05():
@@ -311,6 +306,4 @@ def test_no_other_notebook_asks_the_same_exercise_as_04_or_05():
         theirs = set(exercise_calls(other))
         for name, calls in ours.items():
             for call in calls:
-                if call[0] == "pl.check_choice":
-                    continue        # generic checks: the question lives in the text
                 assert call not in theirs, f"{name} and {other.name} both ask {call}"

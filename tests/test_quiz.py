@@ -45,7 +45,7 @@ def test_quiz_gives_immediate_feedback():
 
 
 def test_quiz_from_plain_data_and_quiz_widget():
-    qs = [{"question": "1 + 1 = ?", "options": ["1", "2"], "answer": 1, "explanation": "e<b>", "hint": "h"}]
+    qs = [{"id": "one-plus-one", "question": "1 + 1 = ?", "options": ["1", "2"], "answer": 1, "explanation": "e<b>", "hint": "h"}]
     quiz = pl.Quiz(qs)
     quiz.radios[0].value = "1"
     assert "再想想" in quiz.feedback[0].value and "h" in quiz.feedback[0].value
@@ -58,6 +58,8 @@ def test_quiz_from_plain_data_and_quiz_widget():
 
 @pytest.mark.parametrize("bad,exc", [
     ([], ValueError),
+    ([{"question": "q", "options": ["a", "b"], "answer": 0, "explanation": "e"}], ValueError),   # no id
+    ([{"id": "", "question": "q", "options": ["a", "b"], "answer": 0, "explanation": "e"}], ValueError),
     ([{"question": "q", "options": ["a", "b"], "answer": 2, "explanation": "e"}], ValueError),
     ([{"question": "q", "options": ["a", "a"], "answer": 0, "explanation": "e"}], ValueError),
     ([{"question": "q", "options": ["a", "b"], "answer": 0}], ValueError),

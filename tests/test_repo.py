@@ -153,7 +153,7 @@ def test_notebook_skeleton(path):
     assert "import posenc_lib" in code[0] or "posenc_lib" in code[0], "first code cell is the setup cell"
     assert any(re.search(r"^#+ .*小结", m, re.M) for m in md), "has a 小结 section"
     assert any(re.search(r"^#+ .*练习", m, re.M) for m in md), "has a 练习 section"
-    assert any("check_" in c for c in code), "exercises use posenc_lib check_* helpers"
+    assert any("pl.check(" in c for c in code), "exercises use pl.check with a declared id"
     assert "navigation" in cells[-1].get("metadata", {}).get("tags", []), "ends with the navigation bar"
     for c in code:
         assert "sys.path" not in c, "import posenc_lib as installed, never via sys.path"

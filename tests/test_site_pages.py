@@ -96,24 +96,24 @@ def _attr(markup, name):
 
 
 def test_an_unanswered_exercise_becomes_an_answer_box_with_its_rule():
-    pending, answered = pl.check_pe(None, pos=4), pl.check_pe([0.0, 0.0], pos=4)
+    pending, answered = pl.check("pe-row-pos4", None), pl.check("pe-row-pos4", [0.0, 0.0])
     nb = page_of(pending, answered)
     assert sp.teach(nb, "02_sinusoidal_hand_calculation")["exercises"] == 1
     box = outputs(nb, 0)[0]["data"]["text/html"]
     assert 'class="posenc-exercise"' in box and 'input type="text"' in box and "检查" in box
     assert _attr(box, "rule") == pending.rule.to_json()
-    assert 'data-exercise="check_pe(pos=4, d_model=2, base=10000, word=None)"' in box
+    assert 'data-exercise="pe-row-pos4"' in box
     kept = outputs(nb, 1)[0]["data"]
     assert declare.EXERCISE not in kept and kept["text/html"] == answered._repr_html_()
 
 
 def test_choices_become_buttons_and_letters_boxes():
-    choice = pl.check_choice(None, "b", options=["a", "b"], exercise="99.1")
-    letters = pl.check_fast_pair_kept(None)
+    choice = pl.check("pe-bug-symptom", None)
+    letters = pl.check("fast-pair-kept", None)
     nb = page_of(choice, letters)
     sp.teach(nb, "13_summary_interview")
     buttons = outputs(nb, 0)[0]["data"]["text/html"]
-    assert buttons.count('type="radio"') == 2 and "data-option" in buttons
+    assert buttons.count('type="radio"') == 6 and "data-option" in buttons
     boxes = outputs(nb, 1)[0]["data"]["text/html"]
     assert boxes.count('type="checkbox"') == 4
 

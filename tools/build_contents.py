@@ -62,8 +62,9 @@ README_START, README_END = "<!-- contents:start -->", "<!-- contents:end -->"
 EXPLORER_CALL = re.compile(r"\bpl\.[A-Z]\w*Explorer\(")
 #: A widget a reader drives: an explorer, the training panel or a worksheet.
 INTERACTIVE_CALL = re.compile(r"\bpl\.[A-Z]\w*(?:Explorer|Panel|Worksheet)\(")
-#: An exercise: a ``pl.check_*`` call in a code cell.
-CHECK_CALL = re.compile(r"\bpl\.check_\w+\(")
+#: An exercise: a ``pl.check("<id>", …)`` call in a code cell (the ids are declared in
+#: posenc/course/catalogue.py; the tests hold the cells and the declarations equal).
+CHECK_CALL = re.compile(r"\bpl\.check\(")
 #: A slow cell the reader waits for (training, fitting), shown with a progress bar.
 SLOW_CALL = re.compile(r"\bpl\.progress_bar\(")
 #: A self-check quiz: ``pl.Quiz(pl.BANK)``; each question of the bank counts.
@@ -72,7 +73,7 @@ PL_NAME = re.compile(r"\bpl\.([A-Za-z_]\w*)")
 INTRODUCED = re.compile(r"Introduced in notebooks? (\d\d)_")
 #: Rooms every notebook uses (the setup cell, progress bars, aligned tables, the generic
 #: checks, argument checks, figure machinery): using them is not a prerequisite.
-INFRASTRUCTURE = {"posenc.ui.notebook", "posenc.ui.look", "posenc.text", "posenc.exercises.verdict", "posenc.exercises.rule", "posenc.exercises.reading", "posenc.validate",
+INFRASTRUCTURE = {"posenc.ui.notebook", "posenc.course.catalogue", "posenc.ui.look", "posenc.text", "posenc.exercises.verdict", "posenc.exercises.rule", "posenc.exercises.reading", "posenc.validate",
                   "posenc.figures.style", "posenc.ui.engine.canvas", "posenc.ui.engine.controls",
                   "posenc.ui.engine.frames", "posenc.ui.engine.explorer"}
 

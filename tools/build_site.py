@@ -48,6 +48,7 @@ import time
 from pathlib import Path
 
 import site_pages  # tools/site_pages.py: what a page can do, from what its outputs declare
+from posenc.course.progress import V1_TABLE
 
 ROOT = Path(__file__).resolve().parents[1]
 TOOLS = ROOT / "tools"
@@ -290,8 +291,13 @@ def copy_static(out: Path) -> None:
         (vendor / folder).mkdir(parents=True, exist_ok=True)
         for f in found:
             shutil.copy2(f, vendor / folder / f.name)
-    for f in ("course.css", "course.js", "grader.js"):
+    for f in ("course.css", "course.js", "grader.js", "record.js"):
         shutil.copy2(ASSETS / f, out / "static" / f)
+    # the frozen table that migrates a reader's version-1 record (posenc/course/progress_v1.json)
+    table = json.loads(V1_TABLE.read_text(encoding="utf-8"))
+    (out / "static" / "progress-v1-table.js").write_text(
+        "window.PosencV1Table = " + json.dumps({k: table[k] for k in ("exercises", "quiz")}, ensure_ascii=False) + ";\n",
+        encoding="utf-8")
     if (ROOT / "images").is_dir():
         shutil.copytree(ROOT / "images", out / "images", dirs_exist_ok=True,
                         ignore=shutil.ignore_patterns("*.tmp.png"))

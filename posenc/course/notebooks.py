@@ -1,11 +1,9 @@
-"""The course's notebooks, read from the notebooks themselves: their cells and each one's title
-(its first heading); and the quiz's citations of notebooks written with their titles
-(「见第 10 篇《…》」, never a bare 「（10）」).
+"""The course's notebooks: each one's title (its first heading), and the quiz's citations of
+notebooks written with their titles (「见第 10 篇《…》」, never a bare 「（10）」).
 
-Nothing here is kept by hand: :data:`NOTEBOOK_TITLES` is computed on first use from
-``notebooks/NN_*.ipynb`` beside the package (read as JSON; a checkout without the notebooks has
-none). The exercises each notebook asks are read the same way, by
-:mod:`posenc.exercises.catalogue`.
+:data:`NOTEBOOK_TITLES` is computed on first use from ``notebooks/NN_*.ipynb`` beside the package
+(read as JSON; a checkout without the notebooks has none). What each notebook asks is not read
+from its cells: it is declared in :mod:`posenc.course.catalogue`.
 """
 from __future__ import annotations
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 #: Permutation invariance: what attention without positions sees (notebook 01).
 PERMUTATION = [
     {
+        "id": "perm-equivariant-invariant",
         "question": "下面哪种说法最准确？（无位置编码的自注意力）",
         "options": [
             "每个词的输出置换不变，句向量置换等变",
@@ -30,6 +31,7 @@ PERMUTATION = [
 #: The sinusoidal table and its clock hands (notebooks 02-03).
 SINUSOIDAL = [
     {
+        "id": "sin-fastest-pair",
         "question": "d_model = 512、base = 10000 时，哪一对 (sin, cos)「转得最快」，它的波长是多少个位置？",
         "options": [
             "最后一对 i = 255，波长约 10000·2π",
@@ -52,6 +54,7 @@ SINUSOIDAL = [
 #: Relative position: PE(pos + k) = R_k PE(pos), dot products by offset (notebook 04).
 RELATIVE = [
     {
+        "id": "rel-shift-is-rotation",
         "question": "关于 PE(pos+k) 和 PE(pos) 的关系，哪一个是对的？",
         "options": [
             "PE(pos+k) = PE(pos) + PE(k)",
@@ -71,6 +74,7 @@ RELATIVE = [
         },
     },
     {
+        "id": "rel-dot-symmetric",
         "question": "PE(m)·PE(m+5) 和 PE(m)·PE(m−5) 哪个大？",
         "options": [
             "一样大：点积 = Σ cos(k·w_i)，cos 是偶函数，分不出前后",
@@ -93,6 +97,7 @@ RELATIVE = [
 #: Learned position tables and their limits (notebook 05).
 LEARNED = [
     {
+        "id": "learned-past-table",
         "question": "GPT-2 用可学习位置嵌入 (learned position embedding)，n_positions = 1024。给它第 1025 个 token（位置 1024）会怎样？",
         "options": [
             "自动用公式算出位置 1024 的编码",
@@ -115,6 +120,7 @@ LEARNED = [
 #: The relative-position family: Shaw et al., Transformer-XL, T5 (notebook 06).
 RELATIVE_FAMILY = [
     {
+        "id": "relfam-absolute-vs-relative",
         "question": "「绝对位置编码和相对位置编码有什么区别？」下面哪种说法最准确？",
         "options": [
             "正弦编码就是相对编码：PE(pos+k) = R_k·PE(pos)",
@@ -133,6 +139,7 @@ RELATIVE_FAMILY = [
         },
     },
     {
+        "id": "relfam-t5-bias",
         "question": "T5 的相对位置偏置是怎么做的？",
         "options": [
             "每个头一张「桶 → 标量」的表，所有层共用",
@@ -155,6 +162,7 @@ RELATIVE_FAMILY = [
 #: RoPE's score: the content and the signed offset (notebook 07).
 ROPE = [
     {
+        "id": "rope-score-depends",
         "question": "RoPE 的注意力分数 (𝓡_m q)ᵀ(𝓡_n κ) 依赖什么？",
         "options": [
             "只依赖距离 |n − m|，和 q、κ 的内容无关",
@@ -177,6 +185,7 @@ ROPE = [
 #: RoPE beyond the principle: decay, v, the two implementations (notebook 07).
 ROPE_IMPLEMENTATION = [
     {
+        "id": "rope-decay-bound",
         "question": "RoFormer 说 RoPE 有「远程衰减」(long-term decay)。准确地说成立的是什么？",
         "options": [
             "任意 q、κ 的分数都随距离 |k| 单调变小",
@@ -195,6 +204,7 @@ ROPE_IMPLEMENTATION = [
         },
     },
     {
+        "id": "rope-v-not-rotated",
         "question": "RoPE 为什么只旋转 q 和 κ，不旋转 v？",
         "options": [
             "省计算，结果一样",
@@ -212,6 +222,7 @@ ROPE_IMPLEMENTATION = [
         },
     },
     {
+        "id": "rope-rotate-half",
         "question": "LLaMA 的 Hugging Face 实现用 rotate_half（前后两半配对），原论文两两相邻配对。为什么等价？",
         "options": [
             "只差一个固定的维度重排：W_q、W_k 的行按同一置换重排，分数相同",
@@ -233,6 +244,7 @@ ROPE_IMPLEMENTATION = [
 #: ALiBi: what the bias alone gives each head (notebook 08).
 ALIBI = [
     {
+        "id": "alibi-reach",
         "question": "ALiBi 在比训练更长的输入上不崩，常说「每个头只看身边约 1/s_h 个词」。准确地说成立的是什么？",
         "options": [
             "训练好的模型里，每个头都只看 1/s_h 个词以内",
@@ -256,6 +268,7 @@ ALIBI = [
 #: Stretching RoPE's context: PI, NTK-aware, YaRN (notebook 09).
 CONTEXT = [
     {
+        "id": "ctx-why-extrapolation-fails",
         "question": "RoPE 为什么外推不好（在比训练更长的输入上变差）？",
         "options": [
             "RoPE 只编码绝对位置，分数不依赖相对位置",
@@ -274,6 +287,7 @@ CONTEXT = [
         },
     },
     {
+        "id": "ctx-pi-ntk-yarn",
         "question": "位置插值 (PI)、NTK-aware、YaRN 分别改了什么？（ρ 是扩展倍数）",
         "options": [
             "三者都是把位置除以 ρ，只是名字不同",
@@ -297,6 +311,7 @@ CONTEXT = [
 #: RoPE in real models and at inference: configs, KV cache, MLA (notebook 10).
 REAL_MODELS = [
     {
+        "id": "real-kv-cache-keys",
         "question": "用 KV cache 逐个生成时，RoPE 模型的标准做法（Hugging Face、Llama 的参考代码）在缓存里存什么样的键？",
         "options": [
             "没旋转的键，每一步按新的查询位置把所有键重新旋转",
@@ -314,6 +329,7 @@ REAL_MODELS = [
                   2: "可以：Llama、Qwen 等都这么用；只有频率随长度变化（动态 NTK）时缓存才会不一致（10）。"},
     },
     {
+        "id": "real-dynamic-ntk-cache",
         "question": "动态 NTK (dynamic NTK) 和 KV cache 一起用有什么问题？",
         "options": [
             "超过原训练长度后 base 变了，缓存的键还是按旧频率转的",
@@ -329,6 +345,7 @@ REAL_MODELS = [
                   3: "结果不同：缓存的键与用新频率重算的键不一致（10）。"},
     },
     {
+        "id": "real-mla-decoupled",
         "question": "DeepSeek-V2/V3 的 MLA 为什么要把 RoPE 解耦成单独的一小部分维度？",
         "options": [
             "因为 RoPE 太慢",
@@ -345,6 +362,7 @@ REAL_MODELS = [
                   3: "v 从不旋转。"},
     },
     {
+        "id": "real-llama3-wavelength",
         "question": "Llama 3.1 的 rope_scaling（llama3 类型，factor 8，原长 8192）对一对波长 1000 的维度做了什么？",
         "options": ["频率除以 8", "频率除以 4", "在 w 和 w/8 之间混合", "不变"],
         "answer": 3,
@@ -354,6 +372,7 @@ REAL_MODELS = [
                   2: "混合只发生在波长 2048 到 8192 之间。"},
     },
     {
+        "id": "real-gqa-keys",
         "question": "Llama 3.1 8B 有 32 个查询头、8 个 KV 头 (GQA)。RoPE 转的是哪些键，缓存里存什么？",
         "options": [
             "每个查询头各转一份键，缓存 32 份",
@@ -374,6 +393,7 @@ REAL_MODELS = [
 #: Probes and NoPE: position across layers, the causal mask's counting signal (notebook 12).
 PROBES = [
     {
+        "id": "probes-sinusoid-two-layers",
         "question": "正弦位置编码只在输入处加一次。两层之后，线性探针还读得出绝对位置吗？",
         "options": ["完全读不出", "每层都一样好", "还能读，但逐层变差", "越往后越好"],
         "answer": 2,
@@ -384,6 +404,7 @@ PROBES = [
                   3: "没有哪一层再写入位置，它只会被冲淡（12）。"},
     },
     {
+        "id": "probes-nope-position",
         "question": "不加位置编码 (NoPE) 的因果 decoder 从哪里得到位置？",
         "options": [
             "因果掩码：位置 n 看见 n + 1 个词，均匀注意力给第一个词 1/(n+1)",
@@ -403,6 +424,7 @@ PROBES = [
 #: Positions in two dimensions: a learned table at a new resolution versus 2D RoPE (notebook 12).
 ROPE_2D = [
     {
+        "id": "rope2d-vit-resize",
         "question": "ViT 在 14 × 14 个块上训练了可学习位置表（197 行，含 class token）。换成 24 × 24 个块的图，"
                     "Hugging Face 的 ViT（interpolate_pos_encoding=True）怎么做？",
         "options": [
@@ -426,7 +448,8 @@ ROPE_2D = [
 
 #: Positions in practice: padding, packing, precision, caches that drop tokens (notebook 11).
 PRACTICE = [
-    {"question": "Medusa 式的树形验证：缓存里已有 10 个词，根（上一步生成的词）下有两个候选孩子 A、B，A 下面又有一个候选 C。"
+    {"id": "practice-tree-positions",
+     "question": "Medusa 式的树形验证：缓存里已有 10 个词，根（上一步生成的词）下有两个候选孩子 A、B，A 下面又有一个候选 C。"
                  "压平成一行 [根, A, B, C] 送进模型时，它们的位置编号是？",
      "options": ["10, 11, 12, 13", "10, 11, 11, 12", "0, 1, 1, 2", "10, 11, 11, 13"], "answer": 1,
      "explanation": "位置是节点的深度加上缓存长度：根 10，A、B 同在第 1 层都是 11，C 在第 2 层是 12；树掩码让每个节点只看缓存、"
@@ -434,14 +457,16 @@ PRACTICE = [
      "wrong": {0: "那是按压平后的顺序编号：B 会被当成 A 后面的词，分数就错了（11 第 4.5 节）。",
                2: "还要加上缓存里已有的 10 个词：树里的词接在它们后面。",
                3: "C 在第 2 层，位置是 10 + 2 = 12，与它在压平后的第几个无关。"}},
-    {"question": "为什么 Hugging Face 在 bf16 模型里也关掉 autocast、用 float32 算 RoPE 的角度？",
+    {"id": "practice-bf16-angles",
+     "question": "为什么 Hugging Face 在 bf16 模型里也关掉 autocast、用 float32 算 RoPE 的角度？",
      "options": ["float32 更快", "bf16 只有 8 位有效数字，长位置和角度都存不准",
                  "bf16 算不了 cos", "为了省显存"], "answer": 1,
      "explanation": "bf16 存不下长位置，在 bf16 里乘出的角度 pos·w_i 长位置上误差可达半圈；float32 在 128k 处只有千分之几弧度"
                     "（间隔与舍入的数字见 11 第 3 节）。",
      "wrong": {0: "慢一点也要 float32：bf16 的位置和角度误差太大（11）。", 2: "bf16 能算 cos，问题在角度本身不准。",
                3: "角度表很小，省不了多少；原因是精度。"}},
-    {"question": "StreamingLLM 为什么保留开头几个 token，并按缓存里的位置重新编号？",
+    {"id": "practice-streaming-sinks",
+     "question": "StreamingLLM 为什么保留开头几个 token，并按缓存里的位置重新编号？",
      "options": ["开头的词最重要", "为了省内存", "开头的词是 attention sink；重编号让偏移不超过缓存",
                  "RoPE 要求位置从 0 开始"], "answer": 2,
      "explanation": "开头几个 token 吸收大量注意力；只留最近的窗口会丢掉它们，softmax 把这部分权重分给别的词。"

@@ -10,10 +10,9 @@ import math
 from ..alibi import alibi_slope_exponents, alibi_slopes
 from ..validate import check_int, check_lengths
 from .rule import grade, one_slip_per_value
-from .verdict import Verdict, recorded
+from .verdict import Verdict
 
 
-@recorded
 def check_alibi_slope(answer, h: int, num_heads: int) -> Verdict:
     """Check the ALiBi slope s_h of head h (1-based) among H heads (:func:`alibi_slopes`).
 
@@ -68,7 +67,6 @@ def check_alibi_slope(answer, h: int, num_heads: int) -> Verdict:
                  wrong=f"和第 {h} 个头的斜率对不上。{rule}；第 {h} 个头的指数是 −{exponent:g}。")
 
 
-@recorded
 def check_alibi_bias(answer, h: int, num_heads: int, m: int, n: int, causal: bool = True) -> Verdict:
     """Check one ALiBi bias entry: head h (1-based) of H, query position m, key position n.
 
@@ -111,7 +109,6 @@ def check_alibi_bias(answer, h: int, num_heads: int, m: int, n: int, causal: boo
                  wrong=f"偏置 = {form}：第 {h} 个头（H = {num_heads}）的斜率 s_{h} = {s:g}，距离 {dist}。")
 
 
-@recorded
 def check_alibi_start(answer, seq_len: int, train_lengths=(4, 8)) -> Verdict:
     """The smallest biter position ``start`` in a sentence of ``seq_len`` tokens whose distance
     to the final 。 (``seq_len - 1 - start``) occurred in training sentences of ``train_lengths``.

@@ -11,10 +11,9 @@ from ..context import rope_angle_coverage, rotations_per_context
 from ..encoding import frequencies
 from ..validate import bilingual, check_base, check_d_model, check_int, check_real
 from .rule import grade, letter_rule
-from .verdict import Verdict, recorded
+from .verdict import Verdict
 
 
-@recorded
 def check_rotations(answer, i: int, d_model: int, length: int, base: float = 10000.0) -> Verdict:
     """Check how many full turns pair ``i`` makes over ``length`` positions: ``r_i = L·w_i / 2π``.
 
@@ -42,7 +41,6 @@ def check_rotations(answer, i: int, d_model: int, length: int, base: float = 100
                  wrong=f"w_{i} = base^(−2i/d) = {base:g}^(−{2 * i}/{d_model})，圈数 = L·w_{i} / 2π。")
 
 
-@recorded
 def check_ntk_base(answer, d_model: int, factor, base: float = 10000.0) -> Verdict:
     """Check the base NTK-aware scaling uses for a factor s: ``base · s^(d/(d-2))``.
 
@@ -69,7 +67,6 @@ def check_ntk_base(answer, d_model: int, factor, base: float = 10000.0) -> Verdi
                  wrong=f"base' = base · ρ^(d/(d−2))，这里 d/(d−2) = {d_model}/{d_model - 2}。")
 
 
-@recorded
 def check_yarn_attention_factor(answer, factor) -> Verdict:
     """Check YaRN's attention factor for a scale factor s: ``0.1·ln(s) + 1``.
 
@@ -91,7 +88,6 @@ def check_yarn_attention_factor(answer, factor) -> Verdict:
                  wrong="注意力因子 = 0.1·ln(ρ) + 1（自然对数）。")
 
 
-@recorded
 def check_unseen_pairs(answer, d_model: int, train_len: int, target_len: int,
                        base: float = 10000.0) -> Verdict:
     """Check how many pairs plain RoPE turns past anything they turned in training.
@@ -144,7 +140,6 @@ def fast_pair_slowdowns(d_model: int = 128, factor: float = 4.0, train_len: int 
     return {x: (float(plain[0] / f[0]), float(plain[-1] / f[-1])) for x, f in scaled.items()}
 
 
-@recorded
 def check_fast_pair_kept(answer) -> Verdict:
     """Which choices of :data:`EXTENSION_CHOICES` leave the fastest pair (i = 0) exactly as it
     was? ``answer`` is letters, e.g. ``"ab"``. The right set is measured
@@ -178,7 +173,6 @@ def _why_kept(x: str) -> str:
     return "w_0 = base⁰ = 1 与 base 无关：换一个更大的 base 从头训练，这一对的频率也还是 1"
 
 
-@recorded
 def check_beta_ratio(answer, d_model: int, factor) -> Verdict:
     """β-base reading of NTK-aware: by how much must β = base^(2/d) grow so that the highest
     pair (digit i = d/2 − 1) is ``factor`` times slower? ``factor^(2/(d−2))``.

@@ -20,8 +20,8 @@ from ..encoding import (
 )
 from ..text import format_vector
 from ..validate import bilingual, check_array, check_d_model, check_int, check_real
-from .rule import grade
-from .verdict import ROUNDING_SLIP, Verdict, agrees, asked, recorded, tolerance
+from .rule import check_choice, grade
+from .verdict import ROUNDING_SLIP, Verdict, agrees, asked, tolerance
 
 #: The precision notebooks 02 and 04 ask for (「保留 4 位小数」): the default ``decimals`` of their checks.
 DECIMALS_ASKED = 4
@@ -70,7 +70,6 @@ def _sign_texts(pos, w) -> list[str]:
     return out
 
 
-@recorded
 def check_pe(answer, pos, d_model: int = 2, base: float = 10000.0, word=None) -> Verdict:
     """Check a hand-calculated PE(pos), or with ``word`` the model input word + PE(pos).
 
@@ -118,7 +117,6 @@ def check_pe(answer, pos, d_model: int = 2, base: float = 10000.0, word=None) ->
                           f"{', …' if d_model > 2 else ''}]。")
 
 
-@recorded
 def check_wavelength(answer, i: int, d_model: int, base: float = 10000.0, decimals: int = 1) -> Verdict:
     """Check the wavelength 2π / w_i (positions per full turn) of pair ``i``, to ``decimals``
     decimals (the precision rule at that many decimals).
@@ -164,7 +162,6 @@ def check_wavelength(answer, i: int, d_model: int, base: float = 10000.0, decima
                  wrong=f"波长 = 2π / w_i，w_i = {base:g}^(−2i/d_model)；这里 2i/d_model = {exponent}。")
 
 
-@recorded
 def check_flipped_bits(answer, pos: int) -> Verdict:
     """Check which bits flip when the counter steps from ``pos - 1`` to ``pos``.
 
@@ -207,7 +204,6 @@ def _fmt_angle(a: float) -> str:
     return f"{a:.3f}" if a >= 1e-3 else f"{a:.1e}"
 
 
-@recorded
 def check_nearest_repeat(answer, d_model: int = 2, max_offset: int = 1000,
                          base: float = 10000.0) -> Verdict:
     """Check the offset k in 1 .. max_offset at which PE(k) comes closest to PE(0).
@@ -253,7 +249,6 @@ def check_nearest_repeat(answer, d_model: int = 2, max_offset: int = 1000,
                     f"（{hands(k)} 弧度）。几乎转回原处，但不是 0。")
 
 
-@recorded
 def check_split_column(answer, j: int, d_model: int) -> Verdict:
     """Check which interleaved column the split layout (前后分半) puts at column ``j``.
 
@@ -285,7 +280,6 @@ def _matrix4(m) -> str:
     return "[" + ", ".join(format_vector(row) for row in np.asarray(m)) + "]"
 
 
-@recorded
 def check_dot_product(answer, k, d_model: int, base: float = 10000.0) -> Verdict:
     """Check ``PE(m) . PE(m + k)`` (the same for every query position m), to the 4 decimals
     notebook 04 asks for.
@@ -328,7 +322,6 @@ def _rotation_blocks(angles, swap: bool = False) -> np.ndarray:
     return out
 
 
-@recorded
 def check_rotation(answer, k, d_model: int, base: float = 10000.0) -> Verdict:
     """Check a hand-written ``R_k`` (``d_model x d_model``, nested lists are fine), to the 4
     decimals notebook 04 asks for.
@@ -355,7 +348,6 @@ def check_rotation(answer, k, d_model: int, base: float = 10000.0) -> Verdict:
                        "每个块是 [[cos(k·w_i), sin(k·w_i)], [−sin(k·w_i), cos(k·w_i)]]。")
 
 
-@recorded
 def check_rotation_product(answer, a: int, b: int) -> Verdict:
     """Check the offset k with ``R_a^T · R_b = R_k`` (the answer is ``b - a``).
 
@@ -392,7 +384,6 @@ def _scaled_rotation_scores(a: float, b: float, k: float = 1.0) -> np.ndarray:
     return np.array([pe[0] @ m_block @ pe[1], pe[0] @ m_block @ pe[2]])
 
 
-@recorded
 def check_scaled_rotation_scores(answer, a: float, b: float, k: float = 1.0) -> Verdict:
     """Check ``[S(+k), S(-k)]`` (d_model = 2, ``M = [[a, b], [-b, a]]``), to the 4 decimals
     notebook 04 asks for.
@@ -420,3 +411,51 @@ def check_scaled_rotation_scores(answer, a: float, b: float, k: float = 1.0) -> 
                     f"只依赖 k，而且 +k 与 −k 不同，分得出前后。",
                  wrong="d_model = 2 时只有一对，w_0 = 1：S(k) = a·cos k − b·sin k（第 5 节的公式）。"
                        "取 m = 0，分别算 n = +1 和 n = −1。")
+
+
+#: The bugs of notebook 02's table of common mistakes, as its exercise names them.
+BUG_OPTIONS = ("除以 div", "cos 用 2(i+1)", "整数除法", "base 不对", "角度制", "没有 bug")
+
+
+def check_pe_bug_symptom(answer, pos: int = 10, d_model: int = 8) -> Verdict:
+    """Check which bug of notebook 02's table (:data:`BUG_OPTIONS`) makes an implementation
+    give, for ``PE(pos)``, the right first pair and every later pair stuck at [0, 1]: integer
+    division (every frequency 0 except w_0 = 1). Each other option's message is computed from
+    what that bug would give instead.
+    Introduced in notebook 02_sinusoidal_hand_calculation.
+    """
+    w = frequencies(d_model)
+    right_row = encode_positions([pos], d_model)[0]
+    hints = {
+        "没有 bug": f"正确的 PE({pos}) 第 1 对是 [sin({pos} × {w[1]:g}), cos({pos} × {w[1]:g})] = "
+                  f"[{right_row[2]:.4f}, {right_row[3]:.4f}]，不是 [0, 1]。",
+        "除以 div": f"除以 div 时第 1 对的角度是 {pos} / {w[1]:g} = {pos / w[1]:g} 弧度，"
+                  f"得到 [{math.sin(pos / w[1]):.4f}, {math.cos(pos / w[1]):.4f}]，不会停在 [0, 1]。",
+        "cos 用 2(i+1)": f"那个 bug 只改 cos 列，sin 列仍然对；可这里第 1 对的 sin 是 0，正确值是 {right_row[2]:.4f}。",
+        "base 不对": f"换一个 base（> 1）只会让后面几对转得快些或慢些；要在 pos = {pos} 时恰好停在 [0, 1]，"
+                   "它们每步转的角度得是 0。",
+        "角度制": f"角度制下第 0 对会是 [sin {pos}°, cos {pos}°] = [{math.sin(math.radians(pos)):.4f}, "
+                f"{math.cos(math.radians(pos)):.4f}]；这里的第 0 对是 [sin {pos}, cos {pos}]（弧度），是对的。",
+    }
+    return check_choice(answer, "整数除法", options=list(BUG_OPTIONS), hints=hints,
+                        hint=f"先算出正确的 PE({pos}) 的前两对，再对照第 7 节末尾的症状表：哪种错误会让后面几对一动不动？")
+
+
+def check_first_short_hand(answer, d_model: int = 16, last_pos: int = 99, base: float = 10000.0) -> Verdict:
+    """Check the first hand (pair index i) whose wavelength exceeds ``last_pos`` steps, i.e. the
+    first that does not complete a full turn over positions 0 .. ``last_pos``. Each wrong hand
+    says how many turns it makes, or that an earlier hand already falls short.
+    Introduced in notebook 03_clock_hands_frequencies.
+    """
+    d_model = check_d_model(d_model)
+    lam = wavelengths(d_model, base)
+    first_short = int(np.argmax(lam > last_pos))
+    hints = {}
+    for i, length in enumerate(lam):
+        if length <= last_pos:
+            hints[i] = f"第 {i} 根的波长是 {length:.1f} 个位置，{last_pos} 步里已经转了 {last_pos / length:.2f} 圈：它转满了。"
+        elif i > first_short:
+            hints[i] = f"第 {i} 根（波长 {length:.1f}）确实转不满，但它前面已经有转不满的：要找的是第一根。"
+    return check_choice(answer, first_short, options=list(range(len(lam))), hints=hints,
+                        hint=f"填指针编号 i（0 到 {len(lam) - 1}），不是波长。第 i 根的波长是 "
+                             f"2π·{base:g}^(2i/{d_model})，和 {last_pos} 比一比。")

@@ -6,11 +6,10 @@ from ..task.data import ANIMALS, MAX_LENGTH
 from ..task.evaluation import order_blind_bound
 from ..task.training import rows_with_gradient
 from ..validate import check_int, check_lengths
-from .rule import grade
-from .verdict import Verdict, recorded
+from .rule import check_choice, grade
+from .verdict import Verdict
 
 
-@recorded
 def check_order_blind_accuracy(answer) -> Verdict:
     """Check the accuracy ceiling of an order-blind model on mirror pairs (a fraction), by the
     precision rule.
@@ -29,7 +28,6 @@ def check_order_blind_accuracy(answer) -> Verdict:
                  wrong="不看语序的模型分不开 A咬B 和 B咬A（同样的字、同样的填充词）：它对两句给同一个答案。一对里最多对几句？")
 
 
-@recorded
 def check_segments(answer, n_tokens: int, max_len: int) -> Verdict:
     """Check ``[segments, last row]`` for a text of ``n_tokens`` cut into non-overlapping
     segments of at most ``max_len`` tokens, each numbered from position 0 again.
@@ -67,7 +65,6 @@ def check_segments(answer, n_tokens: int, max_len: int) -> Verdict:
                  wrong=f"段数对了。最后一段有 {n_tokens} − {segments - 1}×{max_len} 个词，从位置 0 开始编号。")
 
 
-@recorded
 def check_rows_with_gradient(answer, train_lengths, max_len: int) -> Verdict:
     """Check how many rows of a learned ``max_len``-row table get a gradient from training
     sentences of ``train_lengths`` tokens (counted by a real forward and backward pass).
@@ -91,3 +88,26 @@ def check_rows_with_gradient(answer, train_lengths, max_len: int) -> Verdict:
                  ok=f"{right} 行：位置 0 … {right - 1} 出现在训练句子里；第 {right} … {max_len - 1} 行"
                     f"从不参与计算，梯度为 0，训练不会改动它们。",
                  wrong="只有训练句子里出现过的位置才参与计算；最长的训练句子占了几个位置？")
+
+
+def check_longer_sentence(answer, encoding: str = "sinusoidal", length: int = 16) -> Verdict:
+    """Check what happens when the model trained with ``encoding`` on 4–8-word sentences reads
+    a ``length``-word one: ``"A"`` an error (position never seen), ``"B"`` runs with about the
+    same accuracy, ``"C"`` runs with a clearly lower accuracy, ``"D"`` the formula cannot give
+    the position. B or C is decided by the trained run (C when the accuracy at ``length`` is more
+    than 0.1 below the accuracy within the training lengths). Trains the model on first use.
+    Introduced in notebook 05_learned_embeddings.
+    """
+    from ..task.evaluation import length_accuracy
+    from ..task.training import trained_run
+
+    run = trained_run(encoding)
+    at_length = length_accuracy(run.model, (length, length))[length]
+    right = "C" if at_length < run.test_accuracy - 0.1 else "B"
+    last = length - 1
+    hints = {"A": f"训练时没见过位置 {last} 不会让正弦编码报错：PE({last}) 由公式算出。报错的是只有 8 行的可学习表。",
+             "B": f"第 6 节的表：{length} 个词时准确率是 {at_length:.2f}，训练长度内是 {run.test_accuracy:.3f}。",
+             "C": f"第 6 节的表：{length} 个词时准确率是 {at_length:.2f}，训练长度内是 {run.test_accuracy:.3f}，差得不多。",
+             "D": f"公式对任何位置都能算：PE({last}) 和 PE(3) 一样好算。"}
+    return check_choice(answer, right, options=["A", "B", "C", "D"], hints=hints,
+                        hint=f"公式对任何位置都能算，所以不会报错；再看第 6 节的图里 {length} 个词时的准确率。")

@@ -12,10 +12,9 @@ import numpy as np
 from ..practice import cu_seqlens, packed_position_ids, stored_positions, streaming_cache
 from ..validate import check_int
 from .rule import grade
-from .verdict import Verdict, recorded
+from .verdict import Verdict
 
 
-@recorded
 def check_decode_position(answer, n_pad: int, n_real: int) -> Verdict:
     """The position id Hugging Face gives the first generated token after a prompt of ``n_pad``
     left pads and ``n_real`` real tokens: ``n_real`` (the mask's cumsum − 1 after the mask gains a 1).
@@ -40,7 +39,6 @@ def check_decode_position(answer, n_pad: int, n_real: int) -> Verdict:
                  wrong="数一数 attention_mask 里有几个 1（真实的词），新词的位置就是这个数。")
 
 
-@recorded
 def check_cu_seqlens(answer, lengths) -> Verdict:
     """``cu_seqlens`` of documents of these ``lengths`` packed into one row: ``[0, l0, l0 + l1, …]``.
 
@@ -62,7 +60,6 @@ def check_cu_seqlens(answer, lengths) -> Verdict:
                  wrong="从 0 开始，依次加上每篇文档的长度。")
 
 
-@recorded
 def check_bf16_position(answer, pos: int) -> Verdict:
     """The value bf16 stores for the integer position ``pos`` (8 significant bits, round to
     nearest even), a whole number compared exactly.
@@ -90,7 +87,6 @@ def check_bf16_position(answer, pos: int) -> Verdict:
                  wrong=f"先找出 {pos} 所在的 2 的幂区间，间距 = 区间起点 / 128，再舍入到最近的倍数。")
 
 
-@recorded
 def check_streaming_position(answer, n_tokens: int, n_sink: int, n_recent: int) -> Verdict:
     """The position StreamingLLM rotates the current query (the ``n_tokens``-th token) by: its place in
     the cache, ``min(n_tokens, n_sink + n_recent) − 1``.

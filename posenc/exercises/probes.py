@@ -7,10 +7,9 @@ from __future__ import annotations
 
 from ..validate import check_int
 from .rule import grade
-from .verdict import Verdict, recorded
+from .verdict import Verdict
 
 
-@recorded
 def check_causal_weight(answer, n: int) -> Verdict:
     """The weight that uniform attention (all scores equal) under a causal mask puts on the
     first token, at query position ``n`` (positions from 0): 1 / (n + 1).

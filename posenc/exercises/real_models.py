@@ -11,10 +11,9 @@ from ..context import llama3_frequencies
 from ..real_models import MODEL_CONFIGS, rotary_dims
 from ..validate import check_one_of, check_real
 from .rule import grade
-from .verdict import Verdict, recorded
+from .verdict import Verdict
 
 
-@recorded
 def check_rotated_dims(answer, model: str) -> Verdict:
     """Check how many dims of each attention head the model rotates (:func:`rotary_dims`).
 
@@ -48,7 +47,6 @@ def llama3_slowdown(wavelength, factor: float = 8.0, low_freq_factor: float = 1.
     return float(w / llama3_frequencies([w], factor, low_freq_factor, high_freq_factor, train_len)[0])
 
 
-@recorded
 def check_llama3_slowdown(answer, wavelength) -> Verdict:
     """Check the slowdown ``w / w'`` Llama 3.1's scaling (factor 8, low 1, high 4, original 8192)
     gives a pair of this wavelength, by the precision rule (3 significant digits).
@@ -76,7 +74,6 @@ def check_llama3_slowdown(answer, wavelength) -> Verdict:
                  wrong=f"{band}；混合系数 γ = (8192/波长 − 1)/(4 − 1)。")
 
 
-@recorded
 def check_mla_cache(answer, model: str) -> Verdict:
     """Check how many numbers an MLA model caches per token per layer: ``kv_lora_rank +
     qk_rope_head_dim`` (one latent, one rotated key shared by every head).

@@ -18,14 +18,13 @@ from ..relative_family import (
 )
 from ..validate import bilingual, check_int, check_one_of
 from .rule import grade, letter_rule, one_slip_per_value
-from .verdict import Verdict, recorded
+from .verdict import Verdict
 
 
 def _mode(bidirectional: bool) -> str:
     return "双向" if bidirectional else "因果"
 
 
-@recorded
 def check_t5_bucket(answer, k: int, bidirectional: bool = True, num_buckets: int = 32,
                     max_distance: int = 128) -> Verdict:
     """Check T5's bucket of the offset ``k = n - m`` (:func:`t5_relative_bucket`).
@@ -75,7 +74,6 @@ def check_t5_bucket(answer, k: int, bidirectional: bool = True, num_buckets: int
                  wrong=f"按参考实现一步步来：{how}（先算完再截断取整）。")
 
 
-@recorded
 def check_t5_buckets_used(answer, side: str = "after", bidirectional: bool = True, num_buckets: int = 32,
                           max_distance: int = 128) -> Verdict:
     """How many buckets do the offsets on one side actually reach?
@@ -107,7 +105,6 @@ def check_t5_buckets_used(answer, side: str = "after", bidirectional: bool = Tru
                  wrong=f"先找 {where}的最小、最大桶编号，再看中间有没有空着的桶。")
 
 
-@recorded
 def check_shaw_row(answer, m: int, n: int, max_relative: int) -> Verdict:
     """Which row of Shaw et al.'s ``(2*max_relative + 1, d)`` table does query m use for key n?
 
@@ -165,7 +162,6 @@ def moving_terms(scheme: str = "absolute", vary: str = "m") -> set:
     return {x for x in "abcd" if abs(values[0][x] - values[1][x]) > 1e-9}
 
 
-@recorded
 def check_moving_terms(answer, scheme: str = "absolute", vary: str = "m") -> Verdict:
     """Which of the four terms (a)-(d) change when ``vary`` moves (``"m"``: the query position,
     the offset k kept; ``"k"``: the offset, m kept)?
@@ -249,7 +245,6 @@ def shift_invariance(m: int = 3, n: int = 7, shift: int = 100, d_model: int = 16
     }
 
 
-@recorded
 def check_shift_invariance(answer) -> Verdict:
     """Which schemes of :data:`SHIFT_SCHEMES` give the same attention score when the query and
     the key both move by the same amount? ``answer`` is letters, e.g. ``"cd"``.

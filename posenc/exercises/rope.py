@@ -13,13 +13,12 @@ from ..encoding import frequencies
 from ..rope import rope
 from ..validate import check_base, check_d_model, check_int, check_real, check_vector_pair
 from .rule import grade
-from .verdict import Verdict, agrees, asked, recorded
+from .verdict import Verdict, agrees, asked
 
 #: The precision exercise 2 of notebook 07 asks for (「保留 4 位小数」).
 SCORE_DECIMALS = 4
 
 
-@recorded
 def check_rope_angle(answer, i: int, pos, d_model: int, base: float = 10000.0) -> Verdict:
     """Check the angle (radians) by which RoPE turns pair ``i`` of a vector at position ``pos``.
 
@@ -51,7 +50,6 @@ def check_rope_angle(answer, i: int, pos, d_model: int, base: float = 10000.0) -
                        f"角度 = pos × w_i。")
 
 
-@recorded
 def check_rope_score(answer, q=(1.0, 0.0), key=(0.0, 1.0), m: int = 3, n: int = 4,
                      base: float = 10000.0) -> Verdict:
     """Check ``rope(q, m) . rope(κ, n)`` computed by hand (κ = ``key``), graded by the precision
@@ -86,7 +84,6 @@ def check_rope_score(answer, q=(1.0, 0.0), key=(0.0, 1.0), m: int = 3, n: int = 
                        f"这里 n − m = {k}。")
 
 
-@recorded
 def check_rope_pe_position(answer, p: int = 20, pos: int = 6) -> Verdict:
     """``rope(PE(p), pos)`` is the sinusoidal encoding of which position? (``p - pos``)
 
@@ -110,7 +107,6 @@ def check_rope_pe_position(answer, p: int = 20, pos: int = 6) -> Verdict:
                  wrong=f"每一对转过 {pos}·w_i，正好是「挪 {pos} 步」的角度；想想 RoPE 的逆时针在钟面上是往前还是往后。")
 
 
-@recorded
 def check_rope_shift(answer, shift: int = 7, m: int = 3, n: int = 10, d_model: int = 16,
                      seed: int = 0) -> Verdict:
     """Does ``rope(q, m) . rope(κ, n)`` change when both positions move by ``shift``?
@@ -137,7 +133,6 @@ def check_rope_shift(answer, shift: int = 7, m: int = 3, n: int = 10, d_model: i
                  wrong="R(mθ)ᵀR(nθ) = R((n − m)θ)：分数里只剩 n − m。两个位置一起挪，n − m 变了吗？")
 
 
-@recorded
 def check_llama_row(answer, r: int = 5, head_dim: int = 8) -> Verdict:
     """After Hugging Face's Llama conversion, row ``r`` of a head of W_q (or W_k) holds which row
     of Meta's interleaved weights? (``2·(r mod head_dim/2) + r div (head_dim/2)``.)
@@ -164,7 +159,6 @@ def check_llama_row(answer, r: int = 5, head_dim: int = 8) -> Verdict:
                  wrong=f"把 r 写成 c·{half} + j（c 是第几个分量，j 是第几对），交错写法里它在第 2j + c 行。")
 
 
-@recorded
 def check_partial_rotary_pairs(answer, hidden_size: int = 6144, num_heads: int = 64,
                                rotary_pct: float = 0.25) -> Verdict:
     """How many pairs of each head does partial rotary turn? ``int(head_dim · rotary_pct) / 2``

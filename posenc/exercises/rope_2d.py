@@ -7,10 +7,9 @@ from __future__ import annotations
 
 from ..validate import check_int
 from .rule import grade, one_slip_per_value
-from .verdict import Verdict, recorded
+from .verdict import Verdict
 
 
-@recorded
 def check_raster_offset(answer, cols: int) -> Verdict:
     """The offset k (in tokens) from a patch to the patch directly below it, when an image of
     ``cols`` columns is read in raster order (row by row): ``cols``.
@@ -32,7 +31,6 @@ def check_raster_offset(answer, cols: int) -> Verdict:
                  wrong=f"按行展开：块 (r, c) 是第 r·{cols} + c 个 token；算 (r+1, c) 和 (r, c) 之差。")
 
 
-@recorded
 def check_mrope_text_start(answer, n_text_before: int, grid_thw) -> Verdict:
     """The M-RoPE position id (the same for t, h, w) of the first text token after an image of
     ``grid_thw = (t, h, w)`` tokens that follows ``n_text_before`` text tokens:

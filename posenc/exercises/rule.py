@@ -42,7 +42,7 @@ import numpy as np
 
 from ..validate import bilingual
 from .reading import COMMA_MESSAGE, has_decimal_comma, normalise, numbers_of, read_letters, read_text, shown, shown_value
-from .verdict import Verdict, agrees, asked, prompt, recorded, rounding_slip, slip_agrees, tolerance
+from .verdict import Verdict, agrees, asked, prompt, rounding_slip, slip_agrees, tolerance
 
 READS = ("number", "int", "ints", "int_list", "letters", "choice")
 #: How several matched slips are said: the marks, the lead-in and the joint.
@@ -432,7 +432,6 @@ def letter_rule(right: set, allowed: str, describe: dict, *, praise: str, extra:
 # ---------------------------------------------------------------------------
 # The generic checks: a number, a choice
 # ---------------------------------------------------------------------------
-@recorded
 def check_value(answer, expected, *, decimals: int | None = None, hint: str = "", slips=None) -> Verdict:
     """Compare a reader's number (or list of numbers) with the computed one, by the precision
     rule (:func:`~posenc.exercises.verdict.tolerance`).
@@ -453,20 +452,14 @@ def check_value(answer, expected, *, decimals: int | None = None, hint: str = ""
                  wrong=hint or "与计算结果不一致，检查每一步。")
 
 
-def _choice_id(arguments: dict):
-    return ("exercise",) if arguments.get("exercise") else ("options",)
-
-
-@recorded(id_args=_choice_id)
-def check_choice(answer, correct, *, hint: str = "", options=None, hints=None, exercise: str | None = None) -> Verdict:
+def check_choice(answer, correct, *, hint: str = "", options=None, hints=None) -> Verdict:
     """Compare a reader's choice (a row index, a word, True/False, a tuple) with the computed one.
 
     Strings are compared without surrounding spaces, whole floats equal ints (``2.0 == 2``),
     lists and tuples element by element; True/False never equal 1/0. ``options`` (optional)
     lists the allowed answers, and an answer outside them gets a message naming them.
     ``hints`` (optional) maps a wrong option to what picking it shows, so the feedback reacts
-    to the option picked; other wrong answers get ``hint``. ``exercise`` (optional) names the
-    exercise in the learner's progress record (e.g. ``"01.1"``). Never raises on a wrong answer;
+    to the option picked; other wrong answers get ``hint``. Never raises on a wrong answer;
     an unanswered one (``None``) gets the neutral prompt, never the hint.
     Introduced in notebook 01_permutation_invariance.
     """

@@ -1,5 +1,6 @@
 """What a ``check_*`` helper returns (:class:`Verdict`), the one precision rule of every numeric
-check, and the recording of every public check in the learner's progress (:func:`recorded`).
+check, and the neutral prompt of an unanswered exercise. Checks are pure: the course's one call
+:func:`posenc.course.catalogue.check` records a declared exercise's verdict in the learner's progress.
 
 The rule a check states and the pipeline that grades an answer with it are
 :mod:`posenc.exercises.rule`; how an answer is read (typed text included) is
@@ -7,16 +8,12 @@ The rule a check states and the pipeline that grades an answer with it are
 """
 from __future__ import annotations
 
-import contextvars
-import functools
 import html
-import inspect
 import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from .reading import normalise, shown_value
 
 
 @dataclass
@@ -24,10 +21,10 @@ class Verdict:
     """The answer to a ``check_*`` call: truthy when correct, with a hint when not.
 
     ``pending`` is True while the exercise is unanswered (the answer is still ``None``): the
-    verdict is falsy but shows a neutral prompt, not 再想想. ``exercise`` is the key a public
-    check records it under (:func:`exercise_id`); a displayed verdict carries it in its own
-    MIME type (:data:`MIME`), which is how the static edition's builder finds the exercises on
-    a page.
+    verdict is falsy but shows a neutral prompt, not 再想想. ``exercise`` is the declared id of
+    the exercise it answers (set by :func:`posenc.course.catalogue.check`); a displayed verdict
+    carries it in its own MIME type (:data:`MIME`), which is how the static edition's builder
+    finds the exercises on a page.
     Introduced in notebook 01_permutation_invariance.
     """
 
@@ -198,59 +195,3 @@ def rounding_slip(got, expected, decimals: int | None = None) -> str | None:
         gap = abs(float(got_arr) - float(exp_arr)) / abs(float(exp_arr))
         return f"{ROUNDING_SLIP}：很接近（差 {gap:.1%}），像是中间步骤舍入得太早。{tail}"
     return None
-
-
-# ---------------------------------------------------------------------------
-# Progress: every public check records its result
-# ---------------------------------------------------------------------------
-_DEPTH = contextvars.ContextVar("posenc_check_depth", default=0)
-
-
-def exercise_id(name: str, arguments: dict, id_args=None) -> str:
-    """The key an exercise is recorded under: the check's name and its arguments except the
-    answer (defaults filled in), e.g. ``check_pe(pos=4, d_model=2, base=10000, word=None)``.
-    ``id_args`` (optional) names the only arguments that identify it."""
-    keep = [(k, v) for k, v in arguments.items() if k != "answer" and (id_args is None or k in id_args)
-            and not (id_args is not None and v is None)]
-    return f"{name}(" + ", ".join(f"{k}={shown_value(normalise(v))}" for k, v in keep) + ")"
-
-
-#: Every public check by name (filled by :func:`recorded`): what the course's notebook reader
-#: (:mod:`posenc.course.notebooks`) binds an exercise cell's call to.
-CHECKS: dict = {}
-
-
-def recorded(check=None, *, id_args=None):
-    """Decorate a public ``check_*``: its verdict is recorded in the learner's progress
-    (:func:`posenc.course.progress.record_check`) under :func:`exercise_id`, unless the exercise is
-    unanswered (a pending verdict) or the check runs inside another check. Recording never
-    raises. The wrapper's ``exercise_id(*args, **kwargs)`` is the key a call would be recorded
-    under. Introduced in notebook 01_permutation_invariance."""
-    if check is None:
-        return functools.partial(recorded, id_args=id_args)
-    signature = inspect.signature(check)
-
-    def key(*args, **kwargs) -> str:
-        bound = signature.bind(*args, **kwargs)
-        bound.apply_defaults()
-        keys = id_args(bound.arguments) if callable(id_args) else id_args
-        return exercise_id(check.__name__, bound.arguments, keys)
-
-    @functools.wraps(check)
-    def wrapper(*args, **kwargs):
-        token = _DEPTH.set(_DEPTH.get() + 1)
-        try:
-            verdict = check(*args, **kwargs)
-        finally:
-            _DEPTH.reset(token)
-        if _DEPTH.get() == 0 and isinstance(verdict, Verdict):
-            verdict.exercise = key(*args, **kwargs)
-            if not verdict.pending:
-                from ..course import progress
-
-                progress.record_check(verdict.exercise, verdict)
-        return verdict
-
-    wrapper.exercise_id = key
-    CHECKS[check.__name__] = wrapper
-    return wrapper

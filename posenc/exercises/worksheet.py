@@ -57,6 +57,18 @@ class WorksheetCase:
         return sinusoidal_encoding(len(self.tokens), self.d_model, self.base, start=self.start)
 
     @property
+    def key(self) -> str:
+        """The case's stable name in the learner's record: sentence, start, d_model, base and the
+        word vectors (the same case drawn twice has the same key)."""
+        words = ";".join(",".join(f"{x:g}" for x in row) for row in self.word_vectors)
+        return f"{''.join(self.tokens)}|start={self.start}|d_model={self.d_model}|base={self.base:g}|words={words}"
+
+    @property
+    def boxes(self) -> int:
+        """How many boxes the case has (a PE and an input box per token and dimension)."""
+        return len(PARTS) * len(self.tokens) * self.d_model
+
+    @property
     def inputs(self) -> np.ndarray:
         return self.word_vectors + self.encodings
 

@@ -1,70 +1,83 @@
-"""The learner's progress as a table and a small bar chart: per notebook, exercises solved and
-the quiz's first-try score, read from the learner's record (:mod:`posenc.course.progress`)
-against the exercises and quizzes the notebooks hold.
+"""The learner's progress as a table and a small bar chart: per notebook, exercises solved, drills
+passed, the quiz's first-try score and the worksheet's cases, read from the learner's record
+(:mod:`posenc.course.progress`) against what the course declares (:mod:`posenc.course.catalogue`,
+the quiz banks' question ids): whatever a learner wrote into a notebook, the table counts the same.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..course import notebooks
-from ..exercises import catalogue
-from ..course.progress import load_progress, progress_path
+from ..course import catalogue, notebooks
+from ..course.progress import load_progress, progress_path, worksheet_cases
 from ..course.quiz_banks import QUIZZES
 from ..validate import bilingual
 from .look import figure_style, label, new_axes
 
 
 def progress_summary(quizzes: dict) -> list[dict]:
-    """One row per notebook with exercises or a quiz (``quizzes``: notebook -> its question
-    bank, :data:`posenc.course.quiz_banks.QUIZZES`): ``notebook``, ``title``, ``solved``, ``total``
-    (exercises), ``quiz_right``, ``quiz_total`` (first-try score; total 0 when the notebook has
-    no quiz) and ``quiz_answered``. Introduced in notebook 01_permutation_invariance."""
+    """One row per notebook that asks something (``quizzes``: notebook -> its question bank,
+    :data:`posenc.course.quiz_banks.QUIZZES`): ``notebook``, ``title``, ``solved`` / ``total``
+    (exercises), ``drills_passed`` / ``drills_total``, ``quiz_right`` / ``quiz_answered`` /
+    ``quiz_total`` (first tries; total 0 without a quiz) and ``worksheet_done`` /
+    ``worksheet_tried`` (cases with every box right / with a box tried; None without a worksheet).
+    Introduced in notebook 01_permutation_invariance."""
     data = load_progress()
+    done = lambda ids: sum(bool(data["exercises"].get(e, {}).get("solved")) for e in ids)  # noqa: E731
+    exercises, drills = catalogue.by_notebook("exercise"), catalogue.by_notebook("drill")
+    sheets = {w.notebook: w.id for w in catalogue.WORKSHEETS}
     rows = []
-    exercises = catalogue.EXERCISES
     for nb, title in notebooks.NOTEBOOK_TITLES.items():
-        ids = exercises.get(nb, ())
-        bank = quizzes.get(nb)
-        if not ids and not bank:
+        ids, drill_ids, bank = exercises.get(nb, ()), drills.get(nb, ()), quizzes.get(nb) or ()
+        if not (ids or drill_ids or bank or nb in sheets):
             continue
-        solved = sum(bool(data["exercises"].get(e, {}).get("solved")) for e in ids)
-        texts = [q["question"] for q in bank or ()]
-        asked = data["quiz"].get(nb, {})
-        rows.append({"notebook": nb, "title": title, "solved": solved, "total": len(ids),
-                     "quiz_right": sum(bool(asked.get(t, {}).get("right")) for t in texts),
-                     "quiz_answered": sum(t in asked for t in texts), "quiz_total": len(texts)})
+        qids = [q["id"] for q in bank]
+        sheet = worksheet_cases(data, sheets[nb]) if nb in sheets else (None, None)
+        rows.append({"notebook": nb, "title": title, "solved": done(ids), "total": len(ids),
+                     "drills_passed": done(drill_ids), "drills_total": len(drill_ids),
+                     "quiz_right": sum(bool(data["quiz"].get(q, {}).get("right")) for q in qids),
+                     "quiz_answered": sum(q in data["quiz"] for q in qids), "quiz_total": len(qids),
+                     "worksheet_done": sheet[0], "worksheet_tried": sheet[1]})
     return rows
 
 
 def plot_progress(rows, ax=None):
-    """Horizontal bars per notebook: exercises solved / total and, where the notebook has a
-    quiz, its first-try score / questions (both as a share, the counts written beside).
-    Every text is at least 9 pt (12.5 px at the course's 100 dpi).
+    """Horizontal bars per notebook: exercises solved / total, drills passed / total (where the
+    notebook has drills) and, where it has a quiz, its first-try score / questions (each as a
+    share, the counts written beside); a worksheet's cases done / tried are written at the row's
+    right end. Every text is at least 9 pt (12.5 px at the course's 100 dpi).
     Introduced in notebook 01_permutation_invariance.
     """
     rows = list(rows)
     if not rows:
         raise ValueError(bilingual("rows must not be empty", "rows 不能为空"))
     n = len(rows)
+    share = lambda a, b: a / b if b else np.nan  # noqa: E731
+    bars = [("solved", "total", "C0", label("练习做对", "exercises solved")),
+            ("drills_passed", "drills_total", "C2", label("手写代码通过", "drills passed")),
+            ("quiz_right", "quiz_total", "C1", label("自测题首次答对", "quiz, first try"))]
+    bars = [b for b in bars if any(r[b[1]] for r in rows)]
+    height = 0.8 / len(bars)
     with figure_style():
-        fig, ax = new_axes(ax, (6.8, 0.32 * n + 1.2))
+        fig, ax = new_axes(ax, (6.8, 0.1 * len(bars) * n + 0.12 * n + 1.2))
         y = np.arange(n)[::-1]
-        ex = [r["solved"] / r["total"] if r["total"] else 0.0 for r in rows]
-        qz = [r["quiz_right"] / r["quiz_total"] if r["quiz_total"] else np.nan for r in rows]
-        ax.barh(y + 0.18, ex, height=0.36, color="C0", label=label("练习做对", "exercises solved"))
-        ax.barh(y - 0.18, np.nan_to_num(qz), height=0.36, color="C1",
-                label=label("自测题首次答对", "quiz, first try"))
-        for yy, r, e, q in zip(y, rows, ex, qz):
-            if r["total"]:
-                ax.text(e + 0.01, yy + 0.18, f"{r['solved']}/{r['total']}", va="center", fontsize=9)
-            if r["quiz_total"]:
-                ax.text(q + 0.01, yy - 0.18, f"{r['quiz_right']}/{r['quiz_total']}", va="center", fontsize=9)
+        for k, (got, total, colour, name) in enumerate(bars):
+            offset = (len(bars) - 1) / 2 * height - k * height
+            values = np.array([share(r[got], r[total]) for r in rows])
+            ax.barh(y + offset, np.nan_to_num(values), height=height * 0.95, color=colour, label=name)
+            for yy, r, v in zip(y, rows, values):
+                if r[total]:
+                    ax.text(v + 0.01, yy + offset, f"{r[got]}/{r[total]}", va="center", fontsize=9)
+        for yy, r in zip(y, rows):
+            if r.get("worksheet_tried"):
+                ax.text(1.32, yy, label(f"练习纸 {r['worksheet_done']}/{r['worksheet_tried']}",
+                                        f"worksheet {r['worksheet_done']}/{r['worksheet_tried']}"),
+                        va="center", ha="right", fontsize=9, color="#57606a")
         ax.set_yticks(y, [r["notebook"][:2] for r in rows])
-        ax.set_xlim(0, 1.15)
+        ax.set_xlim(0, 1.34)
         ax.set_xticks([0, 0.25, 0.5, 0.75, 1.0], ["0", "25%", "50%", "75%", "100%"])
         ax.set_xlabel(label("完成比例", "share done"))
         ax.set_ylabel(label("笔记本", "notebook"))
-        ax.legend(loc="lower right", fontsize=9, frameon=False, bbox_to_anchor=(1.0, 1.0), ncol=2)
+        ax.legend(loc="lower right", fontsize=9, frameon=False, bbox_to_anchor=(1.0, 1.0), ncol=len(bars))
         ax.spines[["top", "right"]].set_visible(False)
     return fig
 
@@ -79,13 +92,18 @@ class ProgressView:
         self.rows = list(rows)
 
     def markdown(self) -> str:
-        lines = ["| 笔记本 | 练习（做对 / 共） | 自测题首次作答（答对 / 共） |", "|---|---|---|"]
+        lines = ["| 笔记本 | 练习（做对 / 共） | 手写代码（通过 / 共） | 自测题首次作答（答对 / 共） | 练习纸（做完 / 做过的题） |",
+                 "|---|---|---|---|---|"]
         for r in self.rows:
             quiz = f"{r['quiz_right']} / {r['quiz_total']}（已答 {r['quiz_answered']}）" if r["quiz_total"] else "—"
-            lines.append(f"| [{r['notebook'][:2]} {r['title']}]({r['notebook']}.ipynb) | "
-                         f"{r['solved']} / {r['total']} | {quiz} |")
+            drills = f"{r['drills_passed']} / {r['drills_total']}" if r["drills_total"] else "—"
+            sheet = "—" if r["worksheet_tried"] is None else f"{r['worksheet_done']} / {r['worksheet_tried']}"
+            exercises = f"{r['solved']} / {r['total']}" if r["total"] else "—"
+            lines.append(f"| [{r['notebook'][:2]} {r['title']}]({r['notebook']}.ipynb) | {exercises} | {drills} | {quiz} | {sheet} |")
         solved, total = sum(r["solved"] for r in self.rows), sum(r["total"] for r in self.rows)
-        lines.append(f"\n共做对 {solved} / {total} 道练习。进度只存在这台电脑上：`{progress_path()}`。")
+        passed, drills = sum(r["drills_passed"] for r in self.rows), sum(r["drills_total"] for r in self.rows)
+        drill_text = f"，通过 {passed} / {drills} 道手写代码" if drills else ""
+        lines.append(f"\n共做对 {solved} / {total} 道练习{drill_text}。进度只存在这台电脑上：`{progress_path()}`。")
         return "\n".join(lines)
 
     def png(self) -> bytes:
@@ -135,21 +153,23 @@ def _markdown_table_html(markdown: str) -> str:
 
 
 def declaration() -> dict:
-    """Per notebook with exercises or a quiz: its stem, title, exercise keys, quiz name and
-    question texts (what :func:`progress_summary` counts)."""
-    exercises = catalogue.EXERCISES
+    """What :func:`progress_summary` counts, per notebook that asks something: its stem, title,
+    exercise ids, drill ids, quiz name and question ids, worksheet id (None without one)."""
+    exercises, drills = catalogue.by_notebook("exercise"), catalogue.by_notebook("drill")
+    sheets = {w.notebook: w.id for w in catalogue.WORKSHEETS}
     out = []
     for nb, title in notebooks.NOTEBOOK_TITLES.items():
-        ids, bank = exercises.get(nb, ()), QUIZZES.get(nb)
-        if ids or bank:
-            out.append({"notebook": nb, "title": title, "exercises": list(ids),
-                        "quiz": nb if bank else None, "questions": [q["question"] for q in bank or ()]})
+        ids, drill_ids, bank = exercises.get(nb, ()), drills.get(nb, ()), QUIZZES.get(nb)
+        if ids or drill_ids or bank or nb in sheets:
+            out.append({"notebook": nb, "title": title, "exercises": list(ids), "drills": list(drill_ids),
+                        "quiz": nb if bank else None, "questions": [q["id"] for q in bank or ()],
+                        "worksheet": sheets.get(nb)})
     return {"notebooks": out}
 
 
 def show_progress() -> None:
-    """Show the learner's progress: per notebook, exercises solved / total and the quiz's
-    first-try score, as a table and a small bar chart (drawn wherever it runs). In JupyterLab
+    """Show the learner's progress: per notebook, exercises solved / total, drills passed, the
+    quiz's first-try score and the worksheet's cases, as a table and a small bar chart (drawn wherever it runs). In JupyterLab
     the numbers come from the progress file; on a static page, from the reader's browser.
     Introduced in notebook 01_permutation_invariance."""
     from IPython.display import display

@@ -19,7 +19,7 @@ def check_question(n: int, q) -> dict:
     where = f"question {n} / 第 {n} 题"
     if not isinstance(q, dict):
         raise TypeError(bilingual(f"{where}: must be a dict", "必须是 dict"))
-    missing = [key for key in ("question", "options", "answer", "explanation") if key not in q]
+    missing = [key for key in ("id", "question", "options", "answer", "explanation") if key not in q]
     if missing:
         raise ValueError(bilingual(f"{where}: missing keys {missing}", f"缺少键 {missing}"))
     options = q["options"]
@@ -28,13 +28,16 @@ def check_question(n: int, q) -> dict:
             or len(set(options)) != len(options)):
         raise ValueError(bilingual(f"{where}: options must be at least two different non-empty strings",
                                    f"options 至少要有两个互不相同的非空字符串"))
+    if not (isinstance(q["id"], str) and q["id"].strip()):
+        raise ValueError(bilingual(f"{where}: id must be a non-empty string (the question's stable id)",
+                                   "id 必须是非空字符串（题目的固定 id）"))
     answer = check_int(f"answer of {where}", q["answer"], 0, len(options) - 1)
     wrong = q.get("wrong", {})
     if not isinstance(wrong, dict) or any(check_int(f"wrong option of {where}", j, 0, len(options) - 1) == answer
                                           for j in wrong):
         raise ValueError(bilingual(f"{where}: wrong must map wrong option indices to messages",
                                    f"wrong 必须把错误选项的序号映射到说明"))
-    return {"question": str(q["question"]), "options": tuple(options), "answer": answer,
+    return {"id": q["id"], "question": str(q["question"]), "options": tuple(options), "answer": answer,
             "explanation": str(q["explanation"]), "hint": str(q.get("hint", "")),
             "wrong": {int(j): str(m) for j, m in wrong.items()}}
 
@@ -47,14 +50,16 @@ SCORE_TEXT = ("<b>得分 (score)：{right} / {total}</b>（已作答 {answered} 
 class Quiz:
     """Multiple-choice self-check: one RadioButtons per question, feedback as soon as one is picked.
 
-    ``questions`` is data: a list of dicts with ``question``, ``options`` (strings),
+    ``questions`` is data: a list of dicts with ``id`` (the question's stable id, what its first
+    pick is recorded under), ``question``, ``options`` (strings),
     ``answer`` (index into options), ``explanation``, an optional ``hint`` and an optional
     ``wrong`` ({option index: what picking it shows}). A right pick shows 正确 and the
     explanation, a wrong one 再想想, the option picked and its message (else the hint); a
     notebook cited by number is cited with its title (:func:`cite_titles`). The first pick of
-    each question is recorded in the learner's progress (:mod:`posenc.course.progress`) under
-    ``name`` (default: the notebook whose bank in :data:`QUIZZES` the questions are, else
-    ``"quiz"``), and the score line shows the first-try score next to today's.
+    each question is recorded in the learner's progress (:mod:`posenc.course.progress`) under the
+    question's id, and the score line shows the first-try score next to today's. ``name``
+    (default: the notebook whose bank in :data:`QUIZZES` the questions are, else ``"quiz"``)
+    names the quiz on a static page.
     ``.radios[n].value`` can be set from code (that is how the tests answer); ``.widget`` is
     what to display.
     Introduced in notebook 10_rope_real_models (the first notebook with a self-check quiz).
@@ -71,8 +76,7 @@ class Quiz:
             raise ValueError(bilingual("questions must not be empty", "questions 不能为空"))
         self.questions = [check_question(n, q) for n, q in enumerate(questions, 1)]
         self.name = str(name) if name is not None else next(
-            (nb for nb, bank in QUIZZES.items() if [q["question"] for q in bank] ==
-             [q["question"] for q in self.questions]), "quiz")
+            (nb for nb, bank in QUIZZES.items() if [q["id"] for q in bank] == [q["id"] for q in self.questions]), "quiz")
         self.radios, self.feedback, boxes = [], [], []
         for n, q in enumerate(self.questions):
             head = widgets.HTML(f"<b>{n + 1}. {html.escape(cite_titles(q['question']))}</b>")
@@ -111,7 +115,7 @@ class Quiz:
         out = []
         for q in self.questions:
             why = lambda j: q["wrong"].get(j) or q["hint"] or "回到对应的笔记本再看一遍。"   # noqa: E731
-            out.append({"question": q["question"], "shown": cite_titles(q["question"]), "options": list(q["options"]),
+            out.append({"id": q["id"], "question": q["question"], "shown": cite_titles(q["question"]), "options": list(q["options"]),
                         "answer": q["answer"],
                         "feedback": [cite_titles(q["explanation"]) if j == q["answer"] else
                                      f"你选的是「{o}」：{cite_titles(why(j))}" for j, o in enumerate(q["options"])]})
@@ -128,7 +132,7 @@ class Quiz:
         learner's progress file: it survives a kernel restart."""
         from ..course.progress import quiz_first_tries
 
-        right, answered = quiz_first_tries(self.name, [q["question"] for q in self.questions])
+        right, answered = quiz_first_tries([q["id"] for q in self.questions])
         return right, len(self.questions), answered
 
     def _on_pick(self, n: int, change) -> None:
@@ -137,7 +141,7 @@ class Quiz:
         if v is not None:
             from ..course.progress import record_quiz
 
-            record_quiz(self.name, self.questions[n]["question"], self.radios[n].index, bool(v))
+            record_quiz(self.questions[n]["id"], self.radios[n].index, bool(v))
         self._show_score()
 
     def _show_score(self) -> None:

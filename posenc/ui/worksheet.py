@@ -33,19 +33,23 @@ def _case_declaration(c: WorksheetCase) -> dict:
                 boxes[f"{part}-{r}-{j}"] = {"name": c.cell_name(part, r, j),
                                             "rule": box_rule(c, part, r, j).to_json(compact=True)}
     return {"header": _header(c), "tokens": list(c.tokens), "positions": [int(p) for p in c.positions],
-            "d_model": c.d_model, "boxes": boxes}
+            "d_model": c.d_model, "boxes": boxes, "key": c.key, "size": c.boxes}
 
 
 class HandCalcWorksheet:
     """A grid of boxes for the PE table and the input (word vector + PE) of a random case;
     each box is checked when it is filled (Enter, or Tab to the next box) and the slip it
-    shows is named below the grid; 「换一题」 draws a new case.
+    shows is named below the grid; 「换一题」 draws a new case. Every filled box is recorded in the
+    learner's progress under the case (:func:`posenc.course.progress.record_worksheet`).
 
     ``rng``: a numpy Generator or a seed. ``.widget`` is what a notebook displays,
     ``.cells[(part, row, dim)]`` the boxes (part "pe" or "input"), ``.feedback[...]`` what
     each box says (a :class:`CellFeedback`), ``.case`` the current :class:`WorksheetCase`.
     Introduced in notebook 02_sinusoidal_hand_calculation.
     """
+
+    #: The declared worksheet (:data:`posenc.course.catalogue.WORKSHEETS`) its cases are recorded under.
+    WORKSHEET_ID = "pe-table"
 
     def __init__(self, rng=None, case: WorksheetCase | None = None):
         import ipywidgets as w
@@ -100,7 +104,7 @@ class HandCalcWorksheet:
         header the widget shows and every box's rule (:func:`~posenc.exercises.worksheet.box_rule`)."""
         extra = np.random.default_rng(20261203)
         cases = [self.case] + [draw_case(extra) for _ in range(self.PAGE_CASES - 1)]
-        return {"decimals": DECIMALS, "parts": {p: PART_NAMES[p] for p in PARTS},
+        return {"id": self.WORKSHEET_ID, "decimals": DECIMALS, "parts": {p: PART_NAMES[p] for p in PARTS},
                 "cases": [_case_declaration(c) for c in cases]}
 
     def _repr_mimebundle_(self, **kwargs):
@@ -114,6 +118,11 @@ class HandCalcWorksheet:
     def _check(self, key) -> None:
         fb = check_cell(self.case, *key, self.cells[key].value)
         self.feedback[key] = fb
+        if fb.filled:
+            from ..course.progress import record_worksheet
+
+            record_worksheet(self.WORKSHEET_ID, self.case.key, self.case.boxes, "-".join(map(str, key)),
+                             fb.state == "right")
         self.marks[key].value = (f"<span style='color:{_COLOURS[fb.state]};font-weight:bold'>"
                                  f"{fb.mark}</span>")
         self._show_messages()

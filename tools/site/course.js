@@ -3,7 +3,7 @@
 // bar closed on a narrow screen, and what the builder turned into the page's own HTML
 // (tools/site_pages.py): answer boxes graded by grader.js with each exercise's own rule, the
 // quiz, the worksheet and the reader's progress, kept in this browser (localStorage, the same
-// layout as the kernel's progress file). Nothing is fetched from anywhere but the site itself.
+// layout as the kernel's progress file, tools/site/record.js). Nothing is fetched from anywhere but the site itself.
 (function () {
   "use strict";
   var G = window.PosencGrader;
@@ -17,26 +17,14 @@
   function data(el, name) { return JSON.parse(el.getAttribute("data-" + name)); }
 
   // ------------------------------------------------------------- the reader's record
-  function emptyRecord() { return { version: 1, exercises: {}, quiz: {} }; }
-  function loadRecord() {
-    try {
-      var d = JSON.parse(window.localStorage.getItem(STORE));
-      if (d && typeof d.exercises === "object" && typeof d.quiz === "object") { return d; }
-    } catch (e) { /* no storage (private mode) or a broken entry: start empty */ }
-    return emptyRecord();
-  }
-  function saveRecord(d) { try { window.localStorage.setItem(STORE, JSON.stringify(d)); } catch (e) { /* ignored */ } }
-  function recordCheck(id, ok) {                     // posenc.course.progress.record_check
-    var d = loadRecord();
-    var e = d.exercises[id] || (d.exercises[id] = { solved: false, first: ok ? "正确" : "再想想", attempts: 0 });
-    e.attempts = (e.attempts || 0) + 1;
-    e.solved = !!e.solved || ok;
-    saveRecord(d);
-  }
-  function recordQuiz(quiz, question, choice, right) {   // record_quiz: the first pick stays
-    var d = loadRecord(), asked = d.quiz[quiz] || (d.quiz[quiz] = {});
-    if (!Object.prototype.hasOwnProperty.call(asked, question)) { asked[question] = { first: choice, right: right }; saveRecord(d); }
-  }
+  // (tools/site/record.js: the kernel file's layout, version-1 records migrated on first read)
+  var R = window.PosencRecord;
+  var store = null;
+  try { store = new R.Store(window.localStorage, STORE, window.PosencV1Table); } catch (e) { /* no storage here */ }
+  function loadRecord() { return store ? store.load().record : { exercises: {}, quiz: {}, worksheet: {} }; }
+  function recordCheck(id, ok) { if (store) { store.recordCheck(id, ok); } }
+  function recordQuiz(question, choice, right) { if (store) { store.recordQuiz(question, choice, right); } }
+  function recordWorksheet(ws, kase, size, box, right) { if (store) { store.recordWorksheet(ws, kase, size, box, right); } }
 
   function verdictHTML(v) {                        // Verdict._repr_html_
     var colour = v.kind === "pending" ? "#57606a" : (v.ok ? "#1a7f37" : "#b35900");
@@ -76,10 +64,10 @@
     var decl = data(box, "quiz"), picks = {};
     var score = box.querySelector(".posenc-quiz-score");
     function showScore() {
-      var right = 0, answered = 0, first = 0, ever = 0, asked = (loadRecord().quiz[decl.name] || {});
+      var right = 0, answered = 0, first = 0, ever = 0, asked = loadRecord().quiz;
       decl.questions.forEach(function (q, n) {
         if (picks[n] !== undefined) { answered += 1; if (picks[n] === q.answer) { right += 1; } }
-        if (Object.prototype.hasOwnProperty.call(asked, q.question)) { ever += 1; if (asked[q.question].right) { first += 1; } }
+        if (Object.prototype.hasOwnProperty.call(asked, q.id)) { ever += 1; if (asked[q.id].right) { first += 1; } }
       });
       var total = decl.questions.length;
       score.innerHTML = decl.score.replace(/\{right\}/g, right).replace(/\{total\}/g, total)
@@ -92,7 +80,7 @@
           var j = Number(r.value), ok = j === q.answer;
           picks[n] = j;
           fb.innerHTML = verdictHTML({ ok: ok, kind: ok ? "right" : "wrong", head: ok ? "正确 ✓" : "再想想 ✗", message: q.feedback[j] });
-          recordQuiz(decl.name, q.question, j, ok);
+          recordQuiz(q.id, j, ok);
           showScore();
         });
       });
@@ -146,6 +134,7 @@
           if (!text.trim()) { feedback[key] = { state: "empty", message: "" }; } else {
             var v = G.grade(c.boxes[key].rule, text);
             feedback[key] = { state: STATES[v.kind], message: v.message };
+            if (v.kind !== "refused") { recordWorksheet(decl.id, c.key, c.size, key, v.ok); }
           }
           var fb = feedback[key];
           grid.querySelector(".posenc-ws-mark[data-key='" + key + "']").innerHTML =
@@ -163,23 +152,27 @@
   function progress(box) {
     var decl = data(box, "progress");
     function render() {
-      var rec = loadRecord(), rows = decl.notebooks.map(function (nb) {
-        var solved = nb.exercises.filter(function (e) { return rec.exercises[e] && rec.exercises[e].solved; }).length;
-        var asked = rec.quiz[nb.quiz] || {};
-        var qr = nb.questions.filter(function (t) { return asked[t] && asked[t].right; }).length;
-        var qa = nb.questions.filter(function (t) { return Object.prototype.hasOwnProperty.call(asked, t); }).length;
-        return { nb: nb, solved: solved, total: nb.exercises.length, qr: qr, qa: qa, qt: nb.questions.length };
+      var rec = loadRecord(), has = function (o, k) { return Object.prototype.hasOwnProperty.call(o, k); };
+      var done = function (ids) { return ids.filter(function (e) { return rec.exercises[e] && rec.exercises[e].solved; }).length; };
+      var rows = decl.notebooks.map(function (nb) {
+        var qr = nb.questions.filter(function (q) { return rec.quiz[q] && rec.quiz[q].right; }).length;
+        var qa = nb.questions.filter(function (q) { return has(rec.quiz, q); }).length;
+        var ws = nb.worksheet ? R.worksheetCases(rec, nb.worksheet) : null;
+        return { nb: nb, solved: done(nb.exercises), total: nb.exercises.length, dp: done(nb.drills), dt: nb.drills.length,
+                 qr: qr, qa: qa, qt: nb.questions.length, ws: ws };
       });
-      var solved = 0, total = 0;
+      var solved = 0, total = 0, passed = 0, drills = 0;
       var body = rows.map(function (r) {
-        solved += r.solved; total += r.total;
+        solved += r.solved; total += r.total; passed += r.dp; drills += r.dt;
         var q = r.qt ? r.qr + " / " + r.qt + "（已答 " + r.qa + "）" : "—";
         return "<tr><td><a href='" + esc(r.nb.notebook) + ".html'>" + esc(r.nb.notebook.slice(0, 2) + " " + r.nb.title) + "</a></td><td>" +
-          r.solved + " / " + r.total + "</td><td>" + q + "</td></tr>";
+          (r.total ? r.solved + " / " + r.total : "—") + "</td><td>" + (r.dt ? r.dp + " / " + r.dt : "—") + "</td><td>" + q +
+          "</td><td>" + (r.ws ? r.ws[0] + " / " + r.ws[1] : "—") + "</td></tr>";
       }).join("");
       box.querySelector(".posenc-progress-table-box").innerHTML =
-        "<table class='posenc-progress-table'><thead><tr><th>笔记本</th><th>练习（做对 / 共）</th><th>自测题首次作答（答对 / 共）</th></tr></thead><tbody>" +
-        body + "</tbody></table><p>共做对 " + solved + " / " + total + " 道练习。</p>";
+        "<table class='posenc-progress-table'><thead><tr><th>笔记本</th><th>练习（做对 / 共）</th><th>手写代码（通过 / 共）</th>" +
+        "<th>自测题首次作答（答对 / 共）</th><th>练习纸（做完 / 做过的题）</th></tr></thead><tbody>" +
+        body + "</tbody></table><p>共做对 " + solved + " / " + total + " 道练习" + (drills ? "，通过 " + passed + " / " + drills + " 道手写代码" : "") + "。</p>";
       var h = 28, top = 30, width = 640, left = 44, bar = 420;
       var svg = ["<svg class='posenc-progress-svg' role='img' aria-label='进度图' viewBox='0 0 " + width + " " + (top + rows.length * h + 34) +
                  "' width='" + width + "' style='max-width:100%;height:auto;font-size:13px'>",
@@ -203,7 +196,7 @@
       box.querySelector(".posenc-progress-chart-box").innerHTML = svg.join("");
     }
     box.querySelector(".posenc-progress-reset").addEventListener("click", function () {
-      if (window.confirm("清空这个浏览器里记下的全部练习和自测题进度？")) { try { window.localStorage.removeItem(STORE); } catch (e) { /* ignored */ } render(); }
+      if (window.confirm("清空这个浏览器里记下的全部练习、自测题和练习纸进度？")) { try { window.localStorage.removeItem(STORE); } catch (e) { /* ignored */ } render(); }
     });
     render();
   }
