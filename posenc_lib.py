@@ -142,6 +142,7 @@ from posenc.distance import (
 from posenc.relative_family import (
     ScoreTerms,
     absolute_score_terms,
+    offset_logits,
     offset_range_text,
     shaw_relative_attention,
     shaw_relative_index,
