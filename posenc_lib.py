@@ -179,6 +179,8 @@ from posenc.alibi import (
     alibi_attention,
     alibi_bias,
     alibi_causal_bias,
+    alibi_needle_margin,
+    alibi_needle_weight,
     alibi_reach,
     alibi_slope_exponents,
     alibi_slopes,
