@@ -145,6 +145,7 @@ from posenc.distance import (
 from posenc.relative_family import (
     ScoreTerms,
     absolute_score_terms,
+    offset_logits,
     offset_range_text,
     shaw_relative_attention,
     shaw_relative_index,
@@ -181,6 +182,8 @@ from posenc.alibi import (
     alibi_attention,
     alibi_bias,
     alibi_causal_bias,
+    alibi_needle_margin,
+    alibi_needle_weight,
     alibi_reach,
     alibi_slope_exponents,
     alibi_slopes,

@@ -3,10 +3,12 @@ distance bias (symmetric and causal) and the attention the bias alone gives.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .attention import causal_mask, scaled_dot_product_attention
-from .validate import check_bool, check_int, check_table_size
+from .validate import bilingual, check_bool, check_int, check_real, check_table_size
 
 
 def alibi_slope_exponents(num_heads: int) -> np.ndarray:
@@ -116,3 +118,45 @@ def alibi_reach(seq_len: int, num_heads: int, train_len: int, causal: bool = Tru
     mean_distance = weights @ distance
     share_beyond = weights[:, distance >= train_len].sum(axis=1)
     return mean_distance, share_beyond
+
+
+def _needle_inputs(seq_len, num_heads, distance):
+    seq_len = check_int("seq_len", seq_len, 2, 1 << 22)
+    distance = check_int("distance", distance, 1, seq_len - 1)
+    return seq_len, alibi_slopes(num_heads), distance
+
+
+def alibi_needle_weight(seq_len: int, num_heads: int, distance: int, margin: float) -> np.ndarray:
+    """The weight each head gives a "needle": the key ``distance`` positions before the query
+    whose content score q·κ/√d is ``margin`` logits above every other key's (all others equal).
+
+    Causal, the query at the last of ``seq_len`` positions, so keys sit at distances 0 …
+    seq_len − 1; the logit of a key at distance j is ``-s_h j``, plus ``margin`` for the needle.
+    Returns ``(num_heads,)``. The rest of the weight goes to the haystack, most of it to the
+    nearest ~1/s_h keys (:func:`alibi_reach`). With ``margin = 0`` it is the bias-alone weight.
+    Introduced in notebook 08_alibi_extrapolation.
+    """
+    seq_len, slopes, distance = _needle_inputs(seq_len, num_heads, distance)
+    margin = check_real("margin", margin)
+    dist = np.arange(seq_len)
+    bias = -slopes[:, None] * dist[None, :] + np.where(dist == distance, margin, 0.0)[None, :]
+    return _weights_of_bias_alone(bias)[:, distance]
+
+
+def alibi_needle_margin(seq_len: int, num_heads: int, distance: int, share: float = 0.5) -> np.ndarray:
+    """The content margin (logits) each head's needle ``distance`` positions back needs to get
+    ``share`` of the weight (:func:`alibi_needle_weight` inverted), in closed form:
+
+    ``margin_h = s_h·D + ln(share / (1 − share)) + ln(Z_h − e^{−s_h D})``,
+    ``Z_h = Σ_{j=0}^{seq_len−1} e^{−s_h j}`` the bias-alone weights of all keys before the
+    softmax. ``share = 1/2``: the needle must outweigh the whole haystack. The first term grows
+    by s_h per token of distance, whatever the input length. Returns ``(num_heads,)``.
+    Introduced in notebook 08_alibi_extrapolation.
+    """
+    seq_len, slopes, distance = _needle_inputs(seq_len, num_heads, distance)
+    share = check_real("share", share)
+    if not 0.0 < share < 1.0:
+        raise ValueError(bilingual(f"share must be between 0 and 1 (exclusive), got {share}",
+                                   f"share 必须在 0 和 1 之间（不含两端），收到的是 {share}"))
+    haystack = -np.expm1(-slopes * seq_len) / -np.expm1(-slopes) - np.exp(-slopes * distance)
+    return slopes * distance + math.log(share / (1.0 - share)) + np.log(haystack)

@@ -16,6 +16,7 @@ import numpy as np
 
 from .attention import attention_weights_for_demo, scaled_dot_product_attention
 from .encoding import encode_positions
+from .rope import rope_score_by_offset
 from .text import aligned_table
 from .validate import (
     bilingual,
@@ -26,6 +27,7 @@ from .validate import (
     check_int,
     check_int_array,
     check_matrix,
+    check_one_of,
     check_position_list,
     check_vector,
     is_int,
@@ -253,6 +255,53 @@ def shaw_relative_attention(q, key, value, rel_keys, rel_values, max_relative: i
     per_offset = np.zeros((len(q), len(rel_v)))       # weight each query puts on each clipped offset
     np.add.at(per_offset, (np.arange(len(q))[:, None], idx), weights)
     return out + per_offset @ rel_v, weights
+
+
+# ---------------------------------------------------------------------------
+# Where position enters: one logit per scheme, on one scale
+# ---------------------------------------------------------------------------
+#: The schemes :func:`offset_logits` compares: T5's scalar bias, Shaw et al.'s a^K, RoPE.
+OFFSET_LOGIT_SCHEMES = ("t5", "shaw", "rope")
+
+
+def offset_logits(scheme: str, q, key, offsets, *, t5_table=None, shaw_table=None,
+                  max_relative: int | None = None, base: float = 10000.0) -> np.ndarray:
+    """The attention logit of the query vector q at m = 0 against the key vector κ (``key``) at
+    n = k, for each offset k in ``offsets``, in one relative scheme; every scheme on the scale of
+    scaled dot-product attention, whose content logit is ``q·κ / sqrt(d)``:
+
+    - ``"t5"``: ``q·κ / sqrt(d) + t5_table[bucket(k)]`` (T5's bidirectional buckets, as many as
+      the table has rows, max_distance 128). T5 itself leaves out the 1/sqrt(d) (its W_q
+      initialisation absorbs it); the bias is the same either way.
+    - ``"shaw"``: ``q·(κ + a^K_clip(k)) / sqrt(d)``, a^K_k in row ``max_relative + clip(k)`` of
+      ``shaw_table`` (as in :func:`shaw_relative_logits`).
+    - ``"rope"``: ``(𝓡_0 q)·(𝓡_k κ) / sqrt(d)`` (as :func:`~posenc.rope.rope_score_by_offset`,
+      divided by sqrt(d)).
+
+    ``q`` and ``key`` are one vector each ``(d,)`` or one pair per row ``(pairs, d)``; returns
+    ``(len(offsets),)`` or ``(pairs, len(offsets))``. Each scheme reads only its own table, so one
+    call signature serves all three. With one scale for all, the spread of ``logit(k) - logit(-k)``
+    over word pairs can be compared between schemes.
+    Introduced in notebook 06_relative_family.
+    """
+    scheme = check_one_of("scheme", scheme, OFFSET_LOGIT_SCHEMES)
+    single = np.ndim(q) == 1
+    q = check_matrix("q", np.atleast_2d(check_array("q", q)))
+    key = check_matrix("key", np.atleast_2d(check_array("key", key)), rows=len(q), cols=q.shape[1])
+    ks = check_int_array("offsets", offsets).ravel()
+    scale = math.sqrt(q.shape[1])
+    content = np.einsum("pd,pd->p", q, key)[:, None] / scale
+    if scheme == "t5":
+        table = check_array("t5_table", t5_table, ndim=1)
+        out = content + table[t5_relative_bucket(ks, True, len(table))][None, :]
+    elif scheme == "shaw":
+        max_relative = check_int("max_relative", max_relative, 0, 100000)
+        rel = check_matrix("shaw_table", shaw_table, 2 * max_relative + 1, q.shape[1])
+        rows = np.clip(ks, -max_relative, max_relative) + max_relative
+        out = content + (q @ rel.T)[:, rows] / scale
+    else:
+        out = np.stack([rope_score_by_offset(a, b, ks, base) for a, b in zip(q, key)]) / scale
+    return out[0] if single else out
 
 
 # ---------------------------------------------------------------------------

@@ -197,7 +197,7 @@ def rope_partial_sums(offsets, d_model: int, base: float = 10000.0) -> np.ndarra
 def rope_decay_bound(offsets, d_model: int, base: float = 10000.0) -> np.ndarray:
     """RoFormer's decaying quantity ``(1/(d/2)) Σ_{j=1}^{d/2} |S_j(k)|`` for each offset k.
 
-    Multiplied by ``d/2 · max_i |h_{i+1} − h_i|`` it bounds the score (:func:`rope_abel_bound`).
+    Multiplied by ``d/2 · max_i |g_{i+1} − g_i|`` it bounds the score (:func:`rope_abel_bound`).
     It is ``(d/2 + 1)/2`` at k = 0 and falls, on average, as |k| grows, but not monotonically.
     Introduced in notebook 07_rope.
     """
@@ -208,14 +208,15 @@ def rope_decay_bound(offsets, d_model: int, base: float = 10000.0) -> np.ndarray
 def rope_abel_bound(q, key, offsets, base: float = 10000.0) -> np.ndarray:
     """The bound on ``|rope(q, m) · rope(κ, m + k)|`` from Abel summation (RoFormer §3.4.3).
 
-    With ``h_i = q_i · conj(κ_i)`` (pairs as complex numbers), ``h_{d/2} = 0`` and
-    :func:`rope_partial_sums`: ``Σ_i h_i e^{…} = −Σ_i (h_{i+1} − h_i) S_{i+1}``, so
-    ``|score| ≤ (max_i |h_{i+1} − h_i|) · Σ_{j=1}^{d/2} |S_j|``, one value per offset k.
+    With ``g_i = q_i · conj(κ_i)`` (pairs as complex numbers; RoFormer writes h_i, the course's h
+    is a head), ``g_{d/2} = 0`` and :func:`rope_partial_sums`:
+    ``Σ_i g_i e^{…} = −Σ_i (g_{i+1} − g_i) S_{i+1}``, so
+    ``|score| ≤ (max_i |g_{i+1} − g_i|) · Σ_{j=1}^{d/2} |S_j|``, one value per offset k.
     Introduced in notebook 07_rope.
     """
     q, key = check_vector_pair(q, key)
-    h = (q[0::2] + 1j * q[1::2]) * np.conj(key[0::2] + 1j * key[1::2])
-    step = np.abs(np.diff(np.append(h, 0.0))).max()
+    g = (q[0::2] + 1j * q[1::2]) * np.conj(key[0::2] + 1j * key[1::2])
+    step = np.abs(np.diff(np.append(g, 0.0))).max()
     return step * np.abs(rope_partial_sums(offsets, len(q), base)[:, 1:]).sum(axis=1)
 
 

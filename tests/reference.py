@@ -230,6 +230,16 @@ def alibi_reach(seq_len, num_heads, train_len, causal=True, query=None):
         shares.append(sum(w for n, w in zip(keys, weights) if abs(n - m) >= train_len))
     return means, shares
 
+def alibi_needle_weight(seq_len, num_heads, distance, margin):
+    """Per head h = 1 .. H, the causal row of the last query: logits -s_h j for the key j
+    positions back (j = 0 .. seq_len - 1), plus ``margin`` for the key at ``distance``; the
+    hand softmax's weight on that key."""
+    out = []
+    for h in range(1, num_heads + 1):
+        logits = [-alibi_slope(h, num_heads) * j + (margin if j == distance else 0.0) for j in range(seq_len)]
+        out.append(softmax(logits)[distance])
+    return out
+
 # ---------------------------------------------------------------------------
 # RoPE as real models use it (RoFormer §3.4.3, the split-halves layout, partial rotary)
 # ---------------------------------------------------------------------------

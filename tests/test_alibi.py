@@ -107,3 +107,42 @@ def test_alibi_reach_refuses_bad_arguments():
     assert_refused_clearly(lambda: pl.alibi_reach(0, 8, 4), ValueError, "seq_len")
     assert_refused_clearly(lambda: pl.alibi_reach(16, 8, 0), ValueError, "train_len")
     assert_refused_clearly(lambda: pl.alibi_reach(16, 8, 4, query=16), ValueError, "query")
+
+
+# ---------------------------------------------------------------------------
+# A needle D positions back: its weight, and the content margin it needs (notebook 08 §7)
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("seq_len,num_heads,distance,margin", [
+    (16, 4, 9, 0.0), (40, 8, 30, 3.5), (200, 8, 120, 20.0), (64, 12, 1, -2.0), (2, 1, 1, 1.0)])
+def test_alibi_needle_weight_matches_loops(seq_len, num_heads, distance, margin):
+    np.testing.assert_allclose(pl.alibi_needle_weight(seq_len, num_heads, distance, margin),
+                               ref.alibi_needle_weight(seq_len, num_heads, distance, margin), rtol=1e-12, atol=1e-300)
+
+
+@pytest.mark.parametrize("seq_len,distance,share", [(64, 20, 0.5), (4096, 1024, 0.5), (4096, 300, 0.9),
+                                                    (1 << 14, 1 << 12, 0.1), (500, 499, 0.5)])
+def test_alibi_needle_margin_is_the_weight_inverted(seq_len, distance, share):
+    """Feeding each head its margin back gives it exactly ``share`` of the weight."""
+    margins = pl.alibi_needle_margin(seq_len, 8, distance, share)
+    for h, margin in enumerate(margins):
+        assert pl.alibi_needle_weight(seq_len, 8, distance, float(margin))[h] == pytest.approx(share, rel=1e-9)
+
+
+def test_alibi_needle_margin_grows_by_the_slope_per_token():
+    """Far out (e^{-s_h D} negligible) the margin is s_h·D + ln Z_h, Z_h the geometric sum: one
+    more token of distance costs exactly s_h more logits, whatever the input length."""
+    s = pl.alibi_slopes(8)
+    n = 1 << 16
+    z = (1 - np.exp(-s * n)) / (1 - np.exp(-s))
+    far = pl.alibi_needle_margin(n, 8, 40000)
+    np.testing.assert_allclose(far, s * 40000 + np.log(z), rtol=1e-12)
+    np.testing.assert_allclose(pl.alibi_needle_margin(n, 8, 40001) - far, s, rtol=1e-9)
+    assert np.all(np.diff(pl.alibi_needle_margin(n, 8, 1000)) < 0)       # steeper heads need more
+
+
+def test_alibi_needle_refuses_bad_arguments():
+    assert_refused_clearly(lambda: pl.alibi_needle_weight(16, 8, 16, 1.0), ValueError, "distance")
+    assert_refused_clearly(lambda: pl.alibi_needle_weight(16, 8, 0, 1.0), ValueError, "distance")
+    assert_refused_clearly(lambda: pl.alibi_needle_weight(16, 8, 3, "big"), TypeError, "margin")
+    assert_refused_clearly(lambda: pl.alibi_needle_margin(16, 8, 3, share=1.0), ValueError, "share")
+    assert_refused_clearly(lambda: pl.alibi_needle_margin(1, 8, 1), ValueError, "seq_len")

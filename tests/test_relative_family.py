@@ -9,6 +9,7 @@ import pytest
 
 import posenc_lib as pl
 from posenc.exercises.relative_family import moving_terms
+import reference
 from support import assert_refused_clearly
 
 
@@ -349,6 +350,64 @@ def test_offset_range_text():
 
 
 # ---------------------------------------------------------------------------
+# One logit per scheme, on one scale (notebook 06 §6)
+# ---------------------------------------------------------------------------
+def offset_logit_loops(scheme, q, key, k, t5_table, shaw_table, max_relative):
+    """The logit of q at m = 0 against κ at n = k, from each paper's definition with loops, every
+    scheme divided by sqrt(d) like scaled dot-product attention: T5 (Raffel et al. 2020, §2.1)
+    adds the bucket's scalar; Shaw et al. (2018) eq. (5) adds a^K_clip(k) to the key; RoPE
+    (RoFormer eq. 16) is the closed form of reference.rope_score."""
+    d = len(q)
+    content = sum(a * b for a, b in zip(q, key))
+    if scheme == "t5":
+        return content / math.sqrt(d) + t5_table[t5_bucket_reference(k, True, len(t5_table))]
+    if scheme == "shaw":
+        row = shaw_table[max(-max_relative, min(max_relative, k)) + max_relative]
+        return sum(a * (b + c) for a, b, c in zip(q, key, row)) / math.sqrt(d)
+    return reference.rope_score(list(q), list(key), k) / math.sqrt(d)
+
+
+@pytest.mark.parametrize("scheme", ["t5", "shaw", "rope"])
+def test_offset_logits_match_each_definition_written_as_loops(scheme):
+    rng = np.random.default_rng(3)
+    d, max_relative, ks = 8, 3, [-200, -9, -3, -1, 0, 1, 2, 5, 130]
+    q, key = rng.normal(size=(2, 5, d))
+    t5_table, shaw_table = rng.normal(size=32), rng.normal(size=(2 * max_relative + 1, d))
+    got = pl.offset_logits(scheme, q, key, ks, t5_table=t5_table, shaw_table=shaw_table, max_relative=max_relative)
+    want = [[offset_logit_loops(scheme, a, b, k, t5_table, shaw_table, max_relative) for k in ks]
+            for a, b in zip(q, key)]
+    np.testing.assert_allclose(got, want, atol=1e-12)
+    one = pl.offset_logits(scheme, q[0], key[0], ks, t5_table=t5_table, shaw_table=shaw_table,
+                           max_relative=max_relative)
+    np.testing.assert_allclose(one, want[0], atol=1e-12)
+
+
+def test_offset_logits_are_each_schemes_attention_logits_at_any_query_position():
+    """The logit at (m, m + k) of each scheme's own attention, for m far from 0, equals the one
+    offset_logits gives at (0, k); T5's position effect logit(k) − logit(−k) is one number for
+    every word pair, Shaw's and RoPE's are not."""
+    rng = np.random.default_rng(4)
+    d, r, m = 16, 3, 37
+    q, key = rng.normal(size=(2, 40, d))
+    t5_table, shaw_table = pl.t5_demo_bias_table(), rng.normal(size=(2 * r + 1, d))
+    tables = dict(t5_table=t5_table, shaw_table=shaw_table, max_relative=r)
+    ks = np.arange(-6, 7)
+    for a, b in zip(q[:3], key[:3]):
+        keys = np.tile(b, (m + 7, 1))
+        shaw = pl.shaw_relative_logits(np.tile(a, (m + 1, 1)), keys, shaw_table, r)[m, m + ks]
+        t5 = a @ b / math.sqrt(d) + pl.t5_position_bias(t5_table, m + 1, m + 7)[0, m, m + ks]
+        rope = np.array([pl.rope(a[None], [m])[0] @ pl.rope(b[None], [m + k])[0] for k in ks]) / math.sqrt(d)
+        for scheme, direct in (("shaw", shaw), ("t5", t5), ("rope", rope)):
+            np.testing.assert_allclose(pl.offset_logits(scheme, a, b, ks, **tables), direct, atol=1e-12)
+    for scheme, spread in (("t5", 0.0), ("shaw", None), ("rope", None)):
+        plus, minus = pl.offset_logits(scheme, q, key, [2, -2], **tables).T
+        if spread == 0.0:
+            assert np.ptp(plus - minus) < 1e-12
+        else:
+            assert np.std(plus - minus) > 0.1
+
+
+# ---------------------------------------------------------------------------
 # Bad input
 # ---------------------------------------------------------------------------
 @pytest.mark.parametrize("call,exc,words", [
@@ -375,7 +434,13 @@ def test_offset_range_text():
     (lambda: pl.absolute_score_terms(np.ones((2, 4)), np.ones((2, 4)), np.ones((4, 4)), np.ones((4, 3))),
      ValueError, "w_k"),
     (lambda: pl.absolute_score_terms(np.ones((2, 4)), np.ones((2, 4)), np.ones((4, 4)), np.ones((4, 4)),
-                                     [0.5, 1]), TypeError, "query_positions"),
+                                     [0.5, 1]), TypeError, "query_positions"),    (lambda: pl.offset_logits("alibi", np.ones(4), np.ones(4), [1]), ValueError, "scheme"),
+    (lambda: pl.offset_logits("shaw", np.ones(4), np.ones(4), [1], shaw_table=np.ones((3, 4))), TypeError,
+     "max_relative"),
+    (lambda: pl.offset_logits("shaw", np.ones(4), np.ones(4), [1], shaw_table=np.ones((5, 4)), max_relative=1),
+     ValueError, "shaw_table"),
+    (lambda: pl.offset_logits("t5", np.ones(4), np.ones(5), [1], t5_table=np.ones(32)), ValueError, "key"),
+    (lambda: pl.offset_logits("rope", np.ones(4), np.ones(4), [0.5]), TypeError, "offsets"),
 ])
 def test_bad_input_is_refused_clearly(call, exc, words):
     assert_refused_clearly(call, exc, words)
