@@ -451,7 +451,7 @@ def rope_base_lower_bound(seq_len: int, d_model: int = 128, start: float = 2.0, 
         base *= step
         if base > 1e15:
             raise ValueError(bilingual(f"no base up to 1e15 keeps the margin ≥ 0 for seq_len = {seq_len}",
-                                       f"1e15 以内没有满足条件的 base"))
+                                       "1e15 以内没有满足条件的 base"))
     low, high = base / step, base
     if low < start:
         return high

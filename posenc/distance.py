@@ -240,5 +240,5 @@ def similarity_by_offset(similarity) -> np.ndarray:
     s = check_array("similarity", similarity, ndim=2)
     if s.shape[0] != s.shape[1] or s.shape[0] < 1:
         raise ValueError(bilingual(f"similarity must be a square matrix, got shape {s.shape}",
-                                   f"similarity 必须是方阵"))
+                                   "similarity 必须是方阵"))
     return np.array([np.diagonal(s, k).mean() for k in range(s.shape[0])])

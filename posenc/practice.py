@@ -18,7 +18,6 @@ from __future__ import annotations
 import numpy as np
 
 from .attention import causal_mask, scaled_dot_product_attention, softmax
-from .encoding import frequencies
 from .rope import rope, rope_pair_coefficients
 from .validate import (bilingual, check_array, check_base, check_bool, check_int, check_one_of, check_positions,
                        check_qkv, check_real)

@@ -20,8 +20,7 @@ import numpy as np
 
 from .attention import causal_mask, scaled_dot_product_attention
 from .distance import linear_fit
-from .slow import takes_seconds
-from .validate import bilingual, check_array, check_int, check_lengths, check_one_of, check_real
+from .validate import bilingual, check_array, check_int, check_real
 
 #: The methods of the layer-by-layer comparison: (label, pe, causal).
 PROBE_METHODS = (
@@ -76,7 +75,7 @@ def r_squared(predicted, targets) -> float:
     y = check_array("targets", targets, 1)
     if len(p) != len(y):
         raise ValueError(bilingual(f"predicted and targets must have the same length, got {len(p)} and {len(y)}",
-                                   f"predicted 和 targets 长度必须相同"))
+                                   "predicted 和 targets 长度必须相同"))
     return float(1.0 - ((y - p) ** 2).sum() / ((y - y.mean()) ** 2).sum())
 
 

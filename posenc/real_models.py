@@ -262,7 +262,7 @@ def rope_frequencies_from_config(config: dict, seq_len: int | None = None) -> tu
     """
     if not isinstance(config, dict):
         raise TypeError(bilingual(f"config must be a dict (a config.json), got {type(config).__name__}",
-                                  f"config 必须是字典（config.json 的内容）"))
+                                  "config 必须是字典（config.json 的内容）"))
     base = check_base(_config_key(config, "rope_theta"))
     dims = check_d_model(rotary_dims(config))
     kind = check_one_of("rope_scaling['rope_type']", rope_type(config), tuple(ROPE_SCALING))

@@ -167,7 +167,7 @@ def t5_position_bias(bias_table, query_len: int, key_len: int | None = None, bid
         table = table[:, None]
     if table.ndim != 2 or table.shape[0] < 2:
         raise ValueError(bilingual(f"bias_table must have shape (num_buckets, num_heads), got {np.shape(bias_table)}",
-                                   f"bias_table 的形状必须是 (num_buckets, num_heads)"))
+                                   "bias_table 的形状必须是 (num_buckets, num_heads)"))
     query_len = check_int("query_len", query_len, 1, 100000)
     key_len = query_len if key_len is None else check_int("key_len", key_len, 1, 100000)
     rel = np.arange(key_len)[None, :] - np.arange(query_len)[:, None]

@@ -34,7 +34,7 @@ def _sequence(x, positions):
     if len(pos) != x.shape[-2]:
         raise ValueError(bilingual(f"positions has {len(pos)} entries but x has seq_len = {x.shape[-2]}",
                                    "positions 的长度"
-                                   f"必须等于 x 的 seq_len"))
+                                   "必须等于 x 的 seq_len"))
     return x, pos
 
 
@@ -56,7 +56,7 @@ def rope(x, positions, base: float = 10000.0, inv_freq=None) -> np.ndarray:
         w = check_array("inv_freq", inv_freq, ndim=1)
         if x.shape[-1] != 2 * len(w):
             raise ValueError(bilingual(f"x has {x.shape[-1]} columns but inv_freq has {len(w)} pairs",
-                                       f"x 的列数必须是 inv_freq 长度的 2 倍"))
+                                       "x 的列数必须是 inv_freq 长度的 2 倍"))
     angles = pos[:, None] * w[None, :]
     c, s = np.cos(angles), np.sin(angles)
     x0, x1 = x[..., 0::2], x[..., 1::2]
@@ -141,7 +141,7 @@ def content_position_scores(x_q, x_key, w_q=None, w_k=None, *, kind: str = "rope
         w_q = w_k = np.eye(d_model)
     if kind == "rope" and w_q.shape[1] % 2:
         raise ValueError(bilingual(f"for kind='rope' the projected width d_k must be even, got {w_q.shape[1]}",
-                                   f"RoPE 要求投影后的维度 d_k 是偶数"))
+                                   "RoPE 要求投影后的维度 d_k 是偶数"))
     q_pos = np.arange(start, start + seq_len, dtype=float)
     k_pos = np.arange(start - k_max, start + seq_len + k_max, dtype=float)
     if kind == "additive":

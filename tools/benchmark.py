@@ -256,7 +256,7 @@ def fill_table(results: dict) -> list[str]:
                 if not rows:
                     cells.append("-")
                     continue
-                med = lambda k: statistics.median(x[k] for x in rows)  # noqa: E731
+                med = lambda k: statistics.median(x[k] for x in rows)
                 cells.append(f"{med('key_ms'):.0f}" + ("" if c["fps"] is None else
                                                         f" / {med('fps'):.1f} / {med('lag_ms'):.0f}"))
             lines.append(f"| {nb[:-6]} ({first['explorer']}) | {c['control']} | " + " | ".join(cells) + " |")
@@ -337,7 +337,7 @@ def drag_table(results: dict) -> list[str]:
             if not rs:
                 continue
             ss = [dm.summary(r) for r in rs]
-            m = lambda k: statistics.median(s[k] for s in ss)  # noqa: E731
+            m = lambda k: statistics.median(s[k] for s in ss)
             lines.append(
                 f"| {nb[:-6]} ({rs[0]['explorer']}.{rs[0]['control']}) | {mode} | {m('key_ms'):.1f} | "
                 f"{m('mouse_fps'):.1f} ({m('mouse_coverage'):.2f}) | {m('page_fps'):.1f} ({m('page_coverage'):.2f}) | "

@@ -382,11 +382,11 @@ def index_notebook(items) -> nbformat.NotebookNode:
         "| # | 笔记本 | 先读 | 用时 |",
         "|---|---|---|---|",
     ]
-    for path, (title, summary, info) in items:
+    for path, (title, _, info) in items:
         lines.append(f"| {path.name[:2]} | [{title}]({path.name}) | {requires_text(info)} | "
                      f"约 {info['minutes']} 分钟 |")
     lines.append("")
-    for path, (title, summary, info) in items:
+    for path, (title, summary, _) in items:
         if summary:
             lines.append(f"**{path.name[:2]}. {title}** — {summary}")
             lines.append("")

@@ -21,7 +21,7 @@ from ..encoding import (
 from ..text import format_vector
 from ..validate import bilingual, check_array, check_d_model, check_int, check_real
 from .rule import grade
-from .verdict import ROUNDING_SLIP, Verdict, agrees, asked, recorded, tolerance
+from .verdict import ROUNDING_SLIP, Verdict, asked, recorded
 
 #: The precision notebooks 02 and 04 ask for (「保留 4 位小数」): the default ``decimals`` of their checks.
 DECIMALS_ASKED = 4

@@ -94,7 +94,7 @@ def check_mla_cache(answer, model: str) -> Verdict:
         (latent, "只算了潜向量；旋转的那部分键不能从 c 还原（RoPE 挡在中间），要单独缓存。"),
         (2 * right, f"K 和 V 各算了一份：K 和 V 都从同一个潜向量 c 还原（W_UK、W_UV），c 只缓存一份；"
                     f"旋转的键只属于 K。每个词存 {latent} + {rope_dim}。"),
-        (2 * latent + rope_dim, f"潜向量算了两份（K 一份、V 一份）：K 和 V 都从同一个 c 还原，c 只缓存一份。"),
+        (2 * latent + rope_dim, "潜向量算了两份（K 一份、V 一份）：K 和 V 都从同一个 c 还原，c 只缓存一份。"),
         (latent + heads * rope_dim, "旋转的键是所有头共用的一个，不是每个头一个。"),
         (heads * (cfg["head_dim"] + cfg["v_head_dim"]), "这是普通多头注意力缓存 K 和 V 的大小；MLA 只缓存潜向量和一个旋转的键。"),
     ]

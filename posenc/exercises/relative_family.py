@@ -42,7 +42,7 @@ def check_t5_bucket(answer, k: int, bidirectional: bool = True, num_buckets: int
     n = abs(k) if bidirectional else max(-k, 0)
     shift = f"k > 0，先加 {half}；" if after else ""
     if n < max_exact:
-        how = f"{shift}δ = {n} < max_exact = {max_exact}，一个偏移一个桶：桶 = {'%d + ' % half if after else ''}{n}"
+        how = f"{shift}δ = {n} < max_exact = {max_exact}，一个偏移一个桶：桶 = {f'{half} + ' if after else ''}{n}"
     elif n >= max_distance:
         how = f"{shift}δ = {n} ≥ max_distance = {max_distance}：这个方向的最后一个桶"
     else:

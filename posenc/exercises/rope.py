@@ -13,7 +13,7 @@ from ..encoding import frequencies
 from ..rope import rope
 from ..validate import check_base, check_d_model, check_int, check_real, check_vector_pair
 from .rule import grade
-from .verdict import Verdict, agrees, asked, recorded
+from .verdict import Verdict, asked, recorded
 
 #: The precision exercise 2 of notebook 07 asks for (「保留 4 位小数」).
 SCORE_DECIMALS = 4

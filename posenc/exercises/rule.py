@@ -36,7 +36,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -473,7 +473,7 @@ def check_choice(answer, correct, *, hint: str = "", options=None, hints=None, e
     keys = None if options is None else [normalise(o) for o in options]
     if keys is not None and normalise(correct) not in keys:
         raise ValueError(bilingual(f"correct = {correct!r} is not among options = {options!r}",
-                                   f"correct 必须是 options 之一"))
+                                   "correct 必须是 options 之一"))
     listed = "" if options is None else " / ".join(repr(o) for o in options)
     return grade(answer, correct, read="choice", expected=f"答案应是 {listed} 之一。{hint}",
                  valid=None if keys is None else {"options": keys},

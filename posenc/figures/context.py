@@ -18,7 +18,7 @@ from ..context import (
     rope_angle_coverage,
     rope_scaled_score,
 )
-from ..validate import bilingual, check_base, check_d_model, check_factor, check_int, check_one_of
+from ..validate import bilingual, check_base, check_d_model, check_factor, check_int
 from ..ui.engine.explorer import Explorer
 from ..ui.engine.spec import ExplorerSpec, Param, choice_slider, dropdown
 from .style import new_axes, figure_style, label

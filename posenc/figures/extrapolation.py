@@ -80,7 +80,7 @@ def plot_accuracy_by_start(by_start: dict, seq_len: int, train_lengths=(4, 8), a
         ax.axhline(0.5, color="0.5", lw=0.8, ls="--")
         ax.set_xlim(-0.5, last + 0.5)
         ax.set_ylim(0, 1.05)
-        ax.set_xticks(range(0, last + 1))
+        ax.set_xticks(range(last + 1))
         ax.set_xlabel(label(f"咬人者的位置 start（句长 {seq_len}，「。」在位置 {seq_len - 1}）",
                             f"position of the biter (length {seq_len}, the end mark at {seq_len - 1})"))
         ax.set_ylabel(label("准确率", "accuracy"))

@@ -176,7 +176,7 @@ def make_bite_dataset(n: int, lengths=DEFAULT_TRAIN_LENGTHS, seed: int = 0, anim
     n = check_int("n", n, 2)
     if n % 2:
         raise ValueError(bilingual(f"n must be even (sentences come in mirror pairs), got {n}",
-                                   f"n 必须是偶数（句子成对出现：A咬B 与 B咬A）"))
+                                   "n 必须是偶数（句子成对出现：A咬B 与 B咬A）"))
     terminator = check_bool("terminator", terminator)
     task = check_one_of("task", task, TASKS)
     lo, hi = check_lengths("lengths", lengths, 4 if terminator else 3, MAX_LENGTH)
@@ -227,7 +227,7 @@ def make_bite_dataset(n: int, lengths=DEFAULT_TRAIN_LENGTHS, seed: int = 0, anim
     else:  # only when the split has (almost) no keys, e.g. 2 animals at one short length
         raise ValueError(bilingual(f"could not draw {n_pairs} sentence pairs for split={split!r}, lengths={lengths!r}, "
                                    f"animals={animals!r}: too few possible sentences; widen lengths or use split='all'",
-                                   f"可用句子太少，请放宽 lengths 或使用 split='all'"))
+                                   "可用句子太少，请放宽 lengths 或使用 split='all'"))
     c = {k: np.concatenate(v) for k, v in chosen.items()}
 
     tokens = np.full((n, width), PAD_ID, dtype=np.int64)

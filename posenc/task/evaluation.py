@@ -48,7 +48,7 @@ def _predictions(model, dataset: BiteDataset):
     gradients; the model's train/eval mode is restored afterwards."""
     if not isinstance(dataset, BiteDataset):
         raise ValueError(bilingual(f"dataset must be a BiteDataset, got {type(dataset).__name__}",
-                                   f"dataset 必须是 BiteDataset"))
+                                   "dataset 必须是 BiteDataset"))
     model = _order_model(model)
     import torch
 
@@ -167,7 +167,7 @@ def sentence_tokens(sentence) -> list:
 
     if not isinstance(sentence, str) or not sentence:
         raise ValueError(bilingual(f"sentence must be a non-empty string of task tokens, got {sentence!r}",
-                                   f"sentence 必须是由任务词表里的字组成的非空字符串"))
+                                   "sentence 必须是由任务词表里的字组成的非空字符串"))
     bad = sorted({c for c in sentence if c not in TOKEN_TO_ID or c == PAD})
     if bad:
         allowed = "".join(t for t in VOCAB if t != PAD)

@@ -4,7 +4,7 @@ Introduced in notebook 08_alibi_extrapolation.
 """
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from ..context import ROPE_TYPES, check_rope_type, rope_frequencies
 from ..slow import takes_seconds

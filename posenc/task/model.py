@@ -81,7 +81,7 @@ class OrderModel(nn.Module):
         max_len = check_int("max_len", max_len, 1)
         if d_model % num_heads:
             raise ValueError(bilingual(f"d_model ({d_model}) must be divisible by num_heads ({num_heads})",
-                                       f"d_model 必须能被 num_heads 整除"))
+                                       "d_model 必须能被 num_heads 整除"))
         head_dim = d_model // num_heads
         if d_model % 2 or (pe == "rope" and head_dim % 2):
             raise ValueError(bilingual(f"d_model and (for rope) d_model/num_heads must be even, got "
@@ -126,7 +126,7 @@ class OrderModel(nn.Module):
         """
         if self.pe != "rope":
             raise ValueError(bilingual(f"RoPE scaling needs pe='rope', this model has pe={self.pe!r}",
-                                       f"只有 pe='rope' 的模型才能缩放 RoPE"))
+                                       "只有 pe='rope' 的模型才能缩放 RoPE"))
         rope_type = check_rope_type(rope_type)
         inv_freq, att = rope_frequencies(self.head_dim, self.base, rope_type, factor, train_len,
                                          beta_fast, beta_slow)

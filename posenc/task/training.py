@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 import time
 from dataclasses import dataclass
-from typing import Callable
+from collections.abc import Callable
 
 from ..context import check_rope_type
 from ..slow import takes_seconds
