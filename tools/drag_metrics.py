@@ -41,9 +41,8 @@ import sys
 import time
 from pathlib import Path
 
-from lab_session import (FIGURE_UPDATE_S, FRAMES_FILL_S, REPO, chromium, close_notebook, explorers,  # tools/lab_session.py
-                         first_with_slider, jupyterlab, kernel_eval, kernel_exec, kernel_value, open_notebook,
-                         wait_kernel_true)
+from lab_session import (FIGURE_UPDATE_S, FRAMES_FILL_S, REPO, chromium, close_notebook,  # tools/lab_session.py
+                         first_with_slider, jupyterlab, kernel_eval, kernel_exec, kernel_value, open_notebook)
 
 # ---------------------------------------------------------------------------
 # the explorer in the kernel (works with or without frames: a checkout before them too)
@@ -477,12 +476,11 @@ JS_TIMED_SELECT_NEXT = """(el) => { window.__t0 = performance.now(); el.selected
                                     el.dispatchEvent(new Event('change', {bubbles: true})); }"""
 JS_TIMED_CLICK = """(el) => { window.__t0 = performance.now(); el.click(); }"""
 
-#: A kernel statement that switches frames off in the notebook's kernel (any checkout):
-#: run as ``setup`` before Run All, every explorer is then drawn by the kernel only.
-FRAMES_OFF = ("import importlib, os, posenc\n"
-              "_m = 'posenc.ui.engine.frames' if os.path.isdir(os.path.join(posenc.__path__[0], 'widgets')) "
-              "else 'posenc.figures.frames'\n"
-              "importlib.import_module(_m).MAX_BYTES = 0\n")
+#: The module that holds the frames' switches (:data:`MAX_BYTES`, …) in this checkout.
+FRAMES_MODULE = "posenc.ui.engine.frames"
+#: A kernel statement that switches frames off in this checkout's kernel: run as ``setup``
+#: before Run All, every explorer is then drawn by the kernel only (no set may hold a byte).
+FRAMES_OFF = f"import {FRAMES_MODULE} as _F; _F.MAX_BYTES = 0\n"
 
 
 def _frames_done(page, name: str):
