@@ -2,9 +2,10 @@
 
 ``import posenc_lib`` stays light and torch-free; ``__all__`` (built from the facade's imports)
 resolves, each name to the room it is imported from; the one
-``EXPLORERS`` dict lives in the facade and nowhere else; the rooms import each other without
-cycles; no file grows past ~700 lines or by appended sections; torch classes are ordinary
-module-level classes (a trained model pickles).
+``EXPLORERS`` dict lives in the facade and nowhere else; no file grows past ~700 lines or by
+appended sections; torch classes are ordinary module-level classes (a trained model pickles).
+How the rooms import each other (layers, no cycles) is import-linter's contracts in
+pyproject.toml, run by tests/test_lint.py.
 """
 import ast
 import io
@@ -22,11 +23,6 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 FACADE = ROOT / "posenc_lib.py"
 PACKAGE = ROOT / "posenc"
 MODULES = sorted(PACKAGE.rglob("*.py"))
-
-
-def module_name(path: pathlib.Path) -> str:
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
 def facade_tree() -> ast.Module:
@@ -138,61 +134,6 @@ def test_explorers_is_never_mutated():
 # ---------------------------------------------------------------------------
 # The package's shape
 # ---------------------------------------------------------------------------
-def import_graph() -> dict:
-    """posenc module -> the posenc modules it imports (anywhere in the file, relative or not)."""
-    known = {module_name(p): p for p in MODULES}
-    graph = {}
-    for name, path in known.items():
-        package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
-        deps = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Import):
-                targets = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                base = package[:len(package) - node.level + 1] if node.level else []
-                stem = ".".join(base + (node.module.split(".") if node.module else []))
-                targets = [f"{stem}.{a.name}" if f"{stem}.{a.name}" in known else stem for a in node.names]
-            else:
-                continue
-            deps |= {t for t in targets if t in known and t != name}
-        graph[name] = deps
-    return graph
-
-
-def test_no_import_cycles_between_posenc_modules():
-    graph = import_graph()
-    # the parser sees absolute, one-dot and two-dot imports
-    assert "posenc.encoding" in graph["posenc.figures.sinusoid"]
-    assert "posenc.task.training" in graph["posenc.figures.learned"]
-    assert "posenc.task.model" in graph["posenc.task.training"]          # imported inside a function
-    state, cycles = {}, []
-
-    def visit(node, path):
-        state[node] = "open"
-        for dep in sorted(graph[node]):
-            if state.get(dep) == "open":
-                cycles.append(path[path.index(dep):] + [dep])
-            elif dep not in state:
-                visit(dep, path + [dep])
-        state[node] = "done"
-
-    for node in sorted(graph):
-        if node not in state:
-            visit(node, [node])
-    assert not cycles, " ; ".join(" -> ".join(c) for c in cycles)
-
-
-def test_the_math_rooms_import_nothing_of_the_ui():
-    """The UI sits apart from the math: no module of the math rooms (posenc/*.py, task/,
-    exercises/, course/) imports posenc.ui or posenc.figures, anywhere in the file."""
-    graph = import_graph()
-    ui = ("posenc.ui", "posenc.figures")
-    offenders = {m: sorted(d for d in deps if d.startswith(ui)) for m, deps in graph.items()
-                 if not m.startswith(ui) and any(d.startswith(ui) for d in deps)}
-    assert "posenc.figures.style" in graph["posenc.figures.sinusoid"]       # the graph sees these imports
-    assert not offenders, offenders
-
-
 def test_no_module_imports_an_underscore_name_from_another():
     """A name another module needs is public: ``from x import _y`` appears nowhere in the package
     or the tools (a module's own underscore names stay its own)."""

@@ -160,22 +160,6 @@ def test_notebook_skeleton(path):
         assert "interact(" not in c, "drive figures from explorers, not ipywidgets.interact"
 
 
-def test_test_references_use_only_the_math_module():
-    """tests/reference.py is the independent source of expected values: plain Python and math,
-    never posenc (nor numpy, which the code under test is built on)."""
-    import ast
-
-    tree = ast.parse((ROOT / "tests" / "reference.py").read_text(encoding="utf-8"))
-    imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
-                for alias in node.names}
-    imported |= {(node.module or "").split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
-    assert imported <= {"math", "cmath"}, imported
-    assert ast.get_docstring(tree)
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef):
-            assert ast.get_docstring(node), f"reference.{node.name} needs a docstring naming its formula"
-
-
 @pytest.mark.slow
 def test_the_readme_open_command_starts_jupyterlab_as_root_too(tmp_path):
     """The README's launch (its config file, no --allow-root) starts the server whoever runs it:
