@@ -218,42 +218,55 @@ def test_notebooks_build_explorers_by_class_not_through_the_dict():
 
 
 # ---------------------------------------------------------------------------
-# Every public docstring names a notebook that really uses the name
+# Where a reader first meets each public name: declared in posenc/course/introduced.py
 # ---------------------------------------------------------------------------
-def test_every_public_docstring_names_a_notebook_that_uses_it():
-    """Each name the facade exports says ``Introduced in notebook NN_name`` (anywhere in its
-    docstring: what a reader needs is where to see it used) and that notebook mentions the name
-    (code or text); a result class counts as used where the function returning it is, and a
-    ``plot_*`` where the explorer drawing the same figure is built."""
+def public_definitions() -> dict:
+    """Every public function and class of posenc_lib (its ``__all__`` and lazy names)."""
     import inspect
+
+    objs = {name: getattr(pl, name) for name in [*pl.__all__, *pl._LAZY]}
+    return {name: obj for name, obj in objs.items() if inspect.isfunction(inspect.unwrap(obj)) or inspect.isclass(obj)}
+
+
+def test_every_public_name_is_declared_once_under_a_notebook():
+    from posenc.course.introduced import INFRASTRUCTURE, INTRODUCED
+
+    declared = [name for names in INTRODUCED.values() for name in names]
+    assert len(declared) > 200, "the registry was not read"
+    assert len(declared) == len(set(declared)), sorted({n for n in declared if declared.count(n) > 1})
+    public = public_definitions()
+    assert set(declared) <= set(public) and INFRASTRUCTURE <= set(public), \
+        sorted((set(declared) | INFRASTRUCTURE) - set(public))
+    undeclared = set(public) - set(declared) - INFRASTRUCTURE
+    assert not undeclared, ("add to posenc/course/introduced.py, under the notebook that first uses it: "
+                            f"{sorted(undeclared)}")
+    notebooks = sorted(p.stem for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    assert list(INTRODUCED) == [n for n in notebooks if n in INTRODUCED], "unknown notebooks, or not in course order"
+
+
+def test_each_notebook_uses_the_names_it_introduces():
+    """A name counts as used where the notebook mentions it (code or text), a result class where
+    a function returning it is mentioned, a ``plot_*`` where the explorer of its figure family
+    (its module) is built."""
     import json
 
-    texts = {p.stem: "\n".join("".join(c["source"]) for c in json.loads(p.read_text(encoding="utf-8"))["cells"])
-             for p in sorted((ROOT / "notebooks").glob("*.ipynb"))}
+    from posenc.course.introduced import INTRODUCED
+
+    public = public_definitions()
     returns = {}                      # class name -> public functions returning it
-    for name in [*pl.__all__, *pl._LAZY]:
-        obj = getattr(pl, name)
-        if inspect.isfunction(obj):
-            returns.setdefault(str(obj.__annotations__.get("return", "")), []).append(name)
+    for name, obj in public.items():
+        returns.setdefault(str(getattr(obj, "__annotations__", {}).get("return", "")), []).append(name)
     problems = []
-    for name in [*pl.__all__, *pl._LAZY]:
-        obj = getattr(pl, name)
-        if not (inspect.isfunction(obj) or inspect.isclass(obj)) or obj is pl.Explorer:  # Explorer: the base class
-            continue
-        doc = " ".join((inspect.getdoc(obj) or "").split())
-        found = re.findall(r"Introduced in notebooks? (\d\d_\w+(?:(?:,| and) \d\d_\w+)*)", doc)
-        if not found:
-            problems.append(f"{name}: the docstring does not say 'Introduced in notebook NN_name'")
-            continue
-        for notebook in re.findall(r"\d\d_\w+", found[0]):
-            text = texts.get(notebook)
-            if text is None:
-                problems.append(f"{name}: no notebook {notebook}")
-                continue
-            mentioned = lambda n: re.search(rf"(?<![\w.])(pl\.)?{n}\b", text) is not None
-            ok = (mentioned(name)
-                  or any(mentioned(f) for f in returns.get(name, []))
-                  or any(f"pl.{ex}(" in text for ex in re.findall(r":class:`(\w+Explorer)`", doc)))
-            if not ok:
-                problems.append(f"{name}: says notebook {notebook} introduces it, but that notebook never uses it")
+    for notebook, names in INTRODUCED.items():
+        cells = json.loads((ROOT / "notebooks" / f"{notebook}.ipynb").read_text(encoding="utf-8"))["cells"]
+        text = "\n".join("".join(c["source"]) for c in cells)
+        built = {public[m.group(1)].__module__ for m in re.finditer(r"\bpl\.(\w+Explorer)\(", text) if m.group(1) in public}
+
+        def mentioned(n, text=text):
+            return re.search(rf"(?<![\w.])(pl\.)?{n}\b", text) is not None
+
+        for name in names:
+            if not (mentioned(name) or any(mentioned(f) for f in returns.get(name, []))
+                    or name.startswith("plot_") and public[name].__module__ in built):
+                problems.append(f"{name}: declared as introduced in {notebook}, which never uses it")
     assert not problems, "\n".join(problems)
