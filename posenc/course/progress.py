@@ -31,7 +31,7 @@ _WARNED: set = set()
 
 def progress_path() -> pathlib.Path:
     """Where the progress file is: ``$POSENC_PROGRESS`` or ``~/.posenc/progress.json``.
-    Introduced in notebook 01_permutation_invariance."""
+   """
     env = os.environ.get(PROGRESS_ENV)
     return pathlib.Path(env).expanduser() if env else pathlib.Path.home() / ".posenc" / "progress.json"
 
@@ -50,7 +50,7 @@ def _empty() -> dict:
 
 def load_progress() -> dict:
     """The progress record (an empty one when there is no file yet; a corrupt file is
-    warned about in one line and read as empty). Introduced in notebook 01_permutation_invariance."""
+    warned about in one line and read as empty)."""
     path = progress_path()
     try:
         text = path.read_text(encoding="utf-8")
@@ -90,7 +90,7 @@ def _save(data: dict) -> None:
 def record_check(exercise: str, verdict) -> None:
     """Record one answer to the exercise ``exercise`` (an :func:`exercise_id`): the first
     answer's verdict stays, attempts count up, solved stays True once reached. Never raises.
-    Introduced in notebook 01_permutation_invariance."""
+   """
     try:
         data = load_progress()
         entry = data["exercises"].setdefault(
@@ -104,7 +104,7 @@ def record_check(exercise: str, verdict) -> None:
 
 def record_quiz(quiz: str, question: str, choice: int, right: bool) -> None:
     """Record the first choice for a quiz question (later picks change nothing). Never raises.
-    Introduced in notebook 10_rope_real_models."""
+   """
     try:
         data = load_progress()
         asked = data["quiz"].setdefault(quiz, {})
@@ -125,7 +125,7 @@ def quiz_first_tries(quiz: str, questions) -> tuple[int, int]:
 
 def reset_progress(confirm: bool = False) -> bool:
     """Clear the learner's progress, only with ``confirm=True`` (otherwise say how, and keep
-    it). Returns True when it was cleared. Introduced in notebook 01_permutation_invariance."""
+    it). Returns True when it was cleared."""
     if confirm is not True:
         print("进度没有清空：要清空，请运行 pl.reset_progress(confirm=True)。")
         return False

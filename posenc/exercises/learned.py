@@ -16,7 +16,6 @@ def check_order_blind_accuracy(answer) -> Verdict:
     precision rule.
 
     Slip table: 1 (full marks), the percentage, 1/8 (guessing among all animals).
-    Introduced in notebook 05_learned_embeddings.
     """
     right = order_blind_bound()
     slips = [
@@ -37,7 +36,6 @@ def check_segments(answer, n_tokens: int, max_len: int) -> Verdict:
     ``segments`` = ceil(n_tokens / max_len); ``last row`` is the table row (counted from 0)
     of the last token of the last segment. Recognises rounding down, rows counted from 1,
     the absolute position, and a last segment taken as full.
-    Introduced in notebook 05_learned_embeddings.
     """
     n_tokens = check_int("n_tokens", n_tokens, 1)
     max_len = check_int("max_len", max_len, 1)
@@ -74,7 +72,6 @@ def check_rows_with_gradient(answer, train_lengths, max_len: int) -> Verdict:
 
     Recognises every row, rows counted to the longest sentence minus one, the number of
     lengths, and the rows without a gradient.
-    Introduced in notebook 05_learned_embeddings.
     """
     lo, hi = check_lengths("train_lengths", train_lengths, 4, MAX_LENGTH)
     max_len = check_int("max_len", max_len, hi)

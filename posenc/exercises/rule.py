@@ -442,7 +442,6 @@ def check_value(answer, expected, *, decimals: int | None = None, hint: str = ""
     that message; an answer rounded too coarsely is told so
     (:func:`~posenc.exercises.verdict.rounding_slip`). A wrong answer's message names what was
     entered. The generic numeric check.
-    Introduced in notebook 01_permutation_invariance.
     """
     expected = np.asarray(expected, dtype=float)
     what = "一个数" if expected.shape == () else f"形状为 {expected.shape} 的一组数"
@@ -468,7 +467,6 @@ def check_choice(answer, correct, *, hint: str = "", options=None, hints=None, e
     to the option picked; other wrong answers get ``hint``. ``exercise`` (optional) names the
     exercise in the learner's progress record (e.g. ``"01.1"``). Never raises on a wrong answer;
     an unanswered one (``None``) gets the neutral prompt, never the hint.
-    Introduced in notebook 01_permutation_invariance.
     """
     keys = None if options is None else [normalise(o) for o in options]
     if keys is not None and normalise(correct) not in keys:

@@ -28,7 +28,6 @@ class Verdict:
     check records it under (:func:`exercise_id`); a displayed verdict carries it in its own
     MIME type (:data:`MIME`), which is how the static edition's builder finds the exercises on
     a page.
-    Introduced in notebook 01_permutation_invariance.
     """
 
     ok: bool
@@ -225,7 +224,7 @@ def recorded(check=None, *, id_args=None):
     (:func:`posenc.course.progress.record_check`) under :func:`exercise_id`, unless the exercise is
     unanswered (a pending verdict) or the check runs inside another check. Recording never
     raises. The wrapper's ``exercise_id(*args, **kwargs)`` is the key a call would be recorded
-    under. Introduced in notebook 01_permutation_invariance."""
+    under."""
     if check is None:
         return functools.partial(recorded, id_args=id_args)
     signature = inspect.signature(check)

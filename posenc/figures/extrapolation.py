@@ -1,6 +1,4 @@
 """Longer-than-trained sentences: accuracy by length per encoding, and by the biter's position.
-
-Introduced in notebook 08_alibi_extrapolation.
 """
 from __future__ import annotations
 
@@ -15,7 +13,6 @@ def plot_extrapolation(rows, ax=None):
 
     A row whose model cannot run (learned table too short) appears in the legend only.
     The dashed line is chance (1/2: the mirror-pair argument).
-    Introduced in notebook 08_alibi_extrapolation.
     """
     rows = check_rows(rows, EXTRAPOLATION_ROW_KEYS, "extrapolation_table")
     styles = PE_STYLES
@@ -56,7 +53,6 @@ def plot_accuracy_by_start(by_start: dict, seq_len: int, train_lengths=(4, 8), a
     ``by_start`` maps a model name to ``{start: accuracy}`` (from :func:`accuracy_by_start`).
     Shaded: positions the biter occupied in training (``start <= hi - 4``) and the positions
     whose distance to the final 。 (``seq_len - 1 - start``) occurred in training.
-    Introduced in notebook 08_alibi_extrapolation.
     """
     seq_len = check_int("seq_len", seq_len, 4, 32)
     lo, hi = check_lengths("train_lengths", train_lengths, 4, MAX_LENGTH)

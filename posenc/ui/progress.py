@@ -18,7 +18,7 @@ def progress_summary(quizzes: dict) -> list[dict]:
     """One row per notebook with exercises or a quiz (``quizzes``: notebook -> its question
     bank, :data:`posenc.course.quiz_banks.QUIZZES`): ``notebook``, ``title``, ``solved``, ``total``
     (exercises), ``quiz_right``, ``quiz_total`` (first-try score; total 0 when the notebook has
-    no quiz) and ``quiz_answered``. Introduced in notebook 01_permutation_invariance."""
+    no quiz) and ``quiz_answered``."""
     data = load_progress()
     rows = []
     exercises = catalogue.EXERCISES
@@ -40,7 +40,6 @@ def plot_progress(rows, ax=None):
     """Horizontal bars per notebook: exercises solved / total and, where the notebook has a
     quiz, its first-try score / questions (both as a share, the counts written beside).
     Every text is at least 9 pt (12.5 px at the course's 100 dpi).
-    Introduced in notebook 01_permutation_invariance.
     """
     rows = list(rows)
     if not rows:
@@ -151,7 +150,7 @@ def show_progress() -> None:
     """Show the learner's progress: per notebook, exercises solved / total and the quiz's
     first-try score, as a table and a small bar chart (drawn wherever it runs). In JupyterLab
     the numbers come from the progress file; on a static page, from the reader's browser.
-    Introduced in notebook 01_permutation_invariance."""
+   """
     from IPython.display import display
 
     display(ProgressView(progress_summary(QUIZZES)))

@@ -57,7 +57,6 @@ class Quiz:
     ``"quiz"``), and the score line shows the first-try score next to today's.
     ``.radios[n].value`` can be set from code (that is how the tests answer); ``.widget`` is
     what to display.
-    Introduced in notebook 10_rope_real_models (the first notebook with a self-check quiz).
     """
 
     def __init__(self, questions, name: str | None = None):
