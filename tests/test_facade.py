@@ -197,12 +197,10 @@ def test_pickle_round_trips_a_trained_order_model(trained_model_and_batch):
 # Notebooks build explorers by their class (Shift-Tab shows its signature)
 # ---------------------------------------------------------------------------
 def test_notebooks_build_explorers_by_class_not_through_the_dict():
-    import importlib.util
     import json
 
-    spec = importlib.util.spec_from_file_location("build_contents", ROOT / "tools" / "build_contents.py")
-    build_contents = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(build_contents)
+    import build_contents   # tools/build_contents.py (pyproject puts tools/ on the test path)
+
     classes = {cls.__name__ for cls in pl.EXPLORERS.values()}
     used = set()
     for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
