@@ -9,6 +9,7 @@
 Each tool is also run once on a copy holding one break of each rule this project relies on, and
 must name every one of them: a configuration that silently checks nothing fails here.
 """
+import json
 import os
 import pathlib
 import shutil
@@ -81,6 +82,10 @@ def test_each_lint_rule_this_project_relies_on_names_its_break(tmp_path):
         "tools/tool.py": "import sys\n\nsys.path.insert(0, 'tests')\n",            # TID251
         "tests/reference.py": '"""References."""\nimport numpy as np\n\n\ndef dot(a, b):\n    return np.dot(a, b)\n',
         "tests/test_x.py": "import numpy as np\n\n\ndef test_x(ex):\n    assert np.ones(1)[0] == ex._private\n",
+        "notebooks/01_x.ipynb": json.dumps({                                           # TID251 in a cell
+            "cells": [{"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
+                       "source": ["from ipywidgets import interact\n", "interact(print, x=1)"]}],
+            "metadata": {"language_info": {"name": "python"}}, "nbformat": 4, "nbformat_minor": 5}),
     }
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
@@ -90,4 +95,5 @@ def test_each_lint_rule_this_project_relies_on_names_its_break(tmp_path):
              if line.count(":") >= 3}
     assert found == {("posenc/room.py", "F401"), ("posenc/room.py", "RUF100"), ("posenc/room.py", "F541"),
                      ("posenc/room.py", "F821"), ("posenc/room.py", "SLF001"), ("tools/tool.py", "TID251"),
-                     ("tests/reference.py", "TID253"), ("tests/reference.py", "D103")}, out.stdout
+                     ("tests/reference.py", "TID253"), ("tests/reference.py", "D103"),
+                     ("notebooks/01_x.ipynb", "TID251")}, out.stdout
