@@ -19,7 +19,6 @@ def alibi_slope_exponents(num_heads: int) -> np.ndarray:
     (``8h'/(2P)`` for h' = 1, 3, 5, ...) until there are H. The authors' reference code
     (and BLOOM, 112 heads) does this so that every head count keeps the geometric sequence
     of a power of 2 and its in-between values.
-    Introduced in notebook 08_alibi_extrapolation.
     """
     num_heads = check_int("num_heads", num_heads, 1, 1024)
     p = 1 << (num_heads.bit_length() - 1)          # largest power of 2 <= H
@@ -35,7 +34,6 @@ def alibi_slopes(num_heads: int) -> np.ndarray:
     For H a power of 2 this is the paper's ``s_h = 2 ** (-8h/H)`` (8 heads: 1/2 ... 1/256);
     for other H, the authors' recipe in :func:`alibi_slope_exponents` (12 heads: 1/2 ... 1/256,
     then 2^-0.5, 2^-1.5, 2^-2.5, 2^-3.5).
-    Introduced in notebook 08_alibi_extrapolation.
     """
     return 2.0 ** -alibi_slope_exponents(num_heads)
 
@@ -46,7 +44,6 @@ def alibi_bias(seq_len: int, num_heads: int) -> np.ndarray:
 
     Added to the attention scores before the softmax; no position vectors at all. The bias
     depends on the offset k = n - m only, through |k|: it cannot tell left from right.
-    Introduced in notebook 08_alibi_extrapolation.
     """
     seq_len = check_int("seq_len", seq_len, 1)
     slopes = alibi_slopes(num_heads)
@@ -60,7 +57,6 @@ def alibi_causal_bias(seq_len: int, num_heads: int) -> np.ndarray:
 
     Shape ``(num_heads, seq_len, seq_len)``; the ``-inf`` entries are the causal mask
     (softmax gives them weight 0). On the allowed entries it equals :func:`alibi_bias`.
-    Introduced in notebook 08_alibi_extrapolation.
     """
     bias = alibi_bias(seq_len, num_heads)
     return np.where(causal_mask(seq_len)[None, :, :], bias, -np.inf)
@@ -74,7 +70,6 @@ def alibi_attention(seq_len: int, num_heads: int, query: int | None = None,
     keys n <= query). ``query`` defaults to the middle, ``seq_len // 2``. The weights fall
     off geometrically, by the factor ``exp(-s_h)`` per step: a discrete Laplace
     (two-sided geometric) shape.
-    Introduced in notebook 08_alibi_extrapolation.
     """
     seq_len = check_int("seq_len", seq_len, 1, 4096)
     query = seq_len // 2 if query is None else check_int("query", query, 0, seq_len - 1)
@@ -105,7 +100,6 @@ def alibi_reach(seq_len: int, num_heads: int, train_len: int, causal: bool = Tru
 
     Works on one row (``O(num_heads * seq_len)``), so ``seq_len`` can be far beyond the sizes
     :func:`alibi_attention` builds whole.
-    Introduced in notebook 08_alibi_extrapolation.
     """
     seq_len = check_int("seq_len", seq_len, 1, 1 << 22)
     train_len = check_int("train_len", train_len, 1)
@@ -134,7 +128,6 @@ def alibi_needle_weight(seq_len: int, num_heads: int, distance: int, margin: flo
     seq_len − 1; the logit of a key at distance j is ``-s_h j``, plus ``margin`` for the needle.
     Returns ``(num_heads,)``. The rest of the weight goes to the haystack, most of it to the
     nearest ~1/s_h keys (:func:`alibi_reach`). With ``margin = 0`` it is the bias-alone weight.
-    Introduced in notebook 08_alibi_extrapolation.
     """
     seq_len, slopes, distance = _needle_inputs(seq_len, num_heads, distance)
     margin = check_real("margin", margin)
@@ -151,7 +144,6 @@ def alibi_needle_margin(seq_len: int, num_heads: int, distance: int, share: floa
     ``Z_h = Σ_{j=0}^{seq_len−1} e^{−s_h j}`` the bias-alone weights of all keys before the
     softmax. ``share = 1/2``: the needle must outweigh the whole haystack. The first term grows
     by s_h per token of distance, whatever the input length. Returns ``(num_heads,)``.
-    Introduced in notebook 08_alibi_extrapolation.
     """
     seq_len, slopes, distance = _needle_inputs(seq_len, num_heads, distance)
     share = check_real("share", share)

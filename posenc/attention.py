@@ -4,7 +4,6 @@ mask; self-attention and the 猫咬狗 permutation demo built on them.
 Every attention in the package (RoPE's, ALiBi's, Shaw et al.'s, the KV-cache steps, grouped-query
 attention, packed rows) calls :func:`scaled_dot_product_attention`; the torch models call its
 torch twin ``torch_layers.scaled_dot_product_attention_torch``.
-Introduced in notebook 01_permutation_invariance.
 """
 from __future__ import annotations
 
@@ -23,7 +22,6 @@ def softmax(scores, axis: int = -1) -> np.ndarray:
 
     Entries of ``-inf`` are a mask: they get weight exactly 0 (causal attention, padding).
     Every slice along ``axis`` needs at least one finite entry.
-    Introduced in notebook 01_permutation_invariance.
     """
     scores = check_array("scores", scores, masked=True)
     top = scores.max(axis=axis, keepdims=True)
@@ -42,7 +40,6 @@ def causal_mask(seq_len: int, key_len: int | None = None) -> np.ndarray:
     keys the queries are the last ``seq_len`` positions (a decoding step over a cache), aligned
     to the bottom-right corner as flash-attn aligns them. The one causal mask: every causal
     attention, bias and count in the package starts from it.
-    Introduced in notebook 08_alibi_extrapolation.
     """
     seq_len = check_int("seq_len", seq_len, 0)
     key_len = seq_len if key_len is None else check_int("key_len", key_len, 0)
@@ -60,7 +57,6 @@ def scaled_dot_product_attention(q, key, value, bias=None, visible=None) -> tupl
     where False. Both broadcast to ``(..., query_len, key_len)``; every query needs a key it
     may see. The one numpy attention: self-attention, RoPE's, ALiBi's, Shaw et al.'s, packed
     rows, the KV-cache steps and grouped-query attention all call it.
-    Introduced in notebook 01_permutation_invariance.
     """
     q, key, value = check_array("q", q), check_array("key", key), check_array("value", value)
     if min(q.ndim, key.ndim, value.ndim) < 2 or q.shape[-1] != key.shape[-1] or key.shape[-2] != value.shape[-2]:
@@ -90,7 +86,6 @@ def self_attention(x, w_q, w_k, w_v):
     ``(d_in, d_v)``. Returns ``(outputs, weights)`` with
     ``weights = softmax(Q K^T / sqrt(d_k))`` of shape ``(seq_len, seq_len)`` and
     ``outputs = weights @ V`` of shape ``(seq_len, d_v)``.
-    Introduced in notebook 01_permutation_invariance.
     """
     x = check_array("x", x, ndim=2)
     if x.shape[0] < 1:
@@ -116,7 +111,6 @@ def token_vectors(tokens, d_model: int, seed: int = 0) -> np.ndarray:
 
     Each vector is drawn from N(0, 1/d_model) seeded by the token's text and ``seed``,
     so 猫 has the same vector in 猫咬狗 and in 狗咬猫. Shape ``(len(tokens), d_model)``.
-    Introduced in notebook 01_permutation_invariance.
     """
     tokens = check_tokens(tokens)
     d_model = check_int("d_model", d_model, 1)
@@ -131,8 +125,6 @@ def token_vectors(tokens, d_model: int, seed: int = 0) -> np.ndarray:
 @dataclass
 class AttentionDemo:
     """Result of :func:`attention_demo`: everything the permutation figures show.
-
-    Introduced in notebook 01_permutation_invariance.
     """
 
     tokens: tuple
@@ -153,8 +145,6 @@ class AttentionDemo:
 
 def attention_weights_for_demo(d_model: int, seed: int = 0):
     """The fixed random ``(w_q, w_k, w_v)`` used by :func:`attention_demo`.
-
-    Introduced in notebook 01_permutation_invariance.
     """
     d_model = check_d_model(d_model)
     rng = np.random.default_rng(check_int("seed", seed, 0) + 1000)
@@ -168,7 +158,6 @@ def attention_demo(tokens="猫咬狗", d_model: int = 4, use_pe: bool = False, s
     Word vectors come from :func:`token_vectors`, projections from
     :func:`attention_weights_for_demo`; with ``use_pe`` the PE of positions 0, 1, ...
     is added to the word vectors first.
-    Introduced in notebook 01_permutation_invariance.
     """
     tokens = check_tokens(tokens)
     d_model = check_d_model(d_model)

@@ -7,7 +7,6 @@ transformers, ``modeling_rope_utils``): ``"linear"`` (position interpolation, PI
 NTK: the base grows with the current length), ``"yarn"`` and ``"llama3"`` (Llama 3.1's
 wavelength rule). ``"ntk"`` is NTK-aware base scaling in its static form (a fixed factor).
 Self-Extend and ReRoPE leave the frequencies alone and remap the offsets instead.
-Introduced in notebook 09_context_extension.
 """
 from __future__ import annotations
 
@@ -52,7 +51,6 @@ def rotations_per_context(d_model: int, length, base: float = 10000.0) -> np.nda
     Equal to ``length / wavelength_i``. A pair with ``r_i < 1`` never completes a turn inside
     a context of that length. YaRN's ramp is defined on this number (for the original
     context), not on the pair index i.
-    Introduced in notebook 09_context_extension.
     """
     d_model = check_d_model(d_model)
     length = check_real("length", length, greater_than=0.0)
@@ -69,7 +67,6 @@ def yarn_correction_range(d_model: int, train_len: int, base: float = 10000.0,
     ``r = beta_fast`` rounded down, ``high`` the one for ``r = beta_slow`` rounded up, and
     both are clipped to ``[0, d_model - 1]``: the rounding and the clipping are those of
     Hugging Face's ``find_correction_range`` (its default ``truncate=True``).
-    Introduced in notebook 09_context_extension.
     """
     d_model = check_d_model(d_model)
     length = check_int("train_len", train_len, 1)
@@ -95,7 +92,6 @@ def yarn_ramp(d_model: int, train_len: int, base: float = 10000.0,
     opposite direction (1 = interpolate). Pairs turning more than ``beta_fast`` times in the
     original context get 1, pairs turning fewer than ``beta_slow`` times get 0. The ramp is
     linear in the pair index i, i.e. in log r_i, where the paper's is linear in r_i.
-    Introduced in notebook 09_context_extension.
     """
     low, high = yarn_correction_range(d_model, train_len, base, beta_fast, beta_slow)
     if low == high:
@@ -244,7 +240,6 @@ def llama3_frequencies(inv_freq, factor: float, low_freq_factor: float, high_fre
     ``λ < L / high_freq_factor`` unchanged, ``λ > L / low_freq_factor`` divided by ``factor``,
     in between ``(1 − t)·w/factor + t·w`` with ``t = (L/λ − low_freq_factor) / (high_freq_factor −
     low_freq_factor)``, ``L = train_len`` (meta-llama's ``apply_scaling``).
-    Introduced in notebook 09_context_extension.
     """
     w = check_array("inv_freq", inv_freq)
     wavelength = 2 * math.pi / w
@@ -325,7 +320,6 @@ def rope_frequencies(d_model: int, base: float = 10000.0, rope_type: str = "defa
     ``factor`` is s = L' / L, the target length over the training length: below 1 (a target
     shorter than training) there is nothing to extend, and it is refused with that message
     (so is ``OrderModel.set_rope_scaling``'s, which comes here).
-    Introduced in notebook 09_context_extension.
     """
     d_model = check_d_model(d_model)
     base = check_base(base)
@@ -359,7 +353,7 @@ class AngleCoverage:
     target turns the pair more than a whole position step past anything in training,
     ``target_angle > L·w_i``, and training did not cover a full turn: PI with L' = s·L stays
     inside, its largest angle (sL - 1)·w_i / s is below L·w_i). ``attention_factor`` as in
-    :func:`rope_frequencies`. Introduced in notebook 09_context_extension.
+    :func:`rope_frequencies`.
     """
 
     wavelength: np.ndarray
@@ -383,7 +377,6 @@ def rope_angle_coverage(d_model: int, train_len: int, target_len: int, base: flo
     RoPE turns it further than it ever turned, and those angles are ``unseen``. A
     ``target_len`` at or below ``train_len`` needs no extension: every angle was seen in
     training and ``unseen`` is all False (scaling then only slows pairs that did not need it).
-    Introduced in notebook 09_context_extension.
     """
     d_model = check_d_model(d_model)
     train_len = check_int("train_len", train_len, 2)
@@ -440,7 +433,6 @@ def rope_base_lower_bound(seq_len: int, d_model: int = 128, start: float = 2.0, 
     base from below. The feasible bases are not one interval (small gaps exist), so the search
     walks up from ``start`` in steps of ``step`` and refines the first feasible step by
     bisection to relative precision ``rtol``. A bound for a shorter length is a valid ``start``.
-    Introduced in notebook 09_context_extension.
     """
     seq_len = check_int("seq_len", seq_len, 1, 1 << 20)
     d_model = check_d_model(d_model)
@@ -451,7 +443,7 @@ def rope_base_lower_bound(seq_len: int, d_model: int = 128, start: float = 2.0, 
         base *= step
         if base > 1e15:
             raise ValueError(bilingual(f"no base up to 1e15 keeps the margin ≥ 0 for seq_len = {seq_len}",
-                                       f"1e15 以内没有满足条件的 base"))
+                                       "1e15 以内没有满足条件的 base"))
     low, high = base / step, base
     if low < start:
         return high
@@ -465,7 +457,6 @@ def softmax_entropy(logits) -> np.ndarray:
     """Entropy ``−Σ p log p`` (nats) of ``softmax(logits)`` along the last axis.
 
     ``log n`` for uniform weights over n keys, 0 for all weight on one key.
-    Introduced in notebook 09_context_extension.
     """
     p = softmax(check_array("logits", logits))
     return -(p * np.log(p, out=np.zeros_like(p), where=p > 0)).sum(axis=-1)     # 0 · log 0 = 0
@@ -478,7 +469,6 @@ def entropy_invariant_scale(seq_len, train_len) -> np.ndarray:
     ``H ≈ log n − λ(s_max − s̄)`` for a softmax over n keys with logits λ·s, so keeping H from
     growing with n asks for λ ∝ log n; relative to training length L, multiply the logits by
     ``log n / log L`` (1 at n = L).
-    Introduced in notebook 09_context_extension.
     """
     n = check_array("seq_len", seq_len)
     train_len = check_real("train_len", train_len, greater_than=1.0)
@@ -493,7 +483,6 @@ def beta_digits(n: int, beta: float, num_digits: int) -> np.ndarray:
     苏剑林's reading of RoPE (「Transformer 升级之路：10、RoPE 是一种 β 进制编码」,
     kexue.fm/archives/9675): pair i turns by ``n / β^i`` with ``β = base^(2/d)``, the same
     quantity whose ``floor(·) mod β`` is digit i; cos and sin of it are a smooth digit.
-    Introduced in notebook 09_context_extension.
     """
     n = check_int("n", n, 0)
     beta = check_real("beta", beta, greater_than=1.0)
@@ -520,7 +509,6 @@ def self_extend_offsets(seq_len: int, group_size: int, window: int) -> np.ndarra
     ``j // G`` (``group_size`` G = ``group_size_1``, ``window`` W = ``group_size_2``; the shift
     ``W - W / G`` is applied once the longest position reaches W), so their offset is
     ``i // G - j // G + W - W / G``. The largest offset stays near ``W + (seq_len - W) / G``.
-    Introduced in notebook 09_context_extension.
     """
     seq_len = check_int("seq_len", seq_len, 1, 4096)
     group_size = check_int("group_size", group_size, 1)
@@ -541,7 +529,6 @@ def rerope_offsets(seq_len: int, window: int, leaky_factor: float | None = None)
     ``window``, the key not at all). With ``leaky_factor`` k (``leaky_rerope_patch.py``,
     ``scaling_factor``) the far offsets grow again, k times slower:
     ``window + (i - j - window) / k``, position interpolation beyond the window.
-    Introduced in notebook 09_context_extension.
     """
     seq_len = check_int("seq_len", seq_len, 1, 4096)
     window = check_int("window", window, 1)

@@ -7,7 +7,6 @@ computes it: gates ``g_ij = sigmoid(q_i · k_j / sqrt(d))`` times the causal mas
 ``p_ij = Σ_{t=j}^{i} g_it`` (``gates.flip(-1).cumsum(-1).flip(-1)``), clamped to ``npos − 1``; a
 learned vector e[p] per integer position gives the logit ``q_i · e[p]``, interpolated linearly
 between floor(p) and ceil(p) for a fractional p, and added to the attention logit.
-Introduced in notebook 12_where_position_goes.
 """
 from __future__ import annotations
 
@@ -22,7 +21,6 @@ def cope_positions(gate_logits, npos: int | None = None) -> np.ndarray:
     for keys j <= i (0 above the diagonal, where the causal mask zeroes the gates), clamped to
     ``npos − 1`` when ``npos`` is given. ``gate_logits`` z: (seq_len, seq_len), already divided by
     sqrt(d). With every gate 1, ``p_ij = i − j + 1``: counting tokens again.
-    Introduced in notebook 12_where_position_goes.
     """
     z = check_matrix("gate_logits", gate_logits)
     if z.shape[0] != z.shape[1]:
@@ -41,7 +39,6 @@ def cope_position_logits(query, pos_emb, positions) -> np.ndarray:
     ``(p − floor p) · q_i·e[ceil p] + (1 − (p − floor p)) · q_i·e[floor p]``.
     ``query``: (seq_len, d); ``pos_emb``: (npos, d), one learned vector per integer position;
     ``positions``: (seq_len, seq_len) from :func:`cope_positions` (below npos).
-    Introduced in notebook 12_where_position_goes.
     """
     q = check_matrix("query", query)
     e = check_matrix("pos_emb", pos_emb, cols=q.shape[1])

@@ -42,7 +42,6 @@ def _paths(paths) -> list[tuple[int, ...]]:
 def tree_nodes(paths) -> list[tuple[int, ...]]:
     """The tree's nodes in Medusa's order: the root ``()`` first, then the paths sorted by
     (depth, path), as ``generate_medusa_buffers`` sorts ``medusa_choices``.
-    Introduced in notebook 11_positions_in_practice.
     """
     return [()] + sorted(_paths(paths), key=lambda p: (len(p), p))
 
@@ -51,7 +50,7 @@ def tree_position_ids(paths, start: int = 0) -> np.ndarray:
     """Each node's position id, in :func:`tree_nodes` order: ``start + depth`` (the root at
     ``start``, its children at ``start + 1`` …), not its index in the flattened list.
     ``start`` is the number of tokens already in the KV cache (Medusa:
-    ``medusa_position_ids + input_ids.shape[1]``). Introduced in notebook 11_positions_in_practice.
+    ``medusa_position_ids + input_ids.shape[1]``).
     """
     start = check_int("start", start, 0)
     return np.array([start + len(p) for p in tree_nodes(paths)], dtype=np.int64)
@@ -61,7 +60,7 @@ def tree_attention_mask(paths) -> np.ndarray:
     """Which tree nodes each node may see (True = visible), shape (nodes, nodes) in
     :func:`tree_nodes` order: node a sees node b when b is a's ancestor or a itself (the
     root is everyone's ancestor). Every node also sees the whole KV cache, which this mask
-    leaves out. Introduced in notebook 11_positions_in_practice.
+    leaves out.
     """
     nodes = tree_nodes(paths)
     return np.array([[a[:len(b)] == b for b in nodes] for a in nodes])
@@ -70,7 +69,7 @@ def tree_attention_mask(paths) -> np.ndarray:
 def tree_branches(paths) -> list[list[int]]:
     """Every root-to-leaf branch as node indices (into :func:`tree_nodes`), leaves in node
     order: decoding a branch as an ordinary sequence must give its nodes the outputs the tree
-    gives them. Introduced in notebook 11_positions_in_practice.
+    gives them.
     """
     nodes = tree_nodes(paths)
     index = {p: i for i, p in enumerate(nodes)}

@@ -27,7 +27,6 @@ class LinearFit:
 
     ``r2`` is the coefficient of determination ``1 - SS_res / SS_tot``, pooled over the
     target columns (1 = perfect, 0 = no better than each column's mean).
-    Introduced in notebook 04_relative_position.
     """
 
     coef: np.ndarray
@@ -47,7 +46,6 @@ def linear_fit(features, targets, intercept: bool = True, ridge: float = 0.0) ->
 
     With ``intercept`` a constant term is fitted (and never penalised); ``ridge`` > 0
     adds ``ridge * |coef|^2`` to the squared error (numpy only, no sklearn).
-    Introduced in notebook 04_relative_position.
     """
     x = check_array("features", features)
     y = check_array("targets", targets)
@@ -107,7 +105,6 @@ def score_matrix(seq_len: int, d_model: int, base: float = 10000.0, w_q=None, w_
     Without ``w_q`` / ``w_k`` this is the plain ``PE @ PE.T`` (symmetric, constant along
     each diagonal). ``w_q``, ``w_k`` are ``(d_model, d_k)`` arrays (code multiplies rows:
     ``pe @ w_q`` is ``W_q PE`` with ``w_q = W_qᵀ``).
-    Introduced in notebook 04_relative_position.
     """
     pe = sinusoidal_encoding(seq_len, d_model, base)
     w_q, w_k = check_projections(d_model, w_q, w_k)
@@ -123,7 +120,6 @@ def offset_scores(d_model: int, base: float = 10000.0, seq_len: int = 64, k_max:
     Rows m = 0 .. seq_len-1, columns k = -k_max .. k_max (key positions m + k may be
     negative: the formula is defined for any position). Without ``w_q`` / ``w_k`` every row
     equals :func:`pe_dot_by_offset`.
-    Introduced in notebook 04_relative_position.
     """
     seq_len = check_int("seq_len", seq_len, 1, 4096)
     k_max = check_int("k_max", k_max, 0, 4096)
@@ -145,7 +141,6 @@ def offset_structure(scores) -> dict:
     scores at one offset k: 0 when the score depends on k alone), ``asymmetry`` (largest
     ``|mean(k) - mean(-k)|``: 0 when +k and -k score the same), both divided by the table's
     largest ``|score|``, and ``peak_k`` (the offset where the mean over m is largest).
-    Introduced in notebook 04_relative_position.
     """
     s = check_array("scores", scores, ndim=2)
     if s.shape[1] % 2 == 0:
@@ -165,7 +160,6 @@ def random_word_vectors(n_words: int, d_model: int, seed: int = 0) -> np.ndarray
     """``n_words`` random word vectors with entries N(0, 1/2), shape ``(n_words, d_model)``.
 
     Variance 1/2 gives them the same expected length as a PE row, sqrt(d_model / 2).
-    Introduced in notebook 04_relative_position.
     """
     n_words = check_int("n_words", n_words, 1, 100000)
     d_model = check_int("d_model", d_model, 1)
@@ -177,8 +171,6 @@ def random_word_vectors(n_words: int, d_model: int, seed: int = 0) -> np.ndarray
 def word_pe_cosines(d_model: int, n_words: int = 200, seq_len: int = 200, base: float = 10000.0,
                     seed: int = 0) -> np.ndarray:
     """Cosine similarity of every random word vector with every PE row, shape (n_words, seq_len).
-
-    Introduced in notebook 04_relative_position.
     """
     words = random_word_vectors(n_words, d_model, seed)
     pe = sinusoidal_encoding(seq_len, d_model, base)
@@ -195,7 +187,6 @@ def word_position_probe(d_model: int, n_words: int = 64, seq_len: int = 64, base
     one-hot position; the prediction is the argmax. They are fitted on a random
     ``train_frac`` of the pairs and scored on the others. Returns the accuracies ``word``,
     ``position``, ``position_within_1`` (off by at most one) and the chance levels.
-    Introduced in notebook 04_relative_position.
     """
     seq_len = check_int("seq_len", seq_len, 2, 4096)
     train_frac = check_real("train_frac", train_frac)
@@ -224,7 +215,6 @@ def position_similarity(table) -> np.ndarray:
 
     ``table`` is ``(positions, d_model)`` (a learned table, or a PE table). A row of zeros
     has similarity 0 with every row, itself included.
-    Introduced in notebook 05_learned_embeddings.
     """
     t = check_array("table", table, ndim=2)
     norms = np.linalg.norm(t, axis=1)
@@ -234,11 +224,9 @@ def position_similarity(table) -> np.ndarray:
 
 def similarity_by_offset(similarity) -> np.ndarray:
     """Mean of ``S[m, m + k]`` over m, for k = 0 .. n-1 (k = 1: neighbouring positions).
-
-    Introduced in notebook 05_learned_embeddings.
     """
     s = check_array("similarity", similarity, ndim=2)
     if s.shape[0] != s.shape[1] or s.shape[0] < 1:
         raise ValueError(bilingual(f"similarity must be a square matrix, got shape {s.shape}",
-                                   f"similarity 必须是方阵"))
+                                   "similarity 必须是方阵"))
     return np.array([np.diagonal(s, k).mean() for k in range(s.shape[0])])

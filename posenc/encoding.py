@@ -28,7 +28,6 @@ def frequencies(d_model: int, base: float = 10000.0) -> np.ndarray:
     """Angular frequencies ``w_i = base ** (-2i / d_model)`` for i = 0 .. d_model/2 - 1.
 
     Pair i (columns 2i, 2i+1) turns by ``w_i`` radians per position.
-    Introduced in notebook 02_sinusoidal_hand_calculation.
     """
     d_model = check_d_model(d_model)
     base = check_base(base)
@@ -41,7 +40,6 @@ def wavelengths(d_model: int, base: float = 10000.0) -> np.ndarray:
 
     They run from 2*pi (i = 0) to ``2*pi * base ** ((d_model - 2) / d_model)``. First used in
     notebook 02 (how many positions pair 1 needs for a turn); notebook 03 plots them all.
-    Introduced in notebook 02_sinusoidal_hand_calculation.
     """
     return 2.0 * np.pi / frequencies(d_model, base)
 
@@ -50,7 +48,6 @@ def encode_positions(positions, d_model: int, base: float = 10000.0) -> np.ndarr
     """The interleaved PE rows for arbitrary (possibly non-integer) ``positions``.
 
     Returns an array of shape ``(len(positions), d_model)``.
-    Introduced in notebook 02_sinusoidal_hand_calculation.
     """
     pos = check_positions(positions)
     w = frequencies(d_model, base)
@@ -76,7 +73,6 @@ def sinusoidal_encoding(
     ``layout="split"`` (tensor2tensor / Marian) the first half holds all the sines and
     the second half all the cosines, same frequencies. Notebook 01 adds it as each seat's
     number; notebook 02 derives the formula.
-    Introduced in notebook 01_permutation_invariance.
     """
     seq_len = check_int("seq_len", seq_len, 1)
     d_model = check_d_model(d_model)
@@ -94,7 +90,6 @@ def split_permutation(d_model: int) -> np.ndarray:
     """Column order taking the interleaved table to the split one.
 
     ``sinusoidal_encoding(..., layout="split") == interleaved[:, split_permutation(d)]``.
-    Introduced in notebook 03_clock_hands_frequencies.
     """
     d_model = check_d_model(d_model)
     return np.concatenate([np.arange(0, d_model, 2), np.arange(1, d_model, 2)])
@@ -125,7 +120,6 @@ def relative_rotation(k: float, d_model: int, base: float = 10000.0) -> np.ndarr
     (sin-first pair order): on the clock, where a pair is drawn as the point (sin, cos), it
     turns the hand clockwise by ``k w_i``. It depends on the offset ``k`` only; ``k`` may be
     negative.
-    Introduced in notebook 04_relative_position.
     """
     k = check_real("k", k)
     return pair_rotation_matrix(-k * frequencies(d_model, base))
@@ -136,7 +130,6 @@ def rotation_error(k, d_model: int, positions=None, base: float = 10000.0) -> fl
 
     ``positions`` defaults to 0 .. 199; ``k`` may be negative or non-integer. The
     answer is rounding error (~1e-15): ``PE(pos + k) = R_k PE(pos)`` is exact.
-    Introduced in notebook 04_relative_position.
     """
     k = check_real("k", k)
     pos = np.arange(200, dtype=float) if positions is None else check_positions(positions)
@@ -148,7 +141,6 @@ def pe_dot_by_offset(k, d_model: int, base: float = 10000.0) -> np.ndarray:
     """``PE(pos) . PE(pos + k) = sum_i cos(k * w_i)`` for each offset in ``k``.
 
     Independent of pos, equal for +k and -k, and not monotone in |k|.
-    Introduced in notebook 04_relative_position.
     """
     ks = check_array("k", k)
     w = frequencies(d_model, base)
@@ -161,7 +153,6 @@ def pe_distance_by_offset(k, d_model: int, base: float = 10000.0) -> np.ndarray:
     Each pair contributes the chord between its two hand positions,
     ``2 |sin(k w_i / 2)|``, so the distance is ``sqrt(sum_i 4 sin^2(k w_i / 2))``.
     It is 0 only when every hand is back exactly where it started.
-    Introduced in notebook 03_clock_hands_frequencies.
     """
     ks = check_array("k", k)
     w = frequencies(d_model, base)
@@ -174,7 +165,6 @@ def nearest_repeat(d_model: int, max_offset: int = 1000, base: float = 10000.0) 
     Returns ``(k, distance)`` with ``distance = ||PE(p + k) - PE(p)||`` (any p); the first
     such k when several tie. With d_model = 2 and max_offset = 1000 this is the near-turn
     710 ~ 113 * 2*pi.
-    Introduced in notebook 03_clock_hands_frequencies.
     """
     d_model = check_d_model(d_model)
     max_offset = check_int("max_offset", max_offset, 1, 10**7)
@@ -187,8 +177,6 @@ def nearest_repeat(d_model: int, max_offset: int = 1000, base: float = 10000.0) 
 
 def binary_bits(pos: int, n_bits: int = 8) -> np.ndarray:
     """The binary counter of ``pos``: bit k (k = 0 first) flips every 2**k steps.
-
-    Introduced in notebook 03_clock_hands_frequencies.
     """
     pos = check_int("pos", pos, 0)
     n_bits = check_int("n_bits", n_bits, 1, 62)
@@ -200,7 +188,6 @@ def flipped_bits(pos: int) -> np.ndarray:
 
     Bit 0 always flips; a carry flips the lower bits back to 0 as the next one turns on,
     so 7 -> 8 flips bits 0, 1, 2 and 3.
-    Introduced in notebook 03_clock_hands_frequencies.
     """
     pos = check_int("pos", pos, 1, 2**62 - 1)
     n = pos.bit_length()

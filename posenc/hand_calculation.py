@@ -1,6 +1,4 @@
 """The 猫咬狗 hand calculation: word vector + positional encoding, token by token.
-
-Introduced in notebook 02_sinusoidal_hand_calculation.
 """
 from __future__ import annotations
 
@@ -26,7 +24,6 @@ class HandCalculation:
     """Word vector + positional encoding = model input, token by token.
 
     Shown in Jupyter as an HTML table (4 decimals), as plain text elsewhere.
-    Introduced in notebook 02_sinusoidal_hand_calculation.
     """
 
     tokens: tuple
@@ -96,7 +93,6 @@ def hand_calculation(tokens=("猫", "咬", "狗"), word_vectors=None, start: int
     With no arguments: 猫, 咬, 狗 at positions 1, 2, 3, d_model = 2, every word vector
     [0.5, 0.5], as a common tutorial writes it. ``word_vectors`` may be one vector (shared by every token) or one row
     per token, each of length ``d_model``.
-    Introduced in notebook 02_sinusoidal_hand_calculation.
     """
     tokens = check_tokens(tokens)
     d_model = check_d_model(d_model)

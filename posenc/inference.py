@@ -5,7 +5,6 @@ position-dependent is cached).
 
 Vectors are rows (``x @ w_q``), as in :mod:`posenc.rope`; pair i = columns (2i, 2i+1), turned
 by ``pos · inv_freq[i]``.
-Introduced in notebook 10_rope_real_models.
 """
 from __future__ import annotations
 
@@ -35,7 +34,6 @@ class DecodeResult:
     newest token), ``keys`` (the rotated keys the last step attended to, one row per position)
     and ``inv_freq`` (the frequencies of each step, one row per step).
     Returned by :func:`kv_cache_decode` and :func:`recompute_decode`.
-    Introduced in notebook 10_rope_real_models.
     """
 
     outputs: np.ndarray
@@ -65,7 +63,6 @@ def kv_cache_decode(x, w_q, w_k, w_v, base: float = 10000.0, rope_scaling: dict 
     (none, linear, yarn, llama3) this is exactly the full computation; with ``dynamic`` the
     frequencies change once the length passes the original context, and old keys keep the
     rotation they got with the old frequencies.
-    Introduced in notebook 10_rope_real_models.
     """
     x, w_q, w_k, w_v = _check_inputs(x, w_q, w_k, w_v)
     d = w_q.shape[1]
@@ -84,7 +81,6 @@ def recompute_decode(x, w_q, w_k, w_v, base: float = 10000.0, rope_scaling: dict
     """The same steps as :func:`kv_cache_decode` without a cache: at step t every key 0 .. t is
     projected and rotated again with the frequencies for length t + 1 (what a forward pass over
     the first t + 1 tokens computes for its last token).
-    Introduced in notebook 10_rope_real_models.
     """
     x, w_q, w_k, w_v = _check_inputs(x, w_q, w_k, w_v)
     d = w_q.shape[1]
@@ -102,7 +98,6 @@ def recompute_decode(x, w_q, w_k, w_v, base: float = 10000.0, rope_scaling: dict
 def causal_rope_attention(x, w_q, w_k, w_v, base: float = 10000.0) -> np.ndarray:
     """One causal forward pass over the whole sequence (no cache, no scaling): row t is token t's
     attention output over keys 0 .. t. What :func:`kv_cache_decode` must reproduce.
-    Introduced in notebook 10_rope_real_models.
     """
     x, w_q, w_k, w_v = _check_inputs(x, w_q, w_k, w_v)
     inv_freq, _ = _frequencies(w_q.shape[1], base, None)
@@ -115,7 +110,6 @@ def alibi_step_bias(pos: int, num_heads: int) -> np.ndarray:
     """ALiBi's bias for the query at position ``pos`` over keys 0 .. pos: ``-s_h · (pos − n)``,
     shape ``(num_heads, pos + 1)``. Computed from the two positions at each step: the cache
     holds plain keys and values, nothing about position.
-    Introduced in notebook 10_rope_real_models.
     """
     pos = check_int("pos", pos, 0)
     slopes = alibi_slopes(num_heads)
@@ -126,7 +120,6 @@ def t5_step_bias(pos: int, bias_table, max_distance: int = 128) -> np.ndarray:
     """T5's (causal, decoder) bias for the query at ``pos`` over keys 0 .. pos:
     ``bias_table[bucket(n − pos), h]``, shape ``(num_heads, pos + 1)``; like ALiBi, looked up at
     each step from the offsets, never cached.
-    Introduced in notebook 10_rope_real_models.
     """
     pos = check_int("pos", pos, 0)
     table = check_array("bias_table", bias_table)
@@ -150,7 +143,6 @@ def repeat_kv(x, n_rep: int) -> np.ndarray:
     g·n_rep + n_rep − 1 (Hugging Face's ``repeat_kv``, "the equivalent of
     torch.repeat_interleave(x, dim=1, repeats=n_rep)"; flash-attn groups heads the same way:
     6 query heads over 2 KV heads, heads 0, 1, 2 use KV head 0).
-    Introduced in notebook 10_rope_real_models.
     """
     x = _check_heads("x", x)
     n_rep = check_int("n_rep", n_rep, 1)
@@ -166,7 +158,6 @@ def gqa_attention(q, key, value, base: float = 10000.0) -> np.ndarray:
     (positions 0 … seq_len − 1), as Hugging Face rotates ``key_states`` before
     ``past_key_values.update`` and copies them (:func:`repeat_kv`) only inside the attention;
     query head h attends with KV head ``h // (num_heads // num_kv_heads)``.
-    Introduced in notebook 10_rope_real_models.
     """
     q, key, value = _check_heads("q", q), _check_heads("key", key), _check_heads("value", value)
     heads, seq_len, d = q.shape
@@ -192,7 +183,7 @@ def gqa_attention(q, key, value, base: float = 10000.0) -> np.ndarray:
 def kv_cache_numbers(num_key_value_heads: int, head_dim: int, num_layers: int = 1) -> int:
     """Numbers a KV cache stores per token: ``2 · num_key_value_heads · head_dim · num_layers``
     (one rotated key and one value per KV head per layer; the query heads sharing a KV head add
-    nothing). Introduced in notebook 10_rope_real_models.
+    nothing).
     """
     num_key_value_heads = check_int("num_key_value_heads", num_key_value_heads, 1)
     head_dim = check_int("head_dim", head_dim, 1)

@@ -5,7 +5,6 @@ built). With RoPE a rotation by n − m sits between W_Q and W_UK, and no single
 hence MLA's decoupled part: a few extra rotated dims per head with one shared rotated key.
 
 Rows are vectors (``h @ w_q``), as in :mod:`posenc.rope`.
-Introduced in notebook 10_rope_real_models.
 """
 from __future__ import annotations
 
@@ -23,7 +22,6 @@ def mla_scores(h, c, w_q, w_uk, rope: bool = False, base: float = 10000.0) -> np
     """Scores ``q_m · k_n`` computed the long way: ``q = h W_Q``, ``k = c W_UK`` (the key rebuilt
     from the latent), each rotated by its position (0, 1, …) when ``rope``. ``h`` is
     ``(seq_len, d_model)``, ``c`` the latents ``(seq_len, d_c)``; returns ``(seq_len, seq_len)``.
-    Introduced in notebook 10_rope_real_models.
     """
     h, c = check_matrix("h", h), check_matrix("c", c)
     w_q = check_matrix("w_q", w_q, rows=h.shape[1])
@@ -39,7 +37,6 @@ def mla_absorbed_matrix(w_q, w_uk) -> np.ndarray:
     """The one matrix ``A = W_Q W_UKᵀ`` (``d_model × d_c``) that replaces both projections:
     ``score = h_m A c_nᵀ``. Exact without RoPE; with RoPE the score needs ``W_Q R_{n−m} W_UKᵀ``,
     a different matrix for every offset.
-    Introduced in notebook 10_rope_real_models.
     """
     w_q = check_matrix("w_q", w_q)
     w_uk = check_matrix("w_uk", w_uk, cols=w_q.shape[1])
@@ -48,7 +45,6 @@ def mla_absorbed_matrix(w_q, w_uk) -> np.ndarray:
 
 def mla_absorbed_scores(h, c, absorbed) -> np.ndarray:
     """``h A cᵀ``: every score from the latents and one absorbed matrix, no key built.
-    Introduced in notebook 10_rope_real_models.
     """
     h, c = check_matrix("h", h), check_matrix("c", c)
     a = check_matrix("absorbed", absorbed, rows=h.shape[1], cols=c.shape[1])
@@ -62,7 +58,6 @@ def mla_decoupled_scores(h, c, w_q, w_uk, w_qr, w_kr, base: float = 10000.0, abs
     long way); the second part is a small rotated query per head (``w_qr``: ``d_model × d_r``)
     against one rotated key per token (``w_kr``, shared by every head, cached next to ``c``).
     Both ways give the same scores.
-    Introduced in notebook 10_rope_real_models.
     """
     h = check_matrix("h", h)
     w_qr = check_matrix("w_qr", w_qr, rows=h.shape[1])
@@ -80,6 +75,5 @@ def mla_decoupled_scores(h, c, w_q, w_uk, w_qr, w_kr, base: float = 10000.0, abs
 def mla_cache_per_token(kv_lora_rank: int, qk_rope_head_dim: int) -> int:
     """Numbers MLA caches per token per layer: the latent (``kv_lora_rank``) plus the one shared
     rotated key (``qk_rope_head_dim``). DeepSeek-V3: 512 + 64 = 576.
-    Introduced in notebook 10_rope_real_models.
     """
     return int(kv_lora_rank) + int(qk_rope_head_dim)

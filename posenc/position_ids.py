@@ -7,7 +7,6 @@ length n takes n distinct positions drawn from ``[0, max_len)``, sorted, so posi
 longest test length appear in training. Abacus ids follow mcleish7/arithmetic ``abacus.py``: each
 digit gets its place inside its own number (1, 2, …; numbers are written least significant digit
 first), every other token 0, and during training all digit ids are shifted by one random k.
-Introduced in notebook 12_where_position_goes.
 """
 from __future__ import annotations
 
@@ -21,7 +20,7 @@ DIGITS = "0123456789"
 def randomized_positions(seq_len: int, max_len: int, rng=None) -> np.ndarray:
     """``seq_len`` distinct positions drawn uniformly from ``0 … max_len − 1`` without
     replacement, in increasing order (``jrandom.choice(..., replace=False)`` then ``jnp.sort``).
-    ``rng``: a numpy Generator or a seed. Introduced in notebook 12_where_position_goes.
+    ``rng``: a numpy Generator or a seed.
     """
     max_len = check_int("max_len", max_len, 1, 1_000_000)
     seq_len = check_int("seq_len", seq_len, 1, max_len)
@@ -32,7 +31,7 @@ def randomized_positions(seq_len: int, max_len: int, rng=None) -> np.ndarray:
 def abacus_positions(tokens, offset: int = 0) -> np.ndarray:
     """Abacus ids of a token string (one character per token): a digit's place inside its run of
     consecutive digits, counted from 1, plus ``offset`` (the random shift k of training, 0 at
-    test time); every non-digit token 0. Introduced in notebook 12_where_position_goes.
+    test time); every non-digit token 0.
     """
     if not isinstance(tokens, str) or not tokens:
         raise TypeError(bilingual("tokens must be a non-empty string, one character per token",

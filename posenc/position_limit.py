@@ -15,7 +15,6 @@ class PositionLimitError(IndexError):
 
     A subclass of ``IndexError`` (what ``nn.Embedding`` raises), so code that catches
     ``IndexError`` keeps working.
-    Introduced in notebook 05_learned_embeddings.
     """
 
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 import numpy as np
 
 from .attention import causal_mask, scaled_dot_product_attention, softmax
-from .encoding import frequencies
 from .rope import rope, rope_pair_coefficients
 from .validate import (bilingual, check_array, check_base, check_bool, check_int, check_one_of, check_positions,
                        check_qkv, check_real)
@@ -45,7 +44,7 @@ def position_ids_from_mask(attention_mask) -> np.ndarray:
 
     ``attention_mask``: 0/1, shape (seq_len,) or (batch, seq_len). The first real token of each
     row gets 0 however many pads precede it. (``prepare_inputs_for_generation`` in
-    ``src/transformers/generation/utils.py``.) Introduced in notebook 11_positions_in_practice.
+    ``src/transformers/generation/utils.py``.)
     """
     mask = _mask(attention_mask)
     ids = np.cumsum(mask, axis=-1) - 1
@@ -63,7 +62,7 @@ def _lengths(lengths) -> np.ndarray:
 
 def packed_position_ids(lengths) -> np.ndarray:
     """Position ids of documents of the given ``lengths`` packed into one row: each document
-    counts 0, 1, ... from its own start. Introduced in notebook 11_positions_in_practice.
+    counts 0, 1, ... from its own start.
     """
     return np.concatenate([np.arange(n) for n in _lengths(lengths)])
 
@@ -72,7 +71,7 @@ def cu_seqlens(lengths) -> np.ndarray:
     """Cumulative sequence lengths ``[0, l0, l0 + l1, ...]`` (int32): where each packed
     document starts in the flat row, plus the total at the end. Variable-length attention
     kernels (flash-attn's ``flash_attn_varlen_func``) take this instead of a mask; document j
-    is rows ``cu[j]:cu[j+1]``. Introduced in notebook 11_positions_in_practice.
+    is rows ``cu[j]:cu[j+1]``.
     """
     return np.concatenate([[0], np.cumsum(_lengths(lengths))]).astype(np.int32)
 
@@ -80,7 +79,6 @@ def cu_seqlens(lengths) -> np.ndarray:
 def packed_causal_mask(lengths) -> np.ndarray:
     """Which keys each query of a packed row may see (True = visible), shape (L, L): key n is
     visible to query m when both are in the same document and n <= m (block-diagonal causal).
-    Introduced in notebook 11_positions_in_practice.
     """
     doc = np.repeat(np.arange(len(_lengths(lengths))), _lengths(lengths))
     return (doc[:, None] == doc[None, :]) & causal_mask(len(doc))
@@ -91,7 +89,6 @@ def masked_rope_attention(q, key, value, positions, visible) -> tuple[np.ndarray
     ``visible[m, n]`` allows (the others get -inf), times V. Returns ``(outputs, weights)``.
     ``q``, ``key``, ``value``: (seq_len, d); ``positions``: one id per row (a packed row's ids,
     a padded row's ids …); ``visible``: (seq_len, seq_len) booleans, e.g. :func:`packed_causal_mask`.
-    Introduced in notebook 11_positions_in_practice.
     """
     q, key, value = check_qkv(q, key, value)
     pos = check_positions(positions)
@@ -107,7 +104,6 @@ def sliding_window_mask(seq_len: int, window: int) -> np.ndarray:
     """Sliding-window causal mask (True = visible), shape (seq_len, seq_len): key n is visible
     to query m when ``0 <= m - n < window`` (Hugging Face's ``sliding_window_overlay``,
     ``kv_idx > q_idx - sliding_window``, on top of the causal mask; Mistral's ``sliding_window``).
-    Introduced in notebook 11_positions_in_practice.
     """
     seq_len = check_int("seq_len", seq_len, 1, 4096)
     window = check_int("window", window, 1)
@@ -127,7 +123,6 @@ def _torch_dtype(dtype: str):
 def stored_positions(positions, dtype: str = "bfloat16") -> np.ndarray:
     """The values ``positions`` become when stored in ``dtype`` (round to nearest even, as torch
     casts), returned as float64: bf16 keeps 8 significant bits, fp16 11, fp32 24.
-    Introduced in notebook 11_positions_in_practice.
     """
     import torch
 
@@ -143,7 +138,7 @@ def rope_angles_in(positions, head_dim: int = 128, base: float = 10000.0, dtype:
     frequencies are cast to ``dtype`` and multiplied there (the product rounded to ``dtype``):
     what ``inv_freq @ position_ids`` gives under bf16 autocast. ``dtype="float32"`` is what
     Hugging Face computes with autocast disabled (``# Force float32``); ``"float64"`` computes
-    everything in float64, the reference. Introduced in notebook 11_positions_in_practice.
+    everything in float64, the reference.
     """
     import torch
 
@@ -164,7 +159,7 @@ def rope_angles_in(positions, head_dim: int = 128, base: float = 10000.0, dtype:
 
 def angle_error(angles, reference) -> np.ndarray:
     """How far ``angles`` are from ``reference`` on the circle: ``|angles − reference|`` wrapped
-    into [0, π] (an angle error of 2π is no error; π is the worst). Introduced in notebook 11_positions_in_practice.
+    into [0, π] (an angle error of 2π is no error; π is the worst).
     """
     diff = check_array("angles", angles) - check_array("reference", reference)
     return np.abs((diff + np.pi) % (2 * np.pi) - np.pi)
@@ -174,7 +169,7 @@ def rope_score_from_angles(q, key, angle_q, angle_key) -> float:
     """The RoPE score of ``q`` turned by ``angle_q`` (one angle per pair) and κ = ``key`` turned
     by ``angle_key``: ``Σ_i a_i cos(φ_i) + b_i sin(φ_i)``, ``φ = angle_key − angle_q``, with
     ``a, b`` of :func:`posenc.rope.rope_pair_coefficients`. With exact angles ``pos · w_i`` this is
-    ``rope(q, m) · rope(κ, n)``. Introduced in notebook 11_positions_in_practice.
+    ``rope(q, m) · rope(κ, n)``.
     """
     a, b = rope_pair_coefficients(q, key)
     phi = check_array("angle_key", angle_key, 1) - check_array("angle_q", angle_q, 1)
@@ -194,7 +189,6 @@ def streaming_cache(n_tokens: int, n_sink: int = 4, n_recent: int = 512) -> tupl
     ``n_sink`` (the attention sinks) and the last ``n_recent`` (``StartRecentKVCache`` in
     mit-han-lab/streaming-llm); ``positions`` is ``0 … len(kept) − 1``: keys are rotated by their
     place in the cache and the current query by the last one (``pos_shift/modify_llama.py``).
-    Introduced in notebook 11_positions_in_practice.
     """
     n = check_int("n_tokens", n_tokens, 1)
     n_sink = check_int("n_sink", n_sink, 0)
@@ -211,7 +205,6 @@ def softmax_with_sink(scores, sink_logit: float) -> np.ndarray:
     in Hugging Face's ``modeling_gpt_oss.py``): the sink joins the softmax as one more logit and
     is dropped afterwards, so each row's weights add up to less than 1:
     ``w_n = e^{s_n} / (Σ_j e^{s_j} + e^{sink})``. ``scores``: (..., n_keys), -inf masks a key.
-    Introduced in notebook 11_positions_in_practice.
     """
     scores = check_array("scores", scores, masked=True)
     sink = check_real("sink_logit", sink_logit)
@@ -224,7 +217,7 @@ def xpos_scale(head_dim: int, positions, scale_base: float = 512.0) -> np.ndarra
     ``ζ_i = (2i + 0.4·head_dim) / (1.4·head_dim)`` (microsoft/torchscale,
     ``torchscale/component/xpos_relative_position.py``). xPos multiplies pair i of q at position m
     by ``ζ_i^(m/B)`` and of κ at position n by ``ζ_i^(−n/B)`` on top of RoPE's rotation, so the
-    score of pair i is scaled by ``ζ_i^((m − n)/B)``. Introduced in notebook 11_positions_in_practice.
+    score of pair i is scaled by ``ζ_i^((m − n)/B)``.
     """
     head_dim = check_int("head_dim", head_dim, 2, 4096)
     if head_dim % 2:
@@ -241,7 +234,7 @@ def xpos_scale(head_dim: int, positions, scale_base: float = 512.0) -> np.ndarra
 def llama4_rope_layers(num_hidden_layers: int, no_rope_layer_interval: int = 4) -> np.ndarray:
     """Llama 4's ``no_rope_layers``: 1 where a layer applies RoPE, 0 for the NoPE layers, by
     default ``int((layer_idx + 1) % no_rope_layer_interval != 0)`` (every 4th layer is NoPE;
-    ``configuration_llama4.py`` in Hugging Face transformers). Introduced in notebook 11_positions_in_practice.
+    ``configuration_llama4.py`` in Hugging Face transformers).
     """
     layers = check_int("num_hidden_layers", num_hidden_layers, 1, 1024)
     interval = check_int("no_rope_layer_interval", no_rope_layer_interval, 1)
@@ -252,7 +245,6 @@ def llama4_attn_scale(positions, floor_scale: float = 8192, attn_scale: float = 
     """The factor Llama 4 multiplies the query by in its NoPE layers (``attn_temperature_tuning``):
     ``log(floor((pos + 1) / floor_scale) + 1) · attn_scale + 1`` (``modeling_llama4.py``; defaults
     of ``configuration_llama4.py``): exactly 1 below ``floor_scale − 1``, then growing like a log.
-    Introduced in notebook 11_positions_in_practice.
     """
     pos = check_positions(positions)
     floor_scale = check_real("floor_scale", floor_scale, greater_than=0.0)
@@ -273,7 +265,6 @@ def flash_alibi_bias(slopes, seqlen_q: int, seqlen_k: int, causal: bool = False)
     decoding query sits at position seqlen_k - 1); with ``causal`` it adds ``+slope · j`` to
     every row instead, which differs from ``-slope · (i' - j)`` by ``slope · i'`` per row, a
     constant the softmax ignores. The causal mask itself is applied apart from this bias.
-    Introduced in notebook 11_positions_in_practice.
     """
     slopes = check_array("slopes", slopes, ndim=1)
     seqlen_q = check_int("seqlen_q", seqlen_q, 1, 4096)
@@ -290,7 +281,6 @@ def flash_causal_mask(seqlen_q: int, seqlen_k: int) -> np.ndarray:
     """flash-attn's causal mask (True = visible), aligned to the bottom-right corner: query i
     sees key j when ``j <= i + seqlen_k - seqlen_q`` (the ``flash_attn_func`` docstring's
     examples: 2 queries over 5 keys keep ``1 1 1 1 0`` / ``1 1 1 1 1``).
-    Introduced in notebook 11_positions_in_practice.
     """
     seqlen_q = check_int("seqlen_q", seqlen_q, 1, 4096)
     seqlen_k = check_int("seqlen_k", seqlen_k, 1, 4096)
@@ -331,7 +321,7 @@ LOCAL_GLOBAL_CONFIGS = {
 def layer_types(num_hidden_layers: int, sliding_window_pattern: int) -> tuple[str, ...]:
     """Each layer's attention: ``"sliding_attention"`` unless ``(i + 1)`` is a multiple of
     ``sliding_window_pattern``, then ``"full_attention"`` (transformers' ``Gemma3TextConfig``;
-    pattern 2 is Gemma 2's alternation, layer 0 sliding). Introduced in notebook 11_positions_in_practice.
+    pattern 2 is Gemma 2's alternation, layer 0 sliding).
     """
     num_hidden_layers = check_int("num_hidden_layers", num_hidden_layers, 1, 1024)
     pattern = check_int("sliding_window_pattern", sliding_window_pattern, 1)
@@ -341,7 +331,6 @@ def layer_types(num_hidden_layers: int, sliding_window_pattern: int) -> tuple[st
 def layer_cache_tokens(types, seq_len: int, sliding_window: int) -> int:
     """Keys (and values) a KV cache holds over all layers at ``seq_len`` tokens: ``seq_len`` per
     full layer, at most ``sliding_window`` per sliding layer (its ring buffer).
-    Introduced in notebook 11_positions_in_practice.
     """
     types = tuple(check_one_of("layer type", t, ("sliding_attention", "full_attention")) for t in types)
     seq_len = check_int("seq_len", seq_len, 1)

@@ -10,7 +10,6 @@ scored on the streams of held-out sentences. Two probes per layer:
   a comes first, −1 if b does; score accuracy of the sign (chance 0.5).
 
 torch is imported inside the functions that run a model (``import posenc_lib`` stays torch-free).
-Introduced in notebook 12_where_position_goes.
 """
 from __future__ import annotations
 
@@ -20,8 +19,7 @@ import numpy as np
 
 from .attention import causal_mask, scaled_dot_product_attention
 from .distance import linear_fit
-from .slow import takes_seconds
-from .validate import bilingual, check_array, check_int, check_lengths, check_one_of, check_real
+from .validate import bilingual, check_array, check_int, check_real
 
 #: The methods of the layer-by-layer comparison: (label, pe, causal).
 PROBE_METHODS = (
@@ -44,7 +42,6 @@ def ridge_fit(features, targets, alpha: float = PROBE_ALPHA) -> np.ndarray:
 
     ``features`` [n, d], ``targets`` [n]. The fit is :func:`~posenc.distance.linear_fit`'s
     (centring leaves the intercept unpenalised), returned in this one-vector layout.
-    Introduced in notebook 12_where_position_goes.
     """
     x = check_array("features", features, 2)
     y = check_array("targets", targets, 1)
@@ -58,8 +55,6 @@ def ridge_fit(features, targets, alpha: float = PROBE_ALPHA) -> np.ndarray:
 
 def ridge_predict(weights, features) -> np.ndarray:
     """``[features, 1] @ weights``: what a probe from :func:`ridge_fit` predicts.
-
-    Introduced in notebook 12_where_position_goes.
     """
     x = check_array("features", features, 2)
     w = check_array("weights", weights, 1)
@@ -71,12 +66,12 @@ def ridge_predict(weights, features) -> np.ndarray:
 
 def r_squared(predicted, targets) -> float:
     """1 − Σ(y − ŷ)² / Σ(y − ȳ)²: the share of the targets' variance a prediction explains
-    (0: no better than the mean; negative: worse). Introduced in notebook 12_where_position_goes."""
+    (0: no better than the mean; negative: worse)."""
     p = check_array("predicted", predicted, 1)
     y = check_array("targets", targets, 1)
     if len(p) != len(y):
         raise ValueError(bilingual(f"predicted and targets must have the same length, got {len(p)} and {len(y)}",
-                                   f"predicted 和 targets 长度必须相同"))
+                                   "predicted 和 targets 长度必须相同"))
     return float(1.0 - ((y - p) ** 2).sum() / ((y - y.mean()) ** 2).sum())
 
 
@@ -125,7 +120,6 @@ class LayerProbes:
     ``position_r2``: held-out R² of the absolute-position probe; ``order_accuracy``: held-out
     accuracy of the relative-order probe; ``beyond_r2``: R² of the same position probe on tokens
     at positions the model never saw in training (longer sentences), or None.
-    Introduced in notebook 12_where_position_goes.
     """
 
     position_r2: list
@@ -139,8 +133,6 @@ def layer_probes(model, fit_data, test_data, beyond_data=None, alpha: float = PR
     ``fit_data`` and score them on ``test_data`` (BiteDatasets); with ``beyond_data``, score the
     position probe also on the tokens of ``beyond_data`` whose position is past every position
     of ``fit_data`` (the learned table cannot run there: use another model kind).
-
-    Introduced in notebook 12_where_position_goes.
     """
     seed = check_int("seed", seed, 0)
     fit_streams, fit_pos, fit_rows = _streams(model, fit_data)
@@ -170,7 +162,6 @@ def causal_uniform_weights(seq_len: int) -> np.ndarray:
 
     Computed as a softmax of equal scores over each causal row (no formula typed in), so it is
     what a NoPE model with all scores equal actually produces.
-    Introduced in notebook 12_where_position_goes.
     """
     seq_len = check_int("seq_len", seq_len, 1, 4096)
     zeros = np.zeros((seq_len, 1))                                   # every q·κ = 0: equal scores
@@ -184,7 +175,6 @@ def position_readout(model, fit_data, test_data, layer: int, alpha: float = PROB
     perfectly gives 0, 1, 2, ...; a flat stretch means the stream no longer tells those
     positions apart. Fitted on ``fit_data`` (use sentences longer than the training ones to
     ask whether the stream still separates positions the model never saw).
-    Introduced in notebook 12_where_position_goes.
     """
     fit_streams, fit_pos, _ = _streams(model, fit_data)
     layer = check_int("layer", layer, 0, len(fit_streams) - 1)
@@ -197,7 +187,7 @@ def position_readout(model, fit_data, test_data, layer: int, alpha: float = PROB
 def readout_slope(readout, lo: int, hi: int) -> float:
     """Least-squares slope of a :func:`position_readout` over positions lo .. hi − 1 (1: the
     stream separates those positions as well as it can; 0: not at all).
-    Introduced in notebook 12_where_position_goes."""
+   """
     r = np.asarray(readout, dtype=float)
     if r.ndim != 1:
         raise ValueError(bilingual(f"readout must be a 1-D array, got shape {r.shape}", "readout 必须是一维数组"))

@@ -10,7 +10,6 @@ report states the length the model was trained on. ``head_dim`` is the config's 
 ``num_key_value_heads`` (grouped-query attention) are the config.json's own, where the copy named
 in ``source`` has them (mlc-llm's presets). Every number was read from the
 file named in ``source``; models whose files could not be read are left out, not guessed.
-Introduced in notebook 10_rope_real_models.
 """
 from __future__ import annotations
 
@@ -168,7 +167,7 @@ ROPE_TYPE_NAMES = {"default": "不缩放", "linear": "线性插值 PI", "dynamic
 
 def rope_type(config: dict) -> str:
     """The config's ``rope_type`` ("default" when ``rope_scaling`` is None; the older key
-    ``type`` is read too). Introduced in notebook 10_rope_real_models."""
+    ``type`` is read too)."""
     scaling = config.get("rope_scaling")
     if scaling is None:
         return "default"
@@ -185,7 +184,7 @@ def rotary_dims(config: dict) -> int:
     """How many dims of each head rotate: ``qk_rope_head_dim`` for MLA models, else
     ``head_dim × partial_rotary_factor`` (GPT-NeoX-20B: 96 × 0.25 = 24), with ``head_dim`` the
     config's own or ``hidden_size // num_attention_heads`` and ``partial_rotary_factor``
-    1 when absent. Introduced in notebook 10_rope_real_models."""
+    1 when absent."""
     if "qk_rope_head_dim" in config:
         return check_int("config['qk_rope_head_dim']", config["qk_rope_head_dim"], 1)
     if config.get("head_dim") is not None:
@@ -214,7 +213,7 @@ def config_train_len_key(config: dict) -> str:
     else ``original_max_position_embeddings`` when the config scales RoPE, else
     ``max_position_embeddings`` (the longest input the config allows, which is not always the
     training length: Mistral-7B-v0.1 says 32768 there and 8192 in its paper).
-    Introduced in notebook 10_rope_real_models."""
+   """
     if "train_len" in config:
         return "train_len"
     if any((where or {}).get("original_max_position_embeddings") is not None
@@ -225,7 +224,7 @@ def config_train_len_key(config: dict) -> str:
 
 def config_train_len(config: dict) -> int:
     """The context the frequencies were trained for, as far as a public file says: the entry
-    :func:`config_train_len_key` names. Introduced in notebook 10_rope_real_models."""
+    :func:`config_train_len_key` names."""
     key = config_train_len_key(config)
     if key == "original_max_position_embeddings":
         return _original_length(config)
@@ -258,11 +257,10 @@ def rope_frequencies_from_config(config: dict, seq_len: int | None = None) -> tu
     ``max_position_embeddings / original_max_position_embeddings``. ``seq_len`` is the current
     length (``dynamic`` and ``longrope`` depend on it). An unknown type, a missing key or a
     ``long_factor`` of the wrong length is refused with the key's name.
-    Introduced in notebook 10_rope_real_models.
     """
     if not isinstance(config, dict):
         raise TypeError(bilingual(f"config must be a dict (a config.json), got {type(config).__name__}",
-                                  f"config 必须是字典（config.json 的内容）"))
+                                  "config 必须是字典（config.json 的内容）"))
     base = check_base(_config_key(config, "rope_theta"))
     dims = check_d_model(rotary_dims(config))
     kind = check_one_of("rope_scaling['rope_type']", rope_type(config), tuple(ROPE_SCALING))
@@ -280,7 +278,7 @@ def rope_frequencies_from_config(config: dict, seq_len: int | None = None) -> tu
 def model_frequencies(name: str, seq_len: int | None = None) -> tuple[np.ndarray, float]:
     """The per-pair frequencies of model ``name`` (a key of :data:`MODEL_CONFIGS`) for its rotated
     dims, after its ``rope_scaling``, and the attention factor: :func:`rope_frequencies_from_config`
-    of its entry. Introduced in notebook 10_rope_real_models.
+    of its entry.
     """
     name = check_one_of("name", name, tuple(MODEL_CONFIGS))
     return rope_frequencies_from_config(MODEL_CONFIGS[name], seq_len)

@@ -4,8 +4,6 @@ score of absolute PE and of Transformer-XL, and T5's bucketed scalar bias.
 Symbols as in the whole course: m = query position, n = key position, k = n - m the offset;
 κ (``key`` in code) is the key vector. Code stores vectors as rows: ``x @ w_q`` is the
 formula's ``q = W_q x`` with ``w_q = W_qᵀ``.
-
-Introduced in notebook 06_relative_family.
 """
 from __future__ import annotations
 
@@ -77,7 +75,6 @@ def t5_relative_bucket(relative_position, bidirectional: bool = True, num_bucket
     for an int). Computed in float64; the reference computes the logarithm in float32, and the
     two can differ by one bucket only where the real-valued expression above is exactly a whole
     number, which never happens for T5's 32 buckets and max_distance 128.
-    Introduced in notebook 06_relative_family.
     """
     scalar = is_int(relative_position)
     rel = check_int_array("relative_position", relative_position)
@@ -103,7 +100,6 @@ def t5_bucket_ranges(bidirectional: bool = True, num_buckets: int = 32, max_dist
     takes every offset beyond). A bucket no offset reaches is left out: with
     ``bidirectional=True`` that is always bucket ``num_buckets // 2`` (it would need k > 0 with
     |k| = 0).
-    Introduced in notebook 06_relative_family.
     """
     _, _, _, max_distance = t5_sizes(bidirectional, num_buckets, max_distance)
     reach = max_distance + 1                    # beyond this the buckets no longer change
@@ -121,7 +117,6 @@ def t5_bucket_ranges(bidirectional: bool = True, num_buckets: int = 32, max_dist
 def offset_range_text(lo, hi) -> tuple[str, str]:
     """How the course prints the offsets one T5 bucket holds (a row of :func:`t5_bucket_ranges`):
     ``("k = -11 … -8", "4")``, ``("k = 3", "1")``; an open end reads ``("k ≤ -91", "∞")``.
-    Introduced in notebook 06_relative_family.
     """
     if lo == -math.inf:
         return f"k ≤ {hi}", "∞"
@@ -137,7 +132,6 @@ def t5_bucket_table(bidirectional: bool = True, num_buckets: int = 32, max_dista
     Bidirectional: the k ≤ 0 half on the left, the k > 0 half (bucket + num_buckets/2) on the
     right, one line per bucket pair; a bucket no offset reaches shows ``-`` and ``0``.
     Causal: one bucket per line. Rows come from :func:`t5_bucket_ranges`.
-    Introduced in notebook 06_relative_family.
     """
     bidirectional, half, _, max_distance = t5_sizes(bidirectional, num_buckets, max_distance)
     ranges = {b: (lo, hi) for b, lo, hi in t5_bucket_ranges(bidirectional, num_buckets, max_distance)}
@@ -162,14 +156,13 @@ def t5_position_bias(bias_table, query_len: int, key_len: int | None = None, bid
     embedding): one learned scalar per bucket per head, the same table for every layer.
     Query positions are 0 .. query_len-1, key positions 0 .. key_len-1 (default: query_len).
     Returns ``(num_heads, query_len, key_len)``.
-    Introduced in notebook 06_relative_family.
     """
     table = check_array("bias_table", bias_table)
     if table.ndim == 1:
         table = table[:, None]
     if table.ndim != 2 or table.shape[0] < 2:
         raise ValueError(bilingual(f"bias_table must have shape (num_buckets, num_heads), got {np.shape(bias_table)}",
-                                   f"bias_table 的形状必须是 (num_buckets, num_heads)"))
+                                   "bias_table 的形状必须是 (num_buckets, num_heads)"))
     query_len = check_int("query_len", query_len, 1, 100000)
     key_len = query_len if key_len is None else check_int("key_len", key_len, 1, 100000)
     rel = np.arange(key_len)[None, :] - np.arange(query_len)[:, None]
@@ -183,7 +176,6 @@ def t5_demo_bias_table(bidirectional: bool = True, num_buckets: int = 32, max_di
     Each bucket gets ``-0.8 * log2(1 + d)``, d = the smallest |k| in the bucket, plus 0.6 for
     buckets of earlier keys (k < 0): a head that prefers near keys, a little more the earlier
     ones. Buckets no offset reaches get 0. For pictures only: a trained T5 learns its tables.
-    Introduced in notebook 06_relative_family.
     """
     table = np.zeros(check_int("num_buckets", num_buckets, 2, 100000))
     for b, lo, hi in t5_bucket_ranges(bidirectional, num_buckets, max_distance):
@@ -200,7 +192,6 @@ def shaw_relative_index(query_len: int, key_len: int, max_relative: int) -> np.n
 
     Shape ``(query_len, key_len)``, values 0 .. 2*max_relative: row ``max_relative`` is k = 0,
     row 0 is every k <= -max_relative, the last row every k >= max_relative.
-    Introduced in notebook 06_relative_family.
     """
     query_len = check_int("query_len", query_len, 1, 100000)
     key_len = check_int("key_len", key_len, 1, 100000)
@@ -225,7 +216,6 @@ def shaw_relative_logits(q, key, rel_embeddings, max_relative: int) -> np.ndarra
     is a^K for the offset k, clipped to ±max_relative (:func:`shaw_relative_index`). So
     2*max_relative + 1 learned vectors serve any length. The relative part is computed as
     ``q @ rel_embeddings.T`` and then gathered, never as a (query_len, key_len, d) tensor.
-    Introduced in notebook 06_relative_family.
     """
     q, key, rel, max_relative = _shaw_inputs(q, key, rel_embeddings, max_relative)
     return q @ key.T / math.sqrt(q.shape[1]) + _shaw_key_bias(q, len(key), rel, max_relative)
@@ -245,7 +235,6 @@ def shaw_relative_attention(q, key, value, rel_keys, rel_values, max_relative: i
     ``outputs[m] = sum_n weights[m, n] (v_n + a^V_{clip(n - m)})``: the value side adds a
     learned vector per clipped offset too. ``value`` is ``(key_len, d_v)``, ``rel_values`` is
     ``(2*max_relative + 1, d_v)``.
-    Introduced in notebook 06_relative_family.
     """
     q, key, rel_k, max_relative = _shaw_inputs(q, key, rel_keys, max_relative)
     value = check_matrix("value", value, len(key))
@@ -282,7 +271,6 @@ def offset_logits(scheme: str, q, key, offsets, *, t5_table=None, shaw_table=Non
     ``(len(offsets),)`` or ``(pairs, len(offsets))``. Each scheme reads only its own table, so one
     call signature serves all three. With one scale for all, the spread of ``logit(k) - logit(-k)``
     over word pairs can be compared between schemes.
-    Introduced in notebook 06_relative_family.
     """
     scheme = check_one_of("scheme", scheme, OFFSET_LOGIT_SCHEMES)
     single = np.ndim(q) == 1
@@ -328,7 +316,6 @@ class ScoreTerms:
 
     ``scheme`` is ``"absolute"`` or ``"transformer_xl"``; ``terms["a"]`` … ``terms["d"]``
     follow the letters of the Transformer-XL paper (:data:`TERM_LABELS`).
-    Introduced in notebook 06_relative_family.
     """
 
     scheme: str
@@ -363,7 +350,6 @@ def absolute_score_terms(x_q, x_key, w_q, w_k, query_positions=None, key_positio
     ``A = W_qᵀ W_k``. ``x_q`` is ``(query_len, d_model)`` (content only, no PE), ``x_key`` is
     ``(key_len, d_model)``; ``w_q``, ``w_k`` are ``(d_model, d_head)``; positions default to
     0, 1, ... Their sum is the plain score of notebook 04 (no 1/sqrt(d) scaling).
-    Introduced in notebook 06_relative_family.
     """
     x_q, x_key, w_q, w_k = _content_inputs(x_q, x_key, w_q, w_k)
     d_model = check_d_model(x_q.shape[1])
@@ -385,7 +371,6 @@ def transformer_xl_score_terms(x_q, x_key, w_q, w_k_content, w_k_position, u, v,
     ``(d_model, d_head)``, ``w_k_position`` is ``(d_r, d_head)`` with d_r even (the width of
     PE(m - n)), ``u``, ``v`` are ``(d_head,)``. No absolute position appears: every term
     depends on positions only through m - n = -k. No 1/sqrt(d) scaling.
-    Introduced in notebook 06_relative_family.
     """
     x_q, x_key, w_q, w_k_content = _content_inputs(x_q, x_key, w_q, w_k_content)
     d_head = w_q.shape[1]
@@ -413,7 +398,6 @@ def transformer_xl_demo_parameters(d_model: int = 64, seed: int = 0) -> dict:
     so term (a) equals term (a) of :func:`absolute_score_terms` with them. Entries N(0, 1/d_model);
     u, v have length about 1. Untrained: they show what each term depends on, not what a
     trained model learns.
-    Introduced in notebook 06_relative_family.
     """
     d_model = check_d_model(d_model)
     w_q, w_k, _ = attention_weights_for_demo(d_model, seed)

@@ -34,7 +34,7 @@ def _sequence(x, positions):
     if len(pos) != x.shape[-2]:
         raise ValueError(bilingual(f"positions has {len(pos)} entries but x has seq_len = {x.shape[-2]}",
                                    "positions 的长度"
-                                   f"必须等于 x 的 seq_len"))
+                                   "必须等于 x 的 seq_len"))
     return x, pos
 
 
@@ -47,7 +47,6 @@ def rope(x, positions, base: float = 10000.0, inv_freq=None) -> np.ndarray:
     offset ``k = n - m`` only. ``w_i = base^(-2i/d)``, or the d/2 frequencies ``inv_freq``
     when given (scaled ones: notebook 09's :func:`~posenc.context.rope_frequencies`, a real
     model's in notebook 10).
-    Introduced in notebook 07_rope.
     """
     x, pos = _sequence(x, positions)
     if inv_freq is None:
@@ -56,7 +55,7 @@ def rope(x, positions, base: float = 10000.0, inv_freq=None) -> np.ndarray:
         w = check_array("inv_freq", inv_freq, ndim=1)
         if x.shape[-1] != 2 * len(w):
             raise ValueError(bilingual(f"x has {x.shape[-1]} columns but inv_freq has {len(w)} pairs",
-                                       f"x 的列数必须是 inv_freq 长度的 2 倍"))
+                                       "x 的列数必须是 inv_freq 长度的 2 倍"))
     angles = pos[:, None] * w[None, :]
     c, s = np.cos(angles), np.sin(angles)
     x0, x1 = x[..., 0::2], x[..., 1::2]
@@ -74,7 +73,6 @@ def rope_rotation(pos: float, d_model: int, base: float = 10000.0) -> np.ndarray
     ``rope(x[None], [pos])[0] == rope_rotation(pos, d) @ x``. In notebook 04's notation this
     is ``R_{-pos}`` (``relative_rotation(-pos)``): R_k turns the clock hands clockwise, RoPE
     turns each pair counter-clockwise.
-    Introduced in notebook 07_rope.
     """
     pos = check_real("pos", pos)
     return pair_rotation_matrix(pos * frequencies(d_model, base))
@@ -87,7 +85,6 @@ def rope_pair_coefficients(q, key) -> tuple[np.ndarray, np.ndarray]:
     With them ``rope(q, m) . rope(κ, m + k) = sum_i a_i cos(k w_i) + b_i sin(k w_i)``:
     the ``a`` (cos) part is even in the offset k, the ``b`` (sin) part is odd. ``b = 0``
     (each pair of κ parallel to that of q, e.g. q = κ) makes the score symmetric in ±k.
-    Introduced in notebook 07_rope.
     """
     q, key = check_vector_pair(q, key)
     q0, q1, k0, k1 = q[0::2], q[1::2], key[0::2], key[1::2]
@@ -99,7 +96,6 @@ def rope_score_by_offset(q, key, offsets, base: float = 10000.0) -> np.ndarray:
 
     ``sum_i a_i cos(k w_i) + b_i sin(k w_i)`` with ``a, b`` from
     :func:`rope_pair_coefficients`: no position m appears in it at all.
-    Introduced in notebook 07_rope.
     """
     a, b = rope_pair_coefficients(q, key)
     ks = check_array("offsets", offsets)
@@ -128,7 +124,6 @@ def content_position_scores(x_q, x_key, w_q=None, w_k=None, *, kind: str = "rope
 
     ``w_q``, ``w_k`` are ``(d_model, d_k)`` (default: identity). Pass the result to
     :func:`offset_structure` to measure how much it depends on m.
-    Introduced in notebook 07_rope.
     """
     kind = check_one_of("kind", kind, SCORE_KINDS)
     x_q, x_key = check_vector_pair(x_q, x_key, names=("x_q", "x_key"))
@@ -141,7 +136,7 @@ def content_position_scores(x_q, x_key, w_q=None, w_k=None, *, kind: str = "rope
         w_q = w_k = np.eye(d_model)
     if kind == "rope" and w_q.shape[1] % 2:
         raise ValueError(bilingual(f"for kind='rope' the projected width d_k must be even, got {w_q.shape[1]}",
-                                   f"RoPE 要求投影后的维度 d_k 是偶数"))
+                                   "RoPE 要求投影后的维度 d_k 是偶数"))
     q_pos = np.arange(start, start + seq_len, dtype=float)
     k_pos = np.arange(start - k_max, start + seq_len + k_max, dtype=float)
     if kind == "additive":
@@ -160,7 +155,6 @@ def rope_complex(x, positions, base: float = 10000.0) -> np.ndarray:
     Returns a complex array of shape ``(..., seq_len, d/2)``; its real and imaginary parts,
     interleaved, are :func:`rope` of ``x`` (multiplying by ``e^{iα}`` is the counter-clockwise
     rotation by α).
-    Introduced in notebook 07_rope.
     """
     x, pos = _sequence(x, positions)
     z = x[..., 0::2] + 1j * x[..., 1::2]
@@ -172,7 +166,6 @@ def rope_complex_score(q, key, m, n, base: float = 10000.0) -> float:
 
     The RoFormer paper's form of the rotated score ``rope(q, m) · rope(κ, n)``: the positions
     enter only through ``m − n``; the rest, ``h_i = q_i · conj(κ_i)``, is content.
-    Introduced in notebook 07_rope.
     """
     q, key = check_vector_pair(q, key)
     m, n = check_real("m", m), check_real("n", n)
@@ -186,7 +179,6 @@ def rope_partial_sums(offsets, d_model: int, base: float = 10000.0) -> np.ndarra
 
     ``S_0 = 0``. RoFormer writes the sum with ``e^{i(m−n)w_i}``, i.e. offset −k; ``|S_j|`` is
     the same for ±k (complex conjugates).
-    Introduced in notebook 07_rope.
     """
     ks = check_array("offsets", offsets, ndim=1)
     w = frequencies(check_d_model(d_model), base)
@@ -199,7 +191,6 @@ def rope_decay_bound(offsets, d_model: int, base: float = 10000.0) -> np.ndarray
 
     Multiplied by ``d/2 · max_i |g_{i+1} − g_i|`` it bounds the score (:func:`rope_abel_bound`).
     It is ``(d/2 + 1)/2`` at k = 0 and falls, on average, as |k| grows, but not monotonically.
-    Introduced in notebook 07_rope.
     """
     s = rope_partial_sums(offsets, d_model, base)
     return np.abs(s[:, 1:]).mean(axis=1)
@@ -212,7 +203,6 @@ def rope_abel_bound(q, key, offsets, base: float = 10000.0) -> np.ndarray:
     is a head), ``g_{d/2} = 0`` and :func:`rope_partial_sums`:
     ``Σ_i g_i e^{…} = −Σ_i (g_{i+1} − g_i) S_{i+1}``, so
     ``|score| ≤ (max_i |g_{i+1} − g_i|) · Σ_{j=1}^{d/2} |S_j|``, one value per offset k.
-    Introduced in notebook 07_rope.
     """
     q, key = check_vector_pair(q, key)
     g = (q[0::2] + 1j * q[1::2]) * np.conj(key[0::2] + 1j * key[1::2])
@@ -230,7 +220,6 @@ def rope_attention(q, key, value, positions, *, rotate_values: bool = False, rot
     rotated by its own position first, ``V' = rope(V, positions)``; with ``rotate_back`` as well,
     each output row is then turned back by its query's position (``rope(out, −positions)``),
     which leaves ``Σ_n α_mn 𝓡_{n−m} v_n``: relative again.
-    Introduced in notebook 07_rope.
     """
     q, key, value = check_qkv(q, key, value)
     if rotate_back and not rotate_values:
@@ -247,7 +236,6 @@ def rotate_half(x) -> np.ndarray:
 
     The helper of the split-halves layout (GPT-NeoX, Hugging Face's Llama): dim j is paired
     with dim j + d/2.
-    Introduced in notebook 07_rope.
     """
     x = check_array("x", x)
     check_d_model(x.shape[-1])
@@ -261,7 +249,6 @@ def rope_rotate_half(x, positions, base: float = 10000.0) -> np.ndarray:
     ``freqs[pos, j] = pos·w_j`` (j < d/2): dims j and j + d/2 form pair j and turn together.
     The same rotation as :func:`rope` on permuted dims:
     ``rope_rotate_half(x[..., P]) == rope(x)[..., P]`` with ``P = split_permutation(d)``.
-    Introduced in notebook 07_rope.
     """
     x, pos = _sequence(x, positions)
     freqs = pos[:, None] * frequencies(x.shape[-1], base)[None, :]
@@ -277,7 +264,6 @@ def llama_permute_rows(w, n_heads: int) -> np.ndarray:
     reshape ``(n_heads, head_dim/2, 2, d_in)`` → swap the two middle axes → back, as the
     ``permute`` step of Hugging Face's Llama conversion script does for ``wq`` and ``wk``.
     Per head this is ``w[split_permutation(head_dim)]``.
-    Introduced in notebook 07_rope.
     """
     w = check_array("w", w, ndim=2)
     n_heads = check_int("n_heads", n_heads, 1)
@@ -297,7 +283,6 @@ def partial_rope(x, positions, rotary_dims: int, base: float = 10000.0, layout: 
     (GPT-NeoX's ``rotary_pct``, Hugging Face's ``partial_rotary_factor``:
     ``rotary_dims = int(head_dim · factor)``). ``layout="half"`` rotates with
     :func:`rope_rotate_half` (GPT-NeoX), ``"interleaved"`` with :func:`rope`.
-    Introduced in notebook 07_rope.
     """
     x = check_array("x", x)
     d = x.shape[-1]
@@ -315,7 +300,7 @@ def p_rope_frequencies(head_dim: int, p: float, base: float = 10000.0) -> np.nda
     """p-RoPE (Barbero et al. 2024, "Round and Round We Go!"): keep the fastest fraction ``p``
     of a head's RoPE frequencies and set the slowest ``1 − p`` to 0 (those pairs are not
     rotated), shape (head_dim // 2,). Unlike GPT-NeoX's partial rotary, the kept pairs keep the
-    frequencies of the full head. Introduced in notebook 11_positions_in_practice.
+    frequencies of the full head.
     """
     head_dim = check_int("head_dim", head_dim, 2, 4096)
     p = check_real("p", p, minimum=0.0, maximum=1.0)

@@ -13,8 +13,6 @@ each pair keeping its usual frequency ``base^(-2j/head_dim)``. Qwen2.5-VL's vide
 same idea's later versions (notebook 11_positions_in_practice). A ViT's learned table instead has
 one vector per patch of its training grid: :func:`resize_position_table` interpolates it to a new
 grid as Hugging Face's ViT does.
-
-Introduced in notebook 12_where_position_goes.
 """
 from __future__ import annotations
 
@@ -46,7 +44,7 @@ def mrope_position_ids(n_text_before: int, grid_thw, n_text_after: int) -> np.nd
     Rows are (t, h, w). Text before: 0, 1, ... in all three rows. Image token (ti, hi, wi), in
     raster order (w fastest, then h, then t): (ti, hi, wi) + n_text_before. Text after: the
     largest id so far + 1, + 2, ... in all three rows (``get_rope_index`` in Hugging Face's
-    Qwen2-VL code). Introduced in notebook 12_where_position_goes.
+    Qwen2-VL code).
     """
     n_before = check_int("n_text_before", n_text_before, 0, 10**6)
     t, h, w = check_grid_thw(grid_thw)
@@ -80,7 +78,6 @@ def mrope_angles(position_ids, head_dim: int = 128, base: float = 10000.0,
     ``w_j = base^(-2j/head_dim)`` and turns with the t id for the first ``section[0]`` pairs, the
     h id for the next ``section[1]`` and the w id for the last ``section[2]``:
     ``angle[l, j] = position_ids[c(j), l] · w_j``. For text (t = h = w) this is plain RoPE.
-    Introduced in notebook 12_where_position_goes.
     """
     ids = np.asarray(position_ids)
     if isinstance(position_ids, (bool, np.bool_)) or ids.dtype.kind not in "iu":
@@ -111,7 +108,6 @@ def patch_angles(rows: int, cols: int, layout: str = "raster", head_dim: int = 1
     first half of the pairs turn with the row r, the second half with the column c, each half
     with the frequencies of a head of head_dim / 2 (``base^(-2i/(head_dim/2))``); "mrope" -
     Qwen2-VL's M-RoPE for an image alone (t = 0, h = r, w = c, ``section``).
-    Introduced in notebook 12_where_position_goes.
     """
     rows = check_int("rows", rows, 1, 256)
     cols = check_int("cols", cols, 1, 256)
@@ -134,7 +130,7 @@ def patch_scores(rows: int, cols: int, query_row: int, query_col: int, layout: s
                  head_dim: int = 128, base: float = 10000.0) -> np.ndarray:
     """The RoPE score of the query patch (query_row, query_col) with every key patch, for one
     fixed content vector (q = κ = all ones, normalised): ``mean_j cos(θ_j(key) − θ_j(query))``,
-    shape (rows, cols); 1 at the query itself. Introduced in notebook 12_where_position_goes.
+    shape (rows, cols); 1 at the query itself.
     """
     rows = check_int("rows", rows, 1, 256)
     cols = check_int("cols", cols, 1, 256)
@@ -149,7 +145,7 @@ def qwen25_vl_time_ids(grid_t: int, second_per_grid_t: float, tokens_per_second:
     """Qwen2.5-VL's temporal position id of each of a video's ``grid_t`` temporal patches:
     ``(arange(grid_t) · second_per_grid_t · tokens_per_second)`` truncated to integers
     (``get_rope_index`` in ``modeling_qwen2_5_vl.py``): the id follows seconds, not frame
-    count. Introduced in notebook 11_positions_in_practice.
+    count.
     """
     grid_t = check_int("grid_t", grid_t, 1, 100000)
     sec = check_real("second_per_grid_t", second_per_grid_t, minimum=0.0)
@@ -163,7 +159,7 @@ def mrope_pair_axes(section, interleaved: bool = False) -> np.ndarray:
     ``interleaved=False`` (Qwen2-VL): contiguous blocks of ``section[0]``, ``section[1]``,
     ``section[2]`` pairs. ``interleaved=True`` (Qwen3-VL's ``apply_interleaved_mrope``): start
     with t everywhere, then pairs ``1, 4, 7, … < 3·section[1]`` follow h and ``2, 5, 8, … <
-    3·section[2]`` follow w. Introduced in notebook 11_positions_in_practice.
+    3·section[2]`` follow w.
     """
     if not isinstance(section, (tuple, list, np.ndarray)) or len(section) != 3:
         raise ValueError(bilingual(f"section must be three integers (t, h, w), got {section!r}", "section 必须是三个整数"))
@@ -196,7 +192,7 @@ def resize_position_table(table, new_grid) -> np.ndarray:
     (no ``scale_factor``, no antialiasing): PyTorch's bicubic convolution (A = -0.75), source
     coordinate ``(dst + 0.5) · g / new - 0.5``, indices past the border clamped to it. Computed
     in float64 (the model computes in its own dtype). Returns ``(1 + rows·cols, dim)``.
-    Torch is imported on first call. Introduced in notebook 12_where_position_goes.
+    Torch is imported on first call.
     """
     table = check_matrix("table", table)
     grid = math.isqrt(table.shape[0] - 1)

@@ -44,7 +44,6 @@ def format_matrix(m, row_labels=None, col_labels=None, *, decimals: int = 4, nam
     ``row_labels`` / ``col_labels`` may be a string (one label per character, so
     ``"猫咬狗"`` works) or a sequence of labels; a 1-D ``m`` is shown as one row.
     Returns the text; show it with ``print(pl.format_matrix(...))``.
-    Introduced in notebook 01_permutation_invariance.
     """
     m = check_array("m", m)
     if m.ndim == 1:
@@ -83,7 +82,6 @@ def markdown_table(header, rows) -> str:
 
     Display it with ``IPython.display.Markdown(pl.markdown_table(...))``. ``|`` inside a
     cell is escaped; every row must have as many cells as the header.
-    Introduced in notebook 05_learned_embeddings.
     """
     header = [str(h) for h in header]
     if not header:

@@ -31,7 +31,6 @@ class SinusoidalPositionalEncoding(nn.Module):
     """Adds the fixed sinusoidal table to ``[batch, seq, d_model]`` inputs.
 
     The table is a buffer: zero trainable parameters; any length up to ``max_len``.
-    Introduced in notebook 05_learned_embeddings.
     """
 
     def __init__(self, d_model: int, max_len: int = 5000, base: float = 10000.0):
@@ -58,7 +57,6 @@ class LearnedPositionalEmbedding(nn.Module):
     Positions 0 .. max_len-1 only: a longer sequence raises :class:`PositionLimitError`
     naming the limit (GPT-2's is 1024, BERT-base's 512). ``init_std`` (optional) draws the
     rows from N(0, init_std²) instead of nn.Embedding's N(0, 1).
-    Introduced in notebook 05_learned_embeddings.
     """
 
     def __init__(self, max_len: int, d_model: int, init_std: float | None = None):
@@ -94,7 +92,6 @@ def rope_torch(x, positions, base: float = 10000.0, *, inv_freq=None, attention_
     :func:`rope_frequencies`, d/2 of them, instead of ``base``'s) and its ``attention_factor``,
     which multiplies cos and sin as in the reference code. The one torch RoPE: the toy
     :class:`OrderModel` rotates its q and κ with it too.
-    Introduced in notebook 07_rope.
     """
     if not isinstance(x, torch.Tensor) or x.dim() < 2:
         raise TypeError(bilingual("x must be a torch.Tensor of shape (..., seq_len, d)", "x 必须是 torch 张量"))
@@ -122,7 +119,6 @@ def alibi_torch(seq_len: int, slopes) -> torch.Tensor:
     ``(num_heads, seq_len, seq_len)``, one slope per head in ``slopes`` (e.g. the float32 buffer of
     :func:`~posenc.alibi.alibi_slopes`), in the slopes' dtype. The one torch ALiBi: the toy
     :class:`OrderModel` adds it to its attention scores.
-    Introduced in notebook 08_alibi_extrapolation.
     """
     seq_len = check_int("seq_len", seq_len, 1)
     slopes = torch.as_tensor(slopes)
@@ -147,7 +143,6 @@ def scaled_dot_product_attention_torch(q, key, value, bias=None, visible=None):
     ``(..., key_len, d)``, ``value`` ``(..., key_len, d_v)``; ``bias`` and ``visible`` broadcast
     to ``(..., query_len, key_len)``. The one torch attention: the toy :class:`OrderModel`'s
     layers call it (padding and the causal mask as ``visible``, ALiBi as ``bias``).
-    Introduced in notebook 05_learned_embeddings.
     """
     if not all(isinstance(t, torch.Tensor) for t in (q, key, value)):
         raise TypeError(bilingual("q, key and value must be torch tensors", "q、key、value 必须是 torch 张量"))

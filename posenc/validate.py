@@ -342,5 +342,5 @@ def check_betas(beta_fast, beta_slow) -> tuple[float, float]:
     beta_slow = check_real("beta_slow", beta_slow, greater_than=0.0)
     if beta_slow >= beta_fast:
         raise ValueError(bilingual(f"beta_slow ({beta_slow:g}) must be smaller than beta_fast ({beta_fast:g})",
-                                   f"beta_slow 必须小于 beta_fast"))
+                                   "beta_slow 必须小于 beta_fast"))
     return beta_fast, beta_slow

@@ -2,7 +2,7 @@
 
 Each function is a definition written out as plain Python loops with the ``math`` module
 (``cmath`` where the definition uses complex numbers), straight from the formula or paper its
-docstring names. Nothing here imports posenc, posenc_lib or numpy (``test_repo.py`` checks),
+docstring names. Nothing here imports posenc, posenc_lib or numpy (pyproject.toml's ruff rules for this file),
 so a mistake in the code under test cannot leak into its expected values. Results are plain
 lists; ``np.testing`` compares them with arrays directly.
 

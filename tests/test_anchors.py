@@ -32,7 +32,7 @@ def heading_text(markdown: str) -> str:
     return text
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def heading_ids(path: pathlib.Path) -> set[str]:
     """The ids JupyterLab gives the headings of a notebook's markdown cells."""
     ids = set()

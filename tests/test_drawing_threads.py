@@ -26,7 +26,7 @@ def _hammer(ex, rounds: int) -> list:
         try:
             for i in range(rounds):
                 slider.value = values[i % len(values)]
-        except Exception as exc:  # noqa: BLE001 - reported below
+        except Exception as exc:
             errors.append(f"observer thread: {type(exc).__name__}: {exc}")
 
     def kernel():
@@ -35,7 +35,7 @@ def _hammer(ex, rounds: int) -> list:
             for i in range(rounds):
                 ex.refresh(full=i % 7 == 0)
                 ex.render_frame(values[-1 - i % len(values)])
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             errors.append(f"main thread: {type(exc).__name__}: {exc}")
 
     old = sys.getswitchinterval()

@@ -103,7 +103,7 @@ def smallest_start_seen(seq_len, lo=4, hi=8):
     """Count it: every training sentence [fillers] A 咬 B [fillers] 。 of length lo..hi puts the
     biter at start 0..L-4, so the biter-to-。 distances L-1-start seen in training; then the
     smallest start in a sentence of seq_len tokens whose distance is among them."""
-    seen = {L - 1 - s for L in range(lo, hi + 1) for s in range(0, L - 3)}
+    seen = {L - 1 - s for L in range(lo, hi + 1) for s in range(L - 3)}
     return min(s for s in range(seq_len - 3) if seq_len - 1 - s in seen)
 
 

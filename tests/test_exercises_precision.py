@@ -45,6 +45,7 @@ def test_the_three_checks_of_notebook_09_follow_one_rule():
         assert "舍入" in verdict.message and "3 位有效数字" in verdict.message, verdict.message
         assert "指数" not in verdict.message and "公式" not in verdict.message, verdict.message
     assert round(r40, 1) == 2.1 and round(base, -3) == 41000
+    assert [float(f"{x:.3g}") for x in (r40, base, att)] == [2.06, 40900, 1.21]   # the answers typed above
 
 
 def test_rounding_slip_names_the_rounding_and_only_it():

@@ -64,7 +64,7 @@ def test_a_bad_argument_is_refused_naming_it(cls, arg, value):
     assert type(info.value).__module__ == "builtins", f"{type(info.value)} leaked from a widget"
     chinese = chinese_half(message)
     english = message[:len(message) - len(chinese) - 3]
-    assert english.startswith(f"{arg} ") or english.startswith(f"{arg}["), message
+    assert english.startswith((f"{arg} ", f"{arg}[")), message
     assert arg in chinese and not english_words_in(chinese), message
 
 

@@ -2,9 +2,10 @@
 
 ``import posenc_lib`` stays light and torch-free; ``__all__`` (built from the facade's imports)
 resolves, each name to the room it is imported from; the one
-``EXPLORERS`` dict lives in the facade and nowhere else; the rooms import each other without
-cycles; no file grows past ~700 lines or by appended sections; torch classes are ordinary
-module-level classes (a trained model pickles).
+``EXPLORERS`` dict lives in the facade and nowhere else; no file grows past ~700 lines or by
+appended sections; torch classes are ordinary module-level classes (a trained model pickles).
+How the rooms import each other (layers, no cycles) is import-linter's contracts in
+pyproject.toml, run by tests/test_lint.py.
 """
 import ast
 import io
@@ -22,11 +23,6 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 FACADE = ROOT / "posenc_lib.py"
 PACKAGE = ROOT / "posenc"
 MODULES = sorted(PACKAGE.rglob("*.py"))
-
-
-def module_name(path: pathlib.Path) -> str:
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
 def facade_tree() -> ast.Module:
@@ -138,61 +134,6 @@ def test_explorers_is_never_mutated():
 # ---------------------------------------------------------------------------
 # The package's shape
 # ---------------------------------------------------------------------------
-def import_graph() -> dict:
-    """posenc module -> the posenc modules it imports (anywhere in the file, relative or not)."""
-    known = {module_name(p): p for p in MODULES}
-    graph = {}
-    for name, path in known.items():
-        package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
-        deps = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Import):
-                targets = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                base = package[:len(package) - node.level + 1] if node.level else []
-                stem = ".".join(base + (node.module.split(".") if node.module else []))
-                targets = [f"{stem}.{a.name}" if f"{stem}.{a.name}" in known else stem for a in node.names]
-            else:
-                continue
-            deps |= {t for t in targets if t in known and t != name}
-        graph[name] = deps
-    return graph
-
-
-def test_no_import_cycles_between_posenc_modules():
-    graph = import_graph()
-    # the parser sees absolute, one-dot and two-dot imports
-    assert "posenc.encoding" in graph["posenc.figures.sinusoid"]
-    assert "posenc.task.training" in graph["posenc.figures.learned"]
-    assert "posenc.task.model" in graph["posenc.task.training"]          # imported inside a function
-    state, cycles = {}, []
-
-    def visit(node, path):
-        state[node] = "open"
-        for dep in sorted(graph[node]):
-            if state.get(dep) == "open":
-                cycles.append(path[path.index(dep):] + [dep])
-            elif dep not in state:
-                visit(dep, path + [dep])
-        state[node] = "done"
-
-    for node in sorted(graph):
-        if node not in state:
-            visit(node, [node])
-    assert not cycles, " ; ".join(" -> ".join(c) for c in cycles)
-
-
-def test_the_math_rooms_import_nothing_of_the_ui():
-    """The UI sits apart from the math: no module of the math rooms (posenc/*.py, task/,
-    exercises/, course/) imports posenc.ui or posenc.figures, anywhere in the file."""
-    graph = import_graph()
-    ui = ("posenc.ui", "posenc.figures")
-    offenders = {m: sorted(d for d in deps if d.startswith(ui)) for m, deps in graph.items()
-                 if not m.startswith(ui) and any(d.startswith(ui) for d in deps)}
-    assert "posenc.figures.style" in graph["posenc.figures.sinusoid"]       # the graph sees these imports
-    assert not offenders, offenders
-
-
 def test_no_module_imports_an_underscore_name_from_another():
     """A name another module needs is public: ``from x import _y`` appears nowhere in the package
     or the tools (a module's own underscore names stay its own)."""
@@ -256,12 +197,10 @@ def test_pickle_round_trips_a_trained_order_model(trained_model_and_batch):
 # Notebooks build explorers by their class (Shift-Tab shows its signature)
 # ---------------------------------------------------------------------------
 def test_notebooks_build_explorers_by_class_not_through_the_dict():
-    import importlib.util
     import json
 
-    spec = importlib.util.spec_from_file_location("build_contents", ROOT / "tools" / "build_contents.py")
-    build_contents = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(build_contents)
+    import build_contents   # tools/build_contents.py (pyproject puts tools/ on the test path)
+
     classes = {cls.__name__ for cls in pl.EXPLORERS.values()}
     used = set()
     for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
@@ -277,47 +216,60 @@ def test_notebooks_build_explorers_by_class_not_through_the_dict():
 
 
 # ---------------------------------------------------------------------------
-# Every public docstring names a notebook that really uses the name
+# Where a reader first meets each public name: declared in posenc/course/introduced.py
 # ---------------------------------------------------------------------------
-def test_every_public_docstring_names_a_notebook_that_uses_it():
-    """Each name the facade exports says ``Introduced in notebook NN_name`` (anywhere in its
-    docstring: what a reader needs is where to see it used) and that notebook mentions the name
-    (code or text); a result class counts as used where the function returning it is, and a
-    ``plot_*`` where the explorer drawing the same figure is built."""
+def public_definitions() -> dict:
+    """Every public function and class of posenc_lib (its ``__all__`` and lazy names)."""
     import inspect
+
+    objs = {name: getattr(pl, name) for name in [*pl.__all__, *pl._LAZY]}
+    return {name: obj for name, obj in objs.items() if inspect.isfunction(inspect.unwrap(obj)) or inspect.isclass(obj)}
+
+
+def test_every_public_name_is_declared_once_under_a_notebook():
+    from posenc.course.introduced import INFRASTRUCTURE, INTRODUCED
+
+    declared = [name for names in INTRODUCED.values() for name in names]
+    assert len(declared) > 200, "the registry was not read"
+    assert len(declared) == len(set(declared)), sorted({n for n in declared if declared.count(n) > 1})
+    public = public_definitions()
+    assert set(declared) <= set(public) and INFRASTRUCTURE <= set(public), \
+        sorted((set(declared) | INFRASTRUCTURE) - set(public))
+    undeclared = set(public) - set(declared) - INFRASTRUCTURE
+    assert not undeclared, ("add to posenc/course/introduced.py, under the notebook that first uses it: "
+                            f"{sorted(undeclared)}")
+    notebooks = sorted(p.stem for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    assert list(INTRODUCED) == [n for n in notebooks if n in INTRODUCED], "unknown notebooks, or not in course order"
+
+
+def test_each_notebook_uses_the_names_it_introduces():
+    """A name counts as used where the notebook mentions it (code or text), a result class where
+    a function returning it is mentioned, a ``plot_*`` where the explorer of its figure family
+    (its module) is built."""
     import json
 
-    texts = {p.stem: "\n".join("".join(c["source"]) for c in json.loads(p.read_text(encoding="utf-8"))["cells"])
-             for p in sorted((ROOT / "notebooks").glob("*.ipynb"))}
     from posenc.course import catalogue
+    from posenc.course.introduced import INTRODUCED
 
-    checked_in = {}                   # check function -> notebooks declaring an exercise graded by it
+    public = public_definitions()
+    checked_in = {}                   # check function -> notebooks declaring an exercise it grades
     for e in catalogue.EXERCISES:
         checked_in.setdefault(e.check.__name__, set()).add(e.notebook)
     returns = {}                      # class name -> public functions returning it
-    for name in [*pl.__all__, *pl._LAZY]:
-        obj = getattr(pl, name)
-        if inspect.isfunction(obj):
-            returns.setdefault(str(obj.__annotations__.get("return", "")), []).append(name)
+    for name, obj in public.items():
+        returns.setdefault(str(getattr(obj, "__annotations__", {}).get("return", "")), []).append(name)
     problems = []
-    for name in [*pl.__all__, *pl._LAZY]:
-        obj = getattr(pl, name)
-        if not (inspect.isfunction(obj) or inspect.isclass(obj)) or obj is pl.Explorer:  # Explorer: the base class
-            continue
-        doc = " ".join((inspect.getdoc(obj) or "").split())
-        found = re.findall(r"Introduced in notebooks? (\d\d_\w+(?:(?:,| and) \d\d_\w+)*)", doc)
-        if not found:
-            problems.append(f"{name}: the docstring does not say 'Introduced in notebook NN_name'")
-            continue
-        for notebook in re.findall(r"\d\d_\w+", found[0]):
-            text = texts.get(notebook)
-            if text is None:
-                problems.append(f"{name}: no notebook {notebook}")
-                continue
-            mentioned = lambda n: re.search(rf"(?<![\w.])(pl\.)?{n}\b", text) is not None
-            ok = (mentioned(name) or notebook in checked_in.get(name, ())
-                  or any(mentioned(f) for f in returns.get(name, []))
-                  or any(f"pl.{ex}(" in text for ex in re.findall(r":class:`(\w+Explorer)`", doc)))
-            if not ok:
-                problems.append(f"{name}: says notebook {notebook} introduces it, but that notebook never uses it")
+    for notebook, names in INTRODUCED.items():
+        cells = json.loads((ROOT / "notebooks" / f"{notebook}.ipynb").read_text(encoding="utf-8"))["cells"]
+        text = "\n".join("".join(c["source"]) for c in cells)
+        built = {public[m.group(1)].__module__ for m in re.finditer(r"\bpl\.(\w+Explorer)\(", text) if m.group(1) in public}
+
+        def mentioned(n, text=text):
+            return re.search(rf"(?<![\w.])(pl\.)?{n}\b", text) is not None
+
+        for name in names:
+            if not (mentioned(name) or notebook in checked_in.get(name, ())
+                    or any(mentioned(f) for f in returns.get(name, []))
+                    or name.startswith("plot_") and public[name].__module__ in built):
+                problems.append(f"{name}: declared as introduced in {notebook}, which never uses it")
     assert not problems, "\n".join(problems)

@@ -87,7 +87,7 @@ def answers(rule: dict) -> list:
                     out += [typed(s["value"] + 0.6 * step), typed(s["value"] - 0.95 * step)]
     if read == "number" and right is not None and step:
         out += [typed(_map(right, lambda v: v + 0.95 * step)), typed(_map(right, lambda v: v + 1.05 * step))]
-    for key in list((rule.get("by_value") or {}))[:20] + list((rule.get("wrong_by_value") or {}))[:20]:
+    for key in list(rule.get("by_value") or {})[:20] + list(rule.get("wrong_by_value") or {})[:20]:
         out.append(key)
     if rule["read"] in ("int_list", "ints") and right is not None:
         out += [typed(right[:-1]), typed(right + [0]), ", ".join(map(str, right)), str(right[0])]

@@ -212,7 +212,7 @@ def output_rule_problems(cells) -> list[str]:
     exercises = max((i for i, kind, src, _ in cells if kind == "markdown"
                      and any(line.startswith("## 练习") for line in src.splitlines())), default=len(cells))
     problems = []
-    for i, kind, src, outputs in cells:
+    for i, _kind, _src, outputs in cells:
         for out in outputs or ():
             text = output_text(out)
             if offences(text):

@@ -188,7 +188,7 @@ def test_every_key_a_version_1_record_can_hold_migrates_to_a_declared_id():
     declared = {e.id for e in catalogue.EXERCISES}
     assert set(new["exercises"]) <= declared and len(new["exercises"]) == 52
     # each entry moved whole: the multiset of (solved, first, attempts) is the old one
-    as_tuples = lambda d: sorted((e["solved"], e["first"], e["attempts"]) for e in d.values())  # noqa: E731
+    as_tuples = lambda d: sorted((e["solved"], e["first"], e["attempts"]) for e in d.values())
     assert as_tuples(new["exercises"]) == as_tuples(old["exercises"])
     question_ids = {q["id"] for bank in QUIZZES.values() for q in bank}
     assert set(new["quiz"]) == question_ids

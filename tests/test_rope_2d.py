@@ -32,11 +32,11 @@ def ids_loop(n_before, grid, n_after):
 
 def angles_loop(ids, head_dim, base, section):
     out = []
-    for l in range(len(ids[0])):
+    for t in range(len(ids[0])):
         row = []
         for j in range(head_dim // 2):
             comp = 0 if j < section[0] else (1 if j < section[0] + section[1] else 2)
-            row.append(ids[comp][l] * base ** (-2.0 * j / head_dim))
+            row.append(ids[comp][t] * base ** (-2.0 * j / head_dim))
         out.append(row)
     return out
 

@@ -4,7 +4,6 @@ Llama row permutation, partial rotary.
 
 Expected values come from tests/reference.py (plain loops with math / cmath) and identities.
 """
-import math
 
 import numpy as np
 import pytest

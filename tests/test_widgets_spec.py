@@ -144,26 +144,6 @@ def test_a_new_figure_family_is_a_spec_and_a_view():
     ex.close()
 
 
-def test_no_private_attribute_is_touched_outside_the_engine():
-    """Issue 25: ipywidgets' and matplotlib's private attributes are the engine's business
-    (posenc/ui/engine/, behind its self-tests); elsewhere in the package an attribute starting
-    with ``_`` is read only on ``self`` / ``cls`` (the display protocol's ``_repr_*_`` aside)."""
-    import ast
-    from pathlib import Path
-
-    root = Path(pl.__file__).resolve().parent / "posenc"
-    found = []
-    for path in root.rglob("*.py"):
-        if path.relative_to(root).parts[:2] == ("ui", "engine"):
-            continue
-        for node in ast.walk(ast.parse(path.read_text())):
-            if (isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")
-                    and not re.fullmatch(r"_repr_\w+_", node.attr)
-                    and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))):
-                found.append(f"{path.relative_to(root)}:{node.lineno} {ast.unparse(node)}")
-    assert not found, found
-
-
 # ---------------------------------------------------------------------------
 # Rules are declared, not hidden: a checker, what None stands for, a maximum that follows
 # ---------------------------------------------------------------------------

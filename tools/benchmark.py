@@ -12,12 +12,16 @@ Run from the repository root (not part of the pass/fail tests; numbers are print
 
 All comparisons are measured in the same run on the same machine: medians, and ratios
 between our way and the naive way (or the code before a change, interleaved), never a bare
-absolute time as a verdict.
+absolute time as a verdict. Each family's setup (what its timing loop needs first: explorers,
+frame sets, the kernel's setup code, the notebooks, the statements timed) is a function of
+its own, which tests/test_benchmark.py runs, so a renamed module breaks a test, not a
+benchmark run.
 """
 from __future__ import annotations
 
 import argparse
 import io
+import json
 import pathlib
 from pathlib import Path
 import statistics
@@ -37,6 +41,69 @@ def pct(values, q):
 def sweep_values(ex, name):
     """Distinct values spread over a control's range: the tests' sweep, 9 values of a long slider."""
     return ex.control_values(name, 9)
+
+
+# ---------------------------------------------------------------------------
+# Each family's setup
+# ---------------------------------------------------------------------------
+def slider_setup(name: str):
+    """``sliders``: explorer ``name`` and, per control, the values its timing loop sets."""
+    import posenc_lib as pl
+
+    ex = pl.EXPLORERS[name]()
+    return ex, {cname: sweep_values(ex, cname) for cname in ex.controls}
+
+
+def frames_setup(name: str):
+    """``frames``: the frame set of explorer ``name``, with the second figure its frames are
+    drawn on built (by rendering the frame at the slider)."""
+    import posenc_lib as pl
+
+    fs = pl.EXPLORERS[name]().frames
+    fs.render(fs.values[fs.index()])
+    return fs
+
+
+def kernel_setup(scale: int = 1, cap_mb: float | None = None, frames_off: bool = False) -> str:
+    """``drag``, ``fill``, ``memory``: the code run in the notebook's kernel before Run All
+    (this checkout's only, never a ``--before`` one): the figures' pixel density, the frames'
+    memory cap per explorer (and four times it per kernel), or frames switched off."""
+    import drag_metrics as dm
+
+    setup = f"import posenc.ui.engine.canvas as _C; _C.PIXEL_SCALE = {scale}\n" if scale != 1 else ""
+    if cap_mb is not None:
+        setup += (f"import {dm.FRAMES_MODULE} as _F; _F.MAX_BYTES = int({cap_mb} * 2**20); "
+                  f"_F.MAX_TOTAL_BYTES = 4 * _F.MAX_BYTES\n")
+    return setup + (dm.FRAMES_OFF if frames_off else "")
+
+
+def lab_notebooks(prefixes) -> list[str]:
+    """``drag``, ``fill``, ``memory``: the notebooks with an explorer that has a main slider,
+    those whose names start with one of ``prefixes`` (all of them when it is empty)."""
+    import drag_metrics as dm
+
+    names = [p.name for p in dm.notebooks_with_explorers()]
+    return [n for n in names if not prefixes or any(n.startswith(p) for p in prefixes)]
+
+
+def notebook_paths() -> list[pathlib.Path]:
+    """``notebooks``: every notebook with a code cell, in order."""
+    return [p for p in sorted((ROOT / "notebooks").glob("*.ipynb"))
+            if any(c["cell_type"] == "code" for c in json.loads(p.read_text(encoding="utf-8"))["cells"])]
+
+
+#: ``import``: what a fresh interpreter imports, ours against the floor every notebook pays.
+IMPORTS = {"posenc_lib": "import posenc_lib", "floor": "import numpy, matplotlib.pyplot, ipywidgets"}
+#: ``training``: the position encodings notebook 05 trains with.
+TRAINED_PES = ("none", "sinusoidal", "learned")
+
+
+def static_setup(notebooks):
+    """``static``: the site builder and the notebooks it builds (a number, a file name or a path
+    each; all when ``notebooks`` is empty)."""
+    import build_site
+
+    return build_site, build_site.notebook_paths(notebooks)
 
 
 def naive_render(ex) -> bytes:
@@ -73,9 +140,9 @@ def bench_sliders(repeats: int) -> list[dict]:
 
     rows = []
     for name in sorted(pl.EXPLORERS):
-        ex = pl.EXPLORERS[name]()
+        ex, sweeps = slider_setup(name)
         for cname, control in ex.controls.items():
-            values = sweep_values(ex, cname)
+            values = sweeps[cname]
             ours, naive = [], []
             for j in range(repeats):
                 v = values[j % len(values)]
@@ -121,9 +188,8 @@ def bench_frames(samples: int = 15) -> list[dict]:
     for name in sorted(pl.EXPLORERS):
         if pl.EXPLORERS[name].main is None:
             continue
-        fs = pl.EXPLORERS[name]().frames
+        fs = frames_setup(name)
         n = len(fs.values)
-        fs.render(fs.values[fs.index()])  # builds the second figure the frames are drawn on
         times, sizes = [], []
         for k in range(samples):
             i = round(k * (n - 1) / max(1, samples - 1))
@@ -152,7 +218,7 @@ def _checkout(stack, ref: str) -> Path:
 def _in_page(browser, lab, measure, dsf: float = 1.0):
     """``measure(page)`` in a fresh browser context; the notebook's kernel is shut down after.
     Returns its result, or the exception it raised (the caller reports it and goes on)."""
-    import drag_metrics as dm
+    import lab_session
 
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000}, device_scale_factor=dsf)
     page = ctx.new_page()
@@ -161,7 +227,7 @@ def _in_page(browser, lab, measure, dsf: float = 1.0):
     except Exception as exc:  # keep going: the caller reports the failure
         return exc
     finally:
-        dm.close_notebook(page, lab)
+        lab_session.close_notebook(page, lab)
         ctx.close()
 
 
@@ -172,22 +238,18 @@ def bench_drag(before: str | None, rounds: int, notebooks: list[str], keys: int,
     (before/after order alternates by round), fresh kernel each. Returns raw results."""
     import contextlib
 
-    import drag_metrics as dm  # tools/ is on sys.path: this script runs from it
+    import drag_metrics as dm
+    import lab_session
 
-    nbs = [p.name for p in dm.notebooks_with_explorers()]
-    if notebooks:
-        nbs = [n for n in nbs if any(n.startswith(p) for p in notebooks)]
-    setup = f"import posenc.ui.engine.canvas as _C; _C.PIXEL_SCALE = {scale}\n" if scale != 1 else ""
-    if cap_mb is not None:
-        setup += (f"import posenc.ui.engine.frames as _F; _F.MAX_BYTES = int({cap_mb} * 2**20); "
-                  f"_F.MAX_TOTAL_BYTES = 4 * _F.MAX_BYTES\n")
+    nbs = lab_notebooks(notebooks)
+    setup = kernel_setup(scale, cap_mb)
     results: dict = {}
     with contextlib.ExitStack() as stack:
-        labs = {"after": stack.enter_context(dm.jupyterlab(root=ROOT, env_extra={"PYTHONPATH": str(ROOT)}))}
+        labs = {"after": stack.enter_context(lab_session.jupyterlab(root=ROOT, env_extra={"PYTHONPATH": str(ROOT)}))}
         if before:
             tmp = _checkout(stack, before)
-            labs["before"] = stack.enter_context(dm.jupyterlab(root=tmp, env_extra={"PYTHONPATH": str(tmp)}))
-        browser = stack.enter_context(dm.chromium())
+            labs["before"] = stack.enter_context(lab_session.jupyterlab(root=tmp, env_extra={"PYTHONPATH": str(tmp)}))
+        browser = stack.enter_context(lab_session.chromium())
         for rnd in range(rounds):
             for nb in nbs:
                 modes = list(labs)[::-1] if rnd % 2 else list(labs)
@@ -210,20 +272,19 @@ def bench_fill(before: str | None, rounds: int, notebooks: list[str], keys: int,
     rotates by round), fresh kernel each. Returns {notebook: {mode: [result, ...]}}."""
     import contextlib
 
-    import drag_metrics as dm  # tools/ is on sys.path: this script runs from it
+    import drag_metrics as dm
+    import lab_session
 
-    nbs = [p.name for p in dm.notebooks_with_explorers()]
-    if notebooks:
-        nbs = [n for n in nbs if any(n.startswith(p) for p in notebooks)]
+    nbs = lab_notebooks(notebooks)
     results: dict = {}
     with contextlib.ExitStack() as stack:
-        labs = {"frames": stack.enter_context(dm.jupyterlab(root=ROOT, env_extra={"PYTHONPATH": str(ROOT)}))}
-        modes = {"frames": ("frames", ""), "off": ("frames", dm.FRAMES_OFF)}
+        labs = {"frames": stack.enter_context(lab_session.jupyterlab(root=ROOT, env_extra={"PYTHONPATH": str(ROOT)}))}
+        modes = {"frames": ("frames", kernel_setup()), "off": ("frames", kernel_setup(frames_off=True))}
         if before:
             tmp = _checkout(stack, before)
-            labs["before"] = stack.enter_context(dm.jupyterlab(root=tmp, env_extra={"PYTHONPATH": str(tmp)}))
+            labs["before"] = stack.enter_context(lab_session.jupyterlab(root=tmp, env_extra={"PYTHONPATH": str(tmp)}))
             modes["before"] = ("before", "")
-        browser = stack.enter_context(dm.chromium())
+        browser = stack.enter_context(lab_session.chromium())
         order = list(modes)
         for rnd in range(rounds):
             for nb in nbs:
@@ -256,7 +317,7 @@ def fill_table(results: dict) -> list[str]:
                 if not rows:
                     cells.append("-")
                     continue
-                med = lambda k: statistics.median(x[k] for x in rows)  # noqa: E731
+                med = lambda k: statistics.median(x[k] for x in rows)
                 cells.append(f"{med('key_ms'):.0f}" + ("" if c["fps"] is None else
                                                         f" / {med('fps'):.1f} / {med('lag_ms'):.0f}"))
             lines.append(f"| {nb[:-6]} ({first['explorer']}) | {c['control']} | " + " | ".join(cells) + " |")
@@ -277,35 +338,34 @@ def bench_memory(before: str | None, notebook: str, dsf: float, scale: int, cap_
     renderer RSS and JS heap."""
     import contextlib
 
-    import drag_metrics as dm  # tools/ is on sys.path: this script runs from it
+    import drag_metrics as dm
+    import lab_session
 
-    nb = next(p.name for p in dm.notebooks_with_explorers() if p.name.startswith(notebook))
-    setup = f"import posenc.ui.engine.canvas as _C; _C.PIXEL_SCALE = {scale}\n" if scale != 1 else ""
-    if cap_mb is not None:
-        setup += f"import posenc.ui.engine.frames as _F; _F.MAX_BYTES = int({cap_mb} * 2**20)\n"
+    nb = lab_notebooks([notebook])[0]
+    setup = kernel_setup(scale, cap_mb)
     rows = []
     with contextlib.ExitStack() as stack:
         roots = {"after": ROOT}
         if before:
             tmp = _checkout(stack, before)
             roots = {"before": tmp, **roots}
-        browser = stack.enter_context(dm.chromium())
+        browser = stack.enter_context(lab_session.chromium())
         for mode, root in roots.items():
-            with dm.jupyterlab(root=root, env_extra={"PYTHONPATH": str(root)}) as lab:
+            with lab_session.jupyterlab(root=root, env_extra={"PYTHONPATH": str(root)}) as lab:
                 ctx = browser.new_context(viewport={"width": 1400, "height": 1000}, device_scale_factor=dsf)
                 page = ctx.new_page()
                 try:
-                    dm.open_notebook(page, lab, f"notebooks/{nb}", setup=setup if mode == "after" else "")
+                    lab_session.open_notebook(page, lab, f"notebooks/{nb}", setup=setup if mode == "after" else "")
                     dm.install_helpers(page)
                     import posenc_lib as pl
 
-                    explorer, name = dm.first_with_slider(page, {n for n, c in pl.EXPLORERS.items() if c.main})
+                    explorer, name = lab_session.first_with_slider(page, {n for n, c in pl.EXPLORERS.items() if c.main})
                     slider = dm.main_slider_index(page, name, pl.EXPLORERS[name].main)
                     data = 0.0
                     if dm.has_frames(page):
-                        dm.wait_kernel_true(page, "not any(r['pending'] for r in __posenc_frames().status())", 600)
-                        data = dm.kernel_value(page, "sum(r['bytes'] for r in __posenc_frames().status())") / 2**20
-                    kernel = _rss_mb(int(dm.kernel_value(page, "__import__('os').getpid()")))
+                        lab_session.wait_kernel_true(page, "not any(r['pending'] for r in __posenc_frames().status())", 600)
+                        data = lab_session.kernel_value(page, "sum(r['bytes'] for r in __posenc_frames().status())") / 2**20
+                    kernel = _rss_mb(int(lab_session.kernel_value(page, "__import__('os').getpid()")))
                     for _ in range(6):
                         dm.measure_drag(page, explorer, slider, span=0.9, settle_ms=300, driver="page")
                     page.wait_for_timeout(500)
@@ -319,14 +379,14 @@ def bench_memory(before: str | None, notebook: str, dsf: float, scale: int, cap_
                                  "renderer_rss_mb": _rss_mb(renderer) if renderer else float("nan")})
                     print(rows[-1], flush=True)
                 finally:
-                    dm.close_notebook(page, lab)
+                    lab_session.close_notebook(page, lab)
                     ctx.close()
     return rows
 
 
 def drag_table(results: dict) -> list[str]:
     """Markdown rows: medians over rounds per notebook and mode."""
-    import drag_metrics as dm  # tools/ is on sys.path: this script runs from it
+    import drag_metrics as dm
 
     lines = ["| notebook (explorer.control) | code | key ms | mouse fps (cover) | 60 Hz fps (cover) "
              "| lag ms mouse / 60 Hz | release = kernel's |",
@@ -337,7 +397,7 @@ def drag_table(results: dict) -> list[str]:
             if not rs:
                 continue
             ss = [dm.summary(r) for r in rs]
-            m = lambda k: statistics.median(s[k] for s in ss)  # noqa: E731
+            m = lambda k: statistics.median(s[k] for s in ss)
             lines.append(
                 f"| {nb[:-6]} ({rs[0]['explorer']}.{rs[0]['control']}) | {mode} | {m('key_ms'):.1f} | "
                 f"{m('mouse_fps'):.1f} ({m('mouse_coverage'):.2f}) | {m('page_fps'):.1f} ({m('page_coverage'):.2f}) | "
@@ -361,8 +421,7 @@ def run_notebook(path: pathlib.Path, setup_only: bool) -> float:
 
 
 def bench_notebooks() -> dict:
-    paths = [p for p in sorted((ROOT / "notebooks").glob("*.ipynb"))
-             if any(c["cell_type"] == "code" for c in __import__("json").loads(p.read_text())["cells"])]
+    paths = notebook_paths()
     run_notebook(paths[0], True)  # warm-up: the first kernel of a run pays for cold caches
     full, floor = {}, {}
     for p in paths:  # interleaved, so both see the same machine state
@@ -382,8 +441,8 @@ def time_import(stmt: str) -> float:
 def bench_import(repeats: int) -> dict:
     ours, floor = [], []
     for _ in range(repeats):  # interleaved so both see the same machine state
-        ours.append(time_import("import posenc_lib"))
-        floor.append(time_import("import numpy, matplotlib.pyplot, ipywidgets"))
+        ours.append(time_import(IMPORTS["posenc_lib"]))
+        floor.append(time_import(IMPORTS["floor"]))
     return {"posenc_lib_s": statistics.median(ours), "floor_s": statistics.median(floor),
             "ratio": statistics.median(ours) / statistics.median(floor)}
 
@@ -392,7 +451,7 @@ def bench_training() -> list[dict]:
     import posenc_lib as pl
 
     rows = []
-    for pe in ("none", "sinusoidal", "learned"):
+    for pe in TRAINED_PES:
         res = pl.train_order_model(pe)
         rows.append({"pe": pe, "seconds": res.seconds, "test_accuracy": res.test_accuracy})
     return rows
@@ -412,8 +471,6 @@ def bench_static(notebooks: list[str], loads: int = 3) -> dict:
     import threading
     from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
-    sys.path.insert(0, str(ROOT / "tools"))
-    import build_site
     from playwright.sync_api import sync_playwright
 
     class Quiet(SimpleHTTPRequestHandler):
@@ -422,7 +479,8 @@ def bench_static(notebooks: list[str], loads: int = 3) -> dict:
 
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "site"
-        report = build_site.build(out, build_site.notebook_paths(notebooks), jobs=2, log=lambda row: None)
+        build_site, paths = static_setup(notebooks)
+        report = build_site.build(out, paths, jobs=2, log=lambda row: None)
         httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(out)))
         threading.Thread(target=httpd.serve_forever, daemon=True).start()
         base = f"http://127.0.0.1:{httpd.server_address[1]}"
@@ -455,10 +513,10 @@ def _report(title: str, table: list[str], results, json_path: str | None) -> Non
     print(f"\n## {title}\n")
     print("\n".join(table))
     if json_path:
-        pathlib.Path(json_path).write_text(__import__("json").dumps(results, indent=1))
+        pathlib.Path(json_path).write_text(json.dumps(results, indent=1))
 
 
-def main(argv=None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", choices=["sliders", "frames", "drag", "fill", "memory", "notebooks", "import",
                                            "training", "static"])
@@ -475,7 +533,11 @@ def main(argv=None) -> int:
     parser.add_argument("--fill-wait", type=float, default=0.0,
                         help="fill: seconds between Run All and the first control used (the fill runs meanwhile)")
     parser.add_argument("--json", help="drag: write the raw results here")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
     want = (lambda part: args.only in (None, part))
     set_scale(args.scale)
 

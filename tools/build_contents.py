@@ -11,11 +11,11 @@ notebook contains. Two things are derived here and written into each notebook's 
 ``"posenc": {"requires": [...], "minutes": ...}`` (the tests check the stored values equal
 the derivation):
 
-- ``requires`` (先读): the earlier notebooks whose helpers its code calls (each public
-  ``pl.*`` docstring ends "Introduced in notebook NN_..."; the setup, text-table and generic
-  check helpers every notebook uses do not count), plus the concepts it uses without calling
-  a helper, listed in :data:`CONCEPT_REFERENCES`. A helper introduced in a *later* notebook
-  is a forward reference: the build stops and names it.
+- ``requires`` (先读): the earlier notebooks whose helpers its code calls (where a reader first
+  meets each public ``pl.*`` name is declared in ``posenc/course/introduced.py``; the setup,
+  text-table and generic check helpers every notebook uses do not count), plus the concepts it
+  uses without calling a helper, listed in :data:`CONCEPT_REFERENCES`. A helper introduced in a
+  *later* notebook is a forward reference: the build stops and names it.
 - ``minutes`` (用时): :func:`estimate_minutes`, a rule from what there is to read, run and do
   (:data:`READING_RULE`), said in words on the contents page.
 
@@ -41,7 +41,6 @@ dialog, and the kernel it starts imports nothing until the progress cell is run.
 from __future__ import annotations
 
 import argparse
-import ast
 import math
 import pathlib
 import re
@@ -70,12 +69,6 @@ SLOW_CALL = re.compile(r"\bpl\.progress_bar\(")
 #: A self-check quiz: ``pl.Quiz(pl.BANK)``; each question of the bank counts.
 QUIZ_CALL = re.compile(r"\bpl\.Quiz\(\s*pl\.(\w+)")
 PL_NAME = re.compile(r"\bpl\.([A-Za-z_]\w*)")
-INTRODUCED = re.compile(r"Introduced in notebooks? (\d\d)_")
-#: Rooms every notebook uses (the setup cell, progress bars, aligned tables, the generic
-#: checks, argument checks, figure machinery): using them is not a prerequisite.
-INFRASTRUCTURE = {"posenc.ui.notebook", "posenc.course.catalogue", "posenc.ui.look", "posenc.text", "posenc.exercises.verdict", "posenc.exercises.rule", "posenc.exercises.reading", "posenc.validate",
-                  "posenc.figures.style", "posenc.ui.engine.canvas", "posenc.ui.engine.controls",
-                  "posenc.ui.engine.frames", "posenc.ui.engine.explorer"}
 
 #: Concepts a notebook uses from an earlier one without calling that notebook's helpers:
 #: notebook -> {earlier notebook: what it uses}. The ``pl.*`` names its code calls add the rest.
@@ -137,33 +130,12 @@ def course_info(path: pathlib.Path) -> dict:
 
 
 def introduced_in() -> dict[str, str]:
-    """Every public ``pl.*`` name with a docstring naming where it is introduced -> that
-    notebook's number, leaving out the :data:`INFRASTRUCTURE` rooms. Read from the source
-    (no import: the torch-backed names stay unloaded)."""
-    facade = ast.parse((ROOT / "posenc_lib.py").read_text(encoding="utf-8"))
-    module_of = {}
-    for node in facade.body:
-        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("posenc"):
-            for alias in node.names:
-                module_of[alias.asname or alias.name] = node.module
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "_LAZY" for t in node.targets):
-            module_of.update(ast.literal_eval(node.value))
-    docs: dict[str, dict[str, str]] = {}
-    out = {}
-    for name, module in module_of.items():
-        if module in INFRASTRUCTURE:
-            continue
-        if module not in docs:
-            file = ROOT / (module.replace(".", "/") + ".py")
-            if not file.exists():
-                file = ROOT / module.replace(".", "/") / "__init__.py"
-            tree = ast.parse(file.read_text(encoding="utf-8"))
-            docs[module] = {n.name: ast.get_docstring(n) or "" for n in tree.body
-                            if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
-        found = INTRODUCED.search(docs[module].get(name, ""))
-        if found:
-            out[name] = found.group(1)
-    return out
+    """Every public ``pl.*`` name -> the number of the notebook that introduces it, as
+    ``posenc/course/introduced.py`` declares, leaving out the names every notebook uses
+    (its ``INFRASTRUCTURE``: using them is not a prerequisite)."""
+    from posenc.course.introduced import INFRASTRUCTURE, first_met   # installed (requirements.txt's ``-e .``)
+
+    return {name: notebook[:2] for name, notebook in first_met().items() if name not in INFRASTRUCTURE}
 
 
 def derived_requires(path: pathlib.Path, introduced: dict[str, str]) -> list[str]:
@@ -383,11 +355,11 @@ def index_notebook(items) -> nbformat.NotebookNode:
         "| # | 笔记本 | 先读 | 用时 |",
         "|---|---|---|---|",
     ]
-    for path, (title, summary, info) in items:
+    for path, (title, _, info) in items:
         lines.append(f"| {path.name[:2]} | [{title}]({path.name}) | {requires_text(info)} | "
                      f"约 {info['minutes']} 分钟 |")
     lines.append("")
-    for path, (title, summary, info) in items:
+    for path, (title, summary, _) in items:
         if summary:
             lines.append(f"**{path.name[:2]}. {title}** — {summary}")
             lines.append("")

@@ -27,7 +27,7 @@ The slider measured is the explorer's main control (``Explorer.main``, the one w
 frames are pre-rendered); :func:`measure_notebook` waits until its frames are rendered
 (``posenc.ui.engine.frames.status()``) before it measures, unless the checkout has no frames.
 
-The module has no pytest dependency: ``tests/browser/test_drag.py`` (with the browser
+The module has no pytest dependency: ``tests/browser/test_jupyterlab.py`` (with the browser
 suite's server), ``tools/benchmark.py --only drag`` (before/after, interleaved) and the
 command line use it. ``python tools/drag_metrics.py 03 07`` prints a table for
 those notebooks (its own private JupyterLab server, like the browser suite's).
@@ -41,29 +41,8 @@ import sys
 import time
 from pathlib import Path
 
-
-
-def _harness():
-    """The browser harness the test suite uses (tests/browser/lab_session.py), by its path: the
-    module already imported by pytest when there is one, else loaded from the file."""
-    import importlib.util
-
-    if "lab_session" in sys.modules:
-        return sys.modules["lab_session"]
-    path = Path(__file__).resolve().parents[1] / "tests" / "browser" / "lab_session.py"
-    spec = importlib.util.spec_from_file_location("lab_session", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["lab_session"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-_lab = _harness()
-FRAMES_FILL_S, FIGURE_UPDATE_S = _lab.FRAMES_FILL_S, _lab.FIGURE_UPDATE_S
-REPO, chromium, close_notebook, explorers, first_with_slider, jupyterlab = (
-    _lab.REPO, _lab.chromium, _lab.close_notebook, _lab.explorers, _lab.first_with_slider, _lab.jupyterlab)
-kernel_eval, kernel_exec, kernel_value, open_notebook, wait_kernel_true = (
-    _lab.kernel_eval, _lab.kernel_exec, _lab.kernel_value, _lab.open_notebook, _lab.wait_kernel_true)
+from lab_session import (FIGURE_UPDATE_S, FRAMES_FILL_S, REPO, chromium, close_notebook,  # tools/lab_session.py
+                         first_with_slider, jupyterlab, kernel_eval, kernel_exec, kernel_value, open_notebook)
 
 # ---------------------------------------------------------------------------
 # the explorer in the kernel (works with or without frames: a checkout before them too)
@@ -497,12 +476,11 @@ JS_TIMED_SELECT_NEXT = """(el) => { window.__t0 = performance.now(); el.selected
                                     el.dispatchEvent(new Event('change', {bubbles: true})); }"""
 JS_TIMED_CLICK = """(el) => { window.__t0 = performance.now(); el.click(); }"""
 
-#: A kernel statement that switches frames off in the notebook's kernel (any checkout):
-#: run as ``setup`` before Run All, every explorer is then drawn by the kernel only.
-FRAMES_OFF = ("import importlib, os, posenc\n"
-              "_m = 'posenc.ui.engine.frames' if os.path.isdir(os.path.join(posenc.__path__[0], 'widgets')) "
-              "else 'posenc.figures.frames'\n"
-              "importlib.import_module(_m).MAX_BYTES = 0\n")
+#: The module that holds the frames' switches (:data:`MAX_BYTES`, …) in this checkout.
+FRAMES_MODULE = "posenc.ui.engine.frames"
+#: A kernel statement that switches frames off in this checkout's kernel: run as ``setup``
+#: before Run All, every explorer is then drawn by the kernel only (no set may hold a byte).
+FRAMES_OFF = f"import {FRAMES_MODULE} as _F; _F.MAX_BYTES = 0\n"
 
 
 def _frames_done(page, name: str):

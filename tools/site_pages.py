@@ -176,7 +176,7 @@ def teach(nb, notebook: str) -> dict:
     working: set = set()
     roots: list = []            # (output index, model id, its hint) of the widget views of a cell
     report = {"exercises": 0, "quizzes": 0, "worksheets": 0, "progress": 0, "disabled": 0, "hints": 0}
-    for ci, cell in enumerate(nb.cells):
+    for cell in nb.cells:
         if cell.cell_type != "code":
             continue
         outputs = []

@@ -19,7 +19,7 @@ import inspect
 import re
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
 
 from ..exercises import alibi, context, encoding, learned, permutation, practice, probes, real_models
 from ..exercises import relative_family, rope, rope_2d
@@ -186,7 +186,6 @@ def check(exercise_id: str, answer, **params) -> Verdict:
     answer is still ``None``, or a drill's stub is unfinished). ``params`` may repeat the
     declared arguments that teach something (``i=1, pos=100``); an argument that differs from
     the declaration grades that variant and records nothing (the verdict says so).
-    Introduced in notebook 01_permutation_invariance.
     """
     ex = exercise(exercise_id)
     signature = inspect.signature(ex.check)

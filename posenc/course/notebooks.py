@@ -55,7 +55,7 @@ def cite_titles(text: str) -> str:
     """The quiz's citations by notebook number written with the notebook's title:
     「（10）」 becomes 「（见第 10 篇《RoPE 在真实模型里：…》）」, 「（07 验证过）」 becomes
     「（第 07 篇《从旋转到 RoPE》验证过）」. Numbers that name no notebook stay as they are.
-    Introduced in notebook 10_rope_real_models."""
+   """
     def replace(match):
         number = match.group(1) or match.group(2)
         return _notebook_link(number) or match.group(0)

@@ -48,7 +48,7 @@ _WARNED: set = set()
 
 def progress_path() -> pathlib.Path:
     """Where the progress file is: ``$POSENC_PROGRESS`` or ``~/.posenc/progress.json``.
-    Introduced in notebook 01_permutation_invariance."""
+   """
     env = os.environ.get(PROGRESS_ENV)
     return pathlib.Path(env).expanduser() if env else pathlib.Path.home() / ".posenc" / "progress.json"
 
@@ -145,7 +145,7 @@ def _read(path: pathlib.Path, warn_corrupt: bool = True) -> tuple[dict, str]:
 def load_progress() -> dict:
     """The progress record in the current layout (an empty one when there is no file yet; a
     version-1 file migrated; a corrupt one read as empty). Never raises.
-    Introduced in notebook 01_permutation_invariance."""
+   """
     return _read(progress_path())[0]
 
 
@@ -211,7 +211,7 @@ def update(change, what: str = "练习照常检查") -> bool:
 def record_check(exercise: str, verdict) -> None:
     """Record one answer to the declared exercise ``exercise`` (its id): the first answer's
     verdict stays, attempts count up, solved stays True once reached. Never raises.
-    Introduced in notebook 01_permutation_invariance."""
+   """
     def change(data):
         entry = data["exercises"].setdefault(
             exercise, {"solved": False, "first": "正确" if verdict else "再想想", "attempts": 0})
@@ -223,7 +223,7 @@ def record_check(exercise: str, verdict) -> None:
 
 def record_quiz(question: str, choice: int, right: bool) -> None:
     """Record the first choice for the quiz question ``question`` (its id); later picks change
-    nothing. Never raises. Introduced in notebook 10_rope_real_models."""
+    nothing. Never raises."""
     if question in load_progress()["quiz"]:
         return
 
@@ -237,7 +237,7 @@ def record_worksheet(worksheet: str, case: str, size: int, box: str, right: bool
     """Record one checked box of a worksheet case: ``worksheet`` (its declared id), ``case``
     (:attr:`posenc.exercises.worksheet.WorksheetCase.key`), ``size`` (the case's number of
     boxes), ``box`` (the box's id) and whether it was right (a box once right stays right).
-    Never raises. Introduced in notebook 02_sinusoidal_hand_calculation."""
+    Never raises."""
     def change(data):
         cases = data["worksheet"].setdefault(worksheet, {})
         entry = cases.setdefault(case, {"size": int(size), "boxes": {}})
@@ -266,7 +266,7 @@ def quiz_first_tries(questions) -> tuple[int, int]:
 
 def reset_progress(confirm: bool = False) -> bool:
     """Clear the learner's progress, only with ``confirm=True`` (otherwise say how, and keep
-    it). Returns True when it was cleared. Introduced in notebook 01_permutation_invariance."""
+    it). Returns True when it was cleared."""
     if confirm is not True:
         print("进度没有清空：要清空，请运行 pl.reset_progress(confirm=True)。")
         return False

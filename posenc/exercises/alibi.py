@@ -20,7 +20,6 @@ def check_alibi_slope(answer, h: int, num_heads: int) -> Verdict:
     a negative slope and, when H is not a power of 2, applying ``2^(-8h/H)`` instead of the
     authors' recipe, continuing the first P slopes' sequence, or taking consecutive instead
     of every other slope of the 2P-head sequence.
-    Introduced in notebook 08_alibi_extrapolation.
     """
     num_heads = check_int("num_heads", num_heads, 1, 1024)
     h = check_int("h", h, 1, num_heads)
@@ -73,7 +72,6 @@ def check_alibi_bias(answer, h: int, num_heads: int, m: int, n: int, causal: boo
     Causal form (the paper's decoder): ``-s_h (m - n)`` for n <= m and ``-inf`` (masked) for
     n > m; symmetric form: ``-s_h |n - m|``. Recognises a positive sign, the slope of the
     neighbouring head, a forgotten slope, a forgotten distance and masking a past key.
-    Introduced in notebook 08_alibi_extrapolation.
     """
     num_heads = check_int("num_heads", num_heads, 1, 1024)
     h = check_int("h", h, 1, num_heads)
@@ -117,7 +115,6 @@ def check_alibi_start(answer, seq_len: int, train_lengths=(4, 8)) -> Verdict:
     sentence), so the answer is ``seq_len - 1 - (hi - 1) = seq_len - hi``. Recognises putting
     the 。 at position seq_len, answering the distance, the training's largest start
     (absolute position), and the test sentence's largest start.
-    Introduced in notebook 08_alibi_extrapolation.
     """
     from ..task.data import MAX_LENGTH
 

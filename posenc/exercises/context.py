@@ -1,7 +1,5 @@
 """``check_*`` for stretching RoPE's context: turns per context, NTK-aware base, YaRN's
 attention factor, which pairs meet angles training never produced.
-
-Introduced in notebook 09_context_extension.
 """
 from __future__ import annotations
 
@@ -20,7 +18,6 @@ def check_rotations(answer, i: int, d_model: int, length: int, base: float = 100
     Correct by the precision rule (3 significant digits, :func:`agrees`); a coarser rounding
     is named as such. Recognises the angle in radians (forgot the 2π), the wavelength
     divided by L (inverted), and ``i`` instead of ``2i`` in the exponent.
-    Introduced in notebook 09_context_extension.
     """
     d_model = check_d_model(d_model)
     i = check_int("i", i, 0, d_model // 2 - 1)
@@ -47,7 +44,6 @@ def check_ntk_base(answer, d_model: int, factor, base: float = 10000.0) -> Verdi
     Correct by the precision rule (3 significant digits, :func:`agrees`); a coarser rounding
     is named as such. Recognises ``base·s`` (no exponent), the exponent upside down
     ``(d-2)/d``, and the base raised instead of multiplied.
-    Introduced in notebook 09_context_extension.
     """
     d_model = check_d_model(d_model)
     if d_model < 4:
@@ -73,7 +69,6 @@ def check_yarn_attention_factor(answer, factor) -> Verdict:
     Correct by the precision rule (3 significant digits or 4 decimals, :func:`agrees`: 1.208
     and 1.2079 are both right); a coarser rounding is named as such. Recognises log10 and log2 instead of the natural log, the
     square (what the logits are multiplied by) and forgetting the +1.
-    Introduced in notebook 09_context_extension.
     """
     factor = check_real("factor", factor, greater_than=1.0)
     right = 0.1 * math.log(factor) + 1.0
@@ -96,7 +91,6 @@ def check_unseen_pairs(answer, d_model: int, train_len: int, target_len: int,
     turn in ``train_len`` positions and turn further at ``target_len``. Recognises counting
     every pair, counting only the pairs that pass a full turn at the target, and the pairs
     that already completed a turn in training.
-    Introduced in notebook 09_context_extension.
     """
     d_model = check_d_model(d_model)
     train_len = check_int("train_len", train_len, 2)
@@ -126,7 +120,6 @@ def fast_pair_slowdowns(d_model: int = 128, factor: float = 4.0, train_len: int 
     """How much each choice of :data:`EXTENSION_CHOICES` slows pair 0 (the fastest) and the
     slowest pair: ``{letter: (w_0 / w_0', w_last / w_last')}`` (1.0 = untouched), measured with
     :func:`rope_frequencies`.
-    Introduced in notebook 13_summary_interview.
     """
     from ..context import rope_frequencies
 
@@ -145,7 +138,6 @@ def check_fast_pair_kept(answer) -> Verdict:
     was? ``answer`` is letters, e.g. ``"ab"``. The right set is measured
     (:func:`fast_pair_slowdowns`); the feedback names each wrong or missed letter with its
     measured slowdown.
-    Introduced in notebook 13_summary_interview.
     """
     slow = fast_pair_slowdowns()
     right = {x for x, (fast, _) in slow.items() if abs(fast - 1.0) < 1e-12}
@@ -179,7 +171,6 @@ def check_beta_ratio(answer, d_model: int, factor) -> Verdict:
 
     Recognises ``factor^(2/d)`` (the highest digit taken as i = d/2), the base's factor
     ``factor^(d/(d−2))``, ``factor`` itself (every digit slowed, PI) and ``1/factor``.
-    Introduced in notebook 09_context_extension.
     """
     d_model = check_d_model(d_model)
     if d_model < 4:

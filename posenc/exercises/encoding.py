@@ -21,7 +21,7 @@ from ..encoding import (
 from ..text import format_vector
 from ..validate import bilingual, check_array, check_d_model, check_int, check_real
 from .rule import check_choice, grade
-from .verdict import ROUNDING_SLIP, Verdict, agrees, asked, tolerance
+from .verdict import ROUNDING_SLIP, Verdict, asked
 
 #: The precision notebooks 02 and 04 ask for (「保留 4 位小数」): the default ``decimals`` of their checks.
 DECIMALS_ASKED = 4
@@ -80,7 +80,6 @@ def check_pe(answer, pos, d_model: int = 2, base: float = 10000.0, word=None) ->
     2(i+1)/d_model, every pair with w_0 = 1, right magnitudes with wrong signs, PE(pos ± 1) (a
     position counted off by one, as the worksheet names it); with ``word`` also PE(pos) alone
     (the word vector not added). A coarser rounding is a rounding slip.
-    Introduced in notebook 02_sinusoidal_hand_calculation.
     """
     pos = check_int("pos", pos, 0)
     d_model = check_d_model(d_model)
@@ -125,7 +124,6 @@ def check_wavelength(answer, i: int, d_model: int, base: float = 10000.0, decima
     d_model), a forgotten 2π, π instead of 2π, w_i itself or the turns per step w_i / 2π
     instead of the wavelength, the exponent i/d_model instead of 2i/d_model, a neighbouring
     pair's wavelength; π taken as 3.14 or a coarser rounding is a rounding slip.
-    Introduced in notebook 03_clock_hands_frequencies.
     """
     d_model = check_d_model(d_model)
     i = check_int("i", i, 0, d_model // 2 - 1)
@@ -168,7 +166,6 @@ def check_flipped_bits(answer, pos: int) -> Verdict:
     ``answer`` is a list (or set) of bit indices, bit 0 being the lowest. Slip table: only the
     bit that turns on (the carry forgotten), the bits that are 1 in ``pos`` or in ``pos - 1``,
     bits counted from 1 or from the left.
-    Introduced in notebook 03_clock_hands_frequencies.
     """
     pos = check_int("pos", pos, 1, 2**62 - 1)
     right = [int(b) for b in flipped_bits(pos)]
@@ -211,7 +208,6 @@ def check_nearest_repeat(answer, d_model: int = 2, max_offset: int = 1000,
     A wrong answer gets its own distance and how far each hand is from a whole turn after
     that many steps; slip table: the one-hand answer when there are several hands, a hand
     turned half way (opposite), the slowest hand's wavelength alone.
-    Introduced in notebook 03_clock_hands_frequencies.
     """
     d_model = check_d_model(d_model)
     k, dist = nearest_repeat(d_model, max_offset, base)
@@ -254,7 +250,6 @@ def check_split_column(answer, j: int, d_model: int) -> Verdict:
 
     Slip table: the direction reversed (the split column of interleaved column j), the same
     column number in both layouts, the pair index i instead of a column.
-    Introduced in notebook 03_clock_hands_frequencies.
     """
     d_model = check_d_model(d_model)
     j = check_int("j", j, 0, d_model - 1)
@@ -286,7 +281,6 @@ def check_dot_product(answer, k, d_model: int, base: float = 10000.0) -> Verdict
 
     Slip table: only pair 0 summed, sin instead of cos, degrees instead of radians, the
     exponent ``i/d_model`` instead of ``2i/d_model``, and ``d_model/2`` (the value at k = 0 only).
-    Introduced in notebook 04_relative_position.
     """
     d_model = check_d_model(d_model)
     k = check_real("k", k)
@@ -328,7 +322,6 @@ def check_rotation(answer, k, d_model: int, base: float = 10000.0) -> Verdict:
 
     Slip table: the transposed matrix (that is ``R_{-k}``: it maps PE(pos) to PE(pos - k)),
     degrees instead of radians, and sin and cos swapped inside the blocks.
-    Introduced in notebook 04_relative_position.
     """
     d_model = check_d_model(d_model)
     right = relative_rotation(k, d_model, base)
@@ -353,7 +346,6 @@ def check_rotation_product(answer, a: int, b: int) -> Verdict:
 
     Slip table: the wrong direction (``a - b``), a transpose taken for R_a itself
     (``a + b``), R_b taken backwards (``-(a + b)``) and multiplied offsets (``±a·b``).
-    Introduced in notebook 04_relative_position.
     """
     a, b = check_int("a", a, -10**6, 10**6), check_int("b", b, -10**6, 10**6)
     right = b - a
@@ -375,8 +367,6 @@ def check_rotation_product(answer, a: int, b: int) -> Verdict:
 def _scaled_rotation_scores(a: float, b: float, k: float = 1.0) -> np.ndarray:
     """``[S(+k), S(-k)]`` for d_model = 2, where ``S(k) = PE(m)^T M PE(m + k)`` with the
     scale-and-rotate block ``M = [[a, b], [-b, a]]`` (the same for every m; computed at m = 0).
-
-    Introduced in notebook 04_relative_position.
     """
     a, b, k = check_real("a", a), check_real("b", b), check_real("k", k)
     m_block = np.array([[a, b], [-b, a]])
@@ -391,7 +381,6 @@ def check_scaled_rotation_scores(answer, a: float, b: float, k: float = 1.0) -> 
     Slip table: the two scores swapped (offset taken as m - n, or M transposed), the plain dot
     product (b forgotten: the same for +k and -k), the scale a alone, and degrees instead of
     radians.
-    Introduced in notebook 04_relative_position.
     """
     right = _scaled_rotation_scores(a, b, k)
     ck = math.cos(k)
@@ -422,7 +411,6 @@ def check_pe_bug_symptom(answer, pos: int = 10, d_model: int = 8) -> Verdict:
     give, for ``PE(pos)``, the right first pair and every later pair stuck at [0, 1]: integer
     division (every frequency 0 except w_0 = 1). Each other option's message is computed from
     what that bug would give instead.
-    Introduced in notebook 02_sinusoidal_hand_calculation.
     """
     w = frequencies(d_model)
     right_row = encode_positions([pos], d_model)[0]
@@ -445,7 +433,6 @@ def check_first_short_hand(answer, d_model: int = 16, last_pos: int = 99, base: 
     """Check the first hand (pair index i) whose wavelength exceeds ``last_pos`` steps, i.e. the
     first that does not complete a full turn over positions 0 .. ``last_pos``. Each wrong hand
     says how many turns it makes, or that an earlier hand already falls short.
-    Introduced in notebook 03_clock_hands_frequencies.
     """
     d_model = check_d_model(d_model)
     lam = wavelengths(d_model, base)

@@ -15,7 +15,6 @@ def check_order_blind_accuracy(answer) -> Verdict:
     precision rule.
 
     Slip table: 1 (full marks), the percentage, 1/8 (guessing among all animals).
-    Introduced in notebook 05_learned_embeddings.
     """
     right = order_blind_bound()
     slips = [
@@ -35,7 +34,6 @@ def check_segments(answer, n_tokens: int, max_len: int) -> Verdict:
     ``segments`` = ceil(n_tokens / max_len); ``last row`` is the table row (counted from 0)
     of the last token of the last segment. Recognises rounding down, rows counted from 1,
     the absolute position, and a last segment taken as full.
-    Introduced in notebook 05_learned_embeddings.
     """
     n_tokens = check_int("n_tokens", n_tokens, 1)
     max_len = check_int("max_len", max_len, 1)
@@ -71,7 +69,6 @@ def check_rows_with_gradient(answer, train_lengths, max_len: int) -> Verdict:
 
     Recognises every row, rows counted to the longest sentence minus one, the number of
     lengths, and the rows without a gradient.
-    Introduced in notebook 05_learned_embeddings.
     """
     lo, hi = check_lengths("train_lengths", train_lengths, 4, MAX_LENGTH)
     max_len = check_int("max_len", max_len, hi)
@@ -96,7 +93,6 @@ def check_longer_sentence(answer, encoding: str = "sinusoidal", length: int = 16
     same accuracy, ``"C"`` runs with a clearly lower accuracy, ``"D"`` the formula cannot give
     the position. B or C is decided by the trained run (C when the accuracy at ``length`` is more
     than 0.1 below the accuracy within the training lengths). Trains the model on first use.
-    Introduced in notebook 05_learned_embeddings.
     """
     from ..task.evaluation import length_accuracy
     from ..task.training import trained_run

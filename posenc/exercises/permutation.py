@@ -16,7 +16,6 @@ def check_output_row(answer, sentence: str = "咬猫狗", reference: str = "猫�
     """Check in which row of ``sentence``'s outputs the output of ``reference``'s first token
     appears (no position encoding: the outputs are permutation-equivariant). The row is found
     by comparing the outputs; each wrong row names the token whose output it holds.
-    Introduced in notebook 01_permutation_invariance.
     """
     ref, moved = attention_demo(reference), attention_demo(sentence)
     token = reference[0]
@@ -32,7 +31,6 @@ def check_output_row(answer, sentence: str = "咬猫狗", reference: str = "猫�
 def check_pooled_change(answer, first: str = "我打你", second: str = "你打我") -> Verdict:
     """Check whether the mean of the outputs (the pooled sentence vector) of ``first`` and of
     ``second`` differ: ``"变"`` or ``"不变"`` (a gap below 1e-12 is floating-point rounding).
-    Introduced in notebook 01_permutation_invariance.
     """
     gap = float(np.abs(attention_demo(first).pooled - attention_demo(second).pooled).max())
     right = "不变" if gap < 1e-12 else "变"
@@ -46,7 +44,6 @@ def check_pe_input_output(answer, token: str = "咬", first: str = "猫咬狗", 
     """Check, with position encoding (positions 0, 1, 2), whether ``token``'s input vector and
     its output vector are the same (``"相同"``) or not (``"不同"``) in ``first`` and ``second``:
     a pair ``(input, output)``.
-    Introduced in notebook 01_permutation_invariance.
     """
     a, b = attention_demo(first, use_pe=True), attention_demo(second, use_pe=True)
     i_a, i_b = a.tokens.index(token), b.tokens.index(token)
@@ -78,7 +75,6 @@ def check_weight_cell(answer, first: str = "猫咬狗", second: str = "狗咬猫
     """Check which cell ``(row, col)`` of ``first``'s attention weights equals the cell
     ``(row, col)`` of ``second``'s (no position encoding: ``A_B = P A_A P^T``). Found by
     comparing the weights; each wrong cell says which pair of tokens it holds.
-    Introduced in notebook 01_permutation_invariance.
     """
     a, b = attention_demo(first), attention_demo(second)
     target = b.weights[row, col]

@@ -22,7 +22,6 @@ def check_decode_position(answer, n_pad: int, n_real: int) -> Verdict:
     Slip table: the padded length (``arange``), the last real position, the last prompt
     position under ``arange``, and the pads' dummy id 1 (the ``arange`` slips and the dummy id
     only when there are pads).
-    Introduced in notebook 11_positions_in_practice.
     """
     n_pad = check_int("n_pad", n_pad, 0, 10**6)
     n_real = check_int("n_real", n_real, 1, 10**6)
@@ -44,7 +43,7 @@ def check_cu_seqlens(answer, lengths) -> Verdict:
 
     The answer is an ordered list of whole numbers, compared exactly. Slip table: the lengths
     themselves, the running total without the leading 0, each start without the total, and
-    the packed position ids. Introduced in notebook 11_positions_in_practice.
+    the packed position ids.
     """
     right = cu_seqlens(lengths).tolist()
     lengths = [int(v) for v in np.asarray(lengths).ravel()]
@@ -66,7 +65,6 @@ def check_bf16_position(answer, pos: int) -> Verdict:
 
     Slip table: the position itself, the fp16 value, rounding down (truncation), and a
     multiple of half the spacing near ``pos`` (the spacing of the binade below).
-    Introduced in notebook 11_positions_in_practice.
     """
     pos = check_int("pos", pos, 0, 2**20)
     right = int(stored_positions([pos], "bfloat16")[0])
@@ -92,7 +90,6 @@ def check_streaming_position(answer, n_tokens: int, n_sink: int, n_recent: int) 
     the cache, ``min(n_tokens, n_sink + n_recent) − 1``.
 
     Slip table: the absolute index, the cache size, and counting the recent tokens only.
-    Introduced in notebook 11_positions_in_practice.
     """
     _, positions = streaming_cache(n_tokens, n_sink, n_recent)
     right = int(positions[-1])

@@ -16,7 +16,6 @@ def check_causal_weight(answer, n: int) -> Verdict:
 
     Recognises 1/n (forgetting that the query sees itself), the count n + 1 itself, and the
     weight without the mask (1 / seq_len is not asked; 1 is the first token's own weight).
-    Introduced in notebook 12_where_position_goes.
     """
     n = check_int("n", n, 1, 4096)
     right = 1.0 / (n + 1)

@@ -1,7 +1,5 @@
 """``check_*`` for RoPE as real models use it: how many dims of a head rotate, what Llama 3.1's
 scaling does to one wavelength, what MLA caches per token (the notebook's quiz bank is ``quiz.REAL_MODELS``).
-
-Introduced in notebook 10_rope_real_models.
 """
 from __future__ import annotations
 
@@ -19,7 +17,6 @@ def check_rotated_dims(answer, model: str) -> Verdict:
 
     Slip table: the whole head (forgot ``partial_rotary_factor``), the number of pairs instead
     of dims, and the unrotated dims.
-    Introduced in notebook 10_rope_real_models.
     """
     model = check_one_of("model", model, tuple(MODEL_CONFIGS))
     cfg = MODEL_CONFIGS[model]
@@ -40,7 +37,6 @@ def llama3_slowdown(wavelength, factor: float = 8.0, low_freq_factor: float = 1.
     """How many times slower Llama 3.1's scaling makes a pair of the given (original) wavelength:
     1 below ``original / high_freq_factor``, ``factor`` above ``original / low_freq_factor``, and
     ``1 / ((1 − s)/factor + s)`` between, ``s = (original/wavelength − low) / (high − low)``.
-    Introduced in notebook 10_rope_real_models.
     """
     lam = check_real("wavelength", wavelength, greater_than=0.0)
     w = 2 * math.pi / lam
@@ -54,7 +50,6 @@ def check_llama3_slowdown(answer, wavelength) -> Verdict:
     Slip table: the full factor 8 where the pair is in the blended band (or short enough to be
     kept), 1 where it is divided, γ and 1 − γ swapped, and blending the slowdowns linearly
     instead of the frequencies.
-    Introduced in notebook 10_rope_real_models.
     """
     lam = check_real("wavelength", wavelength, greater_than=0.0)
     right = llama3_slowdown(lam)
@@ -80,7 +75,6 @@ def check_mla_cache(answer, model: str) -> Verdict:
 
     Slip table: the latent alone, the latent and the rotated key counted twice (once for K,
     once for V), a rotated key per head, and a plain multi-head K and V cache.
-    Introduced in notebook 10_rope_real_models.
     """
     mla_models = tuple(m for m, c in MODEL_CONFIGS.items() if "kv_lora_rank" in c)
     model = check_one_of("model", model, mla_models)
@@ -91,7 +85,7 @@ def check_mla_cache(answer, model: str) -> Verdict:
         (latent, "只算了潜向量；旋转的那部分键不能从 c 还原（RoPE 挡在中间），要单独缓存。"),
         (2 * right, f"K 和 V 各算了一份：K 和 V 都从同一个潜向量 c 还原（W_UK、W_UV），c 只缓存一份；"
                     f"旋转的键只属于 K。每个词存 {latent} + {rope_dim}。"),
-        (2 * latent + rope_dim, f"潜向量算了两份（K 一份、V 一份）：K 和 V 都从同一个 c 还原，c 只缓存一份。"),
+        (2 * latent + rope_dim, "潜向量算了两份（K 一份、V 一份）：K 和 V 都从同一个 c 还原，c 只缓存一份。"),
         (latent + heads * rope_dim, "旋转的键是所有头共用的一个，不是每个头一个。"),
         (heads * (cfg["head_dim"] + cfg["v_head_dim"]), "这是普通多头注意力缓存 K 和 V 的大小；MLA 只缓存潜向量和一个旋转的键。"),
     ]

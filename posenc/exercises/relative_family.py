@@ -32,7 +32,6 @@ def check_t5_bucket(answer, k: int, bidirectional: bool = True, num_buckets: int
     Recognises the direction flipped (the bucket of -k), the offset used as a bucket past
     max_exact, rounding instead of truncating, all buckets used for one direction in
     bidirectional mode, and the other mode's bucket.
-    Introduced in notebook 06_relative_family.
     """
     k = check_int("k", k, -10**9, 10**9)
     bidirectional, half, max_exact, max_distance = t5_sizes(bidirectional, num_buckets, max_distance)
@@ -41,7 +40,7 @@ def check_t5_bucket(answer, k: int, bidirectional: bool = True, num_buckets: int
     n = abs(k) if bidirectional else max(-k, 0)
     shift = f"k > 0，先加 {half}；" if after else ""
     if n < max_exact:
-        how = f"{shift}δ = {n} < max_exact = {max_exact}，一个偏移一个桶：桶 = {'%d + ' % half if after else ''}{n}"
+        how = f"{shift}δ = {n} < max_exact = {max_exact}，一个偏移一个桶：桶 = {f'{half} + ' if after else ''}{n}"
     elif n >= max_distance:
         how = f"{shift}δ = {n} ≥ max_distance = {max_distance}：这个方向的最后一个桶"
     else:
@@ -81,7 +80,6 @@ def check_t5_buckets_used(answer, side: str = "after", bidirectional: bool = Tru
     ``side="after"``: keys after the query (k > 0); ``"before"``: k <= 0 (earlier keys and
     the query itself). Counted from :func:`t5_bucket_ranges`. Recognises counting the
     bucket no offset reaches, counting all the buckets, and counting only the exact ones.
-    Introduced in notebook 06_relative_family.
     """
     if side not in ("after", "before"):
         raise ValueError(bilingual(f"side must be 'after' or 'before', got {side!r}", "side 只能是 'after' 或 'before'"))
@@ -111,7 +109,6 @@ def check_shaw_row(answer, m: int, n: int, max_relative: int) -> Verdict:
     The row is ``clip(n - m, ±max_relative) + max_relative`` (:func:`shaw_relative_index`).
     Recognises m - n instead of n - m, a missing clip, the offset given instead of the row
     (no ``+ max_relative``) and |n - m|.
-    Introduced in notebook 06_relative_family.
     """
     m = check_int("m", m, 0, 100000)
     n = check_int("n", n, 0, 100000)
@@ -169,7 +166,6 @@ def check_moving_terms(answer, scheme: str = "absolute", vary: str = "m") -> Ver
     ``answer`` is letters, e.g. ``"bcd"`` or ``["b", "d"]``; ``""`` (or 无, 没有, none) for none.
     An answer that is not letters is told how to write "none". The right set is
     measured (:func:`moving_terms`); the feedback names each letter picked or missed wrongly.
-    Introduced in notebook 06_relative_family.
     """
     right = moving_terms(scheme, vary)
     moved = "m 挪动、k 不变（n = m + k 跟着挪）" if vary == "m" else "k 变、m 不变"
@@ -209,7 +205,6 @@ def shift_invariance(m: int = 3, n: int = 7, shift: int = 100, d_model: int = 16
     Returns ``{letter: (score at (m, n), score at (m + shift, n + shift))}``, from random
     contents, projections, tables (a learned position table, Shaw's a^K rows, T5's bucket
     biases) seeded by ``seed``.
-    Introduced in notebook 13_summary_interview.
     """
     import numpy as np
 
@@ -251,7 +246,6 @@ def check_shift_invariance(answer) -> Verdict:
 
     The right set is measured (:func:`shift_invariance`); the feedback names each letter
     picked or missed wrongly, with its two measured scores and the notebook that shows why.
-    Introduced in notebook 13_summary_interview.
     """
     scores = shift_invariance()
     right = {x for x, (before, after) in scores.items() if abs(before - after) <= 1e-9 * max(1.0, abs(before))}

@@ -13,7 +13,7 @@ from ..encoding import frequencies
 from ..rope import rope
 from ..validate import check_base, check_d_model, check_int, check_real, check_vector_pair
 from .rule import grade
-from .verdict import Verdict, agrees, asked
+from .verdict import Verdict, asked
 
 #: The precision exercise 2 of notebook 07 asks for (「保留 4 位小数」).
 SCORE_DECIMALS = 4
@@ -26,7 +26,6 @@ def check_rope_angle(answer, i: int, pos, d_model: int, base: float = 10000.0) -
     rule; the same angle plus a whole number of turns (2*pi) counts as right. Slip table:
     degrees, dividing by w_i, w_i itself (the × pos forgotten), using i instead of 2i in the
     exponent, and using the dimension 2i as the pair index.
-    Introduced in notebook 07_rope.
     """
     d_model = check_d_model(d_model)
     i = check_int("i", i, 0, d_model // 2 - 1)
@@ -58,7 +57,6 @@ def check_rope_score(answer, q=(1.0, 0.0), key=(0.0, 1.0), m: int = 3, n: int = 
     The right value is ``qᵀ 𝓡_(n-m) κ``. Slip table: the opposite direction (the offset m - n,
     as with notebook 04's R_k on both), rotating by m + n (q and κ turned opposite ways),
     forgetting the rotation, rotating only κ or only q, and degrees.
-    Introduced in notebook 07_rope.
     """
     q, key = check_vector_pair(q, key)
     m = check_int("m", m, -10**6, 10**6)
@@ -90,7 +88,6 @@ def check_rope_pe_position(answer, p: int = 20, pos: int = 6) -> Verdict:
     RoPE turns each pair counter-clockwise by pos·w_i, notebook 04's R_pos turns the clock
     hands clockwise: ``rope(x, pos) = R_(-pos) x``, so ``rope(PE(p), pos) = PE(p - pos)``.
     Slip table: ``p + pos`` (04's direction), ``pos - p`` and answering ``p`` or ``pos``.
-    Introduced in notebook 07_rope.
     """
     p = check_int("p", p, -10**6, 10**6)
     pos = check_int("pos", pos, -10**6, 10**6)
@@ -114,7 +111,6 @@ def check_rope_shift(answer, shift: int = 7, m: int = 3, n: int = 10, d_model: i
     ``answer`` is True (it changes) or False (it does not). The verdict is computed: random
     q, κ (``seed``), scores at (m, n) and (m + shift, n + shift). An unanswered exercise shows
     the neutral prompt only (the hint would give the answer away).
-    Introduced in notebook 07_rope.
     """
     shift = check_int("shift", shift, -10**6, 10**6)
     m = check_int("m", m, -10**6, 10**6)
@@ -139,7 +135,6 @@ def check_llama_row(answer, r: int = 5, head_dim: int = 8) -> Verdict:
 
     Slip table: the inverse direction (where Meta's row r goes), the row left in place, the
     pair index j alone and ``r + head_dim/2``.
-    Introduced in notebook 07_rope.
     """
     head_dim = check_d_model(head_dim)
     r = check_int("r", r, 0, head_dim - 1)
@@ -166,7 +161,6 @@ def check_partial_rotary_pairs(answer, hidden_size: int = 6144, num_heads: int =
 
     Slip table: dims instead of pairs, the unrotated dims or pairs, the fraction taken of the
     whole hidden size instead of one head, and the whole head's pairs.
-    Introduced in notebook 07_rope.
     """
     hidden_size = check_int("hidden_size", hidden_size, 2)
     num_heads = check_int("num_heads", num_heads, 1, hidden_size)

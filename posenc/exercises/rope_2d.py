@@ -15,7 +15,7 @@ def check_raster_offset(answer, cols: int) -> Verdict:
     ``cols`` columns is read in raster order (row by row): ``cols``.
 
     Recognises 1 (the patch to the right), cols − 1 and cols + 1 (the diagonal neighbours) and
-    cols² (the whole image). Introduced in notebook 12_where_position_goes.
+    cols² (the whole image).
     """
     cols = check_int("cols", cols, 2, 4096)
     slips = one_slip_per_value([
@@ -37,7 +37,7 @@ def check_mrope_text_start(answer, n_text_before: int, grid_thw) -> Verdict:
     ``n_text_before + max(t, h, w)`` (the image's largest id + 1; Qwen2-VL's get_rope_index).
 
     Recognises counting the image's tokens (n + t·h·w, what 1D RoPE would give), forgetting
-    the + 1, and forgetting the text before. Introduced in notebook 12_where_position_goes.
+    the + 1, and forgetting the text before.
     """
     from ..rope_2d import check_grid_thw
 

@@ -36,7 +36,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -441,7 +441,6 @@ def check_value(answer, expected, *, decimals: int | None = None, hint: str = ""
     that message; an answer rounded too coarsely is told so
     (:func:`~posenc.exercises.verdict.rounding_slip`). A wrong answer's message names what was
     entered. The generic numeric check.
-    Introduced in notebook 01_permutation_invariance.
     """
     expected = np.asarray(expected, dtype=float)
     what = "一个数" if expected.shape == () else f"形状为 {expected.shape} 的一组数"
@@ -461,12 +460,11 @@ def check_choice(answer, correct, *, hint: str = "", options=None, hints=None) -
     ``hints`` (optional) maps a wrong option to what picking it shows, so the feedback reacts
     to the option picked; other wrong answers get ``hint``. Never raises on a wrong answer;
     an unanswered one (``None``) gets the neutral prompt, never the hint.
-    Introduced in notebook 01_permutation_invariance.
     """
     keys = None if options is None else [normalise(o) for o in options]
     if keys is not None and normalise(correct) not in keys:
         raise ValueError(bilingual(f"correct = {correct!r} is not among options = {options!r}",
-                                   f"correct 必须是 options 之一"))
+                                   "correct 必须是 options 之一"))
     listed = "" if options is None else " / ".join(repr(o) for o in options)
     return grade(answer, correct, read="choice", expected=f"答案应是 {listed} 之一。{hint}",
                  valid=None if keys is None else {"options": keys},

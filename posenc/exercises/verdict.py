@@ -25,7 +25,6 @@ class Verdict:
     the exercise it answers (set by :func:`posenc.course.catalogue.check`); a displayed verdict
     carries it in its own MIME type (:data:`MIME`), which is how the static edition's builder
     finds the exercises on a page.
-    Introduced in notebook 01_permutation_invariance.
     """
 
     ok: bool

@@ -2,8 +2,6 @@
 reading what a learner typed into one box and naming the slip it shows. Plain Python, no
 widgets: the worksheet widget (:mod:`posenc.ui.worksheet`) lays the boxes out and calls
 :func:`check_cell` when one is filled.
-
-Introduced in notebook 02_sinusoidal_hand_calculation.
 """
 from __future__ import annotations
 
@@ -37,8 +35,6 @@ PART_NAMES = {"pe": "PE", "input": "输入"}
 class WorksheetCase:
     """One worksheet: three tokens from position ``start`` on, ``d_model`` (2 or 4), ``base``,
     and a word vector per token (one decimal each).
-
-    Introduced in notebook 02_sinusoidal_hand_calculation.
     """
 
     tokens: tuple
@@ -113,8 +109,6 @@ def draw_case(rng=None) -> WorksheetCase:
     """A case drawn at random: a sentence of :data:`SENTENCES`, a start position, ``d_model``
     2 or 4, a base, word vectors in [−0.9, 0.9] with one decimal. ``rng``: a numpy Generator or
     a seed (None: a fresh one).
-
-    Introduced in notebook 02_sinusoidal_hand_calculation.
     """
     rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
     tokens = tuple(SENTENCES[int(rng.integers(len(SENTENCES)))])
@@ -130,8 +124,6 @@ def draw_case(rng=None) -> WorksheetCase:
 class CellFeedback:
     """What one box says: ``state`` is "empty", "right", "wrong" or "unreadable"; ``message``
     names the slip (empty for an empty box).
-
-    Introduced in notebook 02_sinusoidal_hand_calculation.
     """
 
     state: str
@@ -158,8 +150,6 @@ def box_rule(case: WorksheetCase, part: str, row: int, dim: int) -> Rule:
     its typical slips (:meth:`WorksheetCase.slips`: degrees, sin/cos swapped, 2i vs i, a position
     off by one, and for an input box a missing or subtracted term), then a rounding slip, then a
     hint that gives no number away. The static page grades a box with this same rule.
-
-    Introduced in notebook 02_sinusoidal_hand_calculation.
     """
     if part not in PARTS:
         raise ValueError(bilingual(f"part must be one of {PARTS}, got {part!r}", f"part 必须是 {PARTS} 之一"))
@@ -180,8 +170,6 @@ def check_cell(case: WorksheetCase, part: str, row: int, dim: int, text: str) ->
     one grading pipeline: a typed ``0.0500`` is echoed as typed, a decimal comma is refused with
     a message that says so). An empty box is "empty", not wrong; text that is not a number is
     "unreadable" (and does not count as filled).
-
-    Introduced in notebook 02_sinusoidal_hand_calculation.
     """
     r = box_rule(case, part, row, dim)
     if not str(text).strip():

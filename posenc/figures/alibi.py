@@ -1,6 +1,4 @@
 """ALiBi as pictures: the bias matrix of each head, and the attention the bias alone gives.
-
-Introduced in notebook 08_alibi_extrapolation.
 """
 from __future__ import annotations
 
@@ -28,7 +26,6 @@ def plot_alibi_bias(seq_len: int = 12, num_heads: int = 8, heads=(1, 4, 8), caus
     ``causal=True`` draws the paper's decoder form (grey = masked future keys). With
     ``annotate`` and seq_len <= 12 every cell shows its value. With ``ax``, the panels share
     its grid cell and the line describing the form goes above them instead of a suptitle.
-    Introduced in notebook 08_alibi_extrapolation.
     """
     seq_len = check_int("seq_len", seq_len, 2, 64)
     num_heads = check_int("num_heads", num_heads, 1, 1024)
@@ -78,7 +75,6 @@ def plot_alibi_attention(seq_len: int = 33, num_heads: int = 8, causal: bool = F
 
     x = the offset k = n - m (key position minus query position). Steep heads (small h) look
     only nearby; flat heads spread their weight over the whole sequence.
-    Introduced in notebook 08_alibi_extrapolation.
     """
     weights = alibi_attention(seq_len, num_heads, query, causal)
     query = seq_len // 2 if query is None else query
@@ -166,7 +162,6 @@ class AlibiExplorer(Explorer):
     Left: that head's bias ``-s_h |n - m|`` (or the causal ``-s_h (m - n)``, future masked);
     right: the attention the bias alone gives the middle query. The ``head`` slider's
     maximum follows ``num_heads``.
-    Introduced in notebook 08_alibi_extrapolation.
     """
 
     spec = ExplorerSpec(

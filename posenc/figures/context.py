@@ -1,8 +1,6 @@
 """Stretching RoPE's context as a picture: what PI, NTK-aware scaling and YaRN do to each
 pair's frequency, which angles each pair saw in training and meets at the target length,
 and the score against the offset before and after scaling.
-
-Introduced in notebook 09_context_extension.
 """
 from __future__ import annotations
 
@@ -18,7 +16,7 @@ from ..context import (
     rope_angle_coverage,
     rope_scaled_score,
 )
-from ..validate import bilingual, check_base, check_d_model, check_factor, check_int, check_one_of
+from ..validate import bilingual, check_base, check_d_model, check_factor, check_int
 from ..ui.engine.explorer import Explorer
 from ..ui.engine.spec import ExplorerSpec, Param, choice_slider, dropdown
 from .style import new_axes, figure_style, label
@@ -153,7 +151,6 @@ def plot_rope_scaling(rope_type: str = "default", factor: float = 4.0, train_len
     scores seen in training, the dashed line the training length. A ``target_len`` below
     ``train_len`` is a shorter context than training: nothing to extend, and the middle
     title says so. (``factor`` below 1 is refused: see :func:`rope_frequencies`.)
-    Introduced in notebook 09_context_extension, as the figure its :class:`ContextExplorer` draws.
     """
     rope_type = check_rope_type(rope_type, ROPE_TYPES)
     factor = check_factor(factor)
@@ -173,8 +170,6 @@ class ContextExplorer(Explorer):
     """Pick a RoPE scaling type, the factor s, the training length L, the target length L' and
     the head dimension d: what each pair's frequency becomes, which angles are new at L',
     and the score against the offset before and after scaling.
-
-    Introduced in notebook 09_context_extension.
     """
 
     spec = ExplorerSpec(

@@ -1,6 +1,4 @@
 """Longer-than-trained sentences: accuracy by length per encoding, and by the biter's position.
-
-Introduced in notebook 08_alibi_extrapolation.
 """
 from __future__ import annotations
 
@@ -15,7 +13,6 @@ def plot_extrapolation(rows, ax=None):
 
     A row whose model cannot run (learned table too short) appears in the legend only.
     The dashed line is chance (1/2: the mirror-pair argument).
-    Introduced in notebook 08_alibi_extrapolation.
     """
     rows = check_rows(rows, EXTRAPOLATION_ROW_KEYS, "extrapolation_table")
     styles = PE_STYLES
@@ -56,7 +53,6 @@ def plot_accuracy_by_start(by_start: dict, seq_len: int, train_lengths=(4, 8), a
     ``by_start`` maps a model name to ``{start: accuracy}`` (from :func:`accuracy_by_start`).
     Shaded: positions the biter occupied in training (``start <= hi - 4``) and the positions
     whose distance to the final 。 (``seq_len - 1 - start``) occurred in training.
-    Introduced in notebook 08_alibi_extrapolation.
     """
     seq_len = check_int("seq_len", seq_len, 4, 32)
     lo, hi = check_lengths("train_lengths", train_lengths, 4, MAX_LENGTH)
@@ -80,7 +76,7 @@ def plot_accuracy_by_start(by_start: dict, seq_len: int, train_lengths=(4, 8), a
         ax.axhline(0.5, color="0.5", lw=0.8, ls="--")
         ax.set_xlim(-0.5, last + 0.5)
         ax.set_ylim(0, 1.05)
-        ax.set_xticks(range(0, last + 1))
+        ax.set_xticks(range(last + 1))
         ax.set_xlabel(label(f"咬人者的位置 start（句长 {seq_len}，「。」在位置 {seq_len - 1}）",
                             f"position of the biter (length {seq_len}, the end mark at {seq_len - 1})"))
         ax.set_ylabel(label("准确率", "accuracy"))

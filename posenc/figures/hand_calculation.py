@@ -1,7 +1,5 @@
 """The 猫咬狗 hand calculation as a picture: word vector + PE = input, as arrows in a pair's
 plane, with the table beside the sliders.
-
-Introduced in notebook 02_sinusoidal_hand_calculation.
 """
 from __future__ import annotations
 
@@ -62,8 +60,6 @@ class _HandCalcView:
 
 def plot_hand_calculation(calc: HandCalculation | None = None, ax=None):
     """Word vector (grey) + PE (colour) = input, in the plane of pair 0.
-
-    Introduced in notebook 02_sinusoidal_hand_calculation.
     """
     calc = hand_calculation() if calc is None else calc
     if not isinstance(calc, HandCalculation):
@@ -114,7 +110,6 @@ class HandCalcExplorer(Explorer):
     pair update together: while ``word_0`` is dragged both are switched in the browser, each
     table rendered with its frame (the spec's ``extras``); a position without a frame yet, and
     every other control, update them through the kernel.
-    Introduced in notebook 02_sinusoidal_hand_calculation.
     """
 
     spec = ExplorerSpec(

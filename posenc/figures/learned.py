@@ -1,7 +1,5 @@
 """Learned position tables as pictures: loss curves, the table's row similarity taking
 shape during training, accuracy by sentence length, and the training panel.
-
-Introduced in notebook 05_learned_embeddings.
 """
 from __future__ import annotations
 
@@ -30,7 +28,6 @@ def _training_table_html(runs: dict, pes=None) -> str:
 
     ``runs`` maps a pe name to its :class:`TrainResult`; names in ``pes`` without a run yet
     get a row of dashes (the training panel fills it in as each model finishes).
-    Introduced in notebook 05_learned_embeddings.
     """
     pes = list(runs) if pes is None else list(pes)
     head = ("位置编码 (pe)", "训练集准确率 (train)", "留出集准确率 (held-out)", "最后的损失 (loss)", "用时 (s)")
@@ -105,8 +102,6 @@ def _runs_losses(runs) -> dict:
 
 def plot_loss_curves(runs, ax=None):
     """Loss curves of several runs (``{pe: TrainResult}`` or ``{pe: losses}``) on a log axis.
-
-    Introduced in notebook 05_learned_embeddings.
     """
     losses = _runs_losses(runs)
     with figure_style():
@@ -198,7 +193,6 @@ def plot_learned_similarity(run=None, step=None, ax=None):
     the learned run's loss.
 
     ``run`` defaults to :func:`trained_run` ("learned"), ``step`` to its last snapshot.
-    Introduced in notebook 05_learned_embeddings.
     """
     run = _check_run(_default_run() if run is None else run)
     step = _snapshot_at(run, step)[0]
@@ -215,7 +209,6 @@ def plot_length_accuracy(curves: dict, train_lengths=(4, 8), ax=None):
     ``curves`` maps a label to ``{length: accuracy or None}`` (from :func:`length_accuracy`);
     the label's first word picks the colour (a pe name), a second curve of the same pe is
     dashed. None (the model cannot read that length) is marked with a cross at the bottom.
-    Introduced in notebook 05_learned_embeddings.
     """
     if not isinstance(curves, dict) or not curves:
         raise ValueError(bilingual("curves must be a non-empty dict {label: {length: accuracy}}",
@@ -258,7 +251,6 @@ class LearnedTableExplorer(Explorer):
 
     No training happens on a slider move: the default run (:func:`trained_run` "learned",
     a snapshot every 5 steps) is trained once per session and cached.
-    Introduced in notebook 05_learned_embeddings.
     """
 
     spec = ExplorerSpec(
@@ -320,7 +312,6 @@ class TrainingPanel:
     and steps are read at that moment and never trigger training themselves. Each model
     is :func:`train_order_model` with that seed and number of steps, so the same seed gives
     the same numbers as the notebook's code cells.
-    Introduced in notebook 05_learned_embeddings.
     """
 
     def __init__(self, seed: int = 0, steps: int | None = None, pes=("none", "sinusoidal", "learned")):

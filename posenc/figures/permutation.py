@@ -1,7 +1,5 @@
 """The permutation demo as a picture: attention weights and per-token outputs for a word
 order, compared with another order of the same words.
-
-Introduced in notebook 01_permutation_invariance.
 """
 from __future__ import annotations
 
@@ -20,8 +18,6 @@ PERMUTATION_SENTENCES = ("猫咬狗", "狗咬猫", "咬猫狗", "我爱你", "�
 def _reference_sentence(tokens) -> str:
     """The first of PERMUTATION_SENTENCES with the same characters as ``tokens`` (else the
     tokens themselves): what a reordered sentence is compared with.
-
-    Introduced in notebook 01_permutation_invariance.
     """
     sentence = "".join(tokens)
     return next((s for s in PERMUTATION_SENTENCES if sorted(s) == sorted(sentence)), sentence)
@@ -87,7 +83,6 @@ def plot_attention(tokens="猫咬狗", use_pe: bool = False, d_model: int = 4, r
     ``reference`` is the word order the difference numbers in the right-hand title refer to;
     by default the first of :data:`PERMUTATION_SENTENCES` made of the same characters (so
     狗咬猫 is compared with 猫咬狗), or the sentence itself when none is.
-    Introduced in notebook 01_permutation_invariance.
     """
     demo = attention_demo(tokens, d_model, use_pe)
     if len(demo.tokens) != 3:
@@ -114,7 +109,6 @@ class PermutationExplorer(Explorer):
     The right-hand title compares with the first listed sentence made of the same
     characters (猫咬狗, 我爱你 or 我打你): without PE the same token's output and the
     pooled sentence vector match to ~1e-16; with PE they do not.
-    Introduced in notebook 01_permutation_invariance.
     """
 
     D_MODEL = _D_MODEL

@@ -1,7 +1,5 @@
 """Positions in practice, as pictures: a packed row's block-diagonal causal mask with its position
 ids, how bf16 / fp16 round integer positions, and the RoPE angle error of each pair in low precision.
-
-Introduced in notebook 11_positions_in_practice.
 """
 from __future__ import annotations
 
@@ -17,7 +15,6 @@ def plot_packing(lengths=(3, 5, 2), ax=None):
     """The attention mask of documents of these ``lengths`` packed into one row: a dark cell is a
     key (column) the query (row) may see, block-diagonal and causal. The ticks show each token's
     position id (restarting at 0 per document); dashed lines mark the ``cu_seqlens`` boundaries.
-    Introduced in notebook 11_positions_in_practice.
     """
     mask = packed_causal_mask(lengths)
     ids = packed_position_ids(lengths)
@@ -41,7 +38,7 @@ def plot_packing(lengths=(3, 5, 2), ax=None):
 def plot_position_rounding(start: int = 4064, stop: int = 4160, dtypes=("bfloat16", "float16"), ax=None):
     """Each integer position in ``start … stop − 1`` against the value it becomes in each of
     ``dtypes`` (a staircase where the format cannot hold every integer); the dotted diagonal keeps
-    every position. Introduced in notebook 11_positions_in_practice.
+    every position.
     """
     start = check_int("start", start, 0, 2**24)
     stop = check_int("stop", stop, start + 2, start + 4096)
@@ -67,7 +64,7 @@ def plot_angle_error(positions=(4095, 32768, 131071), head_dim: int = 128, base:
     """The RoPE angle error of every pair i (wrapped into [0, π], log scale) when the angles of
     these ``positions`` are computed in each of ``dtypes`` (:func:`~posenc.practice.rope_angles_in`)
     instead of float64; one line per (dtype, position), π dotted. A zero error is drawn at the
-    bottom of the axis. Introduced in notebook 11_positions_in_practice.
+    bottom of the axis.
     """
     positions = [check_int("positions[]", p, 0, 2**24) for p in positions]
     dtypes = tuple(dtypes)

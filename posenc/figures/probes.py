@@ -1,7 +1,5 @@
 """Where position goes, as pictures: probe scores against the layer, and what a position probe
 reads at each true position (inside and past the training length).
-
-Introduced in notebook 12_where_position_goes.
 """
 from __future__ import annotations
 
@@ -22,7 +20,6 @@ def plot_layer_probes(table, ax=None):
     """Left: held-out R² of the absolute-position probe against the residual stream (0 = the
     input to layer 1); right: held-out accuracy of the relative-order probe (chance 0.5).
     ``table``: label -> :class:`~posenc.probes.LayerProbes`.
-    Introduced in notebook 12_where_position_goes.
     """
     table = _check_table(table)
     with figure_style():
@@ -51,7 +48,6 @@ def plot_position_readout(readouts, train_positions: int, ax=None):
     """The mean position a probe reads at each true position (one line per model); the dotted
     diagonal is a perfect reading, the dashed line the end of the training positions.
     ``readouts``: label -> array from :func:`~posenc.probes.position_readout`.
-    Introduced in notebook 12_where_position_goes.
     """
     if not isinstance(readouts, dict) or not readouts:
         raise ValueError(bilingual("readouts must be a non-empty dict: label -> array", "readouts 必须是非空字典：名称 -> 数组"))

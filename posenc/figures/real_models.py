@@ -1,8 +1,6 @@
 """Real models' RoPE as a picture: per pair, the wavelength against the model's training
 context (which pairs complete a turn in it) and at the context length chosen, and what the
 model's ``rope_scaling`` does to each pair.
-
-Introduced in notebook 10_rope_real_models.
 """
 from __future__ import annotations
 
@@ -118,7 +116,6 @@ def plot_real_model(model: str = "Llama-3.1-8B", seq_len: int = 131072, ax=None)
     dotted one ``seq_len``, orange the wavelength after the model's ``rope_scaling`` (none for a
     model without it: it would lie on the dots). Right: the
     slowdown ``w_i / w'_i`` the scaling applies to each pair.
-    Introduced in notebook 10_rope_real_models, as the figure its :class:`RealModelsExplorer` draws.
     """
     model = check_one_of("model", model, tuple(MODEL_CONFIGS))
     seq_len = check_one_of("seq_len", seq_len, SEQ_LENS)
@@ -132,8 +129,6 @@ class RealModelsExplorer(Explorer):
     """Pick a real model and a context length: which of its pairs complete a turn inside its
     training context, where the chosen length sits among the wavelengths, and what its
     ``rope_scaling`` does to each pair.
-
-    Introduced in notebook 10_rope_real_models.
     """
 
     #: The context length is the slider a reader drags: its figures are drawn ahead (frames).

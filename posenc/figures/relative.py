@@ -1,8 +1,6 @@
 """Relative position and distance as pictures: the shift-by-k rotation on the clocks, scores
 against the offset (with and without projections), the sin-alone regression, and the
 word-vs-PE cosines behind "add, don't concatenate".
-
-Introduced in notebook 04_relative_position.
 """
 from __future__ import annotations
 
@@ -32,8 +30,6 @@ from .style import new_axes, figure_style, label
 
 def plot_dot_product(d_model: int = 64, base: float = 10000.0, k_max: int = 100, ax=None):
     """``PE(pos) . PE(pos + k)`` against the offset k in [-k_max, k_max].
-
-    Introduced in notebook 04_relative_position.
     """
     k_max = check_int("k_max", k_max, 1, 100000)
     ks = np.arange(-k_max, k_max + 1)
@@ -55,7 +51,6 @@ def plot_shift_regression(k: int = 1, d_model: int = 2, i: int = 0, base: float 
     Left: the target against sin(pos w_i), coloured by the sign of cos(pos w_i): two
     branches over the same x, so no function of sin alone fits. Right: the least-squares
     prediction from (sin, cos) against the target: the diagonal, R^2 = 1.
-    Introduced in notebook 04_relative_position.
     """
     d_model = check_d_model(d_model)
     i = check_int("i", i, 0, d_model // 2 - 1)
@@ -97,7 +92,6 @@ def plot_cosine_histograms(d_models=(16, 64, 512), n_words: int = 200, seq_len: 
 
     The dashed lines mark ``±1/sqrt(d_model)``, the spread of the cosine between random
     directions.
-    Introduced in notebook 04_relative_position.
     """
     if is_int(d_models):
         d_models = (d_models,)
@@ -220,8 +214,6 @@ class _RelativeView:
 
 def plot_relative_rotation(pos: int = 5, k: int = 3, d_model: int = 8, base: float = 10000.0, ax=None):
     """R_k as a heatmap and a few pairs of PE(pos) and PE(pos + k) as arrows on unit circles.
-
-    Introduced in notebook 04_relative_position, as the figure its :class:`RelativeExplorer` draws.
     """
     pos, k = check_real("pos", pos), check_real("k", k)
     d_model, base = check_d_model(d_model), check_base(base)
@@ -235,7 +227,6 @@ class RelativeExplorer(Explorer):
     """Move k and pos: each pair of PE(pos) turns by k·w_i into the pair of PE(pos + k).
 
     The title shows ``max|R_k·PE(pos) − PE(pos+k)|`` (rounding error only).
-    Introduced in notebook 04_relative_position.
     """
 
     spec = ExplorerSpec(
@@ -321,7 +312,6 @@ def plot_similarity(d_model: int = 64, base: float = 10000.0, projection: bool =
 
     With ``projection`` the scores are ``(W_q PE(m))·(W_k PE(n))`` for the fixed random
     matrices of :func:`attention_weights_for_demo`.
-    Introduced in notebook 04_relative_position, as the figure its :class:`SimilarityExplorer` draws.
     """
     d_model, base = check_d_model(d_model), check_base(base)
     with figure_style():
@@ -332,8 +322,6 @@ def plot_similarity(d_model: int = 64, base: float = 10000.0, projection: bool =
 
 class SimilarityExplorer(Explorer):
     """PE·PE against the offset k and as a matrix; the checkbox adds random W_q, W_k.
-
-    Introduced in notebook 04_relative_position.
     """
 
     spec = ExplorerSpec(

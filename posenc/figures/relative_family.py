@@ -1,8 +1,6 @@
 """The relative-position family as pictures: T5's buckets and the bias row they give a head,
 the four terms of the attention score (absolute PE vs Transformer-XL) against the offset, and
 which row of Shaw et al.'s table each (query, key) pair uses.
-
-Introduced in notebook 06_relative_family.
 """
 from __future__ import annotations
 
@@ -141,7 +139,6 @@ def plot_t5_buckets(num_buckets: int = 32, max_distance: int = 128, bidirectiona
 
     The bias table is :func:`t5_demo_bias_table`, an illustrative one (not trained). The axis
     is symlog: linear for |k| <= 10, logarithmic beyond, so T5's log-spaced buckets look even.
-    Introduced in notebook 06_relative_family, as the figure its :class:`T5BucketExplorer` draws.
     """
     t5_sizes(bidirectional, num_buckets, max_distance)
     check_int("num_buckets", num_buckets, 2, _T5View.NB_MAX)
@@ -156,7 +153,6 @@ class T5BucketExplorer(Explorer):
 
     Top: the bucket of every offset k = n - m in ±1000; bottom: the bias a head with an
     illustrative (not trained) bias table would add.
-    Introduced in notebook 06_relative_family.
     """
 
     spec = ExplorerSpec(
@@ -268,7 +264,6 @@ def plot_score_terms(m: int = 50, terms="abcd", ax=None):
     parameters from :func:`transformer_xl_demo_parameters`. ``terms`` (e.g. ``"bd"``) picks the
     terms in the black sum; the others are drawn dotted. The titles give the largest change of
     any term since m = 24: the right panel never changes with m.
-    Introduced in notebook 06_relative_family, as the figure its :class:`ScoreTermsExplorer` draws.
     """
     m = check_int("m", m, _TermsView.M_MIN, _TermsView.M_MAX)
     shown = _check_terms(terms)
@@ -283,7 +278,6 @@ class ScoreTermsExplorer(Explorer):
 
     Left, absolute PE: terms (b)-(d) change as m moves. Right, Transformer-XL: nothing moves,
     every term depends on positions only through k.
-    Introduced in notebook 06_relative_family.
     """
 
     spec = ExplorerSpec(
@@ -304,8 +298,6 @@ class ScoreTermsExplorer(Explorer):
 def plot_shaw_index(query_len: int = 8, key_len: int | None = None, max_relative: int = 3, ax=None):
     """Each cell (query m, key n) shows the clipped offset clip(n - m, ±max_relative) whose
     vector a^K (and a^V) Shaw et al.'s attention uses there: 2*max_relative + 1 rows serve any length.
-
-    Introduced in notebook 06_relative_family.
     """
     query_len = check_int("query_len", query_len, 1, 24)
     key_len = query_len if key_len is None else check_int("key_len", key_len, 1, 24)

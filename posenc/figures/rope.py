@@ -1,7 +1,5 @@
 """RoPE as a picture: q and the key vector κ rotating in one pair's plane, and the score
 against the offset k = n - m.
-
-Introduced in notebook 07_rope.
 """
 from __future__ import annotations
 
@@ -169,7 +167,6 @@ def plot_rope(pos: int = 5, n: int = 20, i: int = 0, base: float = 10000.0, ax=N
     κ rotated to n (orange). Right: ``rope(q, m).rope(κ, n) / (|q||κ|)`` for m = 0 and every
     offset k (solid), the same curve mirrored (dotted) and pair i's own cosine (green); the
     dots are the score computed at the actual (m, n).
-    Introduced in notebook 07_rope, as the figure its :class:`RopeExplorer` draws.
     """
     q, key = _rope_demo_vectors()
     pos = check_int("pos", pos, -10**6, 10**6)
@@ -198,7 +195,6 @@ class RopeExplorer(Explorer):
 
     κ stays at position ``n`` (constructor argument). The curve is computed once with q at
     position 0; the marker is the score computed at the actual m and n and always lands on it.
-    Introduced in notebook 07_rope.
     """
 
     spec = ExplorerSpec(
@@ -225,7 +221,6 @@ def plot_rope_decay(d_model: int = 128, base: float = 10000.0, max_offset: int =
     q = κ = all ones (falls on average, oscillating) and for one random pair q, κ (``seed``;
     no decay). The random pair's own bound (:func:`posenc.rope.rope_abel_bound`) is far above
     its score and is printed, not drawn, in the notebook.
-    Introduced in notebook 07_rope.
     """
     from ..rope import rope_decay_bound, rope_score_by_offset
 

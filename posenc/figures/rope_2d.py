@@ -1,7 +1,5 @@
 """RoPE on an image's patch grid: the score of one query patch with every key patch, for 1D
 RoPE in raster order, axial 2D RoPE and Qwen2-VL's M-RoPE.
-
-Introduced in notebook 12_where_position_goes.
 """
 from __future__ import annotations
 
@@ -85,7 +83,6 @@ def plot_rope_2d(grid: int = 8, query_row: int = 3, query_col: int = 3, layout: 
     ``grid × grid`` image (head_dim 128, q = κ = one fixed vector), for ``layout`` in
     ("raster", "axial", "mrope"); ▼ and ▶ mark the neighbour below and to the right (on the last
     row ▲ the one above, on the last column ◀ the one to the left).
-    Introduced in notebook 12_where_position_goes, as the figure its :class:`Rope2DExplorer` draws.
     """
     grid = check_int("grid", grid, GRID_MIN, 64)
     query_row = check_int("query_row", query_row, 0, grid - 1)
@@ -104,7 +101,7 @@ class Rope2DExplorer(Explorer):
 
     The query sliders end at the grid's last row and column: their maximum follows ``grid``
     (a smaller grid moves a query past its edge onto the edge). Colour: 1 − score on a log
-    scale. Introduced in notebook 12_where_position_goes.
+    scale.
     """
 
     #: The grid size is the slider whose figures are drawn ahead (frames): every one of its

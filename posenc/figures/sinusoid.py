@@ -1,7 +1,5 @@
 """The sinusoidal table as pictures: the heatmap, one clock per pair beside the binary
 counter, wavelengths on a log axis, the sin/cos curves, and binary bits vs sinusoids.
-
-Introduced in notebooks 02_sinusoidal_hand_calculation and 03_clock_hands_frequencies.
 """
 from __future__ import annotations
 
@@ -55,8 +53,6 @@ class _PEHeatmapView:
 def plot_pe_heatmap(seq_len: int = 50, d_model: int = 64, base: float = 10000.0,
                     layout: str = "interleaved", ax=None):
     """Heatmap of the full PE table (rows = positions, columns = dimensions).
-
-    Introduced in notebook 03_clock_hands_frequencies.
     """
     seq_len, d_model = check_int("seq_len", seq_len, 1), check_d_model(d_model)
     base, layout = check_base(base), check_one_of("layout", layout, LAYOUTS)
@@ -71,8 +67,6 @@ def plot_pe_heatmap(seq_len: int = 50, d_model: int = 64, base: float = 10000.0,
 
 class HeatmapExplorer(Explorer):
     """Sliders for seq_len, d_model, base and layout over the full PE table.
-
-    Introduced in notebook 03_clock_hands_frequencies.
     """
 
     spec = ExplorerSpec(
@@ -193,8 +187,6 @@ class _ClockView:
 
 def plot_clock(pos: int = 3, d_model: int = 16, base: float = 10000.0, ax=None):
     """Clock faces for every pair at position ``pos`` and its binary counter.
-
-    Introduced in notebook 03_clock_hands_frequencies.
     """
     pos = check_int("pos", pos, 0)
     d_model, base = check_d_model(d_model), check_base(base)
@@ -210,8 +202,6 @@ class ClockExplorer(Explorer):
 
     The Play button drives ``pos`` in the browser (``jslink``), so playing steps through
     the pre-rendered frames without a kernel round trip.
-
-    Introduced in notebook 03_clock_hands_frequencies.
     """
 
     spec = ExplorerSpec(
@@ -229,8 +219,6 @@ class ClockExplorer(Explorer):
 
 def plot_wavelengths(d_model: int = 512, bases=(10000.0,), ax=None):
     """Wavelength of every pair on a log axis, for one or more ``base`` values.
-
-    Introduced in notebook 03_clock_hands_frequencies.
     """
     if isinstance(bases, numbers.Real):
         bases = (bases,)
@@ -258,7 +246,6 @@ def plot_pe_curves(d_model: int = 4, max_pos: int = 10, base: float = 10000.0, p
     range within a few positions, a slow pair hardly leaves (sin, cos) = (0, 1).
     ``pairs`` picks the pairs to draw (default: all when there are at most 4, else the
     first, second and last).
-    Introduced in notebook 02_sinusoidal_hand_calculation.
     """
     w = frequencies(d_model, base)
     max_pos = check_int("max_pos", max_pos, 1, 100000)
@@ -305,7 +292,6 @@ def plot_binary_vs_sinusoid(ks=(0, 1, 2, 3), n_pos: int = 32, ax=None):
     (drawn as steps with dots); the sinusoid ``-sin(pi * pos / 2**b)`` has the same period,
     is defined for every real pos and changes sign exactly where bit b flips. (The figure
     writes b for the bit index: k means the position offset everywhere in the course.)
-    Introduced in notebook 03_clock_hands_frequencies.
     """
     if is_int(ks):
         ks = (ks,)

@@ -1,8 +1,6 @@
 """The course's look for figures: the fonts and the axes every ``plot_*`` draws into
 (:mod:`posenc.ui.look`, re-exported here), index ticks an explorer can redraw, and the colours
 of the position encodings.
-
-Introduced in notebook 01_permutation_invariance.
 """
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
 """Where trained models look: the attention maps of the 谁咬谁 models on one sentence, side
 by side for models with and without position information.
-
-Introduced in notebook 05_learned_embeddings.
 """
 from __future__ import annotations
 
@@ -35,7 +33,6 @@ def plot_trained_attention(models, sentences=("嗯猫咬狗啊。", "嗯狗咬�
     (query position m down, key position n across), averaged over the heads, or head ``head``
     (0-based) alone. A model with no position information gives a mirror sentence the same
     map with the rows and columns of the two animals swapped.
-    Introduced in notebook 05_learned_embeddings.
     """
     models = _check_models(models)
     if isinstance(sentences, str):

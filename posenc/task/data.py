@@ -72,7 +72,6 @@ class BiteDataset:
     ``verbs`` and ``bitten`` LongTensors [n] (positions of 咬 and of the bitten animal;
     ``starts + 1`` and ``starts + 2`` in the adjacent task), ``task`` the variant.
     Rows 2k and 2k+1 are mirrors (A and B swapped, same fillers).
-    Introduced in notebook 05_learned_embeddings.
     """
 
     tokens: torch.Tensor
@@ -91,16 +90,12 @@ class BiteDataset:
     @property
     def width(self) -> int:
         """Padded sequence length (number of columns).
-
-        Introduced in notebook 05_learned_embeddings.
         """
         return int(self.tokens.shape[1])
 
 
 def _mix64(x: np.ndarray) -> np.ndarray:
     """splitmix64 finaliser on uint64 arrays (wrapping arithmetic).
-
-    Introduced in notebook 05_learned_embeddings.
     """
     x = x.astype(np.uint64)
     with np.errstate(over="ignore"):
@@ -171,12 +166,11 @@ def make_bite_dataset(n: int, lengths=DEFAULT_TRAIN_LENGTHS, seed: int = 0, anim
     variant, see the module docstring). ``task="anywhere"`` puts the biter, 咬 and the
     bitten at three positions drawn uniformly (in that order) with fillers between them:
     ``[f] A [f] 咬 [f] B [f] 。`` (introduced in notebook 09_context_extension).
-    Introduced in notebook 05_learned_embeddings.
     """
     n = check_int("n", n, 2)
     if n % 2:
         raise ValueError(bilingual(f"n must be even (sentences come in mirror pairs), got {n}",
-                                   f"n 必须是偶数（句子成对出现：A咬B 与 B咬A）"))
+                                   "n 必须是偶数（句子成对出现：A咬B 与 B咬A）"))
     terminator = check_bool("terminator", terminator)
     task = check_one_of("task", task, TASKS)
     lo, hi = check_lengths("lengths", lengths, 4 if terminator else 3, MAX_LENGTH)
@@ -227,7 +221,7 @@ def make_bite_dataset(n: int, lengths=DEFAULT_TRAIN_LENGTHS, seed: int = 0, anim
     else:  # only when the split has (almost) no keys, e.g. 2 animals at one short length
         raise ValueError(bilingual(f"could not draw {n_pairs} sentence pairs for split={split!r}, lengths={lengths!r}, "
                                    f"animals={animals!r}: too few possible sentences; widen lengths or use split='all'",
-                                   f"可用句子太少，请放宽 lengths 或使用 split='all'"))
+                                   "可用句子太少，请放宽 lengths 或使用 split='all'"))
     c = {k: np.concatenate(v) for k, v in chosen.items()}
 
     tokens = np.full((n, width), PAD_ID, dtype=np.int64)

@@ -17,8 +17,6 @@ from .data import ANIMALS, MAX_LENGTH, TASKS, BiteDataset, make_bite_dataset
 @contextlib.contextmanager
 def deterministic_torch(num_threads: int):
     """Fix the thread count and turn on deterministic algorithms; restore both on exit.
-
-    Introduced in notebook 05_learned_embeddings.
     """
     import torch
 
@@ -48,7 +46,7 @@ def _predictions(model, dataset: BiteDataset):
     gradients; the model's train/eval mode is restored afterwards."""
     if not isinstance(dataset, BiteDataset):
         raise ValueError(bilingual(f"dataset must be a BiteDataset, got {type(dataset).__name__}",
-                                   f"dataset 必须是 BiteDataset"))
+                                   "dataset 必须是 BiteDataset"))
     model = _order_model(model)
     import torch
 
@@ -63,8 +61,6 @@ def _predictions(model, dataset: BiteDataset):
 
 def evaluate(model, dataset: BiteDataset) -> float:
     """Accuracy of ``model`` on ``dataset`` (fraction of rows whose argmax is the biter).
-
-    Introduced in notebook 05_learned_embeddings.
     """
     return float((_predictions(model, dataset) == dataset.labels).double().mean())
 
@@ -73,7 +69,7 @@ def mirror_agreement(model, dataset: BiteDataset) -> float:
     """Fraction of mirror pairs (rows 2k, 2k+1: A咬B / B咬A) given the same predicted biter.
 
     1.0 for a permutation-invariant model, which therefore scores at most 1/2; near 0 for a
-    model that reads order. Introduced in notebook 05_learned_embeddings.
+    model that reads order.
     """
     pred = _predictions(model, dataset)
     return float((pred[0::2] == pred[1::2]).double().mean())
@@ -83,7 +79,6 @@ def accuracy_by_start(model, dataset: BiteDataset) -> dict:
     """Accuracy per position of the biter (``dataset.starts``): {start: accuracy}.
 
     The biter sits at ``start``; the final 。 is ``length - 1 - start`` positions after it.
-    Introduced in notebook 08_alibi_extrapolation.
     """
     correct = (_predictions(model, dataset) == dataset.labels).numpy()
     starts = dataset.starts.numpy()
@@ -96,7 +91,6 @@ def _length_test_set(length: int, *, seed: int = 0, n: int = 512, terminator: bo
 
     ``make_bite_dataset(n, (length, length), seed + 1000 + length, split="test", task=task)``:
     the same set for :func:`length_accuracy` and :func:`extrapolation_table`.
-    Introduced in notebook 05_learned_embeddings.
     """
     n = check_int("n_per_length", n, 2)
     if n % 2:
@@ -133,7 +127,6 @@ def length_accuracy(model, lengths=(4, 16), *, seed: int = 0, n_per_length: int 
     the model cannot read: a learned table without a row for its last positions raises
     :class:`PositionLimitError` there. ``task`` picks the variant of the test sentences
     (introduced in notebook 09_context_extension).
-    Introduced in notebook 05_learned_embeddings.
     """
     lo, hi = check_lengths("lengths", lengths, 4, MAX_LENGTH)
     seed = check_int("seed", seed, 0)
@@ -148,7 +141,6 @@ def order_blind_bound(seed: int = 0, n: int = 1000) -> float:
     Such a model sees A咬B and B咬A (same tokens, same fillers) as the same input, so it
     gives both rows of a mirror pair one answer; per pair the best answer is right once.
     Computed from the data: for every pair, the best single guess, averaged.
-    Introduced in notebook 05_learned_embeddings.
     """
     ds = make_bite_dataset(check_int("n", n, 2), seed=check_int("seed", seed, 0), split="test")
     labels = ds.labels.numpy().reshape(-1, 2)                    # rows 2k, 2k+1
@@ -167,7 +159,7 @@ def sentence_tokens(sentence) -> list:
 
     if not isinstance(sentence, str) or not sentence:
         raise ValueError(bilingual(f"sentence must be a non-empty string of task tokens, got {sentence!r}",
-                                   f"sentence 必须是由任务词表里的字组成的非空字符串"))
+                                   "sentence 必须是由任务词表里的字组成的非空字符串"))
     bad = sorted({c for c in sentence if c not in TOKEN_TO_ID or c == PAD})
     if bad:
         allowed = "".join(t for t in VOCAB if t != PAD)
@@ -182,7 +174,6 @@ def attention_maps(model, sentence) -> np.ndarray:
     ``weights[l, h, m, n]`` is how much the token at query position m attends to the token at
     key position n in head h of layer l (each row sums to 1). ``model`` is an OrderModel or a
     :class:`TrainResult`; ``sentence`` a string of task tokens (:func:`sentence_tokens`).
-    Introduced in notebook 05_learned_embeddings.
     """
     import torch
 

@@ -1,10 +1,8 @@
 """Experiments across encodings: train on short sentences, test on longer ones.
-
-Introduced in notebook 08_alibi_extrapolation.
 """
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from ..context import ROPE_TYPES, check_rope_type, rope_frequencies
 from ..slow import takes_seconds
@@ -38,7 +36,6 @@ def extrapolation_table(pes: Sequence[str] = ("sinusoidal", "learned", "rope", "
     the pe="none" reference. ``callback(label, index)`` is called before each model trains.
     ``task`` picks the variant of the sentences, for training and testing ("adjacent" or
     "anywhere", see :func:`make_bite_dataset`; introduced in notebook 09_context_extension).
-    Introduced in notebook 08_alibi_extrapolation.
     """
     pes = tuple(pes)
     task = check_one_of("task", task, TASKS)
@@ -84,7 +81,6 @@ def format_extrapolation_table(rows, decimals: int = 2) -> str:
     One line per model (column 「位置编码」): accuracy on held-out sentences of the training
     lengths (column 「训练长度内」), then one column per test length (number of tokens);
     ``-`` where the model cannot run, with the reason (the Chinese half of the error) below.
-    Introduced in notebook 08_alibi_extrapolation.
     """
     rows = check_rows(rows, EXTRAPOLATION_ROW_KEYS, "extrapolation_table")
     decimals = check_int("decimals", decimals, 0, 6)
@@ -136,7 +132,6 @@ def context_extension_table(rope_types: Sequence[str] = ROPE_TYPES, factors: Seq
     "attention_factor": {s: ...}, "seconds": {s: fine-tuning seconds}}``.
     ``callback(label, index)`` is called before the model is trained (index 0) and before each
     (rope_type, s) is tested or fine-tuned (index 1 .. len(rope_types)·len(factors)).
-    Introduced in notebook 09_context_extension.
     """
     rope_types = tuple(check_rope_type(m, ROPE_TYPES) for m in rope_types)
     task = check_one_of("task", task, TASKS)
@@ -182,7 +177,6 @@ def format_context_table(rows, decimals: int = 2) -> str:
     """The rows of :func:`context_extension_table` as an aligned text table (Chinese headers).
 
     One line per rope_type; for each factor s, the accuracy at the training length L and at s·L.
-    Introduced in notebook 09_context_extension.
     """
     rows = check_rows(rows, ("label", "by_factor"), "context_extension_table")
     decimals = check_int("decimals", decimals, 0, 6)

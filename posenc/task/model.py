@@ -38,8 +38,6 @@ SINUSOIDAL_ROWS = 4096
 
 class _Block(nn.Module):
     """Weights of one layer: self-attention (residual) then a ReLU MLP (residual).
-
-    Introduced in notebook 05_learned_embeddings.
     """
 
     def __init__(self, d_model: int):
@@ -64,7 +62,6 @@ class OrderModel(nn.Module):
     (a decoder's attention; then even ``pe="none"`` is no longer order-blind, notebook 09).
     A RoPE model's frequencies can be rescaled after training, without retraining:
     :meth:`set_rope_scaling` / :meth:`rope_scaling` (PI, NTK-aware, YaRN; notebook 09).
-    Introduced in notebook 05_learned_embeddings.
     """
 
     def __init__(self, vocab_size: int, num_classes: int, d_model: int = DEFAULT_D_MODEL,
@@ -81,7 +78,7 @@ class OrderModel(nn.Module):
         max_len = check_int("max_len", max_len, 1)
         if d_model % num_heads:
             raise ValueError(bilingual(f"d_model ({d_model}) must be divisible by num_heads ({num_heads})",
-                                       f"d_model 必须能被 num_heads 整除"))
+                                       "d_model 必须能被 num_heads 整除"))
         head_dim = d_model // num_heads
         if d_model % 2 or (pe == "rope" and head_dim % 2):
             raise ValueError(bilingual(f"d_model and (for rope) d_model/num_heads must be even, got "
@@ -109,8 +106,6 @@ class OrderModel(nn.Module):
 
     def position_table(self, seq_len: int) -> torch.Tensor | None:
         """Additive position vectors [seq_len, d_model] (None for none / rope / alibi).
-
-        Introduced in notebook 05_learned_embeddings.
         """
         module = self.pos_emb if self.pos_emb is not None else self.pos_enc
         return None if module is None else module.table(seq_len)
@@ -122,11 +117,11 @@ class OrderModel(nn.Module):
         The frequencies come from :func:`rope_frequencies` (``d_model`` = the head dimension,
         ``base`` = the model's); with YaRN the rotated q and κ are multiplied by its attention
         factor, so the logits grow by its square, as in the reference code.
-        ``rope_type="default"`` restores plain RoPE. Introduced in notebook 09_context_extension.
+        ``rope_type="default"`` restores plain RoPE.
         """
         if self.pe != "rope":
             raise ValueError(bilingual(f"RoPE scaling needs pe='rope', this model has pe={self.pe!r}",
-                                       f"只有 pe='rope' 的模型才能缩放 RoPE"))
+                                       "只有 pe='rope' 的模型才能缩放 RoPE"))
         rope_type = check_rope_type(rope_type)
         inv_freq, att = rope_frequencies(self.head_dim, self.base, rope_type, factor, train_len,
                                          beta_fast, beta_slow)
@@ -143,7 +138,7 @@ class OrderModel(nn.Module):
     def rope_scaling(self, rope_type: str = "default", factor: float = 1.0, train_len: int | None = None,
                      beta_fast: float = YARN_BETA_FAST, beta_slow: float = YARN_BETA_SLOW):
         """``with model.rope_scaling("yarn", 4, 16): ...``: :meth:`set_rope_scaling` for the
-        block, then the previous setting again. Introduced in notebook 09_context_extension.
+        block, then the previous setting again.
         """
         previous = self.rope_scaling_config
         self.set_rope_scaling(rope_type, factor, train_len, beta_fast, beta_slow)
@@ -169,16 +164,12 @@ class OrderModel(nn.Module):
 
     def attention_weights(self, tokens: torch.Tensor, mask: torch.Tensor | None = None) -> list:
         """Attention weights of every layer, each [batch, heads, seq, seq].
-
-        Introduced in notebook 07_rope.
         """
         return self._run(tokens, mask)[1]
 
     def residual_streams(self, tokens: torch.Tensor, mask: torch.Tensor | None = None) -> list:
         """The residual stream before the first layer and after each layer: ``num_layers + 1``
         tensors [batch, seq, d_model] (entry 0: token embedding + additive PE, if any).
-
-        Introduced in notebook 12_where_position_goes.
         """
         streams = []
         self._run(tokens, mask, streams)
@@ -207,7 +198,5 @@ class OrderModel(nn.Module):
 
     def forward(self, tokens: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
         """Logits [batch, num_classes] for token ids [batch, seq] (mask: True on real tokens).
-
-        Introduced in notebook 05_learned_embeddings.
         """
         return self._run(tokens, mask)[0]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 import time
 from dataclasses import dataclass
-from typing import Callable
+from collections.abc import Callable
 
 from ..context import check_rope_type
 from ..slow import takes_seconds
@@ -40,7 +40,6 @@ class TrainResult:
     ``test_accuracy`` (held-out keys, train lengths), ``seconds`` (wall time of the
     optimisation loop), ``snapshots`` (list of (step, learned table as numpy array),
     only for pe="learned" with snapshot_every), ``config`` (the arguments used).
-    Introduced in notebook 05_learned_embeddings.
     """
 
     model: object  # an OrderModel
@@ -73,7 +72,6 @@ def train_order_model(pe: str, *, steps: int = DEFAULT_STEPS, seed: int = 0,
     at the end. ``task`` picks the variant of the sentences ("adjacent" or "anywhere", see
     :func:`make_bite_dataset`) and ``causal=True`` gives the model a causal mask (both
     introduced in notebook 09_context_extension).
-    Introduced in notebook 05_learned_embeddings.
     """
     pe = check_one_of("pe", pe, PE_KINDS)
     task = check_one_of("task", task, TASKS)
@@ -198,7 +196,6 @@ def trained_run(pe: str, *, seed: int = 0, steps: int | None = None, max_len: in
     ``options`` ``d_model``, ``num_heads``, ``num_layers``, ``base``, ``lr``, ``n_train`` are
     passed on to :func:`train_order_model` and are part of the memo key (introduced in
     notebook 09_context_extension).
-    Introduced in notebook 05_learned_embeddings.
     """
     pe = check_one_of("pe", pe, PE_KINDS)
     seed = check_int("seed", seed, 0)
@@ -256,7 +253,6 @@ def position_table_parameters(max_len: int, d_model: int) -> int:
 
     Counted from a real torch module built on the "meta" device (no memory allocated), so
     GPT-2's 1024 x 768 table costs nothing to count.
-    Introduced in notebook 05_learned_embeddings.
     """
     max_len = check_int("max_len", max_len, 1, 10**9)
     d_model = check_int("d_model", d_model, 1, 10**6)

@@ -20,6 +20,8 @@ Widgets that declare nothing are shown with every input disabled under the one s
 """
 from __future__ import annotations
 
+import functools
+
 from ..exercises.verdict import MIME as EXERCISE
 
 EXPLORER = "application/vnd.posenc.explorer+json"
@@ -29,8 +31,6 @@ PROGRESS = "application/vnd.posenc.progress+json"
 STATIC = "application/vnd.posenc.static+json"
 
 __all__ = ["EXERCISE", "EXPLORER", "QUIZ", "WORKSHEET", "PROGRESS", "STATIC", "declared_box"]
-
-import functools
 
 
 def declared_box(children, mime: str, declare, **kwargs):

@@ -2,8 +2,6 @@
 glosses when the machine has no CJK font, the temporary rcParams every figure is drawn under,
 and the axes every ``plot_*`` draws into. The bottom of the UI: the widget engine, the progress
 chart and every figure family use it; it imports nothing of the course.
-
-Introduced in notebook 01_permutation_invariance.
 """
 from __future__ import annotations
 
@@ -57,7 +55,6 @@ def cjk_font() -> str | None:
 
     Registers the font file with matplotlib when its font cache predates the install.
     Set the environment variable ``POSENC_NO_CJK=1`` to test the fallback.
-    Introduced in notebook 01_permutation_invariance.
     """
     if os.environ.get("POSENC_NO_CJK"):
         return None
@@ -108,7 +105,6 @@ def figure_style():
     ``font.family`` lists DejaVu Sans first and the CJK font second, which gives
     per-character fallback for mixed Chinese/English labels. Held with
     :data:`~posenc.ui.engine.lock.DRAWING`: one figure is styled and drawn at a time.
-    Introduced in notebook 03_clock_hands_frequencies.
     """
     import matplotlib
 

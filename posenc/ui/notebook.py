@@ -15,7 +15,6 @@ def notebook_setup(seed: int = 0, torch: bool = False) -> np.random.Generator:
     ``seed`` is the random seed (随机种子) of the returned generator. With ``torch=True`` it
     also loads PyTorch, which takes a second or two, behind a progress bar that ends with the
     measured time; a later ``import torch`` in the cell is then instant.
-    Introduced in notebook 01_permutation_invariance.
     """
     import matplotlib
 
@@ -45,7 +44,6 @@ class progress_bar:
     ends the bar is full and the cell prints how long it took (measured, never typed).
     :meth:`callback` gives a function to pass to helpers that report their own steps, such as
     ``extrapolation_table(callback=...)``. Outside Jupyter the bar is text.
-    Introduced in notebook 05_learned_embeddings.
     """
 
     def __init__(self, total: int, description: str = "进度"):

@@ -20,9 +20,9 @@ def progress_summary(quizzes: dict) -> list[dict]:
     (exercises), ``drills_passed`` / ``drills_total``, ``quiz_right`` / ``quiz_answered`` /
     ``quiz_total`` (first tries; total 0 without a quiz) and ``worksheet_done`` /
     ``worksheet_tried`` (cases with every box right / with a box tried; None without a worksheet).
-    Introduced in notebook 01_permutation_invariance."""
+   """
     data = load_progress()
-    done = lambda ids: sum(bool(data["exercises"].get(e, {}).get("solved")) for e in ids)  # noqa: E731
+    done = lambda ids: sum(bool(data["exercises"].get(e, {}).get("solved")) for e in ids)
     exercises, drills = catalogue.by_notebook("exercise"), catalogue.by_notebook("drill")
     sheets = {w.notebook: w.id for w in catalogue.WORKSHEETS}
     rows = []
@@ -45,13 +45,12 @@ def plot_progress(rows, ax=None):
     notebook has drills) and, where it has a quiz, its first-try score / questions (each as a
     share, the counts written beside); a worksheet's cases done / tried are written at the row's
     right end. Every text is at least 9 pt (12.5 px at the course's 100 dpi).
-    Introduced in notebook 01_permutation_invariance.
     """
     rows = list(rows)
     if not rows:
         raise ValueError(bilingual("rows must not be empty", "rows 不能为空"))
     n = len(rows)
-    share = lambda a, b: a / b if b else np.nan  # noqa: E731
+    share = lambda a, b: a / b if b else np.nan
     bars = [("solved", "total", "C0", label("练习做对", "exercises solved")),
             ("drills_passed", "drills_total", "C2", label("手写代码通过", "drills passed")),
             ("quiz_right", "quiz_total", "C1", label("自测题首次答对", "quiz, first try"))]
@@ -171,7 +170,7 @@ def show_progress() -> None:
     """Show the learner's progress: per notebook, exercises solved / total, drills passed, the
     quiz's first-try score and the worksheet's cases, as a table and a small bar chart (drawn wherever it runs). In JupyterLab
     the numbers come from the progress file; on a static page, from the reader's browser.
-    Introduced in notebook 01_permutation_invariance."""
+   """
     from IPython.display import display
 
     display(ProgressView(progress_summary(QUIZZES)))

@@ -27,7 +27,7 @@ def check_question(n: int, q) -> dict:
             or not all(isinstance(o, str) and o.strip() for o in options)
             or len(set(options)) != len(options)):
         raise ValueError(bilingual(f"{where}: options must be at least two different non-empty strings",
-                                   f"options 至少要有两个互不相同的非空字符串"))
+                                   "options 至少要有两个互不相同的非空字符串"))
     if not (isinstance(q["id"], str) and q["id"].strip()):
         raise ValueError(bilingual(f"{where}: id must be a non-empty string (the question's stable id)",
                                    "id 必须是非空字符串（题目的固定 id）"))
@@ -36,7 +36,7 @@ def check_question(n: int, q) -> dict:
     if not isinstance(wrong, dict) or any(check_int(f"wrong option of {where}", j, 0, len(options) - 1) == answer
                                           for j in wrong):
         raise ValueError(bilingual(f"{where}: wrong must map wrong option indices to messages",
-                                   f"wrong 必须把错误选项的序号映射到说明"))
+                                   "wrong 必须把错误选项的序号映射到说明"))
     return {"id": q["id"], "question": str(q["question"]), "options": tuple(options), "answer": answer,
             "explanation": str(q["explanation"]), "hint": str(q.get("hint", "")),
             "wrong": {int(j): str(m) for j, m in wrong.items()}}
@@ -62,7 +62,6 @@ class Quiz:
     names the quiz on a static page.
     ``.radios[n].value`` can be set from code (that is how the tests answer); ``.widget`` is
     what to display.
-    Introduced in notebook 10_rope_real_models (the first notebook with a self-check quiz).
     """
 
     def __init__(self, questions, name: str | None = None):
@@ -114,7 +113,7 @@ class Quiz:
         option gets — the very texts :meth:`verdict` shows, citations written out."""
         out = []
         for q in self.questions:
-            why = lambda j: q["wrong"].get(j) or q["hint"] or "回到对应的笔记本再看一遍。"   # noqa: E731
+            why = lambda j: q["wrong"].get(j) or q["hint"] or "回到对应的笔记本再看一遍。"
             out.append({"id": q["id"], "question": q["question"], "shown": cite_titles(q["question"]), "options": list(q["options"]),
                         "answer": q["answer"],
                         "feedback": [cite_titles(q["explanation"]) if j == q["answer"] else

@@ -1,7 +1,5 @@
 """The worksheet widget of notebook 02: a grid of boxes for the 猫咬狗 table, each checked when it
 is filled (the checking itself is :mod:`posenc.exercises.worksheet`, plain Python).
-
-Introduced in notebook 02_sinusoidal_hand_calculation.
 """
 from __future__ import annotations
 
@@ -45,7 +43,6 @@ class HandCalcWorksheet:
     ``rng``: a numpy Generator or a seed. ``.widget`` is what a notebook displays,
     ``.cells[(part, row, dim)]`` the boxes (part "pe" or "input"), ``.feedback[...]`` what
     each box says (a :class:`CellFeedback`), ``.case`` the current :class:`WorksheetCase`.
-    Introduced in notebook 02_sinusoidal_hand_calculation.
     """
 
     #: The declared worksheet (:data:`posenc.course.catalogue.WORKSHEETS`) its cases are recorded under.

@@ -6,7 +6,6 @@ tests/browser/test_jupyterlab.py.)"""
 from __future__ import annotations
 
 import uuid
-from urllib.parse import quote
 
 import nbformat
 import pytest

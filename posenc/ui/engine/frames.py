@@ -514,7 +514,7 @@ class FrameSet:
         self.extras.clear()
         self._unpublished_closes = []
 
-    def fill(self, limit: int | None = None) -> "FrameSet":
+    def fill(self, limit: int | None = None) -> FrameSet:
         """Render frames now, nearest the slider first (all, or ``limit`` of them), and
         publish them: for tests and for code that runs with no event loop."""
         count = 0

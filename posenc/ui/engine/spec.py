@@ -38,7 +38,8 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ...validate import bilingual, check_base, check_bool, check_int, check_one_of, check_real, check_slider_value
 
@@ -91,7 +92,7 @@ class Control:
                                        f"控件 {self.name} 的 when_none 只能是 None 或 'last'（有选项的控件），"
                                        f"收到的是 {self.when_none!r}"))
 
-    def bind(self, params: dict) -> "Control":
+    def bind(self, params: dict) -> Control:
         """This control for the explorer's params: ``lo``, ``hi`` and ``options`` given as
         functions of the params (e.g. RoPE's ``pos`` range around ``n``) evaluated."""
         from dataclasses import replace

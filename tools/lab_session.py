@@ -1,6 +1,7 @@
 """A private JupyterLab server and headless Chromium, and a notebook opened, run and
-queried in them: what drag_metrics.py (and tools/benchmark.py) measure with from the
-command line, and what conftest.py's fixtures start for the browser suite.
+queried in them: what tools/drag_metrics.py (and tools/benchmark.py) measure with from the
+command line, and what tests/browser/conftest.py's fixtures start for the browser suite
+(pyproject.toml puts tools/ on the test path).
 """
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 
 #: How long each kind of wait may take, in seconds: one limit per kind, for every browser test
 #: and tool (a wait ends as soon as its condition holds; these only bound a stall).

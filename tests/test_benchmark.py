@@ -1,0 +1,62 @@
+"""tools/benchmark.py's families still find what they measure: each family's setup runs here
+(never its timing loop), so a renamed module, control or notebook fails a test instead of the
+next benchmark run (``--only fill`` named a frames module that had moved, and nobody knew).
+"""
+import importlib.util
+import subprocess
+import sys
+
+import benchmark  # tools/benchmark.py (pyproject puts tools/ on the test path)
+import posenc_lib as pl
+
+#: The families whose setups the tests below run (a new ``--only`` choice needs a test here).
+FAMILIES = ("sliders", "frames", "drag", "fill", "memory", "notebooks", "import", "training", "static")
+
+
+def test_every_family_of_the_command_line_has_its_setup_tested_here():
+    choices = next(a.choices for a in benchmark.build_parser()._actions if a.dest == "only")
+    assert set(choices) == set(FAMILIES)
+
+
+def test_sliders_and_frames_set_up_an_explorer():
+    name = next(n for n, cls in sorted(pl.EXPLORERS.items()) if cls.main)
+    ex, sweeps = benchmark.slider_setup(name)
+    assert set(sweeps) == set(ex.controls) and all(len(v) >= 2 for v in sweeps.values())
+    ex.close()
+    fs = benchmark.frames_setup(name)
+    assert fs.main == pl.EXPLORERS[name].main and len(fs.values) >= 2
+
+
+def kernel_state(setup: str) -> list:
+    """What ``setup`` leaves in a fresh interpreter: the frames' caps and the figures' pixel scale."""
+    code = (setup + "import posenc.ui.engine.frames as F, posenc.ui.engine.canvas as C\n"
+            "print(F.MAX_BYTES, F.MAX_TOTAL_BYTES, C.PIXEL_SCALE)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    return [float(x) for x in out.stdout.split()]
+
+
+def test_the_kernel_setups_of_drag_fill_and_memory_run_and_do_what_they_say():
+    from posenc.ui.engine import canvas, frames
+
+    default = [frames.MAX_BYTES, frames.MAX_TOTAL_BYTES, canvas.PIXEL_SCALE]
+    assert benchmark.kernel_setup() == ""
+    assert kernel_state(benchmark.kernel_setup(frames_off=True)) == [0, default[1], default[2]]
+    assert kernel_state(benchmark.kernel_setup(scale=2, cap_mb=1)) == [2**20, 4 * 2**20, 2]
+
+
+def test_drag_fill_and_memory_find_their_notebooks():
+    every = benchmark.lab_notebooks([])
+    assert every and all(n.endswith(".ipynb") for n in every)
+    assert benchmark.lab_notebooks([every[-1][:2]]) == [every[-1]]
+
+
+def test_notebooks_import_training_and_static_find_what_they_time():
+    paths = benchmark.notebook_paths()
+    assert paths[0].name == "00_index.ipynb" and len(paths) >= 14
+    for statement in benchmark.IMPORTS.values():
+        modules = statement.removeprefix("import ").split(", ")
+        assert all(importlib.util.find_spec(m) is not None for m in modules), statement
+    assert set(benchmark.TRAINED_PES) <= set(pl.PE_KINDS)      # what train_order_model accepts
+    build_site, pages = benchmark.static_setup(["03"])
+    assert [p.name[:2] for p in pages] == ["03"] and callable(build_site.build)
