@@ -154,7 +154,7 @@ def test_02_exercise_1_pe_of_4():
     degrees = r4(pe_row(math.radians(4), 2))
     assert_wrong(run_exercise(NB02, "02-46", degrees), fmt_shown(degrees), "角度制")
     swapped = r4(right[::-1])
-    assert_wrong(run_exercise(NB02, "02-46", swapped), fmt_shown(swapped), "放反")
+    assert_wrong(run_exercise(NB02, "02-46", swapped), fmt_shown(swapped), "写反")
     unsigned = r4([abs(v) for v in right])
     assert_wrong(run_exercise(NB02, "02-46", unsigned), fmt_shown(unsigned), "符号", "第 3 象限")
     three = [round(v, 3) for v in right]
@@ -185,7 +185,7 @@ def test_02_exercise_2_pe_of_2_with_six_dims():
         "pos ÷ w_i": row_from_angles([pos * 10000 ** (2 * i / d) for i in pairs],
                                      [pos * 10000 ** (2 * i / d) for i in pairs]),
         "角度制": pe_row(math.radians(pos), d),
-        "放反": [right[c + 1] if c % 2 == 0 else right[c - 1] for c in range(d)],
+        "写反": [right[c + 1] if c % 2 == 0 else right[c - 1] for c in range(d)],
     }
     for word, value in slips.items():
         assert_wrong(run_exercise(NB02, "02-48", r4(value)), fmt_shown(r4(value)), word)
@@ -205,7 +205,7 @@ def test_02_exercise_3_word_plus_pe():
         "PE(4)": [w + p for w, p in zip(word, pe_row(4, 2))],
         "PE(6)": [w + p for w, p in zip(word, pe_row(6, 2))],
         "角度制": [w + p for w, p in zip(word, pe_row(math.radians(5), 2))],
-        "放反": [w + p for w, p in zip(word, pe_row(5, 2)[::-1])],
+        "写反": [w + p for w, p in zip(word, pe_row(5, 2)[::-1])],
     }
     for words, value in slips.items():
         assert_wrong(run_exercise(NB02, "02-50", r4(value)), fmt_shown(r4(value)), words)

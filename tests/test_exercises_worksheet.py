@@ -181,3 +181,48 @@ def test_a_new_case_empties_every_box():
     assert all(fb.state == "empty" for fb in ws.feedback.values())
     assert all(box.value == "" for box in ws.cells.values())
     assert len(ws.cells) == 2 * 3 * ws.case.d_model
+
+
+# ---------------------------------------------------------------------------
+# One slip, one message: the exercise of notebook 02 and the worksheet name a slip alike
+# ---------------------------------------------------------------------------
+def _said(verdict_message: str) -> str:
+    return verdict_message.split("：", 1)[1]          # without the echo 「你填的是 …：」
+
+
+def test_the_per_dimension_exponent_is_named_alike_in_the_exercise_and_the_worksheet():
+    """w taken with the dimension j instead of the pair i (exponent 2j/d): sin(pos·10000^(−2j/6))
+    on even j, cos on odd j, written out here."""
+    pos, d = 2, 6
+    row = [(math.sin if j % 2 == 0 else math.cos)(pos * 10000 ** (-2 * j / d)) for j in range(d)]
+    said = _said(pl.check_pe([round(x, 4) for x in row], pos=pos, d_model=d).message)
+    assert "i 是第几对，不是第几维" in said, said
+    box = check_cell(CASE, "pe", 0, 2, four(math.sin(1 * 100.0 ** (-2 * 2 / 4))))   # 猫 at pos 1, dim 2
+    assert box.state == "wrong" and _said(box.message) == said
+
+
+def test_a_word_vector_with_the_wrong_sign_is_named_alike():
+    word, pos = [0.2, -0.1], 5
+    pe = [math.sin(pos), math.cos(pos)]
+    said = _said(pl.check_pe([round(p - w, 4) for p, w in zip(pe, word)], pos=pos, word=word).message)
+    assert "词向量的符号反了" in said, said
+    w, p = CASE.word_vectors[1, 1], math.cos(2 * 1.0)                                # 咬 at pos 2, dim 1
+    box = check_cell(CASE, "input", 1, 1, four(p - w))
+    assert box.state == "wrong" and _said(box.message) == said
+
+
+def test_every_slip_the_worksheet_names_the_exercise_names_with_the_same_words():
+    """For each typical slip of a PE row: the message check_pe gives the slipped row is the message
+    a worksheet box gives that slip's element (off-by-one: the worksheet adds where the case starts)."""
+    from posenc.exercises.encoding import pe_slip_table
+
+    case = WorksheetCase(tuple("猫咬狗"), 3, 4, 100.0, np.zeros((3, 4)))
+    pos = 3
+    for row, message in pe_slip_table(pos, 4, 100.0):
+        verdict = pl.check_pe([round(x, 6) for x in row], pos=pos, d_model=4, base=100.0)
+        if verdict.ok or message not in verdict.message:
+            continue                                  # equal to the right row, or another slip's value
+        hits = [dim for dim in range(4) if abs(row[dim] - case.encodings[0, dim]) > 2e-4]
+        box = check_cell(case, "pe", 0, hits[0], f"{row[hits[0]]:.6f}")
+        head = message.split("（从 0 数")[0]
+        assert head in box.message, (message, box.message)

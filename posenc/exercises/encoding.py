@@ -34,19 +34,25 @@ def _pe_row(sin_angles, cos_angles) -> np.ndarray:
     return row
 
 
-def _pe_slips(pos, d_model: int, base: float) -> list:
-    """(the PE(pos) a typical slip gives, its message) pairs (the right row itself excluded later)."""
+def pe_slip_table(pos, d_model: int, base: float, where: str = "") -> list:
+    """Every typical slip of a hand-computed PE(pos): ``(the row it gives, the one message that
+    names it)``, wherever it is made — :func:`check_pe` compares whole rows, the worksheet each box
+    with its element of the row (:meth:`posenc.exercises.worksheet.WorksheetCase.slips`), so a slip
+    is named the same way in both. ``where`` tells the position's context (the worksheet's first
+    position) in the off-by-one messages. Rows equal to the right one never fire (the rule drops
+    them)."""
     w = frequencies(d_model, base)
     i = np.arange(len(w))
     angle = pos * w
-    wrong_exponent = pos * base ** (-i / d_model)
-    return [
+    by_pair = pos * base ** (-i / d_model)
+    per_dim = _pe_row(pos * base ** (-2 * (2 * i) / d_model), pos * base ** (-2 * (2 * i + 1) / d_model))
+    table = [
         (encode_positions([math.radians(pos)], d_model, base)[0],
-         "这是角度制 (degrees) 的结果；公式里的角度用弧度制 (radians)：sin(1) 指 1 弧度，不是 1°。"),
-        (_pe_row(np.pi / 2 - angle, np.pi / 2 - angle), "sin 与 cos 放反了：偶数维 2i 放 sin，奇数维 2i+1 放 cos。"),
+         "像是计算器停在角度制 (DEG)：公式里的角度 pos·w_i 用弧度 (radians)，sin(1) 指 1 弧度，不是 1°。"),
+        (_pe_row(np.pi / 2 - angle, np.pi / 2 - angle), "sin 和 cos 写反了：偶数维 2i 放 sin，奇数维 2i+1 放 cos。"),
         (_pe_row(pos / w, pos / w), "角度应是 pos × w_i（w_i = base^(−2i/d_model)），这是 pos ÷ w_i 的结果。"),
-        (_pe_row(wrong_exponent, wrong_exponent),
-         "指数用了 i/d_model：第 i 对的指数是 2i/d_model（第 i 对占第 2i、2i+1 两维）。"),
+        (per_dim, "频率用错了：w_i = base^(−2i/d_model) 里的 i 是第几对，不是第几维（第 2i、2i+1 维同属第 i 对，共用一个角度）。"),
+        (_pe_row(by_pair, by_pair), "频率用错了：指数是 2i/d_model，不是 i/d_model（第 i 对占第 2i、2i+1 两维）。"),
         (_pe_row(angle, pos * base ** (-(2 * i + 1) / d_model)),
          "cos 维用了它自己的维号 2i+1 做指数：同一对的 sin 和 cos 共用一个角度 pos × base^(−2i/d_model)。"),
         (_pe_row(angle, pos * base ** (-2 * (i + 1) / d_model)),
@@ -54,10 +60,28 @@ def _pe_slips(pos, d_model: int, base: float) -> list:
         (_pe_row(np.full(len(w), float(pos)), np.full(len(w), float(pos))),
          "每一对都用了 w_0 = 1：第 i 对的角频率是 w_i = base^(−2i/d_model)，越往后越小。"),
     ]
+    for other in (pos - 1, pos + 1):
+        if other >= 0:
+            table.append((encode_positions([other], d_model, base)[0],
+                          f"位置差了 1：pos 是 {pos}（从 0 数{where}），这像是 PE({other})。"))
+    return table
 
 
-def _sign_texts(pos, w) -> list[str]:
-    """For each pair: where its angle lies, for the slip «right magnitudes, wrong signs»."""
+def input_slip_table(word, pe, pe_slips) -> list:
+    """Every typical slip of the model input word + PE: ``(the value it gives, the one message)``;
+    ``word`` and ``pe`` are rows (or one element of each, for a worksheet box) and ``pe_slips`` the
+    matching entries of :func:`pe_slip_table` (a slip in the PE step, then the sum done right)."""
+    word, pe = np.asarray(word, dtype=float), np.asarray(pe, dtype=float)
+    return [(pe, "这是 PE 本身：输入 = 词向量 + PE，还要加上词向量。"),
+            (word, "这是词向量本身：输入 = 词向量 + PE，还要加上 PE。"),
+            (word - pe, "这是 词向量 − PE：输入是两者相加。"),
+            (pe - word, "词向量的符号反了：这是 PE − 词向量，输入是 词向量 + PE。")] + \
+        [(word + np.asarray(value, dtype=float), f"PE 那一步：{message}") for value, message in pe_slips]
+
+
+def sign_texts(pos, w) -> list[str]:
+    """For each pair: where its angle lies, for the slip «right magnitudes, wrong signs» (in a
+    row, :func:`check_pe`; in one box, the worksheet)."""
     out = []
     for pair, wi in enumerate(w):
         angle = pos * wi
@@ -78,8 +102,10 @@ def check_pe(answer, pos, d_model: int = 2, base: float = 10000.0, word=None) ->
     the 4-decimal values. Slip table: degrees instead of radians, sin and cos swapped,
     pos ÷ w_i, the exponent i/d_model, a cos column with the exponent (2i+1)/d_model or
     2(i+1)/d_model, every pair with w_0 = 1, right magnitudes with wrong signs, PE(pos ± 1) (a
-    position counted off by one, as the worksheet names it); with ``word`` also PE(pos) alone
-    (the word vector not added). A coarser rounding is a rounding slip.
+    position counted off by one); with ``word`` the input's slips (PE alone, the word alone, a
+    term subtracted or the word's sign flipped, a PE slip then the sum) — one table with the
+    worksheet's boxes (:func:`pe_slip_table`, :func:`input_slip_table`), so a slip gets the same
+    message wherever it is made. A coarser rounding is a rounding slip.
     """
     pos = check_int("pos", pos, 0)
     d_model = check_d_model(d_model)
@@ -98,15 +124,10 @@ def check_pe(answer, pos, d_model: int = 2, base: float = 10000.0, word=None) ->
     else:
         ok = (f"{format_vector(word)} + PE({pos}) = {format_vector(word)} + "
               f"{format_vector(pe)} = {format_vector(right)}（4 位小数）。")
-    slips = [(shift + value, message) for value, message in _pe_slips(pos, d_model, base)]
-    if word is not None:
-        slips.append((pe, f"这是 PE({pos}) 本身：还要把词向量 {format_vector(word)} 逐元素加上去。"))
-    for other in (pos - 1, pos + 1):
-        if other >= 0:
-            slips.append((shift + encode_positions([other], d_model, base)[0],
-                          f"这是{' ' if word is None else '词向量 + '}PE({other})：位置差了 1，pos 是 {pos}（从 0 数）。"))
+    pe_slips = pe_slip_table(pos, d_model, base)
+    slips = pe_slips if word is None else input_slip_table(word, pe, pe_slips)
     w = frequencies(d_model, base)
-    sign = {"center": shift.tolist(), "pairs": _sign_texts(pos, w), "lead": "每个数的大小都对，第 {dims} 维的符号不对："}
+    sign = {"center": shift.tolist(), "pairs": sign_texts(pos, w), "lead": "每个数的大小都对，第 {dims} 维的符号不对："}
     plus = "" if word is None else "，再加上词向量的第 {} 个数"
     wrong_at = [f"第 {bad} 维（第 {bad // 2} 对的 {'sin' if bad % 2 == 0 else 'cos'}）和计算结果不符（按 4 位小数比较）："
                 f"这一维是 {'sin' if bad % 2 == 0 else 'cos'}(pos × w_{bad // 2})，w_{bad // 2} = "

@@ -5,13 +5,13 @@ widgets: the worksheet widget (:mod:`posenc.ui.worksheet`) lays the boxes out an
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..encoding import frequencies, sinusoidal_encoding
 from ..validate import bilingual
+from .encoding import input_slip_table, pe_slip_table, sign_texts
 from .rule import Rule, rule
 
 #: Decimals the worksheet asks for in every box.
@@ -77,32 +77,19 @@ class WorksheetCase:
         return f"{self.tokens[row]}（pos {self.positions[row]}）{PART_NAMES[part]} 第 {dim} 维"
 
     def slips(self, part: str, row: int, dim: int) -> list[tuple[float, str]]:
-        """(value, message) of each typical slip for one box, in the order they are tried."""
-        pe_slips = _pe_slips(int(self.positions[row]), dim, self.d_model, self.base, self.start)
+        """(value, message) of each typical slip for one box, in the order they are tried: the
+        box's element of every row of :func:`~posenc.exercises.encoding.pe_slip_table` (and of
+        :func:`~posenc.exercises.encoding.input_slip_table` for an input box), with the same
+        messages :func:`~posenc.exercises.encoding.check_pe` gives, and the box's sign flipped."""
+        pos = int(self.positions[row])
+        table = pe_slip_table(pos, self.d_model, self.base, where=f"；本题第一个字在 pos = {self.start}")
+        pe_slips = [(float(value[dim]), message) for value, message in table]
         word, pe = float(self.word_vectors[row, dim]), float(self.encodings[row, dim])
+        i, name = dim // 2, "sin" if dim % 2 == 0 else "cos"
+        sign = (-pe, f"大小对，符号不对：第 {dim} 维是 {name}，{sign_texts(pos, frequencies(self.d_model, self.base))[i]}")
         if part == "pe":
-            return pe_slips + [(word + pe, "这是输入（词向量 + PE）的值：这一格只填 PE。")]
-        out = [(pe, f"这是 PE 的值：输入 = 词向量 + PE，还要加上词向量的这一维 {word:g}。"),
-               (word, "这是词向量的值：输入 = 词向量 + PE，还要加上 PE。"),
-               (word - pe, "这是 词向量 − PE：输入是两者相加。")]
-        return out + [(word + value, f"PE 那一步：{message}") for value, message in pe_slips]
-
-
-def _pe_slips(pos: int, dim: int, d_model: int, base: float, start: int) -> list[tuple[float, str]]:
-    i = dim // 2
-    f, g = (math.sin, math.cos) if dim % 2 == 0 else (math.cos, math.sin)
-    w = float(frequencies(d_model, base)[i])
-    name = "sin" if dim % 2 == 0 else "cos"
-    return [
-        (f(math.radians(pos * w)), "像是计算器停在角度制 (DEG)：sin、cos 里的角度 pos·w_i 是弧度 (radians)。"),
-        (g(pos * w), f"sin 和 cos 写反了：偶数维 2i 放 sin，奇数维 2i+1 放 cos；第 {dim} 维是 {name}。"),
-        (f(pos * base ** (-2 * dim / d_model)),
-         f"频率用错了：w_i = base^(−2i/d_model) 里的 i 是第几对，不是第几维；第 {dim} 维属于第 {i} 对，"
-         f"指数是 2i/d_model = {2 * i}/{d_model}。"),
-        (f(pos * base ** (-i / d_model)), f"频率用错了：指数是 2i/d_model，不是 i/d_model（第 {dim} 维属于第 {i} 对）。"),
-        (f((pos - 1) * w), f"位置差了 1：这个字的 pos 是 {pos}（本题第一个字在 pos = {start}），你像是用了 {pos - 1}。"),
-        (f((pos + 1) * w), f"位置差了 1：这个字的 pos 是 {pos}（本题第一个字在 pos = {start}），你像是用了 {pos + 1}。"),
-    ]
+            return pe_slips + [sign, (word + pe, "这是输入（词向量 + PE）的值：这一格只填 PE。")]
+        return [(float(v), m) for v, m in input_slip_table(word, pe, pe_slips + [sign])]
 
 
 def draw_case(rng=None) -> WorksheetCase:
