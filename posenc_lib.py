@@ -26,7 +26,10 @@ room (``posenc/…``)    what it holds                                          
 ``context``            RoPE past its training length, by Hugging Face's             09
                        ``rope_type`` (``ROPE_SCALING``): PI (``linear``),
                        NTK-aware, dynamic NTK, YaRN, Llama 3.1's rule, LongRoPE;
-                       the base lower bound; Self-Extend's and ReRoPE's offsets
+                       Self-Extend's and ReRoPE's offsets
+``rope_base``          how large the base must be for a context length (Men et al.  09
+                       2024): the margin B(m), the smallest passing base and the
+                       base above which every base passes
 ``real_models``        real models' RoPE settings (``MODEL_CONFIGS``, Phi-3's       10, 11
                        LongRoPE config, each sourced), frequencies from a config
 ``inference``          RoPE at inference: the KV cache, dynamic NTK, per-step       10
@@ -195,7 +198,6 @@ from posenc.context import (
     beta_digits,
     entropy_invariant_scale,
     rope_angle_coverage,
-    rope_base_lower_bound,
     rope_frequencies,
     rerope_offsets,
     rotations_per_context,
@@ -204,6 +206,7 @@ from posenc.context import (
     yarn_correction_range,
     yarn_ramp,
 )
+from posenc.rope_base import rope_base_bounds, rope_base_margin
 
 # -- RoPE in real models and at inference: configs, KV cache, MLA (10) -------------------------
 from posenc.real_models import (

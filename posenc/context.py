@@ -410,49 +410,7 @@ def rope_scaled_score(d_model: int, offsets, base: float = 10000.0, rope_type: s
     return att ** 2 * curve if with_attention_factor else curve
 
 
-# -- how large the base must be, entropy-invariant scaling, the β-base reading ----------------
-def _margin_stays_non_negative(seq_len: int, w: np.ndarray) -> bool:
-    """``Σ_i cos(m·w_i) ≥ 0`` for every integer m = 0 … seq_len (checked in growing chunks, so a
-    base far too small is refused after a few hundred offsets)."""
-    start, size = 0, 256
-    while start <= seq_len:
-        ms = np.arange(start, min(seq_len + 1, start + size), dtype=float)
-        if np.cos(np.multiply.outer(ms, w)).sum(axis=1).min() < 0:
-            return False
-        start, size = start + size, min(2 * size, 16384)
-    return True
-
-
-def rope_base_lower_bound(seq_len: int, d_model: int = 128, start: float = 2.0, step: float = 1.01,
-                          rtol: float = 1e-4) -> float:
-    """The smallest base for which ``B(m) = Σ_i cos(m·w_i) ≥ 0`` at every offset m = 0 … seq_len.
-
-    Men et al. 2024 ("Base of RoPE Bounds Context Length", arXiv:2405.14591): for a key κ = q + ε
-    similar to the query and a random key, the expected score gap is proportional to ``B(m)``
-    (notebook 04's ``PE·PE`` curve); asking it to stay ≥ 0 up to the context length bounds the
-    base from below. The feasible bases are not one interval (small gaps exist), so the search
-    walks up from ``start`` in steps of ``step`` and refines the first feasible step by
-    bisection to relative precision ``rtol``. A bound for a shorter length is a valid ``start``.
-    """
-    seq_len = check_int("seq_len", seq_len, 1, 1 << 20)
-    d_model = check_d_model(d_model)
-    base = check_real("start", start, greater_than=1.0)
-    step = check_real("step", step, greater_than=1.0, maximum=2.0)
-    rtol = check_real("rtol", rtol, greater_than=0.0, maximum=0.5)
-    while not _margin_stays_non_negative(seq_len, frequencies(d_model, base)):
-        base *= step
-        if base > 1e15:
-            raise ValueError(bilingual(f"no base up to 1e15 keeps the margin ≥ 0 for seq_len = {seq_len}",
-                                       "1e15 以内没有满足条件的 base"))
-    low, high = base / step, base
-    if low < start:
-        return high
-    while high / low - 1 > rtol:
-        mid = math.sqrt(low * high)
-        low, high = (low, mid) if _margin_stays_non_negative(seq_len, frequencies(d_model, mid)) else (mid, high)
-    return high
-
-
+# -- entropy-invariant scaling, the β-base reading ----------------------------------------------
 def softmax_entropy(logits) -> np.ndarray:
     """Entropy ``−Σ p log p`` (nats) of ``softmax(logits)`` along the last axis.
 

@@ -274,26 +274,6 @@ def test_dynamic_and_llama3_refuse_missing_or_bad_arguments(call, words):
 # ---------------------------------------------------------------------------
 # How large the base must be (Men et al. 2024), entropy-invariant scaling, β-base digits
 # ---------------------------------------------------------------------------
-@pytest.mark.parametrize("seq_len,d_model", [(64, 16), (256, 32), (512, 64)])
-def test_base_lower_bound_is_where_the_margin_first_stays_non_negative(seq_len, d_model):
-    b = pl.rope_base_lower_bound(seq_len, d_model)
-    margin = lambda base: [ref.pe_dot_by_offset(m, d_model, base) for m in range(seq_len + 1)]
-    assert min(margin(b)) >= 0
-    assert min(margin(b * (1 - 2e-4))) < 0
-    # no smaller base on the search's 1 % grid from 2 satisfies it
-    grid = 2.0
-    while grid * 1.01 < b / 1.01:
-        assert min(margin(grid)) < 0, grid
-        grid *= 1.01 ** 7                                                   # a sample of the grid
-
-
-def test_base_lower_bound_grows_with_the_length_and_accepts_a_shorter_bound_as_start():
-    short = pl.rope_base_lower_bound(512, 64)
-    long = pl.rope_base_lower_bound(2048, 64)
-    assert long > short
-    assert abs(pl.rope_base_lower_bound(2048, 64, start=short) / long - 1) < 0.02
-
-
 def test_softmax_entropy_matches_the_loop():
     logits = np.array([[0.0, 1.0, 2.0, -1.0], [5.0, 5.0, 5.0, 5.0]])
     for row, h in zip(logits, pl.softmax_entropy(logits)):
@@ -311,8 +291,6 @@ def test_beta_digits_are_the_positional_digits():
 
 
 @pytest.mark.parametrize("call,exc,words", [
-    (lambda: pl.rope_base_lower_bound(0), ValueError, "seq_len"),
-    (lambda: pl.rope_base_lower_bound(64, 16, step=1.0), ValueError, "step"),
     (lambda: pl.entropy_invariant_scale([1], 512), ValueError, "seq_len"),
     (lambda: pl.beta_digits(10, 1.0, 3), ValueError, "beta"),
 ])

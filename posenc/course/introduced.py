@@ -72,7 +72,7 @@ INTRODUCED: dict[str, tuple[str, ...]] = {
     ),
     "09_context_extension": (
         "AngleCoverage", "beta_digits", "entropy_invariant_scale", "rope_angle_coverage",
-        "rope_base_lower_bound", "rope_frequencies", "rerope_offsets", "rotations_per_context",
+        "rope_base_bounds", "rope_base_margin", "rope_frequencies", "rerope_offsets", "rotations_per_context",
         "self_extend_offsets", "softmax_entropy", "yarn_correction_range", "yarn_ramp",
         "context_extension_table", "format_context_table", "check_beta_ratio", "check_ntk_base",
         "check_rotations", "check_unseen_pairs", "check_yarn_attention_factor", "ContextExplorer",
