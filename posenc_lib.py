@@ -196,6 +196,7 @@ from posenc.context import (
     ROPE_TYPES,
     AngleCoverage,
     beta_digits,
+    dynamic_ntk_scale,
     entropy_invariant_scale,
     rope_angle_coverage,
     rope_frequencies,
@@ -204,6 +205,7 @@ from posenc.context import (
     self_extend_offsets,
     softmax_entropy,
     yarn_correction_range,
+    yarn_paper_ramp,
     yarn_ramp,
 )
 from posenc.rope_base import rope_base_bounds, rope_base_margin
@@ -456,7 +458,7 @@ from posenc.figures.relative_family import (
 from posenc.figures.rope import RopeExplorer, plot_rope, plot_rope_decay
 from posenc.figures.alibi import AlibiExplorer, plot_alibi_attention, plot_alibi_bias
 from posenc.figures.extrapolation import plot_accuracy_by_start, plot_extrapolation
-from posenc.figures.context import ContextExplorer, plot_rope_scaling
+from posenc.figures.context import ContextExplorer, plot_rope_scaling, plot_yarn_ramp
 from posenc.figures.trained_attention import plot_trained_attention
 from posenc.figures.real_models import RealModelsExplorer, plot_real_model
 from posenc.figures.practice import plot_angle_error, plot_packing, plot_position_rounding

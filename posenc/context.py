@@ -100,6 +100,18 @@ def yarn_ramp(d_model: int, train_len: int, base: float = 10000.0,
     return 1.0 - np.clip((i - low) / (high - low), 0.0, 1.0)
 
 
+def yarn_paper_ramp(d_model: int, train_len: int, base: float = 10000.0,
+                    beta_fast: float = YARN_BETA_FAST, beta_slow: float = YARN_BETA_SLOW) -> np.ndarray:
+    """YaRN's blend γ per pair as the paper writes it (Peng et al. 2023, eq. 18, α = ``beta_slow``,
+    β = ``beta_fast``): ``clip((r_i − beta_slow) / (beta_fast − beta_slow), 0, 1)`` with
+    ``r_i = L·w_i / 2π``, linear in r_i; 1 = keep, 0 = interpolate, as :func:`yarn_ramp`.
+    Introduced in notebook 09_context_extension.
+    """
+    beta_fast, beta_slow = check_betas(beta_fast, beta_slow)
+    r = rotations_per_context(d_model, train_len, base)
+    return np.clip((r - beta_slow) / (beta_fast - beta_slow), 0.0, 1.0)
+
+
 def yarn_attention_factor(factor, mscale: float = 1.0) -> float:
     """YaRN's attention factor ``0.1·mscale·ln(s) + 1`` (1 when s <= 1); ``mscale = 1`` is the paper's.
 
@@ -163,12 +175,34 @@ def _ntk(d_model: int, base: float, scaling: dict, seq_len: int | None = None):
     return _ntk_base(d_model, base, _scaling_factor(scaling, "ntk")), 1.0
 
 
+def dynamic_ntk_scale(seq_len: int, train_len: int, factor: float | None = None) -> float:
+    """The scale ρ dynamic scaling uses at the current length ``seq_len`` (L′) for a model trained
+    on ``train_len`` (L); dynamic NTK puts it into NTK-aware's base, ``base · ρ^(d/(d−2))``.
+
+    ``factor=None``: the YaRN paper's definition (Peng et al. 2023, §3.3, "Dynamic Scaling"):
+    ``ρ = max(1, L′/L)``. With a ``factor``: the formula Hugging Face's
+    ``_compute_dynamic_ntk_parameters`` uses (as does the community code it came from,
+    jquesnelle/yarn ``scaled_rope/LlamaDynamicScaledRotaryEmbedding.py``):
+    ``factor · L′/L − (factor − 1)`` once L′ > L, else 1, a line through ρ = 1 at L′ = L that
+    rises ``factor`` times faster than L′/L.
+    Introduced in notebook 09_context_extension.
+    """
+    seq_len = check_int("seq_len", seq_len, 1)
+    train_len = check_int("train_len", train_len, 1)
+    ratio = max(seq_len, train_len) / train_len
+    if factor is None:
+        return ratio
+    factor = check_factor(factor)
+    return factor * ratio - (factor - 1.0)
+
+
 def _dynamic(d_model: int, base: float, scaling: dict, seq_len: int | None = None):
-    """``"dynamic"`` (dynamic NTK): the base grows with the current length ``seq_len``."""
+    """``"dynamic"`` (dynamic NTK, Hugging Face's formula): the base grows with the current
+    length ``seq_len`` (:func:`dynamic_ntk_scale`)."""
     factor = _scaling_factor(scaling, "dynamic")
     original = _scaling_length(scaling, "dynamic")
-    length = original if seq_len is None else max(check_int("seq_len", seq_len, 1), original)
-    return _ntk_base(d_model, base, factor * length / original - (factor - 1.0)), 1.0
+    length = original if seq_len is None else check_int("seq_len", seq_len, 1)
+    return _ntk_base(d_model, base, dynamic_ntk_scale(length, original, factor)), 1.0
 
 
 def _yarn(d_model: int, base: float, scaling: dict, seq_len: int | None = None):
