@@ -485,49 +485,49 @@ def beta_digits(n: int, beta: float, num_digits: int) -> np.ndarray:
 # ---------------------------------------------------------------------------
 # Extending without training: relative offsets remapped (Self-Extend, ReRoPE)
 # ---------------------------------------------------------------------------
-def _causal_offsets(seq_len: int) -> np.ndarray:
-    i = np.arange(seq_len)
-    return np.where(causal_mask(seq_len), i[:, None] - i[None, :], np.nan)   # query i, key j: i - j
+def _causal_distances(seq_len: int) -> np.ndarray:
+    pos = np.arange(seq_len)
+    return np.where(causal_mask(seq_len), pos[:, None] - pos[None, :], np.nan)   # query m, key n: m - n
 
 
 def self_extend_offsets(seq_len: int, group_size: int, window: int) -> np.ndarray:
-    """The relative offset Self-Extend gives query i and key j <= i, shape (seq_len, seq_len),
-    NaN above the diagonal (a causal model never looks there).
+    """The distance m − n (= −k) Self-Extend rotates query m and key n <= m by, shape
+    (seq_len, seq_len), NaN above the diagonal (a causal model never looks there).
 
     Jin et al. 2024, "LLM Maybe LongLM: Self-Extend LLM Context Window Without Tuning"
     (arXiv 2401.01325), as datamllab/LongLM ``self_extend_patch/Llama.py`` computes it for a
-    prompt (``q_len == kv_seq_len``): neighbours (``i - j < window``) keep the normal offset
-    ``i - j``; farther keys use grouped positions, query ``i // G + W - W / G`` and key
-    ``j // G`` (``group_size`` G = ``group_size_1``, ``window`` W = ``group_size_2``; the shift
-    ``W - W / G`` is applied once the longest position reaches W), so their offset is
-    ``i // G - j // G + W - W / G``. The largest offset stays near ``W + (seq_len - W) / G``.
+    prompt (``q_len == kv_seq_len``): neighbours (``m - n < window``) keep the plain distance
+    ``m - n``; farther keys use grouped positions, query ``m // G + W - W / G`` and key
+    ``n // G`` (``group_size`` G = ``group_size_1``, ``window`` W = ``group_size_2``; the shift
+    ``W - W / G`` is applied once the longest position reaches W), so their distance is
+    ``m // G - n // G + W - W / G``. The largest distance stays near ``W + (seq_len - W) / G``.
     """
     seq_len = check_int("seq_len", seq_len, 1, 4096)
     group_size = check_int("group_size", group_size, 1)
     window = check_int("window", window, 1)
-    k = _causal_offsets(seq_len)
-    i = np.arange(seq_len)
+    dist = _causal_distances(seq_len)
+    pos = np.arange(seq_len)
     shift = 0.0 if seq_len - 1 < window else window - window / group_size
-    grouped = (i[:, None] // group_size - i[None, :] // group_size) + shift
-    return np.where(k < window, k, np.where(np.isnan(k), np.nan, grouped))
+    grouped = (pos[:, None] // group_size - pos[None, :] // group_size) + shift
+    return np.where(dist < window, dist, np.where(np.isnan(dist), np.nan, grouped))
 
 
 def rerope_offsets(seq_len: int, window: int, leaky_factor: float | None = None) -> np.ndarray:
-    """The relative offset ReRoPE gives query i and key j <= i, shape (seq_len, seq_len), NaN
-    above the diagonal.
+    """The distance m − n (= −k) ReRoPE rotates query m and key n <= m by, shape
+    (seq_len, seq_len), NaN above the diagonal.
 
-    苏剑林's ReRoPE (bojone/rerope ``rerope_patch.py``; kexue.fm/archives/9708): offsets below
-    ``window`` are kept, every larger one is clipped to ``window`` (the query is rotated by
-    ``window``, the key not at all). With ``leaky_factor`` k (``leaky_rerope_patch.py``,
-    ``scaling_factor``) the far offsets grow again, k times slower:
-    ``window + (i - j - window) / k``, position interpolation beyond the window.
+    苏剑林's ReRoPE (bojone/rerope ``rerope_patch.py``; kexue.fm/archives/9708): distances below
+    the window W are kept, every larger one is clipped to W (the query is rotated by W, the key
+    not at all). With ``leaky_factor`` η (``leaky_rerope_patch.py``, ``scaling_factor``) the far
+    distances grow again, η times slower: ``W + (m - n - W) / η``, position interpolation
+    beyond the window.
     """
     seq_len = check_int("seq_len", seq_len, 1, 4096)
     window = check_int("window", window, 1)
-    k = _causal_offsets(seq_len)
+    dist = _causal_distances(seq_len)
     if leaky_factor is None:
-        far = np.full_like(k, float(window))
+        far = np.full_like(dist, float(window))
     else:
         leaky_factor = check_real("leaky_factor", leaky_factor, greater_than=1.0)
-        far = window + (k - window) / leaky_factor
-    return np.where(k < window, k, np.where(np.isnan(k), np.nan, far))
+        far = window + (dist - window) / leaky_factor
+    return np.where(dist < window, dist, np.where(np.isnan(dist), np.nan, far))
