@@ -229,6 +229,7 @@ from posenc.inference import (
     gqa_attention,
     kv_cache_decode,
     kv_cache_numbers,
+    move_cached_keys,
     recompute_decode,
     repeat_kv,
     t5_step_bias,
@@ -239,6 +240,7 @@ from posenc.mla import (
     mla_cache_per_token,
     mla_decoupled_scores,
     mla_scores,
+    mla_softmax_scale,
 )
 
 # -- positions in practice: padding, packing, precision, caches, newer layouts (11) -------------
