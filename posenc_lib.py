@@ -43,8 +43,8 @@ room (``posenc/…``)    what it holds                                          
 ``decoding``           speculative and tree decoding: a tree's position ids         11
                        (depth) and its attention mask (Medusa)
 ``probes``             linear probes per layer, the causal mask's counting signal   12
-``position_ids``       ids made for length generalization: randomized positions,    12
-                       Abacus ids
+``position_ids``       ids made for length generalization: randomized positions,    09, 12
+                       Abacus ids, PoSE's skipped ids, the distances ids cover
 ``cope``               contextual positions (CoPE): gates counted, not tokens       12
 ``rope_2d``            patches in raster order, axial 2D RoPE, M-RoPE (Qwen2-VL's   11, 12
                        sections, Qwen2.5-VL's time ids, Qwen3-VL's interleaving),
@@ -279,7 +279,7 @@ from posenc.probes import (
     position_readout,
     readout_slope,
 )
-from posenc.position_ids import abacus_positions, randomized_positions
+from posenc.position_ids import abacus_positions, distances_seen, pose_position_ids, randomized_positions
 from posenc.cope import cope_position_logits, cope_positions
 from posenc.rope_2d import (
     PATCH_LAYOUTS,
