@@ -46,6 +46,8 @@ room (``posenc/…``)    what it holds                                          
 ``position_ids``       ids made for length generalization: randomized positions,    09, 12
                        Abacus ids, PoSE's skipped ids, the distances ids cover
 ``cope``               contextual positions (CoPE): gates counted, not tokens       12
+``recurrence``         order carried by a recurrence: causal linear attention       12
+                       with a decay (the state-space / linear-attention family)
 ``rope_2d``            patches in raster order, axial 2D RoPE, M-RoPE (Qwen2-VL's   11, 12
                        sections, Qwen2.5-VL's time ids, Qwen3-VL's interleaving),
                        a ViT's learned table at a new resolution
@@ -126,6 +128,7 @@ from posenc.attention import (
     AttentionDemo,
     attention_demo,
     attention_weights_for_demo,
+    scaled_dot_product_attention,
     self_attention,
     softmax,
     token_vectors,
@@ -281,6 +284,7 @@ from posenc.probes import (
 )
 from posenc.position_ids import abacus_positions, distances_seen, pose_position_ids, randomized_positions
 from posenc.cope import cope_position_logits, cope_positions
+from posenc.recurrence import linear_attention
 from posenc.rope_2d import (
     PATCH_LAYOUTS,
     QWEN2_VL_SECTION,
