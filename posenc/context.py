@@ -105,7 +105,6 @@ def yarn_paper_ramp(d_model: int, train_len: int, base: float = 10000.0,
     """YaRN's blend γ per pair as the paper writes it (Peng et al. 2023, eq. 18, α = ``beta_slow``,
     β = ``beta_fast``): ``clip((r_i − beta_slow) / (beta_fast − beta_slow), 0, 1)`` with
     ``r_i = L·w_i / 2π``, linear in r_i; 1 = keep, 0 = interpolate, as :func:`yarn_ramp`.
-    Introduced in notebook 09_context_extension.
     """
     beta_fast, beta_slow = check_betas(beta_fast, beta_slow)
     r = rotations_per_context(d_model, train_len, base)
@@ -185,7 +184,6 @@ def dynamic_ntk_scale(seq_len: int, train_len: int, factor: float | None = None)
     jquesnelle/yarn ``scaled_rope/LlamaDynamicScaledRotaryEmbedding.py``):
     ``factor · L′/L − (factor − 1)`` once L′ > L, else 1, a line through ρ = 1 at L′ = L that
     rises ``factor`` times faster than L′/L.
-    Introduced in notebook 09_context_extension.
     """
     seq_len = check_int("seq_len", seq_len, 1)
     train_len = check_int("train_len", train_len, 1)

@@ -104,7 +104,6 @@ def move_cached_keys(keys, delta: float, base: float = 10000.0, inv_freq=None) -
     attended to, which a block moved behind a different prefix would change. Prefix caching
     (vLLM's automatic prefix caching hashes each block with every token before it) reuses a
     block only where its prefix, and so its positions, are the same.
-    Introduced in notebook 10_rope_real_models.
     """
     keys = check_array("keys", keys)
     if keys.ndim < 2:

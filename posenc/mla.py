@@ -91,7 +91,6 @@ def mla_softmax_scale(config: dict) -> float:
     (DeepSeek's own ``inference/model.py``, ``MLA.__init__``: ``softmax_scale * mscale * mscale``
     with ``mscale = 0.1 * args.mscale * math.log(args.rope_factor) + 1.0``; its cos and sin carry no
     factor). DeepSeek-V3 (factor 40, mscale 1): 1.369² = 1.874.
-    Introduced in notebook 10_rope_real_models.
     """
     if not isinstance(config, dict) or "qk_rope_head_dim" not in config:
         raise ValueError(bilingual("config must be an MLA model's config (it has qk_rope_head_dim)",

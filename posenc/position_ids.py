@@ -56,7 +56,6 @@ def pose_position_ids(train_len: int, target_len: int, rng=None, split: int | No
     by ``skip`` (drawn from 0 … target_len − train_len): positions split + skip … train_len − 1 + skip.
     ``rng``: a numpy Generator or a seed, for the draws not given. (The code also takes the second
     chunk's text from later in the document; only the ids are computed here.)
-    Introduced in notebook 09_context_extension.
     """
     target_len = check_int("target_len", target_len, 2, 10**8)
     train_len = check_int("train_len", train_len, 2, target_len)
@@ -74,7 +73,6 @@ def distances_seen(rows, max_distance: int) -> np.ndarray:
     """How often each distance m − n = 0 … ``max_distance`` occurs between a query at id m and an
     earlier-or-same key at id n ≤ m within the same row, over all ``rows`` (each row a training
     window's position ids, increasing). A distance with count 0 never appeared in training.
-    Introduced in notebook 09_context_extension.
     """
     max_distance = check_int("max_distance", max_distance, 0, 10**7)
     counts = np.zeros(max_distance + 1, dtype=np.int64)

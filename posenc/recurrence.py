@@ -10,7 +10,6 @@ came before, like causal NoPE attention. With ``decay < 1`` every earlier token 
 ``decay^(t−s)``: the distance enters the layer itself, multiplicatively, where ALiBi adds
 ``−s_h·(t − s)`` to a logit. Mamba makes the decay depend on the input (and per channel);
 a fixed scalar keeps the point visible. Rows are vectors (``x @ w``), as in :mod:`posenc.rope`.
-Introduced in notebook 12_where_position_goes.
 """
 from __future__ import annotations
 
@@ -26,7 +25,6 @@ def linear_attention(q, key, value, decay: float = 1.0, recurrent: bool = False)
     recurrence ``S_t = decay·S_{t−1} + κ_t v_tᵀ``, ``y_t = S_tᵀ q_t`` (one fixed-size state,
     one token at a time); the default computes the same numbers at once, as a masked,
     decay-weighted score matrix (no softmax).
-    Introduced in notebook 12_where_position_goes.
     """
     q = check_matrix("q", q)
     key = check_matrix("key", key, rows=q.shape[0], cols=q.shape[1])

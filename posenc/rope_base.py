@@ -8,7 +8,6 @@ m ≤ seq_len moves erratically with the base, so a base slightly above a passin
 again. :func:`rope_base_bounds` therefore reports two numbers: the smallest passing base and
 the base above which every base passes, both found on a geometric grid (steps of ``step``)
 and refined by bisection, the second checked on the grid up to ``span`` times the first.
-Introduced in notebook 09_context_extension.
 """
 from __future__ import annotations
 
@@ -28,7 +27,6 @@ _MAX_BASE = 1e15
 def rope_base_margin(seq_len: int, d_model: int, base: float) -> tuple[float, int]:
     """``(min B(m), argmin m)`` over the offsets m = 0 … seq_len, in float64, with
     ``B(m) = Σ_i cos(m·w_i)`` and ``w_i = base^(−2i/d_model)`` (notebook 04's ``PE·PE`` curve).
-    Introduced in notebook 09_context_extension.
     """
     seq_len = check_int("seq_len", seq_len, 1, 1 << 20)
     w = frequencies(check_d_model(d_model), check_real("base", base, greater_than=1.0))
@@ -76,7 +74,6 @@ def _first_passing(seq_len: int, d_model: int, start: float, step: float) -> flo
 
 def base_passes(seq_len: int, d_model: int, base: float) -> bool:
     """Whether ``B(m) = Σ_i cos(m·w_i) ≥ 0`` at every offset m = 0 … seq_len for this base.
-    Introduced in notebook 09_context_extension.
     """
     seq_len = check_int("seq_len", seq_len, 1, 1 << 20)
     d_model = check_d_model(d_model)
@@ -126,7 +123,6 @@ def rope_base_bounds(seq_len: int, d_model: int = 128, start: float = 2.0, step:
     ``span`` times it and records every failing grid base; both transitions are refined by
     bisection to relative precision ``rtol``. A bound for a shorter length is a valid ``start``
     (a base that fails at a shorter length fails at every longer one).
-    Introduced in notebook 09_context_extension.
     """
     seq_len = check_int("seq_len", seq_len, 1, 1 << 20)
     d_model = check_d_model(d_model)

@@ -95,7 +95,6 @@ def check_mla_cache(answer, model: str) -> Verdict:
                  wrong="每个词缓存 kv_lora_rank + qk_rope_head_dim 个数。")
 
 
-@recorded
 def check_softmax_scale(answer, model: str) -> Verdict:
     """Check the factor an MLA model's own code multiplies the softmax scale by under YaRN
     (:func:`mla_softmax_scale`: ``mscale²``, ``mscale = 0.1·m·ln(factor) + 1``), by the precision
@@ -104,7 +103,6 @@ def check_softmax_scale(answer, model: str) -> Verdict:
     Slip table: mscale itself (the square forgotten: q and κ each carry one factor), the factor on
     cos and sin in a Hugging Face config whose mscale equals mscale_all_dim (1), and the
     reciprocal (a temperature t that divides, instead of the factor that multiplies).
-    Introduced in notebook 10_rope_real_models.
     """
     models = tuple(m for m, c in MODEL_CONFIGS.items() if "qk_rope_head_dim" in c)
     model = check_one_of("model", model, models)

@@ -174,7 +174,6 @@ def plot_yarn_ramp(d_model: int = 128, train_len: int = 4096, base: float = 1000
     in the paper's direction (0 = interpolate, 1 = keep): the ramp implementations compute
     (:func:`yarn_ramp`, linear in the pair index i, i.e. in log r) and the paper's eq. 18
     (:func:`yarn_paper_ramp`, linear in r), with ``beta_slow`` = 1 and ``beta_fast`` = 32 dotted.
-    Introduced in notebook 09_context_extension.
     """
     d_model = check_d_model(d_model)
     train_len = check_int("train_len", train_len, 2, 10**6)
