@@ -26,7 +26,10 @@ room (``posenc/…``)    what it holds                                          
 ``context``            RoPE past its training length, by Hugging Face's             09
                        ``rope_type`` (``ROPE_SCALING``): PI (``linear``),
                        NTK-aware, dynamic NTK, YaRN, Llama 3.1's rule, LongRoPE;
-                       the base lower bound; Self-Extend's and ReRoPE's offsets
+                       Self-Extend's and ReRoPE's offsets
+``rope_base``          how large the base must be for a context length (Men et al.  09
+                       2024): the margin B(m), the smallest passing base and the
+                       base above which every base passes
 ``real_models``        real models' RoPE settings (``MODEL_CONFIGS``, Phi-3's       10, 11
                        LongRoPE config, each sourced), frequencies from a config
 ``inference``          RoPE at inference: the KV cache, dynamic NTK, per-step       10
@@ -40,9 +43,11 @@ room (``posenc/…``)    what it holds                                          
 ``decoding``           speculative and tree decoding: a tree's position ids         11
                        (depth) and its attention mask (Medusa)
 ``probes``             linear probes per layer, the causal mask's counting signal   12
-``position_ids``       ids made for length generalization: randomized positions,    12
-                       Abacus ids
+``position_ids``       ids made for length generalization: randomized positions,    09, 12
+                       Abacus ids, PoSE's skipped ids, the distances ids cover
 ``cope``               contextual positions (CoPE): gates counted, not tokens       12
+``recurrence``         order carried by a recurrence: causal linear attention       12
+                       with a decay (the state-space / linear-attention family)
 ``rope_2d``            patches in raster order, axial 2D RoPE, M-RoPE (Qwen2-VL's   11, 12
                        sections, Qwen2.5-VL's time ids, Qwen3-VL's interleaving),
                        a ViT's learned table at a new resolution
@@ -123,6 +128,7 @@ from posenc.attention import (
     AttentionDemo,
     attention_demo,
     attention_weights_for_demo,
+    scaled_dot_product_attention,
     self_attention,
     softmax,
     token_vectors,
@@ -193,17 +199,19 @@ from posenc.context import (
     ROPE_TYPES,
     AngleCoverage,
     beta_digits,
+    dynamic_ntk_scale,
     entropy_invariant_scale,
     rope_angle_coverage,
-    rope_base_lower_bound,
     rope_frequencies,
     rerope_offsets,
     rotations_per_context,
     self_extend_offsets,
     softmax_entropy,
     yarn_correction_range,
+    yarn_paper_ramp,
     yarn_ramp,
 )
+from posenc.rope_base import rope_base_bounds, rope_base_margin
 
 # -- RoPE in real models and at inference: configs, KV cache, MLA (10) -------------------------
 from posenc.real_models import (
@@ -224,6 +232,7 @@ from posenc.inference import (
     gqa_attention,
     kv_cache_decode,
     kv_cache_numbers,
+    move_cached_keys,
     recompute_decode,
     repeat_kv,
     t5_step_bias,
@@ -234,6 +243,7 @@ from posenc.mla import (
     mla_cache_per_token,
     mla_decoupled_scores,
     mla_scores,
+    mla_softmax_scale,
 )
 
 # -- positions in practice: padding, packing, precision, caches, newer layouts (11) -------------
@@ -272,8 +282,9 @@ from posenc.probes import (
     position_readout,
     readout_slope,
 )
-from posenc.position_ids import abacus_positions, randomized_positions
+from posenc.position_ids import abacus_positions, distances_seen, pose_position_ids, randomized_positions
 from posenc.cope import cope_position_logits, cope_positions
+from posenc.recurrence import linear_attention
 from posenc.rope_2d import (
     PATCH_LAYOUTS,
     QWEN2_VL_SECTION,
@@ -453,7 +464,7 @@ from posenc.figures.relative_family import (
 from posenc.figures.rope import RopeExplorer, plot_rope, plot_rope_decay
 from posenc.figures.alibi import AlibiExplorer, plot_alibi_attention, plot_alibi_bias
 from posenc.figures.extrapolation import plot_accuracy_by_start, plot_extrapolation
-from posenc.figures.context import ContextExplorer, plot_rope_scaling
+from posenc.figures.context import ContextExplorer, plot_rope_scaling, plot_yarn_ramp
 from posenc.figures.trained_attention import plot_trained_attention
 from posenc.figures.real_models import RealModelsExplorer, plot_real_model
 from posenc.figures.practice import plot_angle_error, plot_packing, plot_position_rounding

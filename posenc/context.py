@@ -100,6 +100,17 @@ def yarn_ramp(d_model: int, train_len: int, base: float = 10000.0,
     return 1.0 - np.clip((i - low) / (high - low), 0.0, 1.0)
 
 
+def yarn_paper_ramp(d_model: int, train_len: int, base: float = 10000.0,
+                    beta_fast: float = YARN_BETA_FAST, beta_slow: float = YARN_BETA_SLOW) -> np.ndarray:
+    """YaRN's blend γ per pair as the paper writes it (Peng et al. 2023, eq. 18, α = ``beta_slow``,
+    β = ``beta_fast``): ``clip((r_i − beta_slow) / (beta_fast − beta_slow), 0, 1)`` with
+    ``r_i = L·w_i / 2π``, linear in r_i; 1 = keep, 0 = interpolate, as :func:`yarn_ramp`.
+    """
+    beta_fast, beta_slow = check_betas(beta_fast, beta_slow)
+    r = rotations_per_context(d_model, train_len, base)
+    return np.clip((r - beta_slow) / (beta_fast - beta_slow), 0.0, 1.0)
+
+
 def yarn_attention_factor(factor, mscale: float = 1.0) -> float:
     """YaRN's attention factor ``0.1·mscale·ln(s) + 1`` (1 when s <= 1); ``mscale = 1`` is the paper's.
 
@@ -163,12 +174,33 @@ def _ntk(d_model: int, base: float, scaling: dict, seq_len: int | None = None):
     return _ntk_base(d_model, base, _scaling_factor(scaling, "ntk")), 1.0
 
 
+def dynamic_ntk_scale(seq_len: int, train_len: int, factor: float | None = None) -> float:
+    """The scale ρ dynamic scaling uses at the current length ``seq_len`` (L′) for a model trained
+    on ``train_len`` (L); dynamic NTK puts it into NTK-aware's base, ``base · ρ^(d/(d−2))``.
+
+    ``factor=None``: the YaRN paper's definition (Peng et al. 2023, §3.3, "Dynamic Scaling"):
+    ``ρ = max(1, L′/L)``. With a ``factor``: the formula Hugging Face's
+    ``_compute_dynamic_ntk_parameters`` uses (as does the community code it came from,
+    jquesnelle/yarn ``scaled_rope/LlamaDynamicScaledRotaryEmbedding.py``):
+    ``factor · L′/L − (factor − 1)`` once L′ > L, else 1, a line through ρ = 1 at L′ = L that
+    rises ``factor`` times faster than L′/L.
+    """
+    seq_len = check_int("seq_len", seq_len, 1)
+    train_len = check_int("train_len", train_len, 1)
+    ratio = max(seq_len, train_len) / train_len
+    if factor is None:
+        return ratio
+    factor = check_factor(factor)
+    return factor * ratio - (factor - 1.0)
+
+
 def _dynamic(d_model: int, base: float, scaling: dict, seq_len: int | None = None):
-    """``"dynamic"`` (dynamic NTK): the base grows with the current length ``seq_len``."""
+    """``"dynamic"`` (dynamic NTK, Hugging Face's formula): the base grows with the current
+    length ``seq_len`` (:func:`dynamic_ntk_scale`)."""
     factor = _scaling_factor(scaling, "dynamic")
     original = _scaling_length(scaling, "dynamic")
-    length = original if seq_len is None else max(check_int("seq_len", seq_len, 1), original)
-    return _ntk_base(d_model, base, factor * length / original - (factor - 1.0)), 1.0
+    length = original if seq_len is None else check_int("seq_len", seq_len, 1)
+    return _ntk_base(d_model, base, dynamic_ntk_scale(length, original, factor)), 1.0
 
 
 def _yarn(d_model: int, base: float, scaling: dict, seq_len: int | None = None):
@@ -410,49 +442,7 @@ def rope_scaled_score(d_model: int, offsets, base: float = 10000.0, rope_type: s
     return att ** 2 * curve if with_attention_factor else curve
 
 
-# -- how large the base must be, entropy-invariant scaling, the β-base reading ----------------
-def _margin_stays_non_negative(seq_len: int, w: np.ndarray) -> bool:
-    """``Σ_i cos(m·w_i) ≥ 0`` for every integer m = 0 … seq_len (checked in growing chunks, so a
-    base far too small is refused after a few hundred offsets)."""
-    start, size = 0, 256
-    while start <= seq_len:
-        ms = np.arange(start, min(seq_len + 1, start + size), dtype=float)
-        if np.cos(np.multiply.outer(ms, w)).sum(axis=1).min() < 0:
-            return False
-        start, size = start + size, min(2 * size, 16384)
-    return True
-
-
-def rope_base_lower_bound(seq_len: int, d_model: int = 128, start: float = 2.0, step: float = 1.01,
-                          rtol: float = 1e-4) -> float:
-    """The smallest base for which ``B(m) = Σ_i cos(m·w_i) ≥ 0`` at every offset m = 0 … seq_len.
-
-    Men et al. 2024 ("Base of RoPE Bounds Context Length", arXiv:2405.14591): for a key κ = q + ε
-    similar to the query and a random key, the expected score gap is proportional to ``B(m)``
-    (notebook 04's ``PE·PE`` curve); asking it to stay ≥ 0 up to the context length bounds the
-    base from below. The feasible bases are not one interval (small gaps exist), so the search
-    walks up from ``start`` in steps of ``step`` and refines the first feasible step by
-    bisection to relative precision ``rtol``. A bound for a shorter length is a valid ``start``.
-    """
-    seq_len = check_int("seq_len", seq_len, 1, 1 << 20)
-    d_model = check_d_model(d_model)
-    base = check_real("start", start, greater_than=1.0)
-    step = check_real("step", step, greater_than=1.0, maximum=2.0)
-    rtol = check_real("rtol", rtol, greater_than=0.0, maximum=0.5)
-    while not _margin_stays_non_negative(seq_len, frequencies(d_model, base)):
-        base *= step
-        if base > 1e15:
-            raise ValueError(bilingual(f"no base up to 1e15 keeps the margin ≥ 0 for seq_len = {seq_len}",
-                                       "1e15 以内没有满足条件的 base"))
-    low, high = base / step, base
-    if low < start:
-        return high
-    while high / low - 1 > rtol:
-        mid = math.sqrt(low * high)
-        low, high = (low, mid) if _margin_stays_non_negative(seq_len, frequencies(d_model, mid)) else (mid, high)
-    return high
-
-
+# -- entropy-invariant scaling, the β-base reading ----------------------------------------------
 def softmax_entropy(logits) -> np.ndarray:
     """Entropy ``−Σ p log p`` (nats) of ``softmax(logits)`` along the last axis.
 
@@ -493,49 +483,49 @@ def beta_digits(n: int, beta: float, num_digits: int) -> np.ndarray:
 # ---------------------------------------------------------------------------
 # Extending without training: relative offsets remapped (Self-Extend, ReRoPE)
 # ---------------------------------------------------------------------------
-def _causal_offsets(seq_len: int) -> np.ndarray:
-    i = np.arange(seq_len)
-    return np.where(causal_mask(seq_len), i[:, None] - i[None, :], np.nan)   # query i, key j: i - j
+def _causal_distances(seq_len: int) -> np.ndarray:
+    pos = np.arange(seq_len)
+    return np.where(causal_mask(seq_len), pos[:, None] - pos[None, :], np.nan)   # query m, key n: m - n
 
 
 def self_extend_offsets(seq_len: int, group_size: int, window: int) -> np.ndarray:
-    """The relative offset Self-Extend gives query i and key j <= i, shape (seq_len, seq_len),
-    NaN above the diagonal (a causal model never looks there).
+    """The distance m − n (= −k) Self-Extend rotates query m and key n <= m by, shape
+    (seq_len, seq_len), NaN above the diagonal (a causal model never looks there).
 
     Jin et al. 2024, "LLM Maybe LongLM: Self-Extend LLM Context Window Without Tuning"
     (arXiv 2401.01325), as datamllab/LongLM ``self_extend_patch/Llama.py`` computes it for a
-    prompt (``q_len == kv_seq_len``): neighbours (``i - j < window``) keep the normal offset
-    ``i - j``; farther keys use grouped positions, query ``i // G + W - W / G`` and key
-    ``j // G`` (``group_size`` G = ``group_size_1``, ``window`` W = ``group_size_2``; the shift
-    ``W - W / G`` is applied once the longest position reaches W), so their offset is
-    ``i // G - j // G + W - W / G``. The largest offset stays near ``W + (seq_len - W) / G``.
+    prompt (``q_len == kv_seq_len``): neighbours (``m - n < window``) keep the plain distance
+    ``m - n``; farther keys use grouped positions, query ``m // G + W - W / G`` and key
+    ``n // G`` (``group_size`` G = ``group_size_1``, ``window`` W = ``group_size_2``; the shift
+    ``W - W / G`` is applied once the longest position reaches W), so their distance is
+    ``m // G - n // G + W - W / G``. The largest distance stays near ``W + (seq_len - W) / G``.
     """
     seq_len = check_int("seq_len", seq_len, 1, 4096)
     group_size = check_int("group_size", group_size, 1)
     window = check_int("window", window, 1)
-    k = _causal_offsets(seq_len)
-    i = np.arange(seq_len)
+    dist = _causal_distances(seq_len)
+    pos = np.arange(seq_len)
     shift = 0.0 if seq_len - 1 < window else window - window / group_size
-    grouped = (i[:, None] // group_size - i[None, :] // group_size) + shift
-    return np.where(k < window, k, np.where(np.isnan(k), np.nan, grouped))
+    grouped = (pos[:, None] // group_size - pos[None, :] // group_size) + shift
+    return np.where(dist < window, dist, np.where(np.isnan(dist), np.nan, grouped))
 
 
 def rerope_offsets(seq_len: int, window: int, leaky_factor: float | None = None) -> np.ndarray:
-    """The relative offset ReRoPE gives query i and key j <= i, shape (seq_len, seq_len), NaN
-    above the diagonal.
+    """The distance m − n (= −k) ReRoPE rotates query m and key n <= m by, shape
+    (seq_len, seq_len), NaN above the diagonal.
 
-    苏剑林's ReRoPE (bojone/rerope ``rerope_patch.py``; kexue.fm/archives/9708): offsets below
-    ``window`` are kept, every larger one is clipped to ``window`` (the query is rotated by
-    ``window``, the key not at all). With ``leaky_factor`` k (``leaky_rerope_patch.py``,
-    ``scaling_factor``) the far offsets grow again, k times slower:
-    ``window + (i - j - window) / k``, position interpolation beyond the window.
+    苏剑林's ReRoPE (bojone/rerope ``rerope_patch.py``; kexue.fm/archives/9708): distances below
+    the window W are kept, every larger one is clipped to W (the query is rotated by W, the key
+    not at all). With ``leaky_factor`` η (``leaky_rerope_patch.py``, ``scaling_factor``) the far
+    distances grow again, η times slower: ``W + (m - n - W) / η``, position interpolation
+    beyond the window.
     """
     seq_len = check_int("seq_len", seq_len, 1, 4096)
     window = check_int("window", window, 1)
-    k = _causal_offsets(seq_len)
+    dist = _causal_distances(seq_len)
     if leaky_factor is None:
-        far = np.full_like(k, float(window))
+        far = np.full_like(dist, float(window))
     else:
         leaky_factor = check_real("leaky_factor", leaky_factor, greater_than=1.0)
-        far = window + (k - window) / leaky_factor
-    return np.where(k < window, k, np.where(np.isnan(k), np.nan, far))
+        far = window + (dist - window) / leaky_factor
+    return np.where(dist < window, dist, np.where(np.isnan(dist), np.nan, far))

@@ -3,10 +3,12 @@ Learning to Count What's Important", arXiv 2405.18719): a key's position relativ
 the number of tokens between them that the query's gates count, not the number of tokens.
 
 As facebookresearch/RAM ``projects/cope/src/cope/context_position.py`` (``ContextPosSelfAttn``)
-computes it: gates ``g_ij = sigmoid(q_i · k_j / sqrt(d))`` times the causal mask; position
-``p_ij = Σ_{t=j}^{i} g_it`` (``gates.flip(-1).cumsum(-1).flip(-1)``), clamped to ``npos − 1``; a
-learned vector e[p] per integer position gives the logit ``q_i · e[p]``, interpolated linearly
-between floor(p) and ceil(p) for a fractional p, and added to the attention logit.
+computes it, in the course's symbols (query position m, key position n, key vector κ; the paper's
+gate g is τ here, g_i being notebook 07's q_i·κ̄_i): gates ``τ_mn = sigmoid(q_m · κ_n / sqrt(d))``
+times the causal mask; position ``p_mn = τ_mn + τ_m,n+1 + … + τ_mm``
+(``gates.flip(-1).cumsum(-1).flip(-1)``), clamped to ``npos − 1``; a learned vector e[p] per
+integer position gives the logit ``q_m · e[p]``, interpolated linearly between floor(p) and
+ceil(p) for a fractional p, and added to the attention logit.
 """
 from __future__ import annotations
 
@@ -17,10 +19,11 @@ from .validate import bilingual, check_array, check_int, check_matrix
 
 
 def cope_positions(gate_logits, npos: int | None = None) -> np.ndarray:
-    """CoPE's fractional positions, shape (seq_len, seq_len): ``p_ij = Σ_{t=j}^{i} sigmoid(z_it)``
-    for keys j <= i (0 above the diagonal, where the causal mask zeroes the gates), clamped to
-    ``npos − 1`` when ``npos`` is given. ``gate_logits`` z: (seq_len, seq_len), already divided by
-    sqrt(d). With every gate 1, ``p_ij = i − j + 1``: counting tokens again.
+    """CoPE's fractional positions, shape (seq_len, seq_len): ``p_mn`` = the sum of
+    ``sigmoid(z_mu)`` over u = n … m, for keys n <= m (0 above the diagonal, where the causal mask
+    zeroes the gates), clamped to ``npos − 1`` when ``npos`` is given. ``gate_logits`` z:
+    (seq_len, seq_len), already divided by sqrt(d). With every gate 1, ``p_mn = m − n + 1``:
+    counting tokens again.
     """
     z = check_matrix("gate_logits", gate_logits)
     if z.shape[0] != z.shape[1]:
@@ -35,8 +38,8 @@ def cope_positions(gate_logits, npos: int | None = None) -> np.ndarray:
 
 
 def cope_position_logits(query, pos_emb, positions) -> np.ndarray:
-    """The logit CoPE adds for each (query i, key j): ``q_i · e[p_ij]`` with e interpolated,
-    ``(p − floor p) · q_i·e[ceil p] + (1 − (p − floor p)) · q_i·e[floor p]``.
+    """The logit CoPE adds for each (query m, key n): ``q_m · e[p_mn]`` with e interpolated,
+    ``(p − floor p) · q_m·e[ceil p] + (1 − (p − floor p)) · q_m·e[floor p]``.
     ``query``: (seq_len, d); ``pos_emb``: (npos, d), one learned vector per integer position;
     ``positions``: (seq_len, seq_len) from :func:`cope_positions` (below npos).
     """

@@ -18,7 +18,7 @@ from .context import ROPE_SCALING
 from .real_models import rope_type
 from .relative_family import t5_relative_bucket
 from .rope import rope
-from .validate import bilingual, check_array, check_int, check_matrix, check_one_of
+from .validate import bilingual, check_array, check_int, check_matrix, check_one_of, check_real
 
 
 def _frequencies(d: int, base: float, rope_scaling: dict | None, seq_len: int | None = None):
@@ -93,6 +93,23 @@ def recompute_decode(x, w_q, w_k, w_v, base: float = 10000.0, rope_scaling: dict
         outputs.append(scaled_dot_product_attention(q[None, :], keys, x[:t + 1] @ w_v)[0][0])
         freqs.append(inv_freq)
     return DecodeResult(np.array(outputs), keys, np.array(freqs))
+
+
+def move_cached_keys(keys, delta: float, base: float = 10000.0, inv_freq=None) -> np.ndarray:
+    """Cached keys, already rotated by their own positions (``𝓡_n κ_n``), moved ``delta``
+    positions on: ``𝓡_Δ 𝓡_n κ_n = 𝓡_{n+Δ} κ_n`` (rotations of one plane add their angles), the
+    keys a recompute at positions ``n + delta`` would have cached. ``keys``: ``(..., seq_len, d)``.
+
+    The position part only: in a layer above the first, a key also depends on what its token
+    attended to, which a block moved behind a different prefix would change. Prefix caching
+    (vLLM's automatic prefix caching hashes each block with every token before it) reuses a
+    block only where its prefix, and so its positions, are the same.
+    """
+    keys = check_array("keys", keys)
+    if keys.ndim < 2:
+        raise ValueError(bilingual("keys must be (..., seq_len, d)", "keys 的形状必须是 (..., seq_len, d)"))
+    delta = check_real("delta", delta)
+    return rope(keys, np.full(keys.shape[-2], delta), base, inv_freq=inv_freq)
 
 
 def causal_rope_attention(x, w_q, w_k, w_v, base: float = 10000.0) -> np.ndarray:

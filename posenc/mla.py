@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .context import yarn_attention_factor
 from .rope import rope as rotate  # mla_scores has an argument named rope
-from .validate import check_base, check_matrix
+from .validate import bilingual, check_base, check_matrix
 
 
 def _positions(n: int) -> np.ndarray:
@@ -77,3 +78,25 @@ def mla_cache_per_token(kv_lora_rank: int, qk_rope_head_dim: int) -> int:
     rotated key (``qk_rope_head_dim``). DeepSeek-V3: 512 + 64 = 576.
     """
     return int(kv_lora_rank) + int(qk_rope_head_dim)
+
+
+def mla_softmax_scale(config: dict) -> float:
+    """What an MLA model multiplies its softmax scale ``1/sqrt(qk_nope_head_dim + qk_rope_head_dim)``
+    by under YaRN: ``mscale²`` with ``mscale = 0.1·m·ln(factor) + 1`` (1 without scaling). It acts
+    on every q·k dimension, the rotated ones and the rest alike, not on cos and sin.
+
+    ``m`` is ``rope_scaling["mscale_all_dim"]`` when the config has it (Hugging Face's
+    ``DeepseekV3Attention.__init__``, ``models/deepseek_v3/modular_deepseek_v3.py``: ``self.scaling``
+    times ``yarn_get_mscale(factor, mscale_all_dim)`` squared), else ``rope_scaling["mscale"]``
+    (DeepSeek's own ``inference/model.py``, ``MLA.__init__``: ``softmax_scale * mscale * mscale``
+    with ``mscale = 0.1 * args.mscale * math.log(args.rope_factor) + 1.0``; its cos and sin carry no
+    factor). DeepSeek-V3 (factor 40, mscale 1): 1.369² = 1.874.
+    """
+    if not isinstance(config, dict) or "qk_rope_head_dim" not in config:
+        raise ValueError(bilingual("config must be an MLA model's config (it has qk_rope_head_dim)",
+                                   "config 必须是 MLA 模型的配置（含 qk_rope_head_dim）"))
+    scaling = config.get("rope_scaling") or {}
+    if scaling.get("rope_type", scaling.get("type")) != "yarn":
+        return 1.0
+    m = scaling.get("mscale_all_dim") or scaling.get("mscale") or 0.0
+    return yarn_attention_factor(scaling["factor"], m) ** 2 if m else 1.0

@@ -193,6 +193,7 @@ PLOT_SAMPLES = {
     # figures/context.py
     "plot_rope_scaling": ["", "rope_type='yarn', factor=8.0, train_len=2048, target_len=16384, d_model=64",
                           "rope_type='linear', factor=2.0", "rope_type='ntk'"],
+    "plot_yarn_ramp": ["", "d_model=8, train_len=16", "d_model=64, train_len=65536, base=500000.0"],
     # figures/real_models.py
     "plot_real_model": ["", "model='GPT-NeoX-20B', seq_len=1024", "model='DeepSeek-V3', seq_len=1048576"],
     # figures/trained_attention.py

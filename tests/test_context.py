@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 import posenc_lib as pl
 import reference as ref
-from posenc.context import rope_scaled_score, yarn_attention_factor
+from posenc.context import dynamic_ntk_scale, rope_scaled_score, yarn_attention_factor
 from support import assert_refused_clearly
 
 
@@ -274,24 +274,29 @@ def test_dynamic_and_llama3_refuse_missing_or_bad_arguments(call, words):
 # ---------------------------------------------------------------------------
 # How large the base must be (Men et al. 2024), entropy-invariant scaling, β-base digits
 # ---------------------------------------------------------------------------
-@pytest.mark.parametrize("seq_len,d_model", [(64, 16), (256, 32), (512, 64)])
-def test_base_lower_bound_is_where_the_margin_first_stays_non_negative(seq_len, d_model):
-    b = pl.rope_base_lower_bound(seq_len, d_model)
-    margin = lambda base: [ref.pe_dot_by_offset(m, d_model, base) for m in range(seq_len + 1)]
-    assert min(margin(b)) >= 0
-    assert min(margin(b * (1 - 2e-4))) < 0
-    # no smaller base on the search's 1 % grid from 2 satisfies it
-    grid = 2.0
-    while grid * 1.01 < b / 1.01:
-        assert min(margin(grid)) < 0, grid
-        grid *= 1.01 ** 7                                                   # a sample of the grid
+@pytest.mark.parametrize("factor", [2.0, 4.0, 8.0])
+@pytest.mark.parametrize("ratio", [0.5, 1.0, 1.25, 2.0, 4.0])
+def test_dynamic_scale_is_the_papers_max_or_hugging_faces_line(factor, ratio):
+    """YaRN §3.3: s = max(1, L′/L). Hugging Face: factor·L′/L − (factor − 1) past L, 1 before; the
+    dynamic frequencies are NTK-aware's base with that scale (reference.dynamic_inv_freq)."""
+    L = 1000
+    seq_len = int(ratio * L)
+    assert dynamic_ntk_scale(seq_len, L) == max(1.0, seq_len / L)
+    want = factor * seq_len / L - (factor - 1) if seq_len > L else 1.0
+    assert dynamic_ntk_scale(seq_len, L, factor) == pytest.approx(want, rel=1e-12)
+    got, _ = pl.rope_frequencies(64, rope_type="dynamic", factor=factor, train_len=L, seq_len=seq_len)
+    np.testing.assert_allclose(got, ref.dynamic_inv_freq(64, 10000.0, factor, L, seq_len), rtol=1e-12)
+    np.testing.assert_allclose(got, ref.ntk_inv_freq(64, 10000.0, want), rtol=1e-12)
 
 
-def test_base_lower_bound_grows_with_the_length_and_accepts_a_shorter_bound_as_start():
-    short = pl.rope_base_lower_bound(512, 64)
-    long = pl.rope_base_lower_bound(2048, 64)
-    assert long > short
-    assert abs(pl.rope_base_lower_bound(2048, 64, start=short) / long - 1) < 0.02
+@pytest.mark.parametrize("d,L", [(128, 4096), (64, 2048), (8, 16)])
+def test_yarn_paper_ramp_is_eq_18_linear_in_turns(d, L):
+    """Peng et al. 2023 eq. 18 with α = 1, β = 32: 0 below one turn, 1 above 32, linear in r between."""
+    got = pl.yarn_paper_ramp(d, L)
+    for i, w in enumerate(ref.frequencies(d)):
+        r = L * w / (2 * math.pi)
+        want = 0.0 if r < 1 else 1.0 if r > 32 else (r - 1) / 31
+        assert got[i] == pytest.approx(want, abs=1e-12)
 
 
 def test_softmax_entropy_matches_the_loop():
@@ -311,8 +316,6 @@ def test_beta_digits_are_the_positional_digits():
 
 
 @pytest.mark.parametrize("call,exc,words", [
-    (lambda: pl.rope_base_lower_bound(0), ValueError, "seq_len"),
-    (lambda: pl.rope_base_lower_bound(64, 16, step=1.0), ValueError, "step"),
     (lambda: pl.entropy_invariant_scale([1], 512), ValueError, "seq_len"),
     (lambda: pl.beta_digits(10, 1.0, 3), ValueError, "beta"),
 ])

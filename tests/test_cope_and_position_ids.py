@@ -53,3 +53,32 @@ def test_randomized_positions_are_sorted_distinct_and_in_range():
     for seed in range(300):
         seen |= set(pl.randomized_positions(8, 64, seed).tolist())
     assert seen == set(range(64))
+
+
+def test_pose_ids_are_the_reference_codes_two_chunks():
+    """dwzhu-pku/PoSE train_preprocess_function_pose, written out: pos_ids = arange(L);
+    pos_ids[:rt1] += 0; pos_ids[rt1:] += rt."""
+    for L, target, split, skip in ((16, 64, 3, 0), (16, 64, 8, 48), (10, 10, 5, 0), (7, 100, 1, 50)):
+        want = [p if p < split else p + skip for p in range(L)]
+        assert pl.pose_position_ids(L, target, split=split, skip=skip).tolist() == want
+    rng = np.random.default_rng(0)
+    for _ in range(300):                                  # the draws stay in the code's ranges
+        ids = pl.pose_position_ids(16, 64, rng)
+        assert ids[0] == 0 and ids[-1] <= 63 and np.all(np.diff(ids) >= 1)
+        jumps = np.flatnonzero(np.diff(ids) > 1)
+        assert len(jumps) <= 1 and (len(jumps) == 0 or 1 <= jumps[0] + 1 <= 8)
+    with pytest.raises(ValueError, match="split"):
+        pl.pose_position_ids(16, 64, split=9)
+
+
+def test_distances_seen_counts_every_causal_pair_like_the_loop():
+    rows = [[0, 1, 2, 7, 8], [0, 3, 4], list(range(6))]
+    want = [0] * 10
+    for row in rows:
+        for a in range(len(row)):
+            for b in range(a + 1):
+                if row[a] - row[b] <= 9:
+                    want[row[a] - row[b]] += 1
+    assert pl.distances_seen(rows, 9).tolist() == want
+    with pytest.raises(ValueError, match="increasing"):
+        pl.distances_seen([[0, 2, 1]], 5)

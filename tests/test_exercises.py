@@ -60,7 +60,7 @@ def test_check_pe_recognises_slips():
     v = pl.check_pe([math.sin(math.radians(1)), math.cos(math.radians(1))], pos=1)
     assert not v and "弧度" in v.message
     v = pl.check_pe([-0.4161, 0.9093], pos=2)
-    assert not v and "放反" in v.message
+    assert not v and "写反" in v.message
     assert not pl.check_pe("0.84", pos=1)
     assert "正确" in repr(pl.check_pe([0.1411, -0.99], pos=3))
     assert not pl.check_pe([0.1411, -0.98], pos=3)

@@ -44,3 +44,17 @@ def test_quiz_bank_is_well_formed():
     for n, q in enumerate(pl.REAL_MODELS, 1):
         check_question(n, q)
     pl.Quiz(pl.REAL_MODELS)
+
+
+def test_check_softmax_scale_names_the_slips():
+    """The exercise proposed for 10 §1 (id "mla-softmax-scale"): DeepSeek-V3's softmax scale times 1.874."""
+    from posenc.exercises.real_models import check_softmax_scale
+
+    assert check_softmax_scale(1.87, model="DeepSeek-V3") and check_softmax_scale(1.874, model="DeepSeek-V3")
+    assert "平方" in check_softmax_scale(1.369, model="DeepSeek-V3").message
+    assert "cos、sin" in check_softmax_scale(1, model="DeepSeek-V3").message
+    assert "倒数" in check_softmax_scale(0.534, model="DeepSeek-V3").message
+    assert "None" in check_softmax_scale(None, model="DeepSeek-V3").message
+    assert check_softmax_scale(1.59, model="DeepSeek-V2-Lite")
+    with pytest.raises(ValueError, match="model"):
+        check_softmax_scale(1, model="Llama-2-7B")

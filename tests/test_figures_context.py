@@ -112,3 +112,19 @@ def test_no_cjk_font_fallback(without_cjk_font):
     without_cjk_font('''
 figs = [pl.plot_rope_scaling(), pl.plot_rope_scaling("yarn", 4, 16, 64, 8), pl.EXPLORERS["context"]().figure]
 ''')
+
+
+def test_yarn_ramp_figure_draws_both_ramps_in_the_papers_direction():
+    fig = pl.plot_yarn_ramp(128, 4096)
+    ax = fig.axes[0]
+    lines = {line.get_label(): line for line in ax.get_lines() if not line.get_label().startswith("_")}
+    r = [4096 * w / (2 * math.pi) for w in pl.frequencies(128)]
+    assert len(lines) == 2
+    for line in lines.values():
+        np.testing.assert_allclose(line.get_xdata(), r, rtol=1e-12)
+    by_marker = {line.get_marker(): np.asarray(line.get_ydata()) for line in lines.values()}
+    np.testing.assert_allclose(by_marker["o"], pl.yarn_ramp(128, 4096))          # implementations: linear in i
+    np.testing.assert_allclose(by_marker["s"], pl.yarn_paper_ramp(128, 4096))    # the paper: linear in r
+    for y in by_marker.values():
+        assert y[0] == 1.0 and y[-1] == 0.0      # the paper's direction: fast pairs kept, slow ones interpolated
+    assert_draws_cleanly(lambda: pl.plot_yarn_ramp(64, 2048))

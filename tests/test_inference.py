@@ -127,3 +127,21 @@ def test_kv_cache_numbers_count_one_key_and_one_value_per_kv_head():
 def test_gqa_arguments_are_checked(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+@pytest.mark.parametrize("delta", [0, 3, 250, -2])
+def test_moving_cached_keys_is_rotating_them_at_the_new_positions(delta):
+    """𝓡_Δ 𝓡_n κ = 𝓡_{n+Δ} κ: keys cached at 0 … 5, moved by Δ, equal the loop reference's
+    rotation of the raw keys at Δ … 5 + Δ; scores of a later query then match a recompute."""
+    rng = np.random.default_rng(5)
+    raw = rng.normal(size=(6, 8))
+    cached = pl.rope(raw, np.arange(6))
+    moved = pl.move_cached_keys(cached, delta)
+    want = [ref.rope_vector(list(raw[n]), n + delta) for n in range(6)]
+    np.testing.assert_allclose(moved, want, atol=1e-12)
+    q = rng.normal(size=8)
+    query = ref.rope_vector(list(q), 6 + delta)
+    np.testing.assert_allclose(moved @ np.array(query), [ref.dot(query, w) for w in want], atol=1e-12)
+    assert pl.move_cached_keys(cached[None], delta).shape == (1, 6, 8)      # a head axis in front
+    with pytest.raises(ValueError, match="keys"):
+        pl.move_cached_keys(np.ones(8), 1)

@@ -1,6 +1,9 @@
 """MLA: one absorbed matrix reproduces every score without RoPE and cannot with it; the
 decoupled rotated part keeps absorption exact."""
+import math
+
 import numpy as np
+import pytest
 
 import posenc_lib as pl
 import reference as ref
@@ -58,3 +61,15 @@ def test_decoupled_rope_keeps_absorption_exact():
 def test_cache_per_token():
     cfg = pl.MODEL_CONFIGS["DeepSeek-V3"]
     assert pl.mla_cache_per_token(cfg["kv_lora_rank"], cfg["qk_rope_head_dim"]) == 512 + 64
+
+
+def test_softmax_scale_is_mscale_squared_on_every_qk_dimension():
+    """DeepSeek's inference/model.py (MLA.__init__): softmax_scale · mscale², mscale = 0.1·mscale·ln(40) + 1;
+    Hugging Face's DeepseekV3Attention: the same with mscale_all_dim (V2-Lite: 0.707)."""
+    assert pl.mla_softmax_scale(pl.MODEL_CONFIGS["DeepSeek-V3"]) == pytest.approx((0.1 * math.log(40) + 1) ** 2, rel=1e-12)
+    assert pl.mla_softmax_scale(pl.MODEL_CONFIGS["DeepSeek-V2-Lite"]) == pytest.approx(
+        (0.1 * 0.707 * math.log(40) + 1) ** 2, rel=1e-12)
+    plain = dict(pl.MODEL_CONFIGS["DeepSeek-V3"], rope_scaling=None)
+    assert pl.mla_softmax_scale(plain) == 1.0
+    with pytest.raises(ValueError, match="qk_rope_head_dim"):
+        pl.mla_softmax_scale(pl.MODEL_CONFIGS["Llama-2-7B"])

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import math
 
-from ..context import llama3_frequencies
+from ..context import llama3_frequencies, yarn_attention_factor
+from ..mla import mla_softmax_scale
 from ..real_models import MODEL_CONFIGS, rotary_dims
 from ..validate import check_one_of, check_real
 from .rule import grade
@@ -92,3 +93,33 @@ def check_mla_cache(answer, model: str) -> Verdict:
     return grade(answer, right, read="int", slips=slips, expected="答案应是一个整数。",
                  ok=f"{latent}（潜向量 c）+ {rope_dim}（所有头共用的一个旋转后的键）= {right}。",
                  wrong="每个词缓存 kv_lora_rank + qk_rope_head_dim 个数。")
+
+
+def check_softmax_scale(answer, model: str) -> Verdict:
+    """Check the factor an MLA model's own code multiplies the softmax scale by under YaRN
+    (:func:`mla_softmax_scale`: ``mscale²``, ``mscale = 0.1·m·ln(factor) + 1``), by the precision
+    rule (3 significant digits).
+
+    Slip table: mscale itself (the square forgotten: q and κ each carry one factor), the factor on
+    cos and sin in a Hugging Face config whose mscale equals mscale_all_dim (1), and the
+    reciprocal (a temperature t that divides, instead of the factor that multiplies).
+    """
+    models = tuple(m for m, c in MODEL_CONFIGS.items() if "qk_rope_head_dim" in c)
+    model = check_one_of("model", model, models)
+    cfg = MODEL_CONFIGS[model]
+    scaling = cfg["rope_scaling"]
+    m = scaling.get("mscale_all_dim") or scaling["mscale"]
+    mscale = yarn_attention_factor(scaling["factor"], m)
+    right = mla_softmax_scale(cfg)
+    dims = cfg["qk_nope_head_dim"] + cfg["qk_rope_head_dim"]
+    slips = [
+        (mscale, f"这是 mscale = 0.1·{m:g}·ln {scaling['factor']:g} + 1 本身；softmax 的缩放乘的是 mscale·mscale（q、κ 各一份），"
+                 f"是它的平方。"),
+        (1.0, "1 是 Hugging Face 格式的配置里乘在 cos、sin 上的那个比值 mscale / mscale_all_dim；"
+              "温度不在那里，而在 softmax 的缩放上。"),
+        (1 / right, "这是倒数：温度 t 是除在 logits 上的，这里问的是乘在 softmax 缩放上的倍数 1/t。"),
+    ]
+    return grade(answer, right, slips=slips, expected="答案应是一个数（倍数）。",
+                 ok=f"mscale = 0.1·{m:g}·ln {scaling['factor']:g} + 1 = {mscale:.4g}，softmax 的缩放乘 "
+                    f"mscale² = {right:.4g}，作用在全部 {dims} 维的 q·k 上。",
+                 wrong="mscale = 0.1·mscale·ln(factor) + 1；softmax 的缩放乘它的平方。")

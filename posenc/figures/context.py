@@ -15,6 +15,9 @@ from ..context import (
     check_rope_type,
     rope_angle_coverage,
     rope_scaled_score,
+    rotations_per_context,
+    yarn_paper_ramp,
+    yarn_ramp,
 )
 from ..validate import bilingual, check_base, check_d_model, check_factor, check_int
 from ..ui.engine.explorer import Explorer
@@ -163,6 +166,42 @@ def plot_rope_scaling(rope_type: str = "default", factor: float = 4.0, train_len
     with figure_style():
         fig, axes = new_axes(ax, (11.5, 3.4), 1, 3, width_ratios=[1, 1, 1.25])
         _ScalingView(*axes).update(rope_type, factor, train_len, target_len, d_model, base)
+    return fig
+
+
+def plot_yarn_ramp(d_model: int = 128, train_len: int = 4096, base: float = 10000.0, ax=None):
+    """YaRN's blend γ for each pair against the pair's turns in the training length (log axis),
+    in the paper's direction (0 = interpolate, 1 = keep): the ramp implementations compute
+    (:func:`yarn_ramp`, linear in the pair index i, i.e. in log r) and the paper's eq. 18
+    (:func:`yarn_paper_ramp`, linear in r), with ``beta_slow`` = 1 and ``beta_fast`` = 32 dotted.
+    """
+    d_model = check_d_model(d_model)
+    train_len = check_int("train_len", train_len, 2, 10**6)
+    base = check_base(base)
+    r = rotations_per_context(d_model, train_len, base)
+    with figure_style():
+        fig, ax = new_axes(ax, (7.2, 3.2))
+        ax.set_xscale("log")
+        for turns in (YARN_BETA_SLOW, YARN_BETA_FAST):
+            ax.axvline(turns, color="0.7", lw=0.8, ls=":")
+        ax.text(YARN_BETA_SLOW, 1.1, " beta_slow", fontsize=9, color="0.45", va="center")
+        ax.text(YARN_BETA_FAST, 1.1, " beta_fast", fontsize=9, color="0.45", va="center")
+        ax.plot(r, yarn_paper_ramp(d_model, train_len, base), "s", color="C1", ms=3.5, mfc="none",
+                label=label("论文式 (18)：在 r 上线性", "the paper, eq. 18: linear in r"))
+        ax.plot(r, yarn_ramp(d_model, train_len, base), "o-", color="C0", ms=3.5, lw=1.0,
+                label=label("实现（作者代码、Hugging Face）：在 i 上线性", "implementations: linear in i"))
+        ax.set_ylim(-0.08, 1.2)
+        ax.set_yticks([0, 0.5, 1])
+        ax.text(r.min(), 0.06, label(" γ = 0：插值 w/ρ", " γ = 0: interpolate, w/ρ"), fontsize=9, color="0.3")
+        ax.text(r.max(), 0.94, label("γ = 1：保留 w ", "γ = 1: keep w "), fontsize=9, color="0.3",
+                ha="right", va="top")
+        ax.set_xlabel(label("第 i 对在训练长度 L 内转的圈数 r_i = L·w_i / 2π（每个点是一对）",
+                            "turns of pair i in the training length, r_i = L·w_i / 2π (one point per pair)"),
+                      fontsize=9)
+        ax.set_ylabel(label("γ_i", "γ_i"), fontsize=9)
+        ax.set_title(label(f"YaRN 的过渡比例 γ：d = {d_model}，L = {train_len}，w' = γ·w + (1 − γ)·w/ρ",
+                           f"YaRN's blend γ: d = {d_model}, L = {train_len}, w' = γ·w + (1 − γ)·w/ρ"), fontsize=9)
+        ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(0.0, 0.9), frameon=False)
     return fig
 
 
