@@ -400,7 +400,7 @@ from posenc.exercises.context import (
 from posenc.exercises.real_models import (
     check_llama3_slowdown,
     check_mla_cache,
-    check_rotated_dims,
+    check_softmax_scale,
     llama3_slowdown,
 )
 from posenc.exercises.practice import (

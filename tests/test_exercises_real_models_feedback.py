@@ -5,15 +5,6 @@ import posenc_lib as pl
 from posenc.ui.quiz import check_question
 
 
-def test_rotated_dims():
-    assert pl.check_rotated_dims(24, model="GPT-NeoX-20B")
-    assert "partial_rotary_factor" in pl.check_rotated_dims(96, model="GPT-NeoX-20B").message
-    assert "对数" in pl.check_rotated_dims(12, model="GPT-NeoX-20B").message
-    assert "不旋转" in pl.check_rotated_dims(72, model="GPT-NeoX-20B").message
-    assert "None" in pl.check_rotated_dims(None, model="GPT-NeoX-20B").message
-    assert pl.check_rotated_dims(64, model="DeepSeek-V3")
-
-
 def test_llama3_slowdown_values_by_the_rule():
     assert pl.llama3_slowdown(1000) == 1.0
     assert pl.llama3_slowdown(10000) == 8.0
@@ -48,8 +39,7 @@ def test_quiz_bank_is_well_formed():
 
 def test_check_softmax_scale_names_the_slips():
     """The exercise proposed for 10 §1 (id "mla-softmax-scale"): DeepSeek-V3's softmax scale times 1.874."""
-    from posenc.exercises.real_models import check_softmax_scale
-
+    check_softmax_scale = pl.check_softmax_scale
     assert check_softmax_scale(1.87, model="DeepSeek-V3") and check_softmax_scale(1.874, model="DeepSeek-V3")
     assert "平方" in check_softmax_scale(1.369, model="DeepSeek-V3").message
     assert "cos、sin" in check_softmax_scale(1, model="DeepSeek-V3").message

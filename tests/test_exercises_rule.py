@@ -24,6 +24,8 @@ E = 10000.0
 
 #: name -> (call with the answer, the right value, the decimals the question asks or None).
 NUMERIC = {
+    # DeepSeek's inference code: softmax scale times mscale², mscale = 0.1·1.0·ln 40 + 1 (factor 40, mscale 1.0)
+    "check_softmax_scale": (lambda a: pl.check_softmax_scale(a, model="DeepSeek-V3"), (0.1 * math.log(40) + 1) ** 2, None),
     "check_pe": (lambda a: pl.check_pe(a, pos=4), [math.sin(4), math.cos(4)], 4),
     "check_wavelength": (lambda a: pl.check_wavelength(a, i=3, d_model=8), 2 * math.pi * E ** (6 / 8), 1),
     "check_dot_product": (lambda a: pl.check_dot_product(a, k=100, d_model=4), math.cos(100) + math.cos(100 * E ** (-2 / 4)), 4),
@@ -63,7 +65,6 @@ WHOLE = {
     "check_alibi_start": (lambda a: pl.check_alibi_start(a, seq_len=20), 12),
     "check_unseen_pairs": (lambda a: pl.check_unseen_pairs(a, d_model=128, train_len=4096, target_len=16384),
                            sum(4095 * E ** (-2 * i / 128) < 2 * math.pi for i in range(64))),
-    "check_rotated_dims": (lambda a: pl.check_rotated_dims(a, model="GPT-NeoX-20B"), 24),
     "check_mla_cache": (lambda a: pl.check_mla_cache(a, model="DeepSeek-V3"), 512 + 64),
     "check_raster_offset": (lambda a: pl.check_raster_offset(a, cols=12), 12),
     "check_mrope_text_start": (lambda a: pl.check_mrope_text_start(a, n_text_before=5, grid_thw=(1, 6, 8)), 5 + 8),

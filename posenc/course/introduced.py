@@ -85,7 +85,7 @@ INTRODUCED: dict[str, tuple[str, ...]] = {
         "causal_rope_attention", "gqa_attention", "kv_cache_decode", "kv_cache_numbers",
         "move_cached_keys", "recompute_decode", "repeat_kv", "t5_step_bias", "mla_absorbed_matrix",
         "mla_absorbed_scores", "mla_cache_per_token", "mla_decoupled_scores", "mla_scores", "mla_softmax_scale",
-        "check_llama3_slowdown", "check_mla_cache", "check_rotated_dims", "llama3_slowdown", "Quiz",
+        "check_llama3_slowdown", "check_mla_cache", "check_softmax_scale", "llama3_slowdown", "Quiz",
         "RealModelsExplorer", "plot_real_model",
     ),
     "11_positions_in_practice": (

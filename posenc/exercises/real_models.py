@@ -7,30 +7,10 @@ import math
 
 from ..context import llama3_frequencies, yarn_attention_factor
 from ..mla import mla_softmax_scale
-from ..real_models import MODEL_CONFIGS, rotary_dims
+from ..real_models import MODEL_CONFIGS
 from ..validate import check_one_of, check_real
 from .rule import grade
 from .verdict import Verdict
-
-
-def check_rotated_dims(answer, model: str) -> Verdict:
-    """Check how many dims of each attention head the model rotates (:func:`rotary_dims`).
-
-    Slip table: the whole head (forgot ``partial_rotary_factor``), the number of pairs instead
-    of dims, and the unrotated dims.
-    """
-    model = check_one_of("model", model, tuple(MODEL_CONFIGS))
-    cfg = MODEL_CONFIGS[model]
-    right = rotary_dims(cfg)
-    slips = [
-        (cfg["head_dim"], "这是整个头的维数；partial_rotary_factor 说只有一部分维度旋转。"),
-        (right // 2, "这是对数（两维一对）；问的是维数。"),
-        (cfg["head_dim"] - right, "这是不旋转的那部分维数。"),
-    ]
-    return grade(answer, right, read="int", slips=slips, expected="答案应是一个整数（维数）。",
-                 ok=f"{model} 每个头 {cfg['head_dim']} 维，其中 {right} 维（{right // 2} 对）旋转，"
-                    f"其余 {cfg['head_dim'] - right} 维不带位置。",
-                 wrong="旋转的维数 = head_dim × partial_rotary_factor（MLA 模型看 qk_rope_head_dim）。")
 
 
 def llama3_slowdown(wavelength, factor: float = 8.0, low_freq_factor: float = 1.0, high_freq_factor: float = 4.0,
