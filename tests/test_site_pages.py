@@ -135,21 +135,24 @@ def test_an_unanswered_exercise_becomes_an_answer_box_with_its_rule_and_the_kern
 
 
 def test_an_exercise_only_a_kernel_can_grade_becomes_the_line_that_says_so():
-    """A drill's verdict declares itself ("drill": true: its answer is a function) and a verdict
-    without a rule cannot be graded on a page: each becomes one static line, no answer box."""
+    """A drill's verdict declares itself ("drill": true: its answer is a function), answered or
+    not, and a verdict without a rule cannot be graded on a page: each becomes one static line,
+    no answer box."""
     drill = {"exercise": "drill-rope-interleaved", "pending": True, "rule": None, "drill": True}
     other = {"exercise": "some-exercise", "pending": True, "rule": None}
+    solved = {"exercise": "drill-rope-interleaved", "pending": False, "rule": None, "drill": True}
     nb = nbformat.v4.new_notebook()
-    for decl in (drill, other):
+    for decl in (drill, other, solved):
         cell = nbformat.v4.new_code_cell("x")
         cell.outputs = [nbformat.v4.new_output("display_data", data={"text/plain": "待作答", declare.EXERCISE: decl})]
         nb.cells.append(cell)
     report = sp.teach(nb, "07_rope")
-    assert (report["drills"], report["kernel_only"], report["exercises"]) == (1, 1, 0)
-    for i, (hint, name) in enumerate(((sp.DRILL_HINT, "drill-rope-interleaved"), (sp.KERNEL_HINT, "some-exercise"))):
+    assert (report["drills"], report["kernel_only"], report["exercises"]) == (2, 1, 0)
+    lines = (sp.hint_html(sp.DRILL_HINT, drill="drill-rope-interleaved"), sp.hint_html(sp.KERNEL_HINT, exercise="some-exercise"))
+    for i, expected in enumerate(lines + lines[:1]):
         (line,) = outputs(nb, i)
         markup = line["data"]["text/html"]
-        assert markup == sp.hint_html(hint, exercise=name) and sp.HINT_CLASS in markup
+        assert markup == expected and sp.HINT_CLASS in markup
         assert declare.EXERCISE not in line["data"] and "posenc-exercise" not in markup
 
 

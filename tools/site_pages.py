@@ -186,13 +186,15 @@ def teach(nb, notebook: str) -> dict:
             data = out.get("data", {})
             if EXERCISE in data:
                 decl = data[EXERCISE]
-                if decl.get("pending") and decl.get("rule") and not decl.get("drill"):
+                if decl.get("drill"):              # its answer is a function: only a kernel runs it
+                    outputs.append(_html_output(hint_html(DRILL_HINT, drill=decl["exercise"]), DRILL_HINT))
+                    report["drills"] += 1
+                elif decl.get("pending") and decl.get("rule"):
                     outputs.append(_html_output(exercise_html(decl, notebook), "answer box"))
                     report["exercises"] += 1
-                elif decl.get("pending"):          # a kernel grades it: a drill, or no rule
-                    hint = DRILL_HINT if decl.get("drill") else KERNEL_HINT
-                    outputs.append(_html_output(hint_html(hint, exercise=decl["exercise"]), hint))
-                    report["drills" if decl.get("drill") else "kernel_only"] += 1
+                elif decl.get("pending"):          # no rule: only a kernel grades it
+                    outputs.append(_html_output(hint_html(KERNEL_HINT, exercise=decl["exercise"]), KERNEL_HINT))
+                    report["kernel_only"] += 1
                 else:
                     data.pop(EXERCISE)
                     outputs.append(out)
