@@ -28,7 +28,7 @@ import io
 import re
 
 from posenc.ui import progress, quiz, worksheet
-from posenc.ui.declare import EXERCISE, EXPLORER, PROGRESS, QUIZ, STATIC, WORKSHEET, attr, fill, verdict_looks
+from posenc.ui.declare import EXERCISE, EXPLORER, PROGRESS, QUIZ, STATIC, WORKSHEET, data_attr, fill, verdict_looks
 
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -98,7 +98,7 @@ def exercise_html(decl: dict, notebook: str) -> str:
     read = rule["read"]
     looks = verdict_looks()
     common = (f'class="posenc-exercise" data-exercise="{html.escape(decl["exercise"])}" '
-              f'data-notebook="{html.escape(notebook)}" data-rule="{attr(rule)}" data-verdicts="{attr(looks)}" '
+              f'data-notebook="{html.escape(notebook)}" {data_attr("rule", rule)} {data_attr("verdicts", looks)} '
               f'data-prompt="{html.escape(EXERCISE_PROMPT)}"')
     if read == "choice":
         options = (rule.get("valid") or {}).get("options")
@@ -106,7 +106,7 @@ def exercise_html(decl: dict, notebook: str) -> str:
             raise ValueError(f"{decl['exercise']}: a choice without options cannot be offered on a page")
         items = "".join(
             f'<label class="posenc-option"><input type="radio" name="{html.escape(decl["exercise"])}" '
-            f'data-option="{attr(o)}"> {html.escape(_option_text(o))}</label>' for o in options)
+            f'{data_attr("option", o)}> {html.escape(_option_text(o))}</label>' for o in options)
         field = f'<div class="posenc-options" role="radiogroup">{items}</div>'
     elif read == "letters":
         items = "".join(f'<label class="posenc-option"><input type="checkbox" value="{x}"> {x}</label>'

@@ -40,7 +40,7 @@ PROGRESS = "application/vnd.posenc.progress+json"
 STATIC = "application/vnd.posenc.static+json"
 
 __all__ = ["EXERCISE", "EXPLORER", "QUIZ", "WORKSHEET", "PROGRESS", "STATIC", "declared_box", "Slot",
-           "verdict_looks", "attr", "fill"]
+           "verdict_looks", "data_attr", "fill"]
 
 #: Where a template takes the text it is filled with (the page's script replaces ``{name}`` the same way).
 MESSAGE = "{message}"
@@ -77,9 +77,11 @@ def verdict_looks() -> dict:
             "pending": Verdict(False, MESSAGE, pending=True)._repr_html_()}
 
 
-def attr(data) -> str:
-    """``data`` as the value of an HTML attribute (JSON, escaped): what the page's script reads."""
-    return html.escape(json.dumps(data, ensure_ascii=False, separators=(",", ":")), quote=True)
+def data_attr(name: str, data) -> str:
+    """``data-<name>='<data as JSON>'``, what the page's script reads: the JSON in single quotes,
+    so its double quotes stay as they are (only ``&``, ``<``, ``>`` and ``'`` are escaped)."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return f"data-{name}='{html.escape(text, quote=False).replace(chr(39), '&#x27;')}'"
 
 
 def declared_box(children, mime: str, declare, **kwargs):

@@ -241,14 +241,14 @@ def page_html(decl: dict) -> str:
     (:func:`table_html`) and closing line with every counted number a
     :class:`~posenc.ui.declare.Slot`, the same chart (:func:`chart_svg`; its templates
     :data:`COUNT`, :data:`SHEET`), the page's note and its reset button."""
-    from .declare import Slot, attr
+    from .declare import Slot, data_attr
 
     rows = _skeleton(decl, Slot)
     declared = totals(_skeleton(decl, lambda k: 0))
     line = total_line({**declared, "solved": Slot("solved"), "drills_passed": Slot("drills_passed")})
     svg, parts = chart_svg(decl)
     chart = {"parts": parts, "count": COUNT, "sheet": label(*SHEET)}
-    return (f'<div class="posenc-progress-page" data-progress="{attr(decl)}" data-chart="{attr(chart)}" '
+    return (f'<div class="posenc-progress-page" {data_attr("progress", decl)} {data_attr("chart", chart)} '
             f'data-confirm="{html.escape(RESET[1])}">'
             f'<div class="posenc-progress-table-box">{table_html(rows)}'
             f'<p class="posenc-progress-total">{line}</p></div>'

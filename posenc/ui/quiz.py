@@ -169,17 +169,17 @@ def page_html(decl: dict) -> str:
     verdict; the score line with the reader's numbers left to the page's script
     (:class:`~posenc.ui.declare.Slot`). The script grades a pick with the question's rule
     (tools/site/grader.js) and shows it through :func:`~posenc.ui.declare.verdict_looks`."""
-    from .declare import Slot, attr, verdict_looks
+    from .declare import Slot, data_attr, verdict_looks
 
     name = html.escape(decl["name"])
     questions = []
     for n, q in enumerate(decl["questions"]):
         options = "".join(f'<label class="posenc-option"><input type="radio" name="{name}-{n}" '
-                          f'data-option="{attr(normalise(j))}"> {html.escape(o)}</label>' for j, o in enumerate(q["options"]))
-        questions.append(f'<div class="posenc-quiz-question" data-question="{html.escape(q["id"])}" data-rule="{attr(q["rule"])}">'
+                          f'{data_attr("option", normalise(j))}> {html.escape(o)}</label>' for j, o in enumerate(q["options"]))
+        questions.append(f'<div class="posenc-quiz-question" data-question="{html.escape(q["id"])}" {data_attr("rule", q["rule"])}>'
                          f'<b>{n + 1}. {html.escape(q["shown"])}</b><div class="posenc-options" role="radiogroup">{options}</div>'
                          f'<div class="posenc-quiz-feedback" aria-live="polite"></div></div>')
     slots = {k: Slot(k) for k in ("right", "answered", "first", "ever")}
     score = SCORE_TEXT.format(total=len(decl["questions"]), **slots)
-    return (f'<div class="posenc-quiz posenc-page-quiz" data-quiz="{name}" data-verdicts="{attr(verdict_looks())}">'
+    return (f'<div class="posenc-quiz posenc-page-quiz" data-quiz="{name}" {data_attr("verdicts", verdict_looks())}>'
             f'{"".join(questions)}<div class="posenc-quiz-score">{score}</div></div>')

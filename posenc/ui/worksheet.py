@@ -181,7 +181,7 @@ def case_html(c: WorksheetCase) -> str:
     """One case on a static page: the header, the grid (each box carries its id, its name in the
     messages and its rule, :func:`~posenc.exercises.worksheet.box_rule`) and the messages, whose
     numbers the page's script fills in (:class:`~posenc.ui.declare.Slot`)."""
-    from .declare import Slot, attr
+    from .declare import Slot, data_attr
 
     cells = []
     for kind, *cell in grid_cells(c):
@@ -191,7 +191,7 @@ def case_html(c: WorksheetCase) -> str:
         key, placeholder = cell
         cells.append(f"<span class='posenc-ws-box'><input type='text' class='posenc-worksheet-cell posenc-ws-{box_id(key)}' "
                      f"data-key='{box_id(key)}' data-name='{html.escape(c.cell_name(*key), quote=True)}' "
-                     f"data-rule='{attr(box_rule(c, *key).to_json(compact=True))}' placeholder='{html.escape(placeholder)}' "
+                     f"{data_attr('rule', box_rule(c, *key).to_json(compact=True))} placeholder='{html.escape(placeholder)}' "
                      f"autocomplete='off' spellcheck='false'><span class='posenc-ws-mark'></span></span>")
     summary = messages_html(c, {}, summary={"filled": Slot("filled"), "right": Slot("right")})
     return (f"<div class='posenc-ws-header'>{_header(c)}</div>"
@@ -203,12 +203,12 @@ def page_html(decl: dict) -> str:
     """The worksheet on a static page, from its :meth:`HandCalcWorksheet.declaration`: a place
     for the case shown, the 「换一题」 button and each case as a ``<template>`` (:func:`case_html`;
     the script shows one at a time, and records each box under the case's key and size)."""
-    from .declare import attr
+    from .declare import data_attr
 
     cases = [declared_case(d) for d in decl["cases"]]
     templates = "".join(f"<template class='posenc-ws-case' data-case='{html.escape(c.key, quote=True)}' "
                         f"data-size='{c.boxes}'>{case_html(c)}</template>" for c in cases)
     return (f'<div class="posenc-worksheet posenc-page-worksheet" data-worksheet="{html.escape(decl["id"])}" '
-            f'data-look="{attr(page_look())}"><div class="posenc-ws-case-shown"></div>'
+            f'{data_attr("look", page_look())}><div class="posenc-ws-case-shown"></div>'
             f'<button type="button" class="posenc-ws-new" title="{html.escape(NEW_CASE[1])}">{html.escape(NEW_CASE[0])}</button>'
             f'{templates}</div>')
