@@ -1,6 +1,6 @@
 """The static page grades with the kernel's rules: tools/site/grader.js, run by node, gives every
-exercise of every notebook (and every worksheet box of a few cases) the very verdict the kernel's
-pipeline gives (posenc/exercises/rule.py) for the same typed answer: the right answer, each slip's
+exercise of every notebook (every worksheet box of a few cases, every option of every quiz
+question) the very verdict the kernel's pipeline gives (posenc/exercises/rule.py) for the same typed answer: the right answer, each slip's
 value, a too coarse rounding, a wrong answer, refused input, a decimal comma, infinities, every
 option of a choice and every set of letters.
 
@@ -165,6 +165,26 @@ def test_the_worksheet_boxes_get_the_kernels_verdict():
     assert {"right", "slip", "rounding", "wrong", "refused"} <= {k for _, k, _ in verdicts}
 
 
+def test_every_pick_of_every_quiz_gets_the_kernels_verdict():
+    """Each question's rule as its page declares it, fed every option as the page's radio button
+    carries it: the verdict is the kernel quiz's own (pl.Quiz.verdict) for that pick."""
+    import posenc_lib as pl
+    from posenc.course.quiz_banks import QUIZZES
+
+    cases, kernel = [], []
+    for bank in QUIZZES.values():
+        quiz = pl.Quiz(bank)
+        for n, q in enumerate(quiz.declaration()["questions"]):
+            for j in range(len(q["options"])):
+                quiz.radios[n].index = j
+                v = quiz.verdict(n)
+                kernel.append([v.ok, v.kind, v.message])
+                cases.append((q["rule"], ["num", j]))
+    assert page(cases) == kernel
+    assert len(kernel) == sum(len(q["options"]) for bank in QUIZZES.values() for q in bank)
+    assert {k for _, k, _ in kernel} == {"right", "slip"}
+
+
 def test_the_two_readers_of_typed_text_agree():
     texts = ["0.8415", "[0.8415, -0.5403]", "0.1, 0.2", "sin(4)", "2 ** -2", "-2**2", "[[1,0],[0,1]]", "−0.5",
              "abc", "", " 3 ", "1e-3", "float('-inf')", "-inf", "math.pi/2", "0x10", "1_000", "(1+2)*3",
@@ -224,6 +244,7 @@ def test_synthetic_rules_reach_every_branch_the_same_way():
                     ([3, 5], "row five")]),
         make(12, read="int", valid={"range": [0, 20]}, by_value={"7": ["seven a", "seven b"]},
              wrong_by_value={"9": "nine"}, expected="e", ok="ok", wrong="w"),
+        make(2, read="int", slips=[(3, "three as written")], expected="e", ok="ok", wrong="w", echo=False),
     ]
     texts = ["5.06", "5.14", "5.2", "5.3", "7.8", "5", "5,25", "1", str(1 + 2 * math.pi), str(1 - 4 * math.pi), "1.5",
              "-inf", "inf", "3", "[3, 4]", "[2, 4]", "[9, 4]", "[3, 5]", "[3, 6]", "[3]", "7", "9", "10", "21", "12.0"]
@@ -232,3 +253,4 @@ def test_synthetic_rules_reach_every_branch_the_same_way():
     for expected in ("slip five", "turns +1", "turns -2", "neg ok", "pos no", "first two", "first other", "row five",
                      "seven a", "nine"):
         assert any(expected in m for m in messages), expected
+    assert "three as written" in messages and "w" in messages     # echo=False: the message as written

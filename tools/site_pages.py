@@ -3,10 +3,15 @@
 tools/build_site.py runs a notebook, then hands it here before exporting it:
 
 * an unanswered exercise (a verdict declaring its rule) becomes an answer box, graded in the
-  page by tools/site/grader.js with that very rule;
-* the quiz, the worksheet and the progress table become the page's own HTML, driven by
-  tools/site/course.js from their declarations (the reader's answers and progress are kept in
-  the reader's browser, ``localStorage``);
+  page by tools/site/grader.js with that very rule, and the notebook's instruction to replace
+  ``None`` and run the cell becomes the page's (:data:`PAGE_INSTRUCTION`); an exercise the page
+  cannot grade (a drill, whose answer is a function; a verdict without a rule) becomes the one
+  line saying that running it needs JupyterLab (:data:`DRILL_HINT`, :data:`KERNEL_HINT`);
+* the quiz, the worksheet and the progress table become the page's own HTML, rendered from their
+  declarations by the modules that render them in the kernel (``page_html`` of
+  :mod:`posenc.ui.quiz`, :mod:`posenc.ui.worksheet`, :mod:`posenc.ui.progress`);
+  tools/site/course.js fills in the reader's numbers and verdicts (kept in the reader's browser,
+  ``localStorage``, by tools/site/record.js) and writes no text of its own;
 * of every other widget, only what a declaration says works on a page keeps working (each
   explorer's main slider and its Play button, whose frames were rendered at build time); every
   other input is disabled, and the widget gets one line saying so (an explorer's line names its
@@ -20,9 +25,10 @@ from __future__ import annotations
 import base64
 import html
 import io
-import json
+import re
 
-from posenc.ui.declare import EXERCISE, EXPLORER, PROGRESS, QUIZ, STATIC, WORKSHEET
+from posenc.ui import progress, quiz, worksheet
+from posenc.ui.declare import EXERCISE, EXPLORER, PROGRESS, QUIZ, STATIC, WORKSHEET, data_attr, fill, verdict_looks
 
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -31,8 +37,17 @@ REF = "IPY_MODEL_"
 HINT_NONE = "静态网页：这里的控件要在 JupyterLab 里运行笔记本才能用。"
 #: The CSS class of every such line.
 HINT_CLASS = "posenc-static-hint"
-#: What an answer box says before anything is typed.
+#: What an answer box says before anything is typed (and when 「检查」 finds it empty).
 EXERCISE_PROMPT = "在框里写下你的答案，按回车或「检查」：判分规则和 JupyterLab 里完全一样。"
+#: What stands on a page instead of a drill's verdict (the answer is a function: only a kernel runs it).
+DRILL_HINT = ("静态网页：手写练习要在 JupyterLab 里运行：补全上面的函数，运行这一格，检查函数会在几组随机输入上"
+              "跑你的函数并指出错在哪里。完整解答在下面。")
+#: What stands instead of any other exercise the page cannot grade (its verdict declares no rule).
+KERNEL_HINT = "静态网页：这道题要在 JupyterLab 里运行这一格才能判分。"
+#: The notebooks' instruction for an exercise cell (「每题把 `None` 换成你的答案再运行」, a
+#: parenthesis allowed before 再运行), and what a page with answer boxes says instead.
+KERNEL_INSTRUCTION = re.compile(r"把\s*`None`\s*换成你的答案(?P<aside>（[^）]*）)?\s*再运行")
+PAGE_INSTRUCTION = "在下面的框里写下你的答案{aside}、按回车或「检查」"
 
 
 def explorer_hint(decl: dict) -> str:
@@ -43,10 +58,6 @@ def explorer_hint(decl: dict) -> str:
     if decl["controls"]:
         return f"静态网页：只有主滑块 {decl['main']} 能拖动{note}；其余控件要在 JupyterLab 里运行笔记本才能用。"
     return f"静态网页：滑块 {decl['main']} 的每个位置都是构建网页时画好的图{note}；要重新计算，请在 JupyterLab 里运行笔记本。"
-
-
-def _attr(data) -> str:
-    return html.escape(json.dumps(data, ensure_ascii=False, separators=(",", ":")), quote=True)
 
 
 def hint_html(text: str, **data) -> str:
@@ -80,18 +91,22 @@ def _example(rule: dict) -> str:
 
 def exercise_html(decl: dict, notebook: str) -> str:
     """The answer box of one exercise: its rule in a data attribute, an input of the rule's kind
-    (text; a choice's options as buttons; letters as boxes), a check button, the verdict line."""
+    (text; a choice's options as buttons; letters as boxes), a check button, and the verdict as
+    the kernel shows it (:func:`~posenc.ui.declare.verdict_looks`), first with
+    :data:`EXERCISE_PROMPT`."""
     rule = decl["rule"]
     read = rule["read"]
+    looks = verdict_looks()
     common = (f'class="posenc-exercise" data-exercise="{html.escape(decl["exercise"])}" '
-              f'data-notebook="{html.escape(notebook)}" data-rule="{_attr(rule)}"')
+              f'data-notebook="{html.escape(notebook)}" {data_attr("rule", rule)} {data_attr("verdicts", looks)} '
+              f'data-prompt="{html.escape(EXERCISE_PROMPT)}"')
     if read == "choice":
         options = (rule.get("valid") or {}).get("options")
         if not options:
             raise ValueError(f"{decl['exercise']}: a choice without options cannot be offered on a page")
         items = "".join(
             f'<label class="posenc-option"><input type="radio" name="{html.escape(decl["exercise"])}" '
-            f'data-option="{_attr(o)}"> {html.escape(_option_text(o))}</label>' for o in options)
+            f'{data_attr("option", o)}> {html.escape(_option_text(o))}</label>' for o in options)
         field = f'<div class="posenc-options" role="radiogroup">{items}</div>'
     elif read == "letters":
         items = "".join(f'<label class="posenc-option"><input type="checkbox" value="{x}"> {x}</label>'
@@ -100,9 +115,10 @@ def exercise_html(decl: dict, notebook: str) -> str:
     else:
         field = (f'<input type="text" class="posenc-answer" autocomplete="off" spellcheck="false" '
                  f'aria-label="你的答案" placeholder="{html.escape(_example(rule))}">')
+    prompt = fill(looks["pending"], message=html.escape(EXERCISE_PROMPT))
     return (f'<div {common}><div class="posenc-exercise-row"><span class="posenc-exercise-label">你的答案</span>'
             f'{field}<button type="button" class="posenc-check">检查</button></div>'
-            f'<div class="posenc-verdict posenc-verdict-pending" aria-live="polite">{html.escape(EXERCISE_PROMPT)}</div></div>')
+            f'<div class="posenc-verdict-slot" aria-live="polite">{prompt}</div></div>')
 
 
 def _option_text(tagged) -> str:
@@ -116,30 +132,15 @@ def _option_text(tagged) -> str:
     return str(v)
 
 
-def quiz_html(decl: dict) -> str:
-    qs = []
-    for n, q in enumerate(decl["questions"]):
-        opts = "".join(f'<label class="posenc-option"><input type="radio" name="{html.escape(decl["name"])}-{n}" '
-                       f'value="{j}"> {html.escape(o)}</label>' for j, o in enumerate(q["options"]))
-        qs.append(f'<div class="posenc-quiz-question" data-n="{n}"><b>{n + 1}. {html.escape(q["shown"])}</b>'
-                  f'<div class="posenc-options" role="radiogroup">{opts}</div><div class="posenc-quiz-feedback" aria-live="polite"></div></div>')
-    return (f'<div class="posenc-quiz posenc-page-quiz" data-quiz="{_attr(decl)}">{"".join(qs)}'
-            f'<div class="posenc-quiz-score"></div></div>')
+#: The page's HTML of each widget that declares itself, by its MIME type: rendered by the module
+#: that renders it in the kernel.
+PAGE_HTML = {QUIZ: quiz.page_html, WORKSHEET: worksheet.page_html, PROGRESS: progress.page_html}
 
 
-def worksheet_html(decl: dict) -> str:
-    return (f'<div class="posenc-worksheet posenc-page-worksheet" data-worksheet="{_attr(decl)}">'
-            f'<div class="posenc-ws-header"></div><div class="posenc-ws-grid"></div>'
-            f'<div class="posenc-worksheet-messages" aria-live="polite"></div>'
-            f'<button type="button" class="posenc-ws-new">换一题</button></div>')
-
-
-def progress_html(decl: dict) -> str:
-    return (f'<div class="posenc-progress-page" data-progress="{_attr(decl)}">'
-            f'<div class="posenc-progress-table-box"></div><div class="posenc-progress-chart-box"></div>'
-            f'<p class="posenc-progress-note">这张表读的是<b>你这个浏览器</b>里记下的进度：在静态网页里做的练习和自测题都记在这里'
-            f'（不上传到任何地方）；在 JupyterLab 里做的记在你自己电脑上的进度文件里。</p>'
-            f'<button type="button" class="posenc-progress-reset">清空这个浏览器里的进度</button></div>')
+def page_instruction(source: str) -> str:
+    """A markdown cell's text with the notebooks' instruction for an exercise cell
+    (:data:`KERNEL_INSTRUCTION`) replaced by the page's (:data:`PAGE_INSTRUCTION`)."""
+    return KERNEL_INSTRUCTION.sub(lambda m: PAGE_INSTRUCTION.format(aside=m["aside"] or ""), source)
 
 
 # ---------------------------------------------------------------------------
@@ -175,7 +176,8 @@ def teach(nb, notebook: str) -> dict:
     state = widget_state(nb)
     working: set = set()
     roots: list = []            # (output index, model id, its hint) of the widget views of a cell
-    report = {"exercises": 0, "quizzes": 0, "worksheets": 0, "progress": 0, "disabled": 0, "hints": 0}
+    report = {"exercises": 0, "drills": 0, "kernel_only": 0, "quizzes": 0, "worksheets": 0, "progress": 0,
+              "disabled": 0, "hints": 0, "instructions": 0}
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
@@ -184,17 +186,22 @@ def teach(nb, notebook: str) -> dict:
             data = out.get("data", {})
             if EXERCISE in data:
                 decl = data[EXERCISE]
-                if decl.get("pending") and decl.get("rule"):
+                if decl.get("drill"):              # its answer is a function: only a kernel runs it
+                    outputs.append(_html_output(hint_html(DRILL_HINT, drill=decl["exercise"]), DRILL_HINT))
+                    report["drills"] += 1
+                elif decl.get("pending") and decl.get("rule"):
                     outputs.append(_html_output(exercise_html(decl, notebook), "answer box"))
                     report["exercises"] += 1
+                elif decl.get("pending"):          # no rule: only a kernel grades it
+                    outputs.append(_html_output(hint_html(KERNEL_HINT, exercise=decl["exercise"]), KERNEL_HINT))
+                    report["kernel_only"] += 1
                 else:
                     data.pop(EXERCISE)
                     outputs.append(out)
                 continue
-            for mime, make, key in ((QUIZ, quiz_html, "quizzes"), (WORKSHEET, worksheet_html, "worksheets"),
-                                    (PROGRESS, progress_html, "progress")):
+            for mime, key in ((QUIZ, "quizzes"), (WORKSHEET, "worksheets"), (PROGRESS, "progress")):
                 if mime in data:
-                    outputs.append(_html_output(make(data[mime])))
+                    outputs.append(_html_output(PAGE_HTML[mime](data[mime])))
                     report[key] += 1
                     break
             else:
@@ -219,6 +226,11 @@ def teach(nb, notebook: str) -> dict:
                 report["hints"] += 1
         roots = []
         cell.outputs = outputs
+    if report["exercises"]:
+        for cell in nb.cells:
+            if cell.cell_type == "markdown" and KERNEL_INSTRUCTION.search(cell.source):
+                cell.source = page_instruction(cell.source)
+                report["instructions"] += 1
     for m, model in state.items():
         s = model.get("state", {})
         if "disabled" in s and m not in working and not s["disabled"]:

@@ -16,8 +16,8 @@ Every key is a declared id, never a question's wording or a call's arguments. A 
 by quiz name and question text) is migrated when it is read, with the frozen table
 ``progress_v1.json`` beside this module; entries the table does not know are kept under
 ``legacy``, and the first write after a migration keeps a copy of the version-1 file beside it.
-The static page's script keeps the same layout in the reader's browser and migrates the same way
-(``tools/site/course.js``; a test feeds both the same file).
+The static page keeps the same layout in the reader's browser and migrates the same way
+(``tools/site/record.js``; a test feeds both the same file).
 
 Nothing here ever breaks a check or loses a record: each write is a read-modify-write under a
 lock (two kernels may record at once), written atomically (a temporary file in the same folder,

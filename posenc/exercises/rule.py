@@ -29,7 +29,8 @@ The pipeline, for an answer that is not ``None`` (``None`` is the neutral prompt
    ``wrong``.
 
 Every message but the echo is written out when the rule is made; the verdict starts
-「你填的是 <echo>：」 for anything not right.
+「你填的是 <echo>：」 for anything not right, unless the rule says ``echo=False`` (a choice whose
+every message already names the option, as the quiz's do).
 """
 from __future__ import annotations
 
@@ -74,7 +75,8 @@ class Rule:
     (``"无"``); ``reasons``: ``{"describe": {x: text}, "extra": text,
     "missing": {x: text}}``. ``infinite``: ``{"neg": [right, message], "pos": [right, message]}``.
     ``mod``: a period; ``ok_turns``: the right message for an answer off by whole periods, with
-    ``{turns}`` (signed).
+    ``{turns}`` (signed). ``echo``: False says a not-right verdict's message as written, without
+    「你填的是 …：」 (each message names the answer itself).
     """
 
     read: str
@@ -96,6 +98,7 @@ class Rule:
     infinite: dict | None = None
     mod: float | None = None
     ok_turns: str = ""
+    echo: bool = True
 
     def __post_init__(self):
         if self.read not in READS:
@@ -108,7 +111,8 @@ class Rule:
         leaves out the optional fields that are empty (the script reads them as empty)."""
         out = {f.name: _jsonable(getattr(self, f.name)) for f in dataclasses.fields(self)}
         if compact:
-            out = {k: v for k, v in out.items() if k in _REQUIRED or v not in (None, (), [], {}, "")}
+            out = {k: v for k, v in out.items()
+                   if k in _REQUIRED or (v not in (None, (), [], {}, "") and not (k == "echo" and v is True))}
         return out
 
     def grade(self, answer) -> Verdict:
@@ -225,6 +229,8 @@ class _Refused(Exception):
 
 
 def _said(answer, rule_: Rule, message: str, kind: str) -> Verdict:
+    if not rule_.echo:
+        return Verdict(False, message.strip(), kind=kind, rule=rule_)
     echo = shown_value(normalise(answer)) if rule_.read in ("choice", "letters") else shown(answer)
     return Verdict(False, f"你填的是 {echo}：{message}".strip(), kind=kind, rule=rule_)
 

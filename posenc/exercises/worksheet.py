@@ -149,7 +149,7 @@ def box_rule(case: WorksheetCase, part: str, row: int, dim: int) -> Rule:
 
 
 #: A verdict's kind -> the box's state.
-_STATES = {"right": "right", "refused": "unreadable", "slip": "wrong", "rounding": "wrong", "wrong": "wrong"}
+STATES = {"right": "right", "refused": "unreadable", "slip": "wrong", "rounding": "wrong", "wrong": "wrong"}
 
 
 def check_cell(case: WorksheetCase, part: str, row: int, dim: int, text: str) -> CellFeedback:
@@ -162,7 +162,7 @@ def check_cell(case: WorksheetCase, part: str, row: int, dim: int, text: str) ->
     if not str(text).strip():
         return CellFeedback("empty")
     verdict = r.grade(str(text))
-    return CellFeedback(_STATES[verdict.kind], verdict.message)
+    return CellFeedback(STATES[verdict.kind], verdict.message)
 
 
 def case_text(case: WorksheetCase) -> str:

@@ -17,12 +17,21 @@ static page (that switch, :mod:`posenc.ui.engine.static`, only says how many fra
   says its results were trained at build time).
 
 Widgets that declare nothing are shown with every input disabled under the one static hint.
+
+What the page shows of these objects is rendered by the same Python that renders them in the
+kernel (``page_html`` beside each widget: :mod:`posenc.ui.quiz`, :mod:`posenc.ui.worksheet`,
+:mod:`posenc.ui.progress`); the page's script (``tools/site/course.js``) only fills in what the
+reader did: the numbers (:class:`Slot`), and messages into the templates given here
+(:func:`verdict_looks`) and beside each widget. It writes no text of its own.
 """
 from __future__ import annotations
 
 import functools
+import html
+import json
 
 from ..exercises.verdict import MIME as EXERCISE
+from ..exercises.verdict import Verdict
 
 EXPLORER = "application/vnd.posenc.explorer+json"
 QUIZ = "application/vnd.posenc.quiz+json"
@@ -30,7 +39,49 @@ WORKSHEET = "application/vnd.posenc.worksheet+json"
 PROGRESS = "application/vnd.posenc.progress+json"
 STATIC = "application/vnd.posenc.static+json"
 
-__all__ = ["EXERCISE", "EXPLORER", "QUIZ", "WORKSHEET", "PROGRESS", "STATIC", "declared_box"]
+__all__ = ["EXERCISE", "EXPLORER", "QUIZ", "WORKSHEET", "PROGRESS", "STATIC", "declared_box", "Slot",
+           "verdict_looks", "data_attr", "fill"]
+
+#: Where a template takes the text it is filled with (the page's script replaces ``{name}`` the same way).
+MESSAGE = "{message}"
+
+
+class Slot:
+    """A number the page's script fills in. Formatted into a template (``"{right} / {total}"
+    .format(right=Slot("right"), total=5)``) it is an empty span named by ``data-n``; the script
+    writes the reader's number into every span of that name. The kernel formats the same
+    template with the number itself."""
+
+    CLASS = "posenc-n"
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __format__(self, spec: str) -> str:
+        return f'<span class="{self.CLASS}" data-n="{html.escape(self.name)}">–</span>'
+
+
+def fill(template: str, **values) -> str:
+    """``template`` with each ``{name}`` replaced by its value, as the page's script fills it (no
+    format specs, no other braces: what both sides can do the same way)."""
+    import re
+
+    return re.sub(r"\{(\w+)\}", lambda m: str(values[m[1]]), template)
+
+
+def verdict_looks() -> dict:
+    """How a verdict looks, as templates of the one renderer (:meth:`Verdict._repr_html_`) with
+    :data:`MESSAGE` where the message goes: ``right``, ``wrong`` (any verdict that is not right)
+    and ``pending``. The page shows its verdicts through these, never through markup of its own."""
+    return {"right": Verdict(True, MESSAGE)._repr_html_(), "wrong": Verdict(False, MESSAGE)._repr_html_(),
+            "pending": Verdict(False, MESSAGE, pending=True)._repr_html_()}
+
+
+def data_attr(name: str, data) -> str:
+    """``data-<name>='<data as JSON>'``, what the page's script reads: the JSON in single quotes,
+    so its double quotes stay as they are (only ``&``, ``<``, ``>`` and ``'`` are escaped)."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return f"data-{name}='{html.escape(text, quote=False).replace(chr(39), '&#x27;')}'"
 
 
 def declared_box(children, mime: str, declare, **kwargs):

@@ -1,5 +1,8 @@
 """The self-check quiz: multiple choice with feedback on every pick. The questions are in
-:mod:`posenc.course.quiz_banks`, one bank per concept (re-exported here).
+:mod:`posenc.course.quiz_banks`, one bank per concept (re-exported here). Each question is graded
+by the course's one pipeline (:func:`question_rule`: a ``choice`` rule of
+:mod:`posenc.exercises.rule`), in the kernel and, with the same rule, on a static page
+(:func:`page_html`).
 """
 from __future__ import annotations
 
@@ -11,6 +14,8 @@ from ..course.quiz_banks import (  # noqa: F401  (the banks, by concept)
     ALIBI, CONTEXT, INTERVIEW_QUIZ, LEARNED, PERMUTATION, PRACTICE, PROBES, QUIZZES, REAL_MODELS, RELATIVE,
     RELATIVE_FAMILY, ROPE, ROPE_2D, ROPE_IMPLEMENTATION, SINUSOIDAL,
 )
+from ..exercises.reading import normalise
+from ..exercises.rule import Rule, rule
 from ..exercises.verdict import Verdict
 from ..validate import bilingual, check_int
 
@@ -45,6 +50,22 @@ def check_question(n: int, q) -> dict:
 #: The score line, today's and the first try's (the static page fills in the same fields).
 SCORE_TEXT = ("<b>得分 (score)：{right} / {total}</b>（已作答 {answered} 题）· "
               "<b>首次作答得分 (first try)：{first} / {total}</b>（记录了 {ever} 题的第一次选择）")
+#: What a wrong pick says when its question has neither a message for it nor a hint.
+NO_HINT = "回到对应的笔记本再看一遍。"
+
+
+def question_rule(q: dict) -> Rule:
+    """A checked question (:func:`check_question`) as a ``choice`` rule of the course's pipeline:
+    the options by index, the right index, the explanation as the right pick's message and, for
+    each wrong option, 「你选的是「…」：」 and its message (else the hint); notebooks cited by
+    number are cited with their titles. Every message names the pick, so the verdict does not
+    echo it (``echo=False``)."""
+    why = lambda j: q["wrong"].get(j) or q["hint"] or NO_HINT
+    n = len(q["options"])
+    return rule(q["answer"], read="choice", valid={"options": [normalise(j) for j in range(n)]},
+                expected=f"答案应是第 0 到第 {n - 1} 个选项（选项的序号）之一。", ok=cite_titles(q["explanation"]),
+                slips=[(j, f"你选的是「{o}」：{cite_titles(why(j))}") for j, o in enumerate(q["options"])],
+                wrong=NO_HINT, echo=False)
 
 
 class Quiz:
@@ -74,6 +95,7 @@ class Quiz:
         if not questions:
             raise ValueError(bilingual("questions must not be empty", "questions 不能为空"))
         self.questions = [check_question(n, q) for n, q in enumerate(questions, 1)]
+        self.rules = [question_rule(q) for q in self.questions]
         self.name = str(name) if name is not None else next(
             (nb for nb, bank in QUIZZES.items() if [q["id"] for q in bank] == [q["id"] for q in self.questions]), "quiz")
         self.radios, self.feedback, boxes = [], [], []
@@ -94,31 +116,18 @@ class Quiz:
         self._show_score()
 
     def verdict(self, n: int) -> Verdict | None:
-        """The Verdict for question ``n`` (0-based), or None while it is unanswered."""
+        """The Verdict for question ``n`` (0-based): its pick graded by its rule
+        (:func:`question_rule`), or None while it is unanswered."""
         index = self.radios[n].index
-        if index is None:
-            return None
-        feedback = self._feedback()[n][index]
-        return Verdict(index == self.questions[n]["answer"], feedback)
-
-    def _feedback(self) -> list:
-        """Per question, the feedback each option gets (made once: the questions are fixed)."""
-        if getattr(self, "_feedback_texts", None) is None:
-            self._feedback_texts = [q["feedback"] for q in self.declaration()["questions"]]
-        return self._feedback_texts
+        return None if index is None else self.rules[n].grade(index)
 
     def declaration(self) -> dict:
-        """The quiz as a static page needs it (:mod:`posenc.ui.declare`): its name (the progress
-        record's key) and per question its text, options, right index and the feedback each
-        option gets — the very texts :meth:`verdict` shows, citations written out."""
-        out = []
-        for q in self.questions:
-            why = lambda j: q["wrong"].get(j) or q["hint"] or "回到对应的笔记本再看一遍。"
-            out.append({"id": q["id"], "question": q["question"], "shown": cite_titles(q["question"]), "options": list(q["options"]),
-                        "answer": q["answer"],
-                        "feedback": [cite_titles(q["explanation"]) if j == q["answer"] else
-                                     f"你选的是「{o}」：{cite_titles(why(j))}" for j, o in enumerate(q["options"])]})
-        return {"name": self.name, "questions": out, "score": SCORE_TEXT}
+        """The quiz as a static page needs it (:mod:`posenc.ui.declare`, :func:`page_html`): its name
+        and per question its id (the progress record's key), its text as shown (citations written
+        out), its options and its rule (:func:`question_rule`), with which the page grades a pick."""
+        return {"name": self.name,
+                "questions": [{"id": q["id"], "shown": cite_titles(q["question"]), "options": list(q["options"]),
+                               "rule": r.to_json(compact=True)} for q, r in zip(self.questions, self.rules)]}
 
     @property
     def score(self) -> tuple[int, int]:
@@ -152,3 +161,25 @@ class Quiz:
 
     def _repr_mimebundle_(self, **kwargs):
         return self.widget._repr_mimebundle_(**kwargs)
+
+
+def page_html(decl: dict) -> str:
+    """The quiz on a static page, from its :meth:`Quiz.declaration`: per question its text, its
+    options as radio buttons (each carries its option as the rule reads it) and a place for the
+    verdict; the score line with the reader's numbers left to the page's script
+    (:class:`~posenc.ui.declare.Slot`). The script grades a pick with the question's rule
+    (tools/site/grader.js) and shows it through :func:`~posenc.ui.declare.verdict_looks`."""
+    from .declare import Slot, data_attr, verdict_looks
+
+    name = html.escape(decl["name"])
+    questions = []
+    for n, q in enumerate(decl["questions"]):
+        options = "".join(f'<label class="posenc-option"><input type="radio" name="{name}-{n}" '
+                          f'{data_attr("option", normalise(j))}> {html.escape(o)}</label>' for j, o in enumerate(q["options"]))
+        questions.append(f'<div class="posenc-quiz-question" data-question="{html.escape(q["id"])}" {data_attr("rule", q["rule"])}>'
+                         f'<b>{n + 1}. {html.escape(q["shown"])}</b><div class="posenc-options" role="radiogroup">{options}</div>'
+                         f'<div class="posenc-quiz-feedback" aria-live="polite"></div></div>')
+    slots = {k: Slot(k) for k in ("right", "answered", "first", "ever")}
+    score = SCORE_TEXT.format(total=len(decl["questions"]), **slots)
+    return (f'<div class="posenc-quiz posenc-page-quiz" data-quiz="{name}" {data_attr("verdicts", verdict_looks())}>'
+            f'{"".join(questions)}<div class="posenc-quiz-score">{score}</div></div>')

@@ -219,6 +219,9 @@ def test_every_exercise_gets_the_kernels_verdict(number, site, server, context):
             field.fill(text)
             field.press("Enter")
             assert verdict.text_content().strip() == kernel_says(rule, text), (number, k, text)
+        field.fill("")                     # checked empty: the page's prompt, never the kernel's
+        box.locator(".posenc-check").click()
+        assert verdict.text_content().strip() == f"待作答 {sp.EXERCISE_PROMPT}", (number, k)
     tab.check()
 
 
@@ -227,10 +230,8 @@ def test_a_worksheet_box_is_checked_right_and_with_a_named_slip(site, server, co
     page = tab.page
     ws = page.locator(".posenc-page-worksheet")
     ws.scroll_into_view_if_needed()
-    decl = json.loads(ws.get_attribute("data-worksheet"))
-    case = decl["cases"][0]
     first, second = ws.locator("input.posenc-worksheet-cell").nth(0), ws.locator("input.posenc-worksheet-cell").nth(1)
-    rule = case["boxes"][first.get_attribute("data-key")]["rule"]
+    rule = json.loads(first.get_attribute("data-rule"))
     slip = rule["slips"][0]["value"]
     first.fill(f"{slip:.4f}")
     first.press("Tab")
@@ -253,26 +254,35 @@ def test_a_quiz_answer_and_the_readers_progress_show_on_the_contents_page(site, 
     page = tab.page
     quiz = page.locator(".posenc-page-quiz").first
     quiz.scroll_into_view_if_needed()
-    decl = json.loads(quiz.get_attribute("data-quiz"))
-    q0 = quiz.locator(".posenc-quiz-question").first
-    wrong = (decl["questions"][0]["answer"] + 1) % len(decl["questions"][0]["options"])
+    questions = quiz.locator(".posenc-quiz-question")
+    q0 = questions.first
+    rule = json.loads(q0.get_attribute("data-rule"))
+    right = rule["right"][1]
+    wrong = (right + 1) % q0.locator("input[type=radio]").count()
     q0.locator("input[type=radio]").nth(wrong).check()
-    assert decl["questions"][0]["feedback"][wrong] in q0.locator(".posenc-quiz-feedback").text_content()
-    q0.locator("input[type=radio]").nth(decl["questions"][0]["answer"]).check()
+    assert q0.locator(".posenc-quiz-feedback").text_content().strip() == kernel_says(rule, wrong)
+    q0.locator("input[type=radio]").nth(right).check()
+    assert q0.locator(".posenc-quiz-feedback").text_content().strip() == kernel_says(rule, right)
     score = quiz.locator(".posenc-quiz-score").text_content()
-    assert f"得分 (score)：1 / {len(decl['questions'])}" in score and "首次作答得分 (first try)：0 /" in score
+    assert f"得分 (score)：1 / {questions.count()}" in score and "首次作答得分 (first try)：0 /" in score
     box = page.locator(".posenc-exercise").first
     rule = json.loads(box.get_attribute("data-rule"))
     box.locator("input.posenc-answer").fill(typed(rule["right"]))
     box.locator(".posenc-check").click()
     contents = open_tab(context, f"{server}/index.html").page
+    stem = page_file(out, "11").stem
     for _ in range(2):                     # after a reload too
         progress = contents.locator(".posenc-progress-page")
         progress.scroll_into_view_if_needed()
-        row = progress.locator("tr", has_text="11 ")
+        row = progress.locator(f"tr[data-notebook='{stem}']")
         cells = row.locator("td").all_text_contents()
-        assert cells[1].startswith("1 / ") and cells[3].startswith(f"0 / {len(decl['questions'])}（已答 1）"), cells
-        assert progress.locator("svg text").count() > 0
+        assert cells[1].startswith("1 / ") and cells[3].startswith(f"0 / {questions.count()}（已答 1）"), cells
+        # the chart: 11's exercise bar drawn to its share, its count written, the quiz's bar empty
+        total = int(cells[1].split(" / ")[1])
+        bars = contents.evaluate("""(stem) => ['solved', 'quiz_right'].map(f => {
+            const bar = document.getElementById(`posenc-bar-${stem}-${f}`).querySelector('path').getBBox();
+            return [bar.width, document.getElementById(`posenc-count-${stem}-${f}`).textContent.trim()]; })""", stem)
+        assert bars[0][1] == f"1/{total}" and bars[0][0] > 0 and bars[1] == [0, f"0/{questions.count()}"], bars
         contents.reload()
     contents.once("dialog", lambda d: d.accept())
     contents.locator(".posenc-progress-reset").click()
@@ -359,6 +369,18 @@ def test_every_control_either_changes_something_or_is_off(number, site, server, 
         after = area.evaluate("a => a.innerHTML + [...a.querySelectorAll('img')].map(i => i.src).join()")
         assert after != before, (number, c)
     tab.check()
+
+
+def test_no_page_asks_for_what_it_cannot_do(site):
+    """Where an answer box stands, neither the kernel's pending prompt nor the notebooks'
+    instruction to replace None and run the cell is on the page: the page's own words are."""
+    from posenc.exercises.verdict import PROMPT
+
+    for path in sorted(site[0].glob("*.html")):
+        text = path.read_text(encoding="utf-8")
+        if 'class="posenc-exercise"' in text:
+            assert PROMPT not in text and not re.search(r"None</code>\s*换成", text), path.name
+            assert sp.EXERCISE_PROMPT in text, path.name
 
 
 def test_no_page_holds_anything_of_the_builders_machine(site):

@@ -439,7 +439,9 @@
   function grade(rule, answer) {
     if (answer === null || answer === undefined) { return verdict(false, "pending", PROMPT); }
     var echo = (rule.read === "choice") ? shownValue(answer) : (rule.read === "letters" ? pyRepr(String(answer).trim()) : String(answer).trim());
-    function said(message, kind) { return verdict(false, kind, ("你填的是 " + echo + "：" + message).trim()); }
+    function said(message, kind) {
+      return verdict(false, kind, (rule.echo === false ? message : "你填的是 " + echo + "：" + message).trim());
+    }
     if (rule.infinite && rule.read !== "choice") {
       var sign = infiniteSign(answer);
       if (sign) {

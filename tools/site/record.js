@@ -1,12 +1,14 @@
 // The reader's record on a static page: the layout of the kernel's progress file
-// (posenc/course/progress.py, version 2), kept in this browser's localStorage, and the migration
-// of a version-1 record with the same frozen table (posenc/course/progress_v1.json, copied into the
-// site as progress-v1-table.js by tools/build_site.py). tests/test_record_js.py feeds this file and
-// posenc.course.progress.migrate the same records and compares. No dependencies; runs in a
-// browser and in node.
+// (posenc/course/progress.py, version 2), kept in this browser's localStorage under KEY, the
+// migration of a version-1 record with the same frozen table (posenc/course/progress_v1.json,
+// copied into the site as progress-v1-table.js by tools/build_site.py), and the progress table's
+// counts (posenc/ui/progress.py summary, totals). tests/test_record_js.py feeds this file and the
+// kernel's functions the same records and compares. No dependencies; runs in a browser and in node.
 (function (root) {
   "use strict";
   var VERSION = 2;
+  // the browser's key, named when the page's record had version 1; kept, so no reader's record is lost
+  var KEY = "posenc-progress-v1";
   var has = function (o, k) { return Object.prototype.hasOwnProperty.call(o, k); };
 
   function empty() { return { version: VERSION, exercises: {}, quiz: {}, worksheet: {}, legacy: {} }; }
@@ -50,7 +52,7 @@
   }
 
   function Store(storage, key, table) {
-    this.storage = storage; this.key = key; this.table = table;
+    this.storage = storage; this.key = key || KEY; this.table = table;
   }
   Store.prototype.load = function () {
     try {
@@ -87,6 +89,13 @@
       b.right = !!b.right || right;
     });
   };
+  Store.prototype.reset = function () {                // progress.reset_progress(confirm=True)
+    return this.update(function (d) {
+      var e = empty();
+      Object.keys(d).forEach(function (k) { delete d[k]; });
+      Object.keys(e).forEach(function (k) { d[k] = e[k]; });
+    });
+  };
   function worksheetCases(d, worksheet) {               // progress.worksheet_cases
     var cases = (d.worksheet || {})[worksheet] || {}, done = 0, keys = Object.keys(cases);
     keys.forEach(function (k) {
@@ -96,5 +105,25 @@
     return [done, keys.length];
   }
 
-  root.PosencRecord = { VERSION: VERSION, empty: empty, migrate: migrate, Store: Store, worksheetCases: worksheetCases };
+  function summary(decl, d) {                         // posenc.ui.progress.summary
+    var solved = function (ids) { return ids.filter(function (e) { return !!(d.exercises[e] && d.exercises[e].solved); }).length; };
+    return decl.notebooks.map(function (nb) {
+      var qs = nb.questions, cases = nb.worksheet ? worksheetCases(d, nb.worksheet) : [null, null];
+      return { notebook: nb.notebook, title: nb.title, solved: solved(nb.exercises), total: nb.exercises.length,
+               drills_passed: solved(nb.drills), drills_total: nb.drills.length,
+               quiz_right: qs.filter(function (q) { return !!(d.quiz[q] && d.quiz[q].right); }).length,
+               quiz_answered: qs.filter(function (q) { return has(d.quiz, q); }).length, quiz_total: qs.length,
+               worksheet: nb.worksheet, worksheet_done: cases[0], worksheet_tried: cases[1] };
+    });
+  }
+  function totals(rows) {                             // posenc.ui.progress.totals
+    var out = {};
+    ["solved", "total", "drills_passed", "drills_total"].forEach(function (k) {
+      out[k] = rows.reduce(function (n, r) { return n + r[k]; }, 0);
+    });
+    return out;
+  }
+
+  root.PosencRecord = { VERSION: VERSION, KEY: KEY, empty: empty, migrate: migrate, Store: Store,
+                        worksheetCases: worksheetCases, summary: summary, totals: totals };
 }(typeof window !== "undefined" ? window : globalThis));
