@@ -59,7 +59,9 @@ room (``posenc/…``)    what it holds                                          
                        evaluation, experiments
 ``exercises/``         ``Verdict``, the one grading pipeline and every ``check_*``, all
                        one file per concept (pure: they record nothing); the
-                       worksheet's box-by-box checking
+                       worksheet's box-by-box checking; drills (``drill``: run the
+                       reader's function, name the slip; ``drills/``: one file per
+                       concept, ``check_drill_*``)
 ``course/``            the course as data: every exercise declared with a stable    all
                        id (``catalogue``, and ``check``, the one call an exercise
                        cell makes), the quiz banks (ids per question), the

@@ -31,7 +31,8 @@ class Verdict:
     message: str
     pending: bool = False
     exercise: str | None = None
-    #: "pending", "refused", "right", "slip", "rounding" or "wrong" (what the pipeline decided).
+    #: "pending", "refused", "right", "slip", "rounding" or "wrong" (what the pipeline decided);
+    #: a drill's also "error" (the reader's function raised) or "timeout" (it was stopped).
     kind: str = ""
     #: The :class:`~posenc.exercises.rule.Rule` that graded it (None for a hand-made verdict).
     rule: object = None
@@ -49,7 +50,8 @@ class Verdict:
 
     def _repr_html_(self) -> str:
         color = "#57606a" if self.pending else ("#1a7f37" if self.ok else "#b35900")
-        return (f"<div class='posenc-verdict' style='color:{color}'><b>{self.head}</b> "
+        lines = "; white-space:pre-line" if "\n" in self.message else ""   # a drill's traceback lines
+        return (f"<div class='posenc-verdict' style='color:{color}{lines}'><b>{self.head}</b> "
                 f"{html.escape(self.message)}</div>")
 
     def _repr_mimebundle_(self, include=None, exclude=None):
