@@ -51,7 +51,6 @@ def stub_ellipsis(x, positions, base=10000.0):
 
 
 def stub_pass(x, positions, base=10000.0):
-    """Only a docstring and pass."""
     pass
 
 

@@ -32,8 +32,8 @@ def test_every_slip_of_these_drills_has_a_test():
 # ---------------------------------------------------------------------------
 # Causal attention
 # ---------------------------------------------------------------------------
-def attention_loops(q, k, v, *, sees="past", mask="before", scale="sqrt", along="keys"):
-    q, k, v = (np.asarray(a, dtype=float) for a in (q, k, v))
+def attention_loops(q, key, value, *, sees="past", mask="before", scale="sqrt", along="keys"):
+    q, k, v = (np.asarray(a, dtype=float) for a in (q, key, value))
     out = np.zeros(q.shape[:-1] + (v.shape[-1],))
     n, d = q.shape[-2], q.shape[-1]
     divisor = {"sqrt": math.sqrt(d), "none": 1.0, "d": float(d)}[scale]
@@ -104,12 +104,13 @@ def test_the_mask_after_the_softmax_shows_the_first_query_is_not_its_own_value()
 # ---------------------------------------------------------------------------
 # One decoding step with a KV cache and grouped KV heads
 # ---------------------------------------------------------------------------
-def step_loops(q, k, v, pos, cache_k, cache_v, base=10000.0, *, q_at=0, k_at=0, rotate_q=True, rotate_k=True,
+def step_loops(q, key, value, pos, key_cache, value_cache, base=10000.0, *, q_at=0, k_at=0, rotate_q=True, rotate_k=True,
                rerotate=False, tiled=False, scale="sqrt", rotate_v=False):
+    k, v = key, value
     heads, d = q.shape
     kv = k.shape[0]
-    keys = [[list(row) if not rerotate else ref.rope_vector(list(row), pos, base) for row in cache_k[g]] for g in range(kv)]
-    values = [[list(row) for row in cache_v[g]] for g in range(kv)]
+    keys = [[list(row) if not rerotate else ref.rope_vector(list(row), pos, base) for row in key_cache[g]] for g in range(kv)]
+    values = [[list(row) for row in value_cache[g]] for g in range(kv)]
     for g in range(kv):
         keys[g].append(ref.rope_vector(list(k[g]), pos + k_at, base) if rotate_k else list(k[g]))
         values[g].append(ref.rope_vector(list(v[g]), pos, base) if rotate_v else list(v[g]))
@@ -142,13 +143,13 @@ def test_the_step_written_as_loops_is_right():
 @pytest.mark.parametrize("name", STEP_SLIPS)
 def test_each_step_slip_is_named(name):
     knobs = STEP_SLIPS[name]
-    fn = lambda q, k, v, pos, cache_k, cache_v, base=10000.0: step_loops(q, k, v, pos, cache_k, cache_v, base, **knobs)
+    fn = lambda q, key, value, pos, key_cache, value_cache, base=10000.0: step_loops(q, key, value, pos, key_cache, value_cache, base, **knobs)
     assert_names(KV.check_drill_kv_cache_step, KV.KV_CACHE_STEP, fn, name)
 
 
 def test_a_rerotated_cache_is_shown_at_its_first_old_key():
-    fn = lambda q, k, v, pos, cache_k, cache_v, base=10000.0: step_loops(q, k, v, pos, cache_k, cache_v, base, rerotate=True)
-    assert "cache_k 里 KV 头 0 的第 0 行（位置 0 的旧键）被改了" in KV.check_drill_kv_cache_step(fn).message
+    fn = lambda q, key, value, pos, key_cache, value_cache, base=10000.0: step_loops(q, key, value, pos, key_cache, value_cache, base, rerotate=True)
+    assert "key_cache 里 KV 头 0 的第 0 行（位置 0 的旧键）被改了" in KV.check_drill_kv_cache_step(fn).message
 
 
 # ---------------------------------------------------------------------------

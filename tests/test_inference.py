@@ -157,12 +157,12 @@ def test_decode_steps_with_grouped_heads_are_causal_gqa_row_by_row():
     heads, kv_heads, seq_len, d, d_v = 6, 2, 5, 4, 3
     q, k, v = rng.normal(size=(heads, seq_len, d)), rng.normal(size=(kv_heads, seq_len, d)), rng.normal(size=(kv_heads, seq_len, d_v))
     want = np.array(ref.gqa_attention(q.tolist(), k.tolist(), v.tolist()))
-    cache_k, cache_v = np.zeros((kv_heads, 0, d)), np.zeros((kv_heads, 0, d_v))
+    key_cache, value_cache = np.zeros((kv_heads, 0, d)), np.zeros((kv_heads, 0, d_v))
     for t in range(seq_len):
-        before = cache_k.copy()
-        out, cache_k, cache_v = decode_step(q[:, t], k[:, t], v[:, t], t, cache_k, cache_v)
+        before = key_cache.copy()
+        out, key_cache, value_cache = decode_step(q[:, t], k[:, t], v[:, t], t, key_cache, value_cache)
         np.testing.assert_allclose(out, want[:, t], atol=1e-12)
-        np.testing.assert_array_equal(cache_k[:, :t], before)
+        np.testing.assert_array_equal(key_cache[:, :t], before)
         for g in range(kv_heads):
-            np.testing.assert_allclose(cache_k[g, t], ref.rope_vector(list(k[g, t]), t), atol=1e-12)
-    np.testing.assert_array_equal(cache_v, v)
+            np.testing.assert_allclose(key_cache[g, t], ref.rope_vector(list(k[g, t]), t), atol=1e-12)
+    np.testing.assert_array_equal(value_cache, v)

@@ -37,7 +37,7 @@ import time
 import traceback
 import warnings
 from dataclasses import dataclass, field
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
