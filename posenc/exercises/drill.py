@@ -477,8 +477,11 @@ def summary(cases: list[dict]) -> str:
     seen = []
     for case in cases:
         value = case[name]
-        text = str(tuple(np.shape(value))) if isinstance(value, (np.ndarray, list)) else fmt(value)
+        if isinstance(value, list):
+            text = str(value)
+        else:
+            text = str(tuple(np.shape(value))) if isinstance(value, np.ndarray) else fmt(value)
         if text not in seen:
             seen.append(text)
-    what = f"{name} 的形状" if isinstance(cases[0][name], (np.ndarray, list)) else f"{name} ="
+    what = f"{name} 的形状" if isinstance(cases[0][name], np.ndarray) else f"{name} ="
     return f"{what} {'、'.join(seen)}"
