@@ -49,7 +49,7 @@ SLIPS = (
          "位置多算了 1：新词的位置就是 pos（缓存里已有 pos 个词，位置 0 … pos − 1）。q、κ 一起错开时分数不变，"
          "但缓存里存下的键转错了，以后的每一步都会错。"),
     Slip("heads_tiled", lambda q, key, value, p, kc, vc, b: _step(q, key, value, p, kc, vc, b, q_at=p, k_at=p, group="tile"),
-         "查询头和 KV 头的对应错了：查询头 h 用 KV 头 h // (num_heads // num_kv_heads)（相邻的几个查询头共用一个"
+         "查询头和 KV 头的对应错了：查询头 h 用 KV 头 h // (num_heads // num_kv_heads)（相邻的几个查询头共用一个 "
          "KV 头，Hugging Face 的 repeat_kv），你的是 h % num_kv_heads。"),
     Slip("no_sqrt_d", lambda q, key, value, p, kc, vc, b: _step(q, key, value, p, kc, vc, b, q_at=p, k_at=p, scale=1.0),
          "分数没有除以 √d：scores = q·κ / √d。"),
