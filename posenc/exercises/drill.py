@@ -399,11 +399,18 @@ def _error_message(drill: Drill, fn, exc: BaseException, where: str) -> str:
 
 
 def run_drill(drill: Drill, fn, time_limit_s: float = TIME_LIMIT_S, clock: Callable | None = None) -> Verdict:
-    """Grade the reader's function ``fn`` on the drill's cases (see the module docstring).
+    """Grade the reader's function ``fn`` on the drill's cases (see the module docstring); the
+    verdict declares itself a drill's (:attr:`~posenc.exercises.verdict.Verdict.drill`).
 
     ``time_limit_s`` bounds each call; ``clock`` (tests) makes :func:`time_limit` read a given
     clock instead of the real-time alarm.
     """
+    verdict = _grade(drill, fn, time_limit_s, clock)
+    verdict.drill = True
+    return verdict
+
+
+def _grade(drill: Drill, fn, time_limit_s: float, clock: Callable | None) -> Verdict:
     if fn is None:
         return drill_prompt()
     if not callable(fn):

@@ -36,6 +36,8 @@ class Verdict:
     kind: str = ""
     #: The :class:`~posenc.exercises.rule.Rule` that graded it (None for a hand-made verdict).
     rule: object = None
+    #: True for a drill's verdict (the answer is a function: only a kernel can grade it).
+    drill: bool = False
 
     def __bool__(self) -> bool:
         return self.ok
@@ -59,12 +61,15 @@ class Verdict:
         if self.exercise is not None:
             bundle[MIME] = {"exercise": self.exercise, "pending": self.pending,
                             "rule": None if self.rule is None else self.rule.to_json()}
+            if self.drill:
+                bundle[MIME]["drill"] = True
         return bundle
 
 
 #: The MIME type a displayed verdict of a public check carries: ``{"exercise": key, "pending": bool,
-#: "rule": the rule as JSON}`` (JupyterLab and nbconvert ignore it; the static edition's builder
-#: reads it and grades the page's answers with the rule).
+#: "rule": the rule as JSON}``, and ``"drill": true`` for a drill (JupyterLab and nbconvert ignore
+#: it; the static edition's builder reads it and grades the page's answers with the rule, or says
+#: that a drill needs JupyterLab).
 MIME = "application/vnd.posenc.exercise+json"
 
 
