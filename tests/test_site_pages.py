@@ -157,14 +157,10 @@ def test_an_exercise_only_a_kernel_can_grade_becomes_the_line_that_says_so():
 
 
 def test_a_drill_becomes_the_line_that_it_needs_jupyterlab():
-    from posenc.exercises.drills.rope import check_drill_rope_interleaved
-
     def stub(x, positions, base=10000.0):
         raise NotImplementedError
 
-    pending = check_drill_rope_interleaved(stub)
-    pending.exercise = "drill-rope-interleaved"
-    nb = page_of(pending)
+    nb = page_of(pl.check("drill-rope-interleaved", stub))
     assert sp.teach(nb, "07_rope")["drills"] == 1
     (line,) = outputs(nb, 0)
     assert sp.DRILL_HINT in line["data"]["text/html"] and sp.HINT_CLASS in line["data"]["text/html"]

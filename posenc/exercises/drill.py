@@ -36,7 +36,7 @@ import threading
 import time
 import traceback
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from collections.abc import Callable
 
 import numpy as np
@@ -76,7 +76,9 @@ class Drill:
     ``outputs`` names the values returned when there are several (a tuple), else ``()``.
     ``where(case, got, expected)`` describes the first difference in numbers (both already
     normalised and of the expected shapes). ``graded(case)`` (optional) marks which elements of
-    the first output count (the others, e.g. padding, are free).
+    the first output count (the others, e.g. padding, are free). ``ok`` is added to the right
+    verdict's message. The minutes an interview allows are declared with the drill's id
+    (:mod:`posenc.course.catalogue`).
     """
 
     name: str
@@ -90,10 +92,7 @@ class Drill:
     hint: str = ""
     graded: Callable | None = None
     seed: int = 0
-    #: The minutes an interview would allow for writing it.
-    minutes: float = 10.0
     ok: str = ""
-    extra: dict = field(default_factory=dict)
 
     def inputs(self) -> list[dict]:
         """The cases, from the drill's seeded generator (the same every run)."""

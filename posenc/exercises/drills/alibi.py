@@ -61,7 +61,6 @@ ALIBI_SLOPES = Drill(
     slips=SLIPS,
     where=_where,
     hint="先做 H 是 2 的幂：s_h = 2^(−8h/H)，h = 1 … H；再按作者的做法补齐其他 H。",
-    minutes=10,
 )
 
 

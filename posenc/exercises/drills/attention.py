@@ -93,7 +93,6 @@ CAUSAL_ATTENTION = Drill(
     slips=SLIPS,
     where=_where,
     hint="scores = q·κᵀ/√d；键 n > m 的分数设成 −inf；沿最后一维 softmax；再乘 v。",
-    minutes=10,
 )
 
 

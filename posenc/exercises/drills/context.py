@@ -110,7 +110,6 @@ SCALED_FREQUENCIES = Drill(
     where=_where,
     hint="三种都从 w_i = base^(−2i/d) 出发：linear 除以 s；ntk 换 base' = base·s^(d/(d−2))；yarn 逐对 "
          "γ·w + (1 − γ)·w/s，γ 由 β_fast = 32、β_slow = 1 圈定出的下标斜坡给出，外加 attention_factor。",
-    minutes=20,
 )
 
 

@@ -99,7 +99,6 @@ SINUSOIDAL_TABLE = Drill(
     slips=SLIPS,
     where=_where,
     hint="先对一行：pos = 1、d_model = 4 时应是 [sin 1, cos 1, sin 0.01, cos 0.01]（交错）。",
-    minutes=10,
 )
 
 

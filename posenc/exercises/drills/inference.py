@@ -92,14 +92,13 @@ KV_CACHE_STEP = Drill(
     name="decode_step",
     signature="decode_step(q, key, value, pos, key_cache, value_cache, base=10000.0)",
     reference=decode_step,
-    reference_name="课程的 decode_step（posenc/inference.py）",
+    reference_name="pl.decode_step",
     cases=_cases,
     slips=SLIPS,
     outputs=("out", "key_cache", "value_cache"),
     where=_where,
     hint="顺序：q、κ 在位置 pos 上转（交错配对，pl.rope）；κ、v 追加到缓存末尾；查询头 h 对 KV 头 "
          "h // (num_heads // num_kv_heads) 的整个缓存做 softmax(q·κ/√d)·v。",
-    minutes=15,
 )
 
 

@@ -55,7 +55,6 @@ POSITION_IDS = Drill(
     graded=lambda case: case["attention_mask"] == 1,
     hint="每一行的第一个真实的词是位置 0，之后逐个加 1；填充位置的值随意（mask 会把它们遮住，检查不看）。",
     ok="填充位置上的值没有检查（mask 把它们遮住了）；Hugging Face 填 1。",
-    minutes=5,
 )
 
 
@@ -122,7 +121,6 @@ PACK = Drill(
     outputs=("position_ids", "visible"),
     where=_pack_where,
     hint="position_ids：每篇 0, 1, …, 长度 − 1 接起来；visible[m, n]：m、n 在同一篇，且 n ≤ m。",
-    minutes=10,
 )
 
 

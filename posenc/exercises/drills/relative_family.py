@@ -81,7 +81,6 @@ T5_BUCKET = Drill(
     where=_where,
     hint="按顺序：方向（双向分两半）→ 距离 n → n < max_exact 一个距离一个桶 → 否则 "
          "max_exact + int(log(n/max_exact)/log(max_distance/max_exact)·(B − max_exact))，封顶 B − 1。",
-    minutes=15,
 )
 
 

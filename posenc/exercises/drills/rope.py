@@ -101,7 +101,6 @@ ROPE_INTERLEAVED = Drill(
     slips=ROPE_SLIPS,
     where=_rope_where,
     hint="逐项核对：w_i = base^(−2i/d)；角度 pos·w_i；第 2i、2i+1 维一对；[x₀·cos − x₁·sin, x₀·sin + x₁·cos]。",
-    minutes=10,
 )
 
 
@@ -166,13 +165,12 @@ ROPE_COS_SIN = Drill(
     name="rope_cos_sin",
     signature="rope_cos_sin(positions, head_dim, base=10000.0)",
     reference=rope_cos_sin,
-    reference_name="课程的 rope_cos_sin（posenc/rope.py）",
+    reference_name="pl.rope_cos_sin",
     cases=_cos_sin_cases,
     slips=COS_SIN_SLIPS,
     outputs=("cos", "sin"),
     where=_cos_sin_where,
     hint="freqs[r, j] = positions[r]·w_j（j < head_dim/2），emb = cat(freqs, freqs)，返回 (cos(emb), sin(emb))。",
-    minutes=5,
 )
 
 
@@ -223,12 +221,11 @@ ROPE_ROTATE_HALF = Drill(
     name="apply_rope_half",
     signature="apply_rope_half(x, cos, sin)",
     reference=apply_rope_half,
-    reference_name="课程的 apply_rope_half（posenc/rope.py）",
+    reference_name="pl.apply_rope_half",
     cases=_half_cases,
     slips=HALF_SLIPS,
     where=_half_where,
     hint="结果是 x·cos + rotate_half(x)·sin，rotate_half(x) = cat(−x₂, x₁)，x₁、x₂ 是最后一维的前后两半。",
-    minutes=5,
 )
 
 
@@ -290,7 +287,6 @@ ROPE_PERMUTE = Drill(
     slips=PERMUTE_SLIPS,
     where=_permute_where,
     hint="每个头内：交错写法的第 2j + c 行挪到第 c·head_dim/2 + j 行（c = 0, 1）。",
-    minutes=10,
 )
 
 
