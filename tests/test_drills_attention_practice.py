@@ -98,7 +98,7 @@ def test_each_attention_slip_is_named(name):
 
 def test_the_mask_after_the_softmax_shows_the_first_query_is_not_its_own_value():
     message = AT.check_drill_causal_attention(lambda q, k, v: attention_loops(q, k, v, mask="after")).message
-    assert "位置 m = 0 的查询（只能看见键 0，也就是它自己：输出就是 v 的第 0 行）" in message
+    assert "位置 m = 0 的查询（只能看见键 0，也就是它自己：输出就是 value 的第 0 行）" in message
 
 
 # ---------------------------------------------------------------------------

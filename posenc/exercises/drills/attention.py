@@ -73,7 +73,7 @@ def _where(case, got, expected) -> str:
     lead, m, j = idx[:-2], idx[-2], idx[-1]
     mine, right = fmt_pair(got[idx], expected[idx])
     head = f"第 {', '.join(map(str, lead))} 个头里，" if lead else ""
-    sees = "只能看见键 0，也就是它自己：输出就是 v 的第 0 行" if m == 0 else f"能看见键 0 … {m}"
+    sees = "只能看见键 0，也就是它自己：输出就是 value 的第 0 行" if m == 0 else f"能看见键 0 … {m}"
     return f"{head}位置 m = {m} 的查询（{sees}）的输出第 {j} 维是 {mine}，应为 {right}"
 
 
