@@ -327,6 +327,7 @@ JS_MARK_CJK = f"""
     if (!m) continue;
     const el = n.parentElement;
     if (!el || !el.getClientRects().length || getComputedStyle(el).visibility === 'hidden') continue;
+    if (el.closest('details:not([open])') && !el.closest('summary')) continue;   // folded: not drawn, no font asked
     els.set(el, (els.get(el) || 0) + m.length);
   }}
   const out = [];
