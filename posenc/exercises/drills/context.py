@@ -53,8 +53,8 @@ SLIPS = (
          "NTK-aware 的指数倒过来了：base' = base·s^(d/(d−2))，这样最慢的一对 (i = d/2 − 1) 正好慢 s 倍。"),
     Slip("yarn_ramp_reversed",
          _only("yarn", lambda d, b, s, n: (_blend(d, b, s, 1.0 - yarn_ramp(d, n, b)), _yarn_attention(s))),
-         "YaRN 的斜坡方向反了：转得快的对（在原长度里转了 β_fast = 32 圈以上，下标小）保持原频率（γ = 1），"
-         "转不满 β_slow = 1 圈的慢对（下标大）整个除以 s（γ = 0）。Hugging Face 代码里的 mask 是 1 − γ，"
+         "YaRN 的斜坡方向反了：转得快的对（在原长度里转了 beta_fast = 32 圈以上，下标小）保持原频率（γ = 1），"
+         "转不满 beta_slow = 1 圈的慢对（下标大）整个除以 s（γ = 0）。Hugging Face 代码里的 mask 是 1 − γ，"
          "方向和论文的 γ 相反。"),
     Slip("yarn_no_attention_factor",
          _only("yarn", lambda d, b, s, n: (_blend(d, b, s, yarn_ramp(d, n, b)), 1.0)),
@@ -68,7 +68,7 @@ SLIPS = (
          "（即对 log r 线性），两端的下标 low、high 分别向下、向上取整。"),
     Slip("yarn_unrounded",
          _only("yarn", lambda d, b, s, n: (_blend(d, b, s, _unrounded_ramp(d, b, s, n)), _yarn_attention(s))),
-         "斜坡两端的下标没有取整：low = floor(转 β_fast 圈的那一对的下标)，high = ceil(转 β_slow 圈的那一对的下标)"
+         "斜坡两端的下标没有取整：low = floor(转 beta_fast 圈的那一对的下标)，high = ceil(转 beta_slow 圈的那一对的下标)"
          "（Hugging Face 的 find_correction_range）。"),
 )
 
@@ -109,7 +109,7 @@ SCALED_FREQUENCIES = Drill(
     outputs=("inv_freq", "attention_factor"),
     where=_where,
     hint="三种都从 w_i = base^(−2i/d) 出发：linear 除以 s；ntk 换 base' = base·s^(d/(d−2))；yarn 逐对 "
-         "γ·w + (1 − γ)·w/s，γ 由 β_fast = 32、β_slow = 1 圈定出的下标斜坡给出，外加 attention_factor。",
+         "γ·w + (1 − γ)·w/s，γ 由 beta_fast = 32、beta_slow = 1 圈定出的下标斜坡给出，外加 attention_factor。",
 )
 
 
