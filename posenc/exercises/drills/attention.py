@@ -88,7 +88,7 @@ CAUSAL_ATTENTION = Drill(
     name="causal_attention",
     signature="causal_attention(q, key, value)",
     reference=_reference,
-    reference_name="pl.scaled_dot_product_attention（visible = 因果掩码）",
+    reference_name="课程的因果注意力（posenc/attention.py 的 scaled_dot_product_attention 加 causal_mask）",
     cases=_cases,
     slips=SLIPS,
     where=_where,
