@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from ...context import YARN_BETA_FAST, YARN_BETA_SLOW, rope_frequencies, rotations_per_context, yarn_ramp
+from ...context import YARN_BETA_FAST, YARN_BETA_SLOW, rope_frequencies, yarn_paper_ramp, yarn_ramp
 from ...encoding import frequencies
 from ..drill import TIME_LIMIT_S, Drill, Slip, first_difference, fmt, fmt_pair, run_drill
 from ..verdict import Verdict
@@ -28,12 +28,6 @@ def _blend(d, b, s, gamma):
 
 def _yarn_attention(s):
     return 0.1 * math.log(s) + 1.0
-
-
-def _paper_ramp(d, b, s, length):
-    """The YaRN paper's γ, linear in r (turns in the original context), not in the pair index."""
-    r = rotations_per_context(d, length, b)
-    return np.clip((r - YARN_BETA_SLOW) / (YARN_BETA_FAST - YARN_BETA_SLOW), 0.0, 1.0)
 
 
 def _unrounded_ramp(d, b, s, length):
@@ -63,7 +57,7 @@ SLIPS = (
          _only("yarn", lambda d, b, s, n: (_blend(d, b, s, yarn_ramp(d, n, b)), 0.1 * math.log10(s) + 1.0)),
          "YaRN 的注意力因子用了 log10：是自然对数，0.1·ln(s) + 1。"),
     Slip("yarn_paper_ramp",
-         _only("yarn", lambda d, b, s, n: (_blend(d, b, s, _paper_ramp(d, b, s, n)), _yarn_attention(s))),
+         _only("yarn", lambda d, b, s, n: (_blend(d, b, s, yarn_paper_ramp(d, n, b)), _yarn_attention(s))),
          "这是 YaRN 论文的斜坡：γ 对每一对在原长度里转的圈数 r 线性。课程和 Hugging Face 的参考实现对下标 i 线性"
          "（即对 log r 线性），两端的下标 low、high 分别向下、向上取整。"),
     Slip("yarn_unrounded",
