@@ -601,11 +601,15 @@ def _drill(page) -> list[str]:
     with the right function, 正确. The kernel runs the reader's own code both times."""
     cell = page.locator(".jp-NotebookPanel .jp-CodeCell").filter(has_text='pl.check("drill-causal-attention"').first
     problems = []
-    for source, want in ((DRILL_WRONG, "掩码放在了 softmax 之后"), (DRILL_RIGHT, "正确 ✓")):
+    for source, typed, want in ((DRILL_WRONG, "weights = weights * np.tril", "掩码放在了 softmax 之后"),
+                                (DRILL_RIGHT, "scores = np.where(np.tril", "正确 ✓")):
         cell.scroll_into_view_if_needed()
         cell.locator(".cm-content").click()
+        cell.locator(".cm-editor.cm-focused").wait_for()      # edit mode: Ctrl+A selects the cell's text
         page.keyboard.press("Control+A")
         page.keyboard.insert_text(source)
+        page.wait_for_function("([el, line]) => el.textContent.includes(line)",   # the editor holds the text
+                               arg=[cell.locator(".cm-content").element_handle(), typed])
         page.keyboard.press("Shift+Enter")
         out = cell.locator(".jp-OutputArea")
         try:
