@@ -59,7 +59,9 @@ room (``posenc/…``)    what it holds                                          
                        evaluation, experiments
 ``exercises/``         ``Verdict``, the one grading pipeline and every ``check_*``, all
                        one file per concept (pure: they record nothing); the
-                       worksheet's box-by-box checking
+                       worksheet's box-by-box checking; drills (``drill``: run the
+                       reader's function, name the slip; ``drills/``: one file per
+                       concept, ``check_drill_*``)
 ``course/``            the course as data: every exercise declared with a stable    all
                        id (``catalogue``, and ``check``, the one call an exercise
                        cell makes), the quiz banks (ids per question), the
@@ -167,6 +169,7 @@ from posenc.relative_family import (
 
 # -- RoPE (07), ALiBi (08), context extension: PI, NTK-aware, YaRN (09) ------------------------
 from posenc.rope import (
+    apply_rope_half,
     content_position_scores,
     llama_permute_rows,
     partial_rope,
@@ -175,6 +178,7 @@ from posenc.rope import (
     rope_attention,
     rope_complex,
     rope_complex_score,
+    rope_cos_sin,
     rope_decay_bound,
     rope_pair_coefficients,
     p_rope_frequencies,
@@ -229,6 +233,7 @@ from posenc.inference import (
     DecodeResult,
     alibi_step_bias,
     causal_rope_attention,
+    decode_step,
     gqa_attention,
     kv_cache_decode,
     kv_cache_numbers,
@@ -411,6 +416,21 @@ from posenc.exercises.practice import (
 )
 from posenc.exercises.probes import check_causal_weight
 from posenc.exercises.rope_2d import check_mrope_text_start, check_raster_offset
+
+# -- drills: the reader writes the function, the check names the slip ---------------------------
+from posenc.exercises.drills.attention import check_drill_causal_attention
+from posenc.exercises.drills.encoding import check_drill_sinusoidal_table
+from posenc.exercises.drills.relative_family import check_drill_t5_bucket
+from posenc.exercises.drills.rope import (
+    check_drill_rope_cos_sin,
+    check_drill_rope_interleaved,
+    check_drill_rope_permute,
+    check_drill_rope_rotate_half,
+)
+from posenc.exercises.drills.alibi import check_drill_alibi_slopes
+from posenc.exercises.drills.context import check_drill_scaled_frequencies
+from posenc.exercises.drills.inference import check_drill_kv_cache_step
+from posenc.exercises.drills.practice import check_drill_packed_positions, check_drill_position_ids
 
 # -- the reader's side: the quiz, the worksheet, progress, the setup cell ----------------------
 from posenc.course.quiz_banks import INTERVIEW_QUIZ, PRACTICE, REAL_MODELS

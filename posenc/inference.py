@@ -66,15 +66,50 @@ def kv_cache_decode(x, w_q, w_k, w_v, base: float = 10000.0, rope_scaling: dict 
     """
     x, w_q, w_k, w_v = _check_inputs(x, w_q, w_k, w_v)
     d = w_q.shape[1]
-    cache_k, cache_v, outputs, freqs = [], [], [], []
+    key_cache, value_cache = np.zeros((1, 0, d)), np.zeros((1, 0, w_v.shape[1]))
+    outputs, freqs = [], []
     for t in range(x.shape[0]):
         inv_freq, factor = _frequencies(d, base, rope_scaling, seq_len=t + 1)
-        q = factor * rope((x[t] @ w_q)[None, :], [t], inv_freq=inv_freq)[0]
-        cache_k.append(factor * rope((x[t] @ w_k)[None, :], [t], inv_freq=inv_freq)[0])
-        cache_v.append(x[t] @ w_v)
-        outputs.append(scaled_dot_product_attention(q[None, :], np.array(cache_k), np.array(cache_v))[0][0])
+        # the attention factor multiplies cos and sin; the rotation is linear, so it may scale q, κ first
+        out, key_cache, value_cache = decode_step(factor * (x[t] @ w_q)[None, :], factor * (x[t] @ w_k)[None, :],
+                                                  (x[t] @ w_v)[None, :], t, key_cache, value_cache, inv_freq=inv_freq)
+        outputs.append(out[0])
         freqs.append(inv_freq)
-    return DecodeResult(np.array(outputs), np.array(cache_k), np.array(freqs))
+    return DecodeResult(np.array(outputs), key_cache[0], np.array(freqs))
+
+
+def decode_step(q, key, value, pos: int, key_cache, value_cache, base: float = 10000.0, inv_freq=None):
+    """One decoding step with a KV cache and grouped KV heads: returns ``(outputs, key_cache, value_cache)``.
+
+    ``q``: the new token's queries, ``(num_heads, d)``; ``key``, ``value``: its keys and values,
+    ``(num_kv_heads, d)`` and ``(num_kv_heads, d_v)``, none rotated yet; ``key_cache``, ``value_cache``:
+    ``(num_kv_heads, T, ·)``, the keys already rotated at their own positions. The new key is
+    rotated at ``pos`` once and appended, the value appended as it is, the cached keys are left
+    as they are; each query, rotated at ``pos``, attends over the whole cache with KV head
+    ``h // (num_heads // num_kv_heads)`` (:func:`repeat_kv`). ``outputs`` is ``(num_heads, d_v)``;
+    the caches come back one row longer. ``inv_freq`` (optional): the frequencies to rotate
+    with, else ``base``'s.
+    """
+    q, key, value = check_matrix("q", q), check_matrix("key", key), check_matrix("value", value)
+    key_cache, value_cache = _check_heads("key_cache", key_cache), _check_heads("value_cache", value_cache)
+    pos = check_int("pos", pos, 0)
+    heads, d = q.shape
+    kv_heads = key.shape[0]
+    if key.shape[1] != d or value.shape[0] != kv_heads or key_cache.shape[::2] != (kv_heads, d) or \
+            value_cache.shape[::2] != (kv_heads, value.shape[1]) or key_cache.shape[1] != value_cache.shape[1]:
+        raise ValueError(bilingual(
+            f"key (num_kv_heads, {d}), value (num_kv_heads, d_v), key_cache (num_kv_heads, T, {d}) and "
+            f"value_cache (num_kv_heads, T, d_v) do not fit: {key.shape}, {value.shape}, {key_cache.shape}, {value_cache.shape}",
+            "key、value、key_cache、value_cache 的形状不匹配"))
+    if heads % kv_heads:
+        raise ValueError(bilingual(f"num_heads = {heads} must be a multiple of num_kv_heads = {kv_heads}",
+                                   f"查询头数 {heads} 必须是 KV 头数 {kv_heads} 的整数倍"))
+    turn = lambda y: rope(y[:, None, :], [pos], base, inv_freq=inv_freq)[:, 0, :]
+    key_cache = np.concatenate([key_cache, turn(key)[:, None, :]], axis=1)      # rotated once, at its own position
+    value_cache = np.concatenate([value_cache, value[:, None, :]], axis=1)
+    group = heads // kv_heads
+    out, _ = scaled_dot_product_attention(turn(q)[:, None, :], repeat_kv(key_cache, group), repeat_kv(value_cache, group))
+    return out[:, 0, :], key_cache, value_cache
 
 
 def recompute_decode(x, w_q, w_k, w_v, base: float = 10000.0, rope_scaling: dict | None = None) -> DecodeResult:

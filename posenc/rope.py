@@ -243,17 +243,40 @@ def rotate_half(x) -> np.ndarray:
     return np.concatenate([-x[..., half:], x[..., :half]], axis=-1)
 
 
+def rope_cos_sin(positions, head_dim: int, base: float = 10000.0) -> tuple[np.ndarray, np.ndarray]:
+    """The cos/sin cache of the split-halves layout: ``cos(e)``, ``sin(e)`` with
+    ``e = cat(freqs, freqs)``, ``freqs[r, j] = positions[r]·w_j`` (j < head_dim/2); each of shape
+    ``(len(positions), head_dim)``. Column j and column j + head_dim/2 hold pair j's angle: what
+    Hugging Face's rotary embedding returns (``emb = torch.cat((freqs, freqs), dim=-1)``).
+    """
+    pos = check_positions(positions)
+    freqs = pos[:, None] * frequencies(check_d_model(head_dim), base)[None, :]
+    emb = np.concatenate([freqs, freqs], axis=-1)
+    return np.cos(emb), np.sin(emb)
+
+
+def apply_rope_half(x, cos, sin) -> np.ndarray:
+    """``x·cos + rotate_half(x)·sin``: a cos/sin cache (:func:`rope_cos_sin`, shape
+    ``(seq_len, d)``) applied to ``x`` of shape ``(..., seq_len, d)`` (Hugging Face's
+    ``apply_rotary_pos_emb`` for one tensor)."""
+    x = check_array("x", x)
+    cos, sin = check_array("cos", cos), check_array("sin", sin)
+    if cos.shape != sin.shape or cos.shape[-1] != x.shape[-1] or x.ndim < 2 or cos.shape[-2] != x.shape[-2]:
+        raise ValueError(bilingual(f"cos and sin must be (seq_len, d) = {x.shape[-2:]}, got {cos.shape} and {sin.shape}",
+                                   f"cos、sin 的形状必须是 (seq_len, d) = {x.shape[-2:]}"))
+    return x * cos + rotate_half(x) * sin
+
+
 def rope_rotate_half(x, positions, base: float = 10000.0) -> np.ndarray:
     """RoPE in the split-halves layout: ``x·cos(e) + rotate_half(x)·sin(e)``, ``e = cat(freqs, freqs)``.
 
-    ``freqs[pos, j] = pos·w_j`` (j < d/2): dims j and j + d/2 form pair j and turn together.
+    ``freqs[pos, j] = pos·w_j`` (j < d/2): dims j and j + d/2 form pair j and turn together
+    (the cache :func:`rope_cos_sin`, applied by :func:`apply_rope_half`).
     The same rotation as :func:`rope` on permuted dims:
     ``rope_rotate_half(x[..., P]) == rope(x)[..., P]`` with ``P = split_permutation(d)``.
     """
     x, pos = _sequence(x, positions)
-    freqs = pos[:, None] * frequencies(x.shape[-1], base)[None, :]
-    emb = np.concatenate([freqs, freqs], axis=-1)
-    return x * np.cos(emb) + rotate_half(x) * np.sin(emb)
+    return apply_rope_half(x, *rope_cos_sin(pos, x.shape[-1], base))
 
 
 def llama_permute_rows(w, n_heads: int) -> np.ndarray:

@@ -229,8 +229,8 @@ def no_cjk_figures() -> dict:
 
 def declared(stem: str) -> list[str]:
     """The exercises notebook ``stem`` declares (posenc/course/catalogue.py), written as the call
-    they make: ``check_alibi_slope(h=3, num_heads=8)``."""
+    they make: ``check_alibi_slope(h=3, num_heads=8)`` (its drills are tests/test_drill*.py's)."""
     from posenc.course import catalogue
 
     return [f"{e.check.__name__}(" + ", ".join(f"{k}={v!r}" for k, v in e.params.items()) + ")"
-            for e in catalogue.for_notebook(stem)]
+            for e in catalogue.for_notebook(stem, kind="exercise")]

@@ -183,3 +183,29 @@ def test_the_navigation_has_no_dead_ends():
     assert "下一篇" not in last and "上一篇" in last
     first = "".join(json.loads(CHAPTERS[0].read_text(encoding="utf-8"))["cells"][-1]["source"])
     assert "上一篇" not in first and "下一篇" in first
+
+
+# ---------------------------------------------------------------------------------------------
+# Drills: listed in the summary from the declarations; routes read sections without them
+# ---------------------------------------------------------------------------------------------
+def test_the_summary_lists_every_declared_drill_with_its_minutes_and_heading():
+    from posenc.course import catalogue
+
+    nb = nbformat.read(ROOT / "notebooks" / "13_summary_interview.ipynb", as_version=4)
+    (cell,) = [c for c in nb.cells if BC.DRILL_LIST_TAG in c.metadata.get("tags", [])]
+    rows = [line for line in cell.source.splitlines() if line.startswith("| [")]
+    drills = catalogue.for_kind("drill")
+    assert len(rows) == len(drills) >= 9
+    headings = BC.drill_headings()
+    for row, drill in zip(rows, drills):
+        assert f"({drill.notebook}.ipynb#{BC.anchor(headings[drill.id])})" in row, row
+        assert row.endswith(f"| {drill.minutes:g} 分钟 |"), row
+    assert f"合计约 {sum(d.minutes for d in drills):g} 分钟" in cell.source
+
+
+def test_a_route_leaves_a_sections_drill_out():
+    cells = [("markdown", "## 1. x\n\ntext"), ("code", "y = 1"), ("markdown", "### 手写：f\n\ntask"),
+             ("code", 'def f():\n    raise NotImplementedError\n\n\npl.check("drill-f", f)'),
+             ("markdown", "<details>solution</details>"), ("markdown", "more text")]
+    assert BC.without_drills(cells) == [cells[0], cells[1], cells[5]]
+    assert BC.cell_stats(BC.without_drills(cells))["exercises"] == 0

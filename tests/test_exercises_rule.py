@@ -99,7 +99,8 @@ TRAINED_CHOICE = {"check_longer_sentence": (lambda a: pl.check_longer_sentence(a
 
 
 def test_every_check_of_the_course_is_in_one_table():
-    checks = {n for n in pl.__all__ if n.startswith("check_")}
+    # a drill's check runs a function (tests/test_drill*.py), it has no numeric rule
+    checks = {n for n in pl.__all__ if n.startswith("check_") and not n.startswith("check_drill_")}
     assert checks | {"check_value", "check_choice"} == set(NUMERIC) | set(WHOLE) | set(CHOICE) | set(TRAINED_CHOICE)
 
 

@@ -145,3 +145,24 @@ def test_moving_cached_keys_is_rotating_them_at_the_new_positions(delta):
     assert pl.move_cached_keys(cached[None], delta).shape == (1, 6, 8)      # a head axis in front
     with pytest.raises(ValueError, match="keys"):
         pl.move_cached_keys(np.ones(8), 1)
+
+
+def test_decode_steps_with_grouped_heads_are_causal_gqa_row_by_row():
+    """decode_step, step after step from an empty cache, gives each position's row of causal GQA
+    (written out head by head in tests/reference.py); the cache holds each key rotated once, at
+    its own position, and a step never changes the rows already cached."""
+    from posenc.inference import decode_step
+
+    rng = np.random.default_rng(4)
+    heads, kv_heads, seq_len, d, d_v = 6, 2, 5, 4, 3
+    q, k, v = rng.normal(size=(heads, seq_len, d)), rng.normal(size=(kv_heads, seq_len, d)), rng.normal(size=(kv_heads, seq_len, d_v))
+    want = np.array(ref.gqa_attention(q.tolist(), k.tolist(), v.tolist()))
+    key_cache, value_cache = np.zeros((kv_heads, 0, d)), np.zeros((kv_heads, 0, d_v))
+    for t in range(seq_len):
+        before = key_cache.copy()
+        out, key_cache, value_cache = decode_step(q[:, t], k[:, t], v[:, t], t, key_cache, value_cache)
+        np.testing.assert_allclose(out, want[:, t], atol=1e-12)
+        np.testing.assert_array_equal(key_cache[:, :t], before)
+        for g in range(kv_heads):
+            np.testing.assert_allclose(key_cache[g, t], ref.rope_vector(list(k[g, t]), t), atol=1e-12)
+    np.testing.assert_array_equal(value_cache, v)

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 import posenc_lib as pl
 import reference as ref
+from posenc.rope import apply_rope_half, rope_cos_sin
 from support import assert_refused_clearly
 
 vectors = st.integers(1, 8).flatmap(
@@ -129,3 +130,27 @@ def test_rope_scores_ignore_absolute_position_additive_ones_do_not():
 ])
 def test_bad_input_is_refused_clearly(call, exc, words):
     assert_refused_clearly(call, exc, words)
+
+
+def test_the_cos_sin_cache_is_each_pairs_angle_written_twice():
+    """rope_cos_sin: column j and column j + d/2 of row r both hold cos (sin) of positions[r]·w_j."""
+    positions, d, base = [0, 3, 10, 41], 6, 500.0
+    cos, sin = rope_cos_sin(positions, d, base)
+    assert cos.shape == sin.shape == (4, 6)
+    for r, pos in enumerate(positions):
+        for c in range(d):
+            angle = pos * base ** (-2 * (c % (d // 2)) / d)
+            assert cos[r, c] == pytest.approx(np.cos(angle), abs=1e-14)
+            assert sin[r, c] == pytest.approx(np.sin(angle), abs=1e-14)
+
+
+def test_the_cache_applied_with_rotate_half_is_the_split_halves_rope():
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(2, 5, 8))
+    positions = [0, 1, 4, 9, 30]
+    got = apply_rope_half(x, *rope_cos_sin(positions, 8))
+    for h in range(2):
+        for r, pos in enumerate(positions):
+            np.testing.assert_allclose(got[h, r], ref.rope_vector_half(list(x[h, r]), pos), atol=1e-12)
+    np.testing.assert_array_equal(got, pl.rope_rotate_half(x, positions))
+    assert_refused_clearly(lambda: apply_rope_half(x, *rope_cos_sin(positions[:4], 8)), ValueError, "cos")

@@ -156,6 +156,18 @@ def test_an_exercise_only_a_kernel_can_grade_becomes_the_line_that_says_so():
         assert declare.EXERCISE not in line["data"] and "posenc-exercise" not in markup
 
 
+def test_a_drill_becomes_the_line_that_it_needs_jupyterlab():
+    def stub(x, positions, base=10000.0):
+        raise NotImplementedError
+
+    nb = page_of(pl.check("drill-rope-interleaved", stub))
+    assert sp.teach(nb, "07_rope")["drills"] == 1
+    (line,) = outputs(nb, 0)
+    assert sp.DRILL_HINT in line["data"]["text/html"] and sp.HINT_CLASS in line["data"]["text/html"]
+    assert 'data-drill="drill-rope-interleaved"' in line["data"]["text/html"]
+    assert declare.EXERCISE not in line["data"] and "posenc-exercise" not in line["data"]["text/html"]
+
+
 def test_choices_become_buttons_and_letters_boxes():
     choice = pl.check("pe-bug-symptom", None)
     letters = pl.check("fast-pair-kept", None)

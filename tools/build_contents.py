@@ -1,4 +1,5 @@
-"""Generate the contents page, the navigation bars and the README's notebook list.
+"""Generate the contents page, the navigation bars, the README's notebook list and the summary's
+list of drills (the cell tagged ``drill-list``: each declared drill, its minutes and a link).
 
 Run from the repository root after adding or renaming a notebook:
 
@@ -58,6 +59,10 @@ INDEX = "00_index.ipynb"
 #: The contents page's only code cell: the learner's progress (posenc.course.progress, shown by posenc.ui.progress).
 PROGRESS_CELL = "import posenc_lib as pl\n\npl.show_progress()"
 NAV_TAG = "navigation"
+#: The cell of the summary notebook that lists the drills (filled by :func:`drill_list_markdown`).
+DRILL_LIST_TAG = "drill-list"
+#: A drill's cell: ``pl.check("drill-…", fn)``; the markdown cell before it starts with the drill's heading.
+DRILL_CALL = re.compile(r'\bpl\.check\(\s*"(drill-[a-z0-9-]+)"')
 README_START, README_END = "<!-- contents:start -->", "<!-- contents:end -->"
 #: A code cell that builds an explorer (a figure with sliders): ``pl.RopeExplorer(...)``.
 EXPLORER_CALL = re.compile(r"\bpl\.[A-Z]\w*Explorer\(")
@@ -191,9 +196,11 @@ def derived_requires(path: pathlib.Path, introduced: dict[str, str]) -> list[str
 
 
 def reading_stats(path: pathlib.Path) -> dict:
-    """What a reader reads, runs and does in a notebook: the counts :func:`estimate_minutes` uses."""
+    """What a reader reads, runs and does in a notebook: the counts :func:`estimate_minutes` uses
+    (a drill-list cell counted as it will be filled, so one run of this script settles)."""
     nb = nbformat.read(path, as_version=4)
-    return cell_stats([(c.cell_type, c.source) for c in nb.cells])
+    filled = lambda c: drill_list_markdown() if DRILL_LIST_TAG in c.get("metadata", {}).get("tags", []) else c.source
+    return cell_stats([(c.cell_type, filled(c)) for c in nb.cells])
 
 
 #: An exercise cell before the registry (the calibration's commit): ``pl.check_pe(answer, …)``.
@@ -272,8 +279,9 @@ def calibration_rows(rule: dict = READING_RULE) -> list[dict]:
 #: Routes through the course besides the full order: (name, what it is for, minutes it
 #: promises, steps). A step is (notebook number, section numbers to read; () = the whole
 #: notebook). The contents page and the README list them with each step's notebook title and
-#: section headings and the minutes :func:`estimate_minutes` gives the sections' cells; the
-#: tests check that every section exists and that a route keeps its promise.
+#: section headings and the minutes :func:`estimate_minutes` gives the sections' cells (their
+#: drills left out: :func:`without_drills`); the tests check that every section exists and that
+#: a route keeps its promise.
 ROUTES = (
     ("面试前 30 分钟", "先读最后一篇的答题卡（一句话版、1 分钟版、加分点、要改准的说法、常被追问的数字），"
      "再看两篇的「面试怎么答」", 30,
@@ -317,6 +325,15 @@ def plain(heading: str) -> str:
     return LINK.sub(r"\1", heading)
 
 
+def without_drills(cells: list) -> list:
+    """``(cell_type, source)`` pairs without the drills: each drill's cell (``pl.check("drill-…")``)
+    and the markdown cells beside it, its task and its folded solution. A route reads a section;
+    its drills are practice (the summary lists them with their minutes)."""
+    drills = {i for i, (kind, src) in enumerate(cells) if kind == "code" and DRILL_CALL.search(src)}
+    beside = {j for i in drills for j in (i - 1, i + 1) if 0 <= j < len(cells) and cells[j][0] == "markdown"}
+    return [c for i, c in enumerate(cells) if i not in drills | beside]
+
+
 def route_steps(route) -> list[dict]:
     """The steps of a route: notebook path, title, the sections (number, heading) and their
     minutes. Raises SystemExit when a step names a notebook or section that is not there."""
@@ -329,7 +346,7 @@ def route_steps(route) -> list[dict]:
         missing = [n for n in wanted if n not in found]
         if missing:
             raise SystemExit(f"route {route[0]}: {path.name} has no section {missing}")
-        cells = [c for n in wanted for c in found[n][1]]
+        cells = without_drills([c for n in wanted for c in found[n][1]])
         stats = cell_stats(cells) if wanted else reading_stats(path)
         steps.append({"path": path, "title": title_and_summary(path)[0],
                       "sections": [(n, found[n][0]) for n in wanted], "stats": stats})
@@ -418,7 +435,7 @@ def index_notebook(items) -> nbformat.NotebookNode:
         "",
         "## 路线 (routes)",
         "",
-        "时间不够时按路线读；用时按上面同一条规则，只算路线里那几节。",
+        "时间不够时按路线读；用时按上面同一条规则，只算路线里那几节（不含其中的手写练习）。",
         "",
         *routes_markdown(items),
         "",
@@ -470,6 +487,50 @@ def with_navigation(path, prev, nxt, info=None) -> str:
     return nbformat.writes(nb) + "\n"
 
 
+def drill_headings() -> dict[str, str]:
+    """Drill id -> the heading of its task (the first line of the markdown cell before the cell
+    that calls ``pl.check("<id>", …)``), read from the notebooks."""
+    out = {}
+    for path in chapters():
+        cells = nbformat.read(path, as_version=4).cells
+        for i, cell in enumerate(cells):
+            m = DRILL_CALL.search(cell.source) if cell.cell_type == "code" else None
+            if m and i > 0 and cells[i - 1].cell_type == "markdown":
+                out[m.group(1)] = cells[i - 1].source.splitlines()[0].lstrip("#").strip()
+    return out
+
+
+def drill_list_markdown() -> str:
+    """The summary's list of drills, from the declarations (posenc/course/catalogue.py: each
+    drill's notebook and the minutes an interview allows) and each drill's heading: one row per
+    drill, with a link to it."""
+    from posenc.course import catalogue   # installed (requirements.txt's ``-e .``)
+
+    headings, titles = drill_headings(), {p.stem: title_and_summary(p)[0] for p in chapters()}
+    rows = ["| 手写什么 | 在哪一篇 | 面试时大约给 |", "|---|---|---|"]
+    drills = catalogue.for_kind("drill")
+    for e in drills:
+        heading = headings.get(e.id)
+        if heading is None:
+            raise SystemExit(f"drill {e.id}: no cell in {e.notebook} calls it after a heading")
+        what = heading.split("：", 1)[-1]
+        rows.append(f"| [{what}]({e.notebook}.ipynb#{anchor(heading)}) | 第 {e.notebook[:2]} 篇 {titles[e.notebook]} | "
+                    f"{e.minutes:g} 分钟 |")
+    total = sum(e.minutes for e in drills)
+    return "\n".join(rows + ["", f"共 {len(drills)} 段，合计约 {total:g} 分钟。"])
+
+
+def with_drill_list(text: str) -> str:
+    """A notebook's JSON text with its drill-list cell (tagged :data:`DRILL_LIST_TAG`) refilled."""
+    nb = nbformat.reads(text, as_version=4)
+    cells = [c for c in nb.cells if DRILL_LIST_TAG in c.get("metadata", {}).get("tags", [])]
+    if not cells:
+        return text
+    for cell in cells:
+        cell.source = drill_list_markdown()
+    return nbformat.writes(nb) + "\n"
+
+
 def readme_block(items) -> str:
     rows = ["| # | 笔记本 (notebook) | 先读 | 用时 | 内容 |", "|---|---|---|---|---|"]
     for path, (title, summary, info) in items:
@@ -494,7 +555,7 @@ def planned() -> dict[pathlib.Path, str]:
     for j, (path, (_, _, info)) in enumerate(items):
         prev = (items[j - 1][0].name, items[j - 1][1][0]) if j > 0 else None
         nxt = (items[j + 1][0].name, items[j + 1][1][0]) if j + 1 < len(items) else None
-        out[path] = with_navigation(path, prev, nxt, info)
+        out[path] = with_drill_list(with_navigation(path, prev, nxt, info))
     readme = ROOT / "README.md"
     text = readme.read_text(encoding="utf-8")
     pattern = re.compile(re.escape(README_START) + ".*?" + re.escape(README_END), re.S)

@@ -23,6 +23,14 @@ from collections.abc import Callable, Mapping
 
 from ..exercises import alibi, context, encoding, learned, permutation, practice, probes, real_models
 from ..exercises import relative_family, rope, rope_2d
+from ..exercises.drills import alibi as alibi_drills
+from ..exercises.drills import attention as attention_drills
+from ..exercises.drills import context as context_drills
+from ..exercises.drills import encoding as encoding_drills
+from ..exercises.drills import inference as inference_drills
+from ..exercises.drills import practice as practice_drills
+from ..exercises.drills import relative_family as relative_family_drills
+from ..exercises.drills import rope as rope_drills
 from ..exercises.reading import normalise
 from ..exercises.verdict import Verdict
 from ..validate import bilingual
@@ -70,8 +78,10 @@ _10, _11, _12 = "10_rope_real_models", "11_positions_in_practice", "12_where_pos
 _13 = "13_summary_interview"
 
 #: Every exercise and drill of the course, in the order of the course (within a notebook, the
-#: order of its 练习 section).
+#: order of its cells: a drill follows the section it practises, the exercises are in 练习).
+#: A drill's ``minutes`` is what an interview would allow for writing it.
 EXERCISES: tuple = (
+    Exercise("drill-causal-attention", _01, attention_drills.check_drill_causal_attention, kind="drill", minutes=10),
     Exercise("perm-output-row", _01, permutation.check_output_row),
     Exercise("perm-pooled-change", _01, permutation.check_pooled_change),
     Exercise("perm-pe-input-output", _01, permutation.check_pe_input_output),
@@ -80,6 +90,7 @@ EXERCISES: tuple = (
     Exercise("pe-row-pos2-d6", _02, encoding.check_pe, {"pos": 2, "d_model": 6}),
     Exercise("pe-input-pos5", _02, encoding.check_pe, {"pos": 5, "word": (0.2, -0.1)}),
     Exercise("pe-bug-symptom", _02, encoding.check_pe_bug_symptom),
+    Exercise("drill-sinusoidal-table", _03, encoding_drills.check_drill_sinusoidal_table, kind="drill", minutes=10),
     Exercise("clock-first-short-hand", _03, encoding.check_first_short_hand),
     Exercise("wavelength-slowest-d8", _03, encoding.check_wavelength, {"i": 3, "d_model": 8}),
     Exercise("flipped-bits-12", _03, encoding.check_flipped_bits, {"pos": 12}),
@@ -93,29 +104,39 @@ EXERCISES: tuple = (
     Exercise("order-blind-accuracy", _05, learned.check_order_blind_accuracy),
     Exercise("rows-with-gradient", _05, learned.check_rows_with_gradient, {"train_lengths": (4, 12), "max_len": 20}),
     Exercise("longer-sentence", _05, learned.check_longer_sentence),
+    Exercise("drill-t5-bucket", _06, relative_family_drills.check_drill_t5_bucket, kind="drill", minutes=15),
     Exercise("t5-bucket-k-20", _06, relative_family.check_t5_bucket, {"k": -20}),
     Exercise("t5-buckets-after", _06, relative_family.check_t5_buckets_used,
              {"side": "after", "num_buckets": 16, "max_distance": 64}),
     Exercise("shaw-row", _06, relative_family.check_shaw_row, {"m": 10, "n": 3, "max_relative": 4}),
     Exercise("moving-terms", _06, relative_family.check_moving_terms, {"scheme": "absolute", "vary": "m"}),
+    Exercise("drill-rope-interleaved", _07, rope_drills.check_drill_rope_interleaved, kind="drill", minutes=10),
+    Exercise("drill-rope-cos-sin", _07, rope_drills.check_drill_rope_cos_sin, kind="drill", minutes=5),
+    Exercise("drill-rope-rotate-half", _07, rope_drills.check_drill_rope_rotate_half, kind="drill", minutes=5),
+    Exercise("drill-rope-permute", _07, rope_drills.check_drill_rope_permute, kind="drill", minutes=10),
     Exercise("rope-angle", _07, rope.check_rope_angle, {"i": 1, "pos": 100, "d_model": 4}),
     Exercise("rope-score", _07, rope.check_rope_score, {"q": (1, 0), "key": (0, 1), "m": 3, "n": 4}),
     Exercise("rope-pe-position", _07, rope.check_rope_pe_position, {"p": 20, "pos": 6}),
     Exercise("rope-shift", _07, rope.check_rope_shift, {"shift": 7}),
     Exercise("llama-row", _07, rope.check_llama_row, {"r": 5, "head_dim": 8}),
     Exercise("partial-rotary-pairs", _07, rope.check_partial_rotary_pairs),
+    Exercise("drill-alibi-slopes", _08, alibi_drills.check_drill_alibi_slopes, kind="drill", minutes=10),
     Exercise("alibi-slope-h3", _08, alibi.check_alibi_slope, {"h": 3, "num_heads": 8}),
     Exercise("alibi-slope-h10-of-12", _08, alibi.check_alibi_slope, {"h": 10, "num_heads": 12}),
     Exercise("alibi-bias", _08, alibi.check_alibi_bias, {"h": 2, "num_heads": 8, "m": 6, "n": 2}),
     Exercise("alibi-start", _08, alibi.check_alibi_start, {"seq_len": 20}),
+    Exercise("drill-scaled-frequencies", _09, context_drills.check_drill_scaled_frequencies, kind="drill", minutes=20),
     Exercise("rotations-pair40", _09, context.check_rotations, {"i": 40, "d_model": 128, "length": 4096}),
     Exercise("unseen-pairs", _09, context.check_unseen_pairs, {"d_model": 128, "train_len": 4096, "target_len": 16384}),
     Exercise("ntk-base", _09, context.check_ntk_base, {"d_model": 128, "factor": 4}),
     Exercise("yarn-attention-factor", _09, context.check_yarn_attention_factor, {"factor": 8}),
     Exercise("beta-ratio", _09, context.check_beta_ratio, {"d_model": 16, "factor": 4}),
+    Exercise("drill-kv-cache-step", _10, inference_drills.check_drill_kv_cache_step, kind="drill", minutes=15),
     Exercise("mla-softmax-scale", _10, real_models.check_softmax_scale, {"model": "DeepSeek-V3"}),
     Exercise("llama3-slowdown", _10, real_models.check_llama3_slowdown, {"wavelength": 4096}),
     Exercise("mla-cache", _10, real_models.check_mla_cache, {"model": "DeepSeek-V3"}),
+    Exercise("drill-position-ids", _11, practice_drills.check_drill_position_ids, kind="drill", minutes=5),
+    Exercise("drill-packed-positions", _11, practice_drills.check_drill_packed_positions, kind="drill", minutes=10),
     Exercise("decode-position", _11, practice.check_decode_position, {"n_pad": 4, "n_real": 6}),
     Exercise("cu-seqlens", _11, practice.check_cu_seqlens, {"lengths": (3, 5, 2)}),
     Exercise("bf16-position", _11, practice.check_bf16_position, {"pos": 5050}),

@@ -31,10 +31,13 @@ class Verdict:
     message: str
     pending: bool = False
     exercise: str | None = None
-    #: "pending", "refused", "right", "slip", "rounding" or "wrong" (what the pipeline decided).
+    #: "pending", "refused", "right", "slip", "rounding" or "wrong" (what the pipeline decided);
+    #: a drill's also "error" (the reader's function raised) or "timeout" (it was stopped).
     kind: str = ""
     #: The :class:`~posenc.exercises.rule.Rule` that graded it (None for a hand-made verdict).
     rule: object = None
+    #: True for a drill's verdict (the answer is a function: only a kernel can grade it).
+    drill: bool = False
 
     def __bool__(self) -> bool:
         return self.ok
@@ -49,7 +52,8 @@ class Verdict:
 
     def _repr_html_(self) -> str:
         color = "#57606a" if self.pending else ("#1a7f37" if self.ok else "#b35900")
-        return (f"<div class='posenc-verdict' style='color:{color}'><b>{self.head}</b> "
+        lines = "; white-space:pre-line" if "\n" in self.message else ""   # a drill's traceback lines
+        return (f"<div class='posenc-verdict' style='color:{color}{lines}'><b>{self.head}</b> "
                 f"{html.escape(self.message)}</div>")
 
     def _repr_mimebundle_(self, include=None, exclude=None):
@@ -57,12 +61,15 @@ class Verdict:
         if self.exercise is not None:
             bundle[MIME] = {"exercise": self.exercise, "pending": self.pending,
                             "rule": None if self.rule is None else self.rule.to_json()}
+            if self.drill:
+                bundle[MIME]["drill"] = True
         return bundle
 
 
 #: The MIME type a displayed verdict of a public check carries: ``{"exercise": key, "pending": bool,
-#: "rule": the rule as JSON}`` (JupyterLab and nbconvert ignore it; the static edition's builder
-#: reads it and grades the page's answers with the rule).
+#: "rule": the rule as JSON}``, and ``"drill": true`` for a drill (JupyterLab and nbconvert ignore
+#: it; the static edition's builder reads it and grades the page's answers with the rule, or says
+#: that a drill needs JupyterLab).
 MIME = "application/vnd.posenc.exercise+json"
 
 

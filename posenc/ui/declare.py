@@ -5,7 +5,8 @@ and decides from them alone what the page can do — the kernel never asks wheth
 static page (that switch, :mod:`posenc.ui.engine.static`, only says how many frames to render).
 
 * :data:`EXERCISE` (a :class:`~posenc.exercises.verdict.Verdict`): its exercise key, whether it
-  is answered, and its rule — the page grades answers with that rule.
+  is answered, and its rule — the page grades answers with that rule; a drill's says so (its
+  answer is a function, which only a kernel runs).
 * :data:`EXPLORER`: the explorer's name, its main slider (which works on the page) and every
   other control (which does not), by widget model id, and how many of the main slider's values
   have frames.

@@ -30,8 +30,9 @@ the file browser open:
      with POSENC_SAVE_SCREENSHOTS=1 for the notebooks the README shows, else pytest's
      tmp_path);
   6. the notebook's own checks (:data:`OWN_CHECKS`): the contents page opens with no kernel
-     dialog and its progress cell not run; 02's worksheet checks a box when it is filled and
-     Tab moves on.
+     dialog and its progress cell not run; 01's drill, typed over with a wrong and then a right
+     function, shows the slip named and then 正确; 02's worksheet checks a box when it is filled
+     and Tab moves on.
 
 The medians are printed in a table at the end of the pytest run (conftest.py).
 ``test_error_detection_selftest`` runs ``selftest_errors.ipynb`` (stderr + an
@@ -326,6 +327,7 @@ JS_MARK_CJK = f"""
     if (!m) continue;
     const el = n.parentElement;
     if (!el || !el.getClientRects().length || getComputedStyle(el).visibility === 'hidden') continue;
+    if (el.closest('details:not([open])') && !el.closest('summary')) continue;   // folded: not drawn, no font asked
     els.set(el, (els.get(el) || 0) + m.length);
   }}
   const out = [];
@@ -578,8 +580,49 @@ def _worksheet(page) -> list[str]:
     return problems + ([f"worksheet: {wide}"] if wide else [])
 
 
+#: 01's drill typed twice into its cell: first with the mask after the softmax, then right.
+DRILL_TYPED = ("""def causal_attention(q, key, value):
+    scores = q @ np.swapaxes(key, -1, -2) / np.sqrt(q.shape[-1])
+    n = scores.shape[-1]
+    {mask_before}weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    weights = weights / weights.sum(axis=-1, keepdims=True)
+    {mask_after}return weights @ value
+
+
+pl.check("drill-causal-attention", causal_attention)""")
+DRILL_WRONG = DRILL_TYPED.format(mask_before="", mask_after="weights = weights * np.tril(np.ones((n, n)))\n    ")
+DRILL_RIGHT = DRILL_TYPED.format(mask_before="scores = np.where(np.tril(np.ones((n, n))) > 0, scores, -np.inf)\n    ",
+                                 mask_after="")
+
+
+def _drill(page) -> list[str]:
+    """01's drill as a reader does it: the stub's cell, typed over with a function that applies
+    the mask after the softmax and run (Shift+Enter), shows 再想想 naming that slip; typed over
+    with the right function, 正确. The kernel runs the reader's own code both times."""
+    cell = page.locator(".jp-NotebookPanel .jp-CodeCell").filter(has_text='pl.check("drill-causal-attention"').first
+    problems = []
+    for source, typed, want in ((DRILL_WRONG, "weights = weights * np.tril", "掩码放在了 softmax 之后"),
+                                (DRILL_RIGHT, "scores = np.where(np.tril", "正确 ✓")):
+        cell.scroll_into_view_if_needed()
+        cell.locator(".cm-content").click()
+        cell.locator(".cm-editor.cm-focused").wait_for()      # edit mode: Ctrl+A selects the cell's text
+        page.keyboard.press("Control+A")
+        page.keyboard.insert_text(source)
+        page.wait_for_function("([el, line]) => el.textContent.includes(line)",   # the editor holds the text
+                               arg=[cell.locator(".cm-content").element_handle(), typed])
+        page.keyboard.press("Shift+Enter")
+        out = cell.locator(".jp-OutputArea")
+        try:
+            page.wait_for_function("([el, want]) => el.textContent.includes(want)", arg=[out.element_handle(), want],
+                                   timeout=WIDGET_RENDER_TIMEOUT_MS)
+        except Exception:
+            problems.append(f"drill: after typing, its cell does not show {want!r}: {out.text_content()[:300]!r}")
+    return problems
+
+
 #: Checks of one notebook: ``opened`` before Run All, ``run`` after the others.
-OWN_CHECKS = {"00_index": {"opened": _contents_opened}, "02_sinusoidal_hand_calculation": {"run": _worksheet}}
+OWN_CHECKS = {"00_index": {"opened": _contents_opened}, "01_permutation_invariance": {"run": _drill},
+              "02_sinusoidal_hand_calculation": {"run": _worksheet}}
 
 
 # ---------------------------------------------------------------------------
