@@ -380,8 +380,13 @@ def routes_markdown(items, link_prefix: str = "") -> list[str]:
             where = "、".join(f"[§{n} {plain(h)}]({target}#{anchor(f'{n}. {h}')})" for n, h in s["sections"]) or "全篇"
             lines.append(f"  - {s['path'].name[:2]} [{s['title']}]({target})：{where}")
     total = sum(info["minutes"] for _, (_, _, info) in items)
+    from posenc.course import catalogue
+
+    drills = catalogue.for_kind("drill")
+    hands = 5 * math.floor(sum(d.minutes or 0 for d in drills) * READING_RULE["drill_factor"] / 5 + 0.5)
     lines.append(f"- **完整课程**（约 {total // 60} 小时 {total % 60} 分钟）：按下表从 01 读到 "
-                 f"{items[-1][0].name[:2]}，每篇读完、跑完、做完练习。")
+                 f"{items[-1][0].name[:2]}，每篇读完、跑完、做完练习；其中 {len(drills)} 道手写代码题约 "
+                 f"{hands // 60} 小时 {hands % 60} 分钟，第一遍可以先跳过，面试前再回来写。")
     return lines
 
 
