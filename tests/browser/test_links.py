@@ -1,7 +1,7 @@
 """Links land, in the reader's JupyterLab: the README's server (its config file and the course's
 settings, nothing of this suite's own: windowingMode "defer" from .jupyter/lab-settings), the
-contents page opened, every route link clicked with the mouse, and a sample of the answer sheet's
-(13) links, one per notebook it points into. Each click must bring the target cell's heading into
+contents page opened, every route link clicked with the mouse, a sample of the answer sheet's (13)
+links, one per notebook it points into, and each notebook's first link to a place in itself. Each click must bring the target cell's heading into
 the notebook's viewport, uncovered; in a notebook the click opened, it must still be there once
 every cell above it has rendered.
 
@@ -66,12 +66,22 @@ def links_of(name: str) -> list[dict]:
 
 
 def answer_sheet_sample() -> list[dict]:
-    """13's links, the first one into each notebook (and the first within 13 itself)."""
+    """13's links, the first one into each notebook."""
     seen, out = set(), []
     for link in links_of("13_summary_interview.ipynb"):
         if link["path"] not in seen:
             seen.add(link["path"])
             out.append(link)
+    return out
+
+
+def within_sample() -> list[tuple[str, dict]]:
+    """(notebook, link): the first link of each notebook to a place in itself (``#cell-id=…``)."""
+    out = []
+    for path in sorted((REPO / "notebooks").glob("[0-9][0-9]_*.ipynb")):
+        own = [link for link in links_of(path.name) if link["path"] == f"notebooks/{path.name}"]
+        if own:
+            out.append((f"notebooks/{path.name}", own[0]))
     return out
 
 
@@ -197,26 +207,29 @@ def click_and_land(page, source: str, link: dict, first_open: bool) -> tuple[obj
     return page.evaluate(JS_LANDED, where), seconds, time.monotonic() - start
 
 
-def test_every_route_link_and_the_answer_sheet_land_on_their_headings(contents_tab, posenc_line):
+def test_route_answer_sheet_and_in_notebook_links_land_on_their_headings(contents_tab, posenc_line):
     routes = links_of("00_index.ipynb")
     sheet = answer_sheet_sample()
     # one link per section each route names (tools/build_contents.py's ROUTES), and 13 links everywhere
     assert len(routes) == sum(len(wanted) for route in build_contents.ROUTES for _, wanted in route[3])
-    assert len(sheet) >= 10
+    within = within_sample()
+    assert len(sheet) >= 10 and within
     missed, opened, first, again = [], {"notebooks/00_index.ipynb"}, [], []
     start = time.monotonic()
-    for source, links in (("notebooks/00_index.ipynb", routes), ("notebooks/13_summary_interview.ipynb", sheet)):
-        for link in links:
-            is_first = link["path"] not in opened
-            found, landed, looked = click_and_land(contents_tab, source, link, is_first)
-            opened.add(link["path"])
-            (first if is_first else again).append((landed, looked))
-            if found is not True:
-                missed.append((source, link["path"], link["target"], found))
-    clicked = len(routes) + len(sheet)
+    clicks = [("notebooks/00_index.ipynb", link) for link in routes] + \
+        [("notebooks/13_summary_interview.ipynb", link) for link in sheet] + within
+    for source, link in clicks:
+        is_first = link["path"] not in opened
+        found, landed, looked = click_and_land(contents_tab, source, link, is_first)
+        opened.add(link["path"])
+        (first if is_first else again).append((landed, looked))
+        if found is not True:
+            missed.append((source, link["path"], link["target"], found))
+    clicked = len(clicks)
     median = lambda xs: sorted(xs)[len(xs) // 2]
     posenc_line(f"JupyterLab links: {clicked - len(missed)} / {clicked} landed on their heading "
-                f"({len(routes)} route links of 00, {len(sheet)} of 13's answer sheet) in {time.monotonic() - start:.0f} s; "
+                f"({len(routes)} route links of 00, {len(sheet)} of 13's answer sheet, {len(within)} within a notebook) "
+                f"in {time.monotonic() - start:.0f} s; "
                 f"into a notebook the click opened ({len(first)}): landed after {median([a for a, _ in first]):.1f} s "
                 f"(median; slowest {max(a for a, _ in first):.1f} s), still there once rendered, after "
                 f"{median([b for _, b in first]):.1f} s; into an open one: {median([a for a, _ in again]):.1f} s")
