@@ -134,7 +134,7 @@ def pytest_collection_modifyitems(config, items):
 
 def pytest_runtest_logreport(report):
     rows = _SESSION_STASH[0] if _SESSION_STASH else None
-    if rows is None:
+    if rows is None or report.when != "teardown":   # the teardown report carries every property once
         return
     for key, value in getattr(report, "user_properties", ()):
         if key == "posenc_row":

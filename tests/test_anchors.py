@@ -1,11 +1,14 @@
-"""Every in-course link with a fragment (``04_relative_position.ipynb#符号约定``, ``#…``) lands
-on a heading JupyterLab can scroll to.
+"""Every in-course link to a place in a notebook is a cell link, ``NN_x.ipynb#cell-id=<id>`` (or
+``#cell-id=<id>`` within the notebook), to a markdown cell that begins with a heading.
 
-JupyterLab 4 gives each rendered markdown heading an id made from its text with every space
-replaced by ``-`` (``renderMarkdown.createHeaderId`` in packages/rendermime/src/renderers.ts:
-``header.textContent.replace(/ /g, '-')``), and a notebook link's fragment scrolls to the
-heading with that id. An HTML anchor such as ``<a id="…">`` is sanitised into
-``data-jupyter-id`` and is no target: links must point at headings.
+Why cells, not heading text: JupyterLab 4.6 hands a clicked link's fragment to the notebook as the
+browser has percent-encoded it (``#7.-%E8%BF%9C…``) and compares it with the heading's unencoded
+``data-jupyter-id``, so no link to a Chinese heading lands; and in a notebook the link opens, it
+looks for the heading before the cells have rendered, so the notebook stays at its top
+(jupyterlab#15207, #11374). ``#cell-id=`` is looked up in the notebook's model, and nbconvert
+gives every cell of the static page the same ``id="cell-id=<id>"``: one fragment, both runtimes.
+(Clicked in the real browser: tests/browser/test_links.py in JupyterLab, test_static_site.py on the
+pages.) A link written by heading text is refused here with the cell link to use instead.
 """
 import functools
 import json
@@ -18,65 +21,76 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 LINK = re.compile(r"\]\(([^)\s]*#[^)\s]+)\)")
-HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
-
-
-def heading_text(markdown: str) -> str:
-    """What a heading's ``textContent`` is once rendered: the markdown markup removed."""
-    text = re.sub(r"!\[[^\]]*\]\([^)]*\)", "", markdown)          # images
-    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)          # links keep their text
-    text = re.sub(r"`([^`]*)`", r"\1", text)                      # code spans keep their text
-    text = re.sub(r"<[^>]+>", "", text)                           # inline HTML tags
-    text = re.sub(r"(\*\*|\*)(?=\S)(.+?)(?<=\S)\1", r"\2", text)           # emphasis
-    text = re.sub(r"(?<!\w)(__|_)(?=\S)(.+?)(?<=\S)\1(?!\w)", r"\2", text)  # _ emphasis, never intraword (W_q)
-    return text
+HEADING = re.compile(r"^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$")
 
 
 @functools.cache
-def heading_ids(path: pathlib.Path) -> set[str]:
-    """The ids JupyterLab gives the headings of a notebook's markdown cells."""
-    ids = set()
-    for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
-        if cell["cell_type"] != "markdown":
-            continue
-        fenced = False
-        for line in "".join(cell["source"]).splitlines():
-            if line.lstrip().startswith("```"):
-                fenced = not fenced
-            m = None if fenced else HEADING.match(line)
-            if m:
-                ids.add(heading_text(m.group(2)).replace(" ", "-"))
-    return frozenset(ids)
+def cells(path: pathlib.Path) -> dict[str, dict]:
+    """A notebook's cells by id."""
+    found = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    by_id = {c["id"]: c for c in found}
+    assert len(by_id) == len(found), f"{path.name}: two cells share an id"
+    return by_id
+
+
+def begins_with_heading(cell: dict) -> bool:
+    lines = "".join(cell["source"]).lstrip("\n").splitlines()
+    return cell["cell_type"] == "markdown" and bool(lines) and bool(HEADING.match(lines[0]))
+
+
+def heading_cell(path: pathlib.Path, fragment: str) -> str | None:
+    """The id of the cell that begins with the heading a heading-text fragment names, for the
+    message that refuses it (JupyterLab's id: the heading's text, every space a ``-``)."""
+    for cell_id, cell in cells(path).items():
+        lines = "".join(cell["source"]).splitlines()
+        m = HEADING.match(lines[0]) if cell["cell_type"] == "markdown" and lines else None
+        if m:
+            text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", m.group(1))
+            text = re.sub(r"(\*\*|`)(.+?)\1", r"\2", text)
+            if text.replace(" ", "-") == unquote(fragment):
+                return cell_id
+    return None
 
 
 def course_links():
-    for path in NOTEBOOKS:
-        for n, cell in enumerate(json.loads(path.read_text(encoding="utf-8"))["cells"]):
-            if cell["cell_type"] == "markdown":
-                for m in LINK.finditer("".join(cell["source"])):
-                    yield path, n, m.group(1)
-
-
-def test_heading_ids_follow_jupyterlab():
-    assert heading_text("**符号约定**") == "符号约定"
-    assert heading_text("6. 用短句训练，用长句测试").replace(" ", "-") == "6.-用短句训练，用长句测试"
-    assert heading_text("动手：`pl.rope` 的 [图](x.png)") == "动手：pl.rope 的 图"
-    assert heading_text("经过 W_q、W_k 之后") == "经过 W_q、W_k 之后" and heading_text("_强调_ 与 __粗__") == "强调 与 粗"
+    sources = [(path, n, "".join(c["source"])) for path in NOTEBOOKS
+               for n, c in enumerate(json.loads(path.read_text(encoding="utf-8"))["cells"])
+               if c["cell_type"] == "markdown"]
+    sources.append((ROOT / "README.md", 0, (ROOT / "README.md").read_text(encoding="utf-8")))
+    for path, n, text in sources:
+        for m in LINK.finditer(text):
+            if not re.match(r"^[a-z]+:", m.group(1)):         # a web page: not ours
+                yield path, n, m.group(1)
 
 
 LINKS = list(course_links())
 
 
-def test_the_course_has_anchored_links():
-    assert len(LINKS) >= 5 and any("符号约定" in target for _, _, target in LINKS)
+def test_the_course_links_into_its_notebooks():
+    assert len(LINKS) >= 100 and sum(p.name == "00_index.ipynb" for p, _, _ in LINKS) >= 20
 
 
 @pytest.mark.parametrize("path, cell, target", LINKS, ids=lambda x: x.name if isinstance(x, pathlib.Path) else str(x))
-def test_every_in_course_anchor_is_a_heading_of_its_target(path, cell, target):
+def test_every_link_lands_on_a_cell_that_begins_with_a_heading(path, cell, target):
     file, fragment = target.split("#", 1)
-    if re.match(r"^[a-z]+:", file):
-        return                                              # a web page: not ours to check
     goal = (path.parent / file) if file else path
     assert goal.suffix == ".ipynb" and goal.exists(), f"{path.name} cell {cell}: {target}"
-    assert unquote(fragment) in heading_ids(goal), \
-        f"{path.name} cell {cell}: #{fragment} is no heading of {goal.name} (headings: make one, JupyterLab's id = its text with spaces as -)"
+    if not fragment.startswith("cell-id="):
+        hint = heading_cell(goal, fragment)
+        pytest.fail(f"{path.name} cell {cell}: #{fragment} is a heading link, which JupyterLab does not "
+                    + (f"follow: link to its cell, {file}#cell-id={hint}" if hint else
+                       "follow; split the cell at that heading and link to the new cell (#cell-id=<its id>)"))
+    cell_id = fragment.removeprefix("cell-id=")
+    assert cell_id in cells(goal), f"{path.name} cell {cell}: {goal.name} has no cell {cell_id}"
+    assert begins_with_heading(cells(goal)[cell_id]), \
+        f"{path.name} cell {cell}: {goal.name}'s cell {cell_id} does not begin with a heading"
+
+
+def test_a_heading_link_is_refused_with_the_cell_link_to_use(tmp_path):
+    nb = {"cells": [{"cell_type": "markdown", "id": "a", "metadata": {}, "source": ["# 题目\n", "\n", "正文"]},
+                    {"cell_type": "markdown", "id": "b", "metadata": {}, "source": ["## 2. 远程衰减 (`decay`)\n"]}]}
+    path = tmp_path / "x.ipynb"
+    path.write_text(json.dumps(nb), encoding="utf-8")
+    assert heading_cell(path, "2.-远程衰减-%28decay%29") == "b" and heading_cell(path, "题目") == "a"
+    assert heading_cell(path, "3.-别的") is None
+    assert begins_with_heading(nb["cells"][1]) and not begins_with_heading({"cell_type": "markdown", "source": ["正文\n", "## 2. x"]})

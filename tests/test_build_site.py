@@ -56,11 +56,26 @@ def test_dangling_links_name_missing_files_and_missing_anchors(tmp_path):
         '<a href="#%E6%A0%87%E9%A2%98">self</a><a href="04_c.html">missing page</a>'
         '<a href="03_b.html#nowhere">missing anchor</a><a href="https://example.org/x">outside</a>'
         '<a href="03_b.html#W%27">an id holding the other quote</a>'
+        '<a href="03_b.html#4.-T5-(2020)%EF%BC%9A">a heading as nbconvert writes its id</a>'
+        '<a href="03_b.html#4.-T5-%282020%29%EF%BC%9A">its brackets encoded: no browser finds it</a>'
+        '<a href="03_b.html#cell-id=nb03-07">a cell</a>'
         '<script src="static/a.js"></script>', encoding="utf-8")
-    (tmp_path / "03_b.html").write_text('<h2 id="符">符</h2><h2 id="W\'">W\'</h2>', encoding="utf-8")
+    (tmp_path / "03_b.html").write_text('<h2 id="符">符</h2><h2 id="W\'">W\'</h2><h2 id="4.-T5-(2020)%EF%BC%9A">T5</h2>'
+                                        '<div id="cell-id=nb03-07"></div>', encoding="utf-8")
     (tmp_path / "static").mkdir()
     (tmp_path / "static" / "a.js").write_text("")
-    assert bs.dangling_links(tmp_path) == [("02_a.html", "04_c.html"), ("02_a.html", "03_b.html#nowhere")]
+    assert bs.dangling_links(tmp_path) == [("02_a.html", "04_c.html"), ("02_a.html", "03_b.html#nowhere"),
+                                           ("02_a.html", "03_b.html#4.-T5-%282020%29%EF%BC%9A")]
+
+
+def test_a_fragment_finds_the_ids_a_browser_tries():
+    """As written, with what a browser percent-encodes encoded (beyond ASCII, space), then decoded;
+    ( ) ' = stay as they are."""
+    assert bs.fragment_ids("符") == {"%E7%AC%A6", "符"}
+    assert bs.fragment_ids("%E7%AC%A6") == {"%E7%AC%A6", "符"}
+    assert bs.fragment_ids("a-(b)'c") == {"a-(b)'c"}
+    assert bs.fragment_ids("a%28b%29") == {"a%28b%29", "a(b)"}
+    assert bs.fragment_ids("cell-id=nb07-41") == {"cell-id=nb07-41"}
 
 
 def test_notebooks_are_named_by_number_name_or_path():

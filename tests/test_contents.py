@@ -135,10 +135,15 @@ def test_every_route_names_existing_sections_and_keeps_its_promise():
         assert 0 < minutes <= promise, (name, minutes, promise)
         assert f"**{name}**（约 {minutes} 分钟）" in page
         for step, (number, wanted) in zip(found, steps):
-            assert [n for n, _ in step["sections"]] == list(wanted)
+            assert [n for n, *_ in step["sections"]] == list(wanted)
             headings = BC.sections(step["path"])
+            cells = {c["id"]: "".join(c["source"]) for c in
+                     json.loads(step["path"].read_text(encoding="utf-8"))["cells"]}
             for n in wanted:
-                assert f"§{n} {BC.plain(headings[n][0])}" in page, (name, number, n)
+                heading, _, cell_id = headings[n]
+                # the link goes to the cell that begins with this section's heading
+                assert cells[cell_id].startswith(f"## {n}. "), (name, number, n, cell_id)
+                assert f"[§{n} {BC.plain(heading)}]({step['path'].name}#cell-id={cell_id})" in page, (name, number, n)
     interview = dict(BC.ROUTES[0][3])
     assert BC.ROUTES[0][0] == "面试前 30 分钟" and "13" in interview     # the summary is the short route
 
@@ -147,6 +152,20 @@ def test_a_route_naming_a_missing_section_is_refused(monkeypatch):
     monkeypatch.setattr(BC, "ROUTES", (("x", "", 30, (("13", ("99",)),)),))
     with pytest.raises(SystemExit, match="no section"):
         BC.route_steps(BC.ROUTES[0])
+
+
+def test_a_route_section_whose_heading_is_inside_a_cell_is_refused(monkeypatch, tmp_path):
+    """A route links to the cell a section's heading begins: a heading in the middle of a cell
+    has no such cell, and the build says to split it."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("# 标题\n\n甲\n\n## 1. 一\n\n乙", id="a"),
+                nbformat.v4.new_markdown_cell("## 2. 二\n\n丙", id="b")]
+    path = tmp_path / "05_x.ipynb"
+    nbformat.write(nb, path)
+    monkeypatch.setattr(BC, "chapters", lambda: [path])
+    assert BC.route_steps(("x", "", 30, (("05", ("2",)),)))[0]["sections"] == [("2", "二", "b")]
+    with pytest.raises(SystemExit, match="does not begin its cell"):
+        BC.route_steps(("x", "", 30, (("05", ("1",)),)))
 
 
 def test_sections_split_markdown_cells_at_their_headings(tmp_path):
@@ -198,7 +217,11 @@ def test_the_summary_lists_every_declared_drill_with_its_minutes_and_heading():
     assert len(rows) == len(drills) >= 9
     headings = BC.drill_headings()
     for row, drill in zip(rows, drills):
-        assert f"({drill.notebook}.ipynb#{BC.anchor(headings[drill.id])})" in row, row
+        heading, cell_id = headings[drill.id]
+        assert row.startswith(f"| [{heading.split('：', 1)[-1]}]({drill.notebook}.ipynb#cell-id={cell_id})"), row
+        task = next(c for c in nbformat.read(ROOT / "notebooks" / f"{drill.notebook}.ipynb", as_version=4).cells
+                    if c.get("id") == cell_id)
+        assert task.source.startswith("#") and heading in task.source.splitlines()[0], (drill.id, task.source[:80])
         assert row.endswith(f"| {drill.minutes:g} 分钟 |"), row
     assert f"合计约 {sum(d.minutes for d in drills):g} 分钟" in cell.source
 

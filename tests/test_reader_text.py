@@ -62,12 +62,13 @@ def test_prose_quotes_with_corner_brackets(path):
 
 
 def test_clock_direction_links_to_the_convention_box():
-    """03 says which way the hands turn and points to 04's 符号约定 box, a heading JupyterLab
-    scrolls to (test_anchors.py checks every such link)."""
+    """03 says which way the hands turn and points to 04's 符号约定 box: a link to the cell the
+    box's heading begins (test_anchors.py checks every such link)."""
     clock = (ROOT / "notebooks" / "03_clock_hands_frequencies.ipynb").read_text(encoding="utf-8")
-    box = (ROOT / "notebooks" / "04_relative_position.ipynb").read_text(encoding="utf-8")
-    assert "顺时针" in clock and "04_relative_position.ipynb#符号约定" in clock
-    assert "### 符号约定\\n" in box and "<a id=" not in box
+    box = next(c for c in json.loads((ROOT / "notebooks" / "04_relative_position.ipynb").read_text(encoding="utf-8"))["cells"]
+               if "".join(c["source"]).startswith("### 符号约定\n"))
+    assert "顺时针" in clock and f"04_relative_position.ipynb#cell-id={box['id']}" in clock
+    assert "<a id=" not in (ROOT / "notebooks" / "04_relative_position.ipynb").read_text(encoding="utf-8")
 
 
 def test_the_rule_catches_what_it_should():

@@ -43,6 +43,21 @@ def test_readme_gives_two_commands_and_ci_runs_the_test_one():
     assert "jupyterlab-language-pack-zh-CN" in (ROOT / "requirements.txt").read_text()
 
 
+def test_the_course_jupyterlab_shuts_unused_kernels_down():
+    """A route opens one notebook after another, each with its kernel: a closed tab takes its
+    kernel with it (JupyterLab's kernelShutdown), and the server shuts down a kernel idle for 20-30
+    minutes with no tab connected, checking every minute or so; the README says how long. (The
+    server really culls with these values: tests/browser/test_links.py reads its log.)"""
+    config = lab_config(re.search(r"--config=(\S+)", readme_commands()[0]).group(1))
+    kernels = config.MappingKernelManager
+    assert 20 * 60 <= kernels.cull_idle_timeout <= 30 * 60 and 0 < kernels.cull_interval <= 120
+    assert kernels.cull_connected is False       # an open tab's sliders keep their kernel
+    assert "cull_busy" not in kernels             # a training run is never cut off
+    assert f"{kernels.cull_idle_timeout // 60} 分钟没有动静的内核" in (ROOT / "README.md").read_text(encoding="utf-8")
+    overrides = json.loads((pathlib.Path(config.LabApp.app_settings_dir) / "overrides.json").read_text(encoding="utf-8"))
+    assert overrides["@jupyterlab/notebook-extension:tracker"]["kernelShutdown"] is True
+
+
 def lab_config(path: str):
     """The README's JupyterLab config file, loaded the way Jupyter loads it (traitlets), from
     another working directory: its paths must not depend on where the server is started."""

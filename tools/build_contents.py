@@ -298,9 +298,10 @@ LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 SECTION = re.compile(r"^## (\d+)\. (.+)$")
 
 
-def sections(path: pathlib.Path) -> dict[str, tuple[str, list]]:
+def sections(path: pathlib.Path) -> dict[str, tuple[str, list, str | None]]:
     """Numbered sections of a notebook: number -> (heading, its cells as (cell_type, source)
-    pairs); a markdown cell is split at its "## " lines, so each part counts for its section."""
+    pairs, the id of the cell its heading begins or None); a markdown cell is split at its "## "
+    lines, so each part counts for its section."""
     nb = nbformat.read(path, as_version=4)
     out, current = {}, None
     for cell in nb.cells:
@@ -309,12 +310,12 @@ def sections(path: pathlib.Path) -> dict[str, tuple[str, list]]:
             if cell.cell_type == "markdown" and line.startswith("## ") and chunks[-1]:
                 chunks.append([])
             chunks[-1].append(line)
-        for chunk in chunks:
+        for k, chunk in enumerate(chunks):
             head = SECTION.match(chunk[0]) if cell.cell_type == "markdown" and chunk else None
             if cell.cell_type == "markdown" and chunk and chunk[0].startswith("## "):
                 current = head.group(1) if head else None
                 if head:
-                    out[current] = (head.group(2).strip(), [])
+                    out[current] = (head.group(2).strip(), [], cell.get("id") if k == 0 else None)
             if current is not None:
                 out[current][1].append((cell.cell_type, "\n".join(chunk)))
     return out
@@ -336,7 +337,8 @@ def without_drills(cells: list) -> list:
 
 def route_steps(route) -> list[dict]:
     """The steps of a route: notebook path, title, the sections (number, heading) and their
-    minutes. Raises SystemExit when a step names a notebook or section that is not there."""
+    minutes. Raises SystemExit when a step names a notebook or section that is not there, or a
+    section whose heading does not begin a cell (a route links to that cell: :func:`cell_link`)."""
     steps = []
     for number, wanted in route[3]:
         path = next((p for p in chapters() if p.name[:2] == number), None)
@@ -346,10 +348,14 @@ def route_steps(route) -> list[dict]:
         missing = [n for n in wanted if n not in found]
         if missing:
             raise SystemExit(f"route {route[0]}: {path.name} has no section {missing}")
+        inside = [n for n in wanted if found[n][2] is None]
+        if inside:
+            raise SystemExit(f"route {route[0]}: {path.name}: the heading of section {inside} does not "
+                             "begin its cell (split the cell there: a link lands on a cell)")
         cells = without_drills([c for n in wanted for c in found[n][1]])
         stats = cell_stats(cells) if wanted else reading_stats(path)
         steps.append({"path": path, "title": title_and_summary(path)[0],
-                      "sections": [(n, found[n][0]) for n in wanted], "stats": stats})
+                      "sections": [(n, found[n][0], found[n][2]) for n in wanted], "stats": stats})
     return steps
 
 
@@ -359,25 +365,26 @@ def route_minutes(steps) -> int:
     return estimate_minutes(total)
 
 
-def anchor(heading: str) -> str:
-    """The fragment of a heading's link: JupyterLab's id (the rendered text, every space a ``-``;
-    ``renderMarkdown.createHeaderId``), brackets percent-encoded so a markdown link keeps them."""
-    text = re.sub(r"`([^`]*)`", r"\1", plain(heading))
-    text = re.sub(r"(\*\*|\*)(?=\S)(.+?)(?<=\S)\1", r"\2", text)
-    text = re.sub(r"(?<!\w)(__|_)(?=\S)(.+?)(?<=\S)\1(?!\w)", r"\2", text)   # not intraword: W_q stays
-    return text.replace(" ", "-").replace("(", "%28").replace(")", "%29")
+def cell_link(target: str, cell_id: str) -> str:
+    """A link that lands on a heading in JupyterLab and on the static page: to the cell the
+    heading begins, ``target#cell-id=<id>``. JupyterLab 4.6 scrolls to a cell by its id
+    (``Notebook.setFragment``, docs/user/urls) and nbconvert gives every cell that id
+    (``id="cell-id=<id>"``); a link by heading text (``#7.-远程衰减``) does not land in JupyterLab:
+    the link handler passes the percent-encoded fragment (every Chinese heading fails) and looks it
+    up before a newly opened notebook has rendered its headings (jupyterlab#15207)."""
+    return f"{target}#cell-id={cell_id}"
 
 
 def routes_markdown(items, link_prefix: str = "") -> list[str]:
-    """The routes as markdown lines: each route's steps in order, every section a link to its
-    heading, then the full course."""
+    """The routes as markdown lines: each route's steps in order, every section a link to the
+    cell its heading begins (:func:`cell_link`), then the full course."""
     lines = []
     for route in ROUTES:
         steps = route_steps(route)
         lines.append(f"- **{route[0]}**（约 {route_minutes(steps)} 分钟）：{route[1]}。")
         for s in steps:
             target = f"{link_prefix}{s['path'].name}"
-            where = "、".join(f"[§{n} {plain(h)}]({target}#{anchor(f'{n}. {h}')})" for n, h in s["sections"]) or "全篇"
+            where = "、".join(f"[§{n} {plain(h)}]({cell_link(target, cid)})" for n, h, cid in s["sections"]) or "全篇"
             lines.append(f"  - {s['path'].name[:2]} [{s['title']}]({target})：{where}")
     total = sum(info["minutes"] for _, (_, _, info) in items)
     from posenc.course import catalogue
@@ -492,34 +499,34 @@ def with_navigation(path, prev, nxt, info=None) -> str:
     return nbformat.writes(nb) + "\n"
 
 
-def drill_headings() -> dict[str, str]:
+def drill_headings() -> dict[str, tuple[str, str]]:
     """Drill id -> the heading of its task (the first line of the markdown cell before the cell
-    that calls ``pl.check("<id>", …)``), read from the notebooks."""
+    that calls ``pl.check("<id>", …)``) and that cell's id, read from the notebooks."""
     out = {}
     for path in chapters():
         cells = nbformat.read(path, as_version=4).cells
         for i, cell in enumerate(cells):
             m = DRILL_CALL.search(cell.source) if cell.cell_type == "code" else None
             if m and i > 0 and cells[i - 1].cell_type == "markdown":
-                out[m.group(1)] = cells[i - 1].source.splitlines()[0].lstrip("#").strip()
+                out[m.group(1)] = (cells[i - 1].source.splitlines()[0].lstrip("#").strip(), cells[i - 1].get("id"))
     return out
 
 
 def drill_list_markdown() -> str:
     """The summary's list of drills, from the declarations (posenc/course/catalogue.py: each
     drill's notebook and the minutes an interview allows) and each drill's heading: one row per
-    drill, with a link to it."""
+    drill, with a link to the cell its heading begins (:func:`cell_link`)."""
     from posenc.course import catalogue   # installed (requirements.txt's ``-e .``)
 
     headings, titles = drill_headings(), {p.stem: title_and_summary(p)[0] for p in chapters()}
     rows = ["| 手写什么 | 在哪一篇 | 面试时大约给 |", "|---|---|---|"]
     drills = catalogue.for_kind("drill")
     for e in drills:
-        heading = headings.get(e.id)
-        if heading is None:
+        if e.id not in headings:
             raise SystemExit(f"drill {e.id}: no cell in {e.notebook} calls it after a heading")
+        heading, cell_id = headings[e.id]
         what = heading.split("：", 1)[-1]
-        rows.append(f"| [{what}]({e.notebook}.ipynb#{anchor(heading)}) | 第 {e.notebook[:2]} 篇 {titles[e.notebook]} | "
+        rows.append(f"| [{what}]({cell_link(e.notebook + '.ipynb', cell_id)}) | 第 {e.notebook[:2]} 篇 {titles[e.notebook]} | "
                     f"{e.minutes:g} 分钟 |")
     total = sum(e.minutes for e in drills)
     return "\n".join(rows + ["", f"共 {len(drills)} 段，合计约 {total:g} 分钟。"])

@@ -311,38 +311,51 @@ _HREF = re.compile(r'\b(?:href|src)=(["\'])(.+?)\1', re.I)
 _ID = re.compile(r'\bid=(["\'])(.+?)\1', re.I)
 
 
-def internal_links(out: Path) -> list[tuple[str, str]]:
-    """(page, target) for every relative href/src in the site's pages."""
-    from urllib.parse import unquote
+#: What a browser keeps as written in a link's fragment; it percent-encodes the rest (controls,
+#: space, ``"<>` `` and everything beyond ASCII: the URL Standard's fragment percent-encode set).
+_FRAGMENT_KEEPS = "".join(map(chr, range(0x21, 0x7F))).translate(str.maketrans("", "", '"<>`'))
 
+
+def fragment_ids(fragment: str) -> set[str]:
+    """The element ids a browser scrolls to for ``href="…#fragment"``: the fragment as the URL
+    holds it, then percent-decoded (HTML's "find a potential indicated element")."""
+    from urllib.parse import quote, unquote
+
+    held = quote(fragment, safe=_FRAGMENT_KEEPS)
+    return {held, unquote(held)}
+
+
+def internal_links(out: Path) -> list[tuple[str, str]]:
+    """(page, target as written, entities decoded) for every relative href/src in the site's pages."""
     rows = []
     for page in sorted(out.glob("*.html")):
         text = page.read_text(encoding="utf-8")
         for _, target in _HREF.findall(text):
             if re.match(r"[a-z][a-z0-9+.-]*:", target, re.I) or target.startswith("//"):
                 continue
-            rows.append((page.name, unquote(html_lib.unescape(target))))
+            rows.append((page.name, html_lib.unescape(target)))
     return rows
 
 
 def dangling_links(out: Path) -> list[tuple[str, str]]:
-    """Internal links whose file (or, for ``page#id``, whose element id) the site lacks.
-    (nbconvert writes heading ids percent-encoded; a browser matches a fragment as written or
-    decoded, so both sides are compared decoded.)"""
+    """Internal links whose file (or, for ``page#fragment``, whose element) the site lacks. A
+    fragment finds an id as a browser's does (:func:`fragment_ids`): nbconvert writes a heading's
+    id percent-encoded but keeps ``(`` and ``'``, so ``#…%28…`` finds nothing in the browser and
+    nothing here."""
     from urllib.parse import unquote
 
     ids: dict[str, set] = {}
     bad = []
     for page, target in internal_links(out):
         path, _, frag = target.partition("#")
-        file = (out / page).parent / path if path else out / page
+        file = (out / page).parent / unquote(path) if path else out / page
         if not file.resolve().is_file():
             bad.append((page, target))
             continue
         if frag and file.suffix == ".html":
             if file not in ids:
-                ids[file] = {unquote(html_lib.unescape(i)) for _, i in _ID.findall(file.read_text(encoding="utf-8"))}
-            if frag not in ids[file]:
+                ids[file] = {html_lib.unescape(i) for _, i in _ID.findall(file.read_text(encoding="utf-8"))}
+            if not fragment_ids(frag) & ids[file]:
                 bad.append((page, target))
     return bad
 

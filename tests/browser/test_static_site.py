@@ -557,6 +557,151 @@ def test_every_internal_link_resolves(site):
     assert not broken, broken
 
 
+# ---------------------------------------------------------------------------
+# anchors: every link to a place in a page, followed by the browser itself
+
+#: Follow ``href`` from the current page as a click does, then find what the browser scrolled to
+#: (``:target``) and its heading: on screen and uncovered -> true, else the reason.
+JS_FOLLOW = """async (href) => {
+  if (href !== null) {
+    const a = document.createElement('a');
+    a.href = href;
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+  }
+  const look = () => {
+    const t = document.querySelector(':target');
+    if (!t) return 'nothing';
+    const h = t.matches('h1, h2, h3, h4, h5, h6') ? t : t.querySelector('h1, h2, h3, h4, h5, h6');
+    if (!h) return 'no heading';
+    const r = h.getBoundingClientRect();
+    if (!(r.height > 0 && r.top >= -1 && r.bottom <= innerHeight + 1)) return 'off ' + Math.round(r.top);
+    const hit = document.elementFromPoint(r.left + Math.min(r.width / 2, 40), r.top + r.height / 2);
+    return (hit && h.contains(hit)) ? true : 'covered';
+  };
+  // what scrolled into view is painted within a few frames (cells off screen skip rendering)
+  let seen = look();
+  for (let frame = 0; seen !== true && frame < 60; frame++) {
+    await new Promise(r => requestAnimationFrame(r));
+    seen = look();
+  }
+  return seen;
+}"""
+
+
+def anchors(out: Path, pages=None) -> dict[str, list[tuple[str, str]]]:
+    """Every ``<a href>`` with a fragment in the pages of ``out`` that points into a page of
+    ``pages`` (default: any): target page -> [(page it is on, href as written)]."""
+    import html as html_lib
+
+    found = {}
+    for page in sorted(out.glob("*.html")):
+        for _, href in re.findall(r"<a\b[^>]*?\bhref=([\"'])(.+?)\1", page.read_text(encoding="utf-8"), re.I):
+            href = html_lib.unescape(href)
+            if "#" not in href or re.match(r"[a-z][a-z0-9+.-]*:|//", href, re.I):
+                continue
+            target = href.partition("#")[0] or page.name
+            if pages is None or target in pages:
+                found.setdefault(target, []).append((page.name, href))
+    return found
+
+
+#: :data:`JS_FOLLOW` for each of a list of hrefs, one after another in the page.
+JS_FOLLOW_EACH = f"""async (hrefs) => {{
+  const follow = {JS_FOLLOW.strip()};
+  const out = [];
+  for (const href of hrefs) out.push(await follow(href));
+  return out;
+}}"""
+
+
+def follow_every_anchor(page, base: str, found: dict) -> list[tuple]:
+    """Open each target page once and follow every anchor into it there (a click on a link to
+    another page lands the same way once that page is open); the misses."""
+    missed = []
+    for target, links in found.items():
+        page.goto(f"{base}/{target}")
+        page.wait_for_function(JS_READY, polling=50)
+        results = page.evaluate(JS_FOLLOW_EACH, ["#" + href.partition("#")[2] for _, href in links])
+        missed += [(source, href, r) for (source, href), r in zip(links, results) if r is not True]
+    return missed
+
+
+@pytest.fixture(scope="module")
+def every_page(site, tmp_path_factory):
+    """Every notebook of the course exported as tools/build_site.py exports it (same template,
+    same link rewriting), not run: its anchors are the built site's (a link and a heading, a cell
+    and its id, come from the notebook, not from its outputs); served like the site."""
+    import nbformat
+
+    out = tmp_path_factory.mktemp("every-page")
+    bs.copy_static(out)
+    paths = bs.notebook_paths([])
+    nav = bs.nav_entries(paths)
+    for p in paths:
+        html = bs.export(nbformat.read(p, as_version=4), p.stem, nav)
+        (out / f"{p.stem}.html").write_text(html, encoding="utf-8")
+        if p.stem == bs.INDEX_STEM:
+            (out / "index.html").write_text(html, encoding="utf-8")
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(out)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield out, f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def test_every_anchor_lands_on_its_heading(site, server, every_page, context, browser, posenc_line):
+    """Every link to a place in a page (the routes, the answer sheet, links between notebooks and
+    within one, the headings' own ¶ links), in the built pages and in every notebook's page, brings
+    its heading on screen, uncovered: on a wide screen, and on a phone (where the contents bar
+    stays at the top)."""
+    out, report, _ = site
+    built = anchors(out, {f"{s}.html" for s in report["built"]} | {"index.html"})
+    whole = anchors(every_page[0])
+    missed = follow_every_anchor(context.new_page(), server, built) + follow_every_anchor(context.new_page(), every_page[1], whole)
+    phone = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=1)
+    try:
+        missed += [("390 px", *m) for m in follow_every_anchor(phone.new_page(), every_page[1], whole)]
+    finally:
+        phone.close()
+    n_built, n_whole = sum(map(len, built.values())), sum(map(len, whole.values()))
+    checked = n_built + 2 * n_whole
+    posenc_line(f"[static site] anchors: {checked - len(missed)} / {checked} land on their heading ({n_whole} "
+                f"in every notebook's page, at 1,300 and 390 px; {n_built} into the built pages {sorted(built)})")
+    assert n_whole > 300 and not missed, "\n".join(map(repr, missed[:20]))
+
+
+def test_a_route_link_lands_once_its_page_has_rendered(site, server, context):
+    """The contents page's route links into a built page, clicked: the page loads (formulas
+    typeset, widgets drawn) and the section's heading is on screen."""
+    out, report, _ = site
+    into = anchors(out, {f"{s}.html" for s in report["built"]} - {"00_index.html", "index.html"})
+    routes = list(dict.fromkeys(href for target in sorted(into) for source, href in into[target] if source == "index.html"))
+    assert routes
+    page, missed, errors = context.new_page(), [], []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    # leaving a page aborts the fonts it was still fetching (ERR_ABORTED): not a failure
+    page.on("requestfailed", lambda r: errors.append(f"{r.failure} {r.url}") if r.failure != "net::ERR_ABORTED" else None)
+    for href in routes:
+        page.goto(f"{server}/index.html")
+        page.click(f'a[href="{href}"] >> nth=0')
+        page.wait_for_url(f"**/{href}")
+        page.wait_for_load_state("load")
+        page.wait_for_function(JS_READY, polling=50)
+        page.wait_for_function("document.fonts.status === 'loaded'")
+        result = page.evaluate(JS_FOLLOW, None)
+        if result is not True:
+            missed.append((href, result))
+    assert not missed and not errors, (missed, errors[:5])
+
+
 REMOTE = re.compile(r"^\s*(?:[a-z][a-z0-9+.-]*:)?//", re.I)
 
 
