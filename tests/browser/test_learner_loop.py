@@ -1,7 +1,8 @@
 """The learner's loop in real JupyterLab: answer every exercise of 02 and 07 in their cells (the
-worked solutions' answers typed over ``None``), fill a worksheet case, save the notebooks, restart
-their kernels, open the contents page and run its progress cell: every exercise is still counted
-and the worksheet's case is listed. (Until the registry, the table read the saved cells and lost
+worked solutions' answers typed over ``None``), write one drill of 07 (its worked solution typed over
+the stub), fill a worksheet case, save the notebooks, restart their kernels, open the contents page
+and run its progress cell: every exercise and the drill are still counted and the worksheet's case
+is listed. (Until the registry, the table read the saved cells and lost
 every answered exercise.) Copies of the notebooks are used, in a folder of their own under the
 server's root, and a progress file of this test's own.
 """
@@ -17,12 +18,15 @@ from urllib.parse import quote
 import pytest
 
 from lab_session import JS_FIND_PANEL, KERNEL_READY_S, RUN_ALL_S, kernel_exec, kernel_value
+from test_drill_solutions import DRILLS
 from test_exercise_solutions import solution_answers
 
 pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ("02_sinusoidal_hand_calculation", "07_rope")
+#: The drill written in 07 (one of its four): the stub's body replaced by the worked solution.
+DRILL = "drill-rope-cos-sin"
 
 #: Run the given cells one after another (the notebook's own run-cell command), wait for each.
 JS_RUN_CELLS = """
@@ -78,12 +82,18 @@ def _open(page, lab, rel: str, progress_file: Path) -> None:
 def _answer_every_exercise(page, path: Path) -> None:
     cells = page.evaluate(JS_CELL_TEXTS)
     setup = next(i for i, (kind, src, _) in enumerate(cells) if kind == "code" and "import posenc_lib as pl" in src)
-    asked = [i for i, (kind, src, _) in enumerate(cells) if kind == "code" and re.search(r'\bpl\.check\("', src)]
+    asked = [i for i, (kind, src, _) in enumerate(cells)
+             if kind == "code" and re.search(r'\bpl\.check\("', src) and 'pl.check("drill-' not in src]
     answers = solution_answers(path)
     assert len(asked) == len(answers) > 0, path.name
     for i, answer in zip(asked, answers):
         source = re.sub(r"= None", f"= {answer!r}", cells[i][1], count=1)
         page.evaluate(JS_SET_SOURCE, [i, source])
+    if DRILLS[DRILL][0] == path.stem:
+        i = next(i for i, (kind, src, _) in enumerate(cells) if kind == "code" and f'pl.check("{DRILL}"' in src)
+        check_line = next(line for line in cells[i][1].splitlines() if line.startswith(f'pl.check("{DRILL}"'))
+        page.evaluate(JS_SET_SOURCE, [i, DRILLS[DRILL][3] + "\n\n" + check_line])
+        asked.append(i)
     sheet = [i for i, (kind, src, _) in enumerate(cells) if kind == "code" and "HandCalcWorksheet" in src]
     assert page.evaluate(JS_RUN_CELLS, sorted({setup, *sheet, *asked})) == "ok"
     after = page.evaluate(JS_CELL_TEXTS)
@@ -123,7 +133,7 @@ def test_answers_saved_in_the_notebooks_stay_counted(lab_server, browser, tmp_pa
             assert page.evaluate(JS_SAVE_AND_RESTART) is False        # saved (not dirty), kernel back
             saved = json.loads((folder / f"{stem}.ipynb").read_text(encoding="utf-8"))
             answered = ["".join(c["source"]) for c in saved["cells"] if c["cell_type"] == "code"
-                        and 'pl.check("' in "".join(c["source"])]
+                        and 'pl.check("' in "".join(c["source"]) and 'pl.check("drill-' not in "".join(c["source"])]
             assert answered and not any("= None" in src for src in answered), "the answers are saved in the file"
         rel = (folder / "00_index.ipynb").relative_to(lab_server.root_dir).as_posix()
         _open(page, lab_server, rel, progress_file)
@@ -134,6 +144,8 @@ def test_answers_saved_in_the_notebooks_stay_counted(lab_server, browser, tmp_pa
         rows = {r[0][:2]: r for r in (row.locator("td").all_text_contents() for row in table.locator("tbody tr").all())}
         assert rows["02"][1] == "4 / 4" and rows["02"][4] == "1 / 1", rows["02"]
         assert rows["07"][1].startswith("6 / 6"), rows["07"]
+        drills_column = next(i for i, h in enumerate(table.locator("thead th").all_text_contents()) if "手写代码" in h)
+        assert rows["07"][drills_column] == "1 / 4", rows["07"]
         record = json.loads(progress_file.read_text(encoding="utf-8"))
         assert record["version"] == 2 and len(record["worksheet"]["pe-table"]) == 1
     finally:
