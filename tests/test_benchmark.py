@@ -10,7 +10,7 @@ import benchmark  # tools/benchmark.py (pyproject puts tools/ on the test path)
 import posenc_lib as pl
 
 #: The families whose setups the tests below run (a new ``--only`` choice needs a test here).
-FAMILIES = ("sliders", "frames", "drag", "fill", "memory", "notebooks", "import", "training", "static")
+FAMILIES = ("sliders", "frames", "drag", "fill", "live", "memory", "notebooks", "import", "training", "static")
 
 
 def test_every_family_of_the_command_line_has_its_setup_tested_here():
@@ -60,3 +60,19 @@ def test_notebooks_import_training_and_static_find_what_they_time():
     assert set(benchmark.TRAINED_PES) <= set(pl.PE_KINDS)      # what train_order_model accepts
     build_site, pages = benchmark.static_setup(["03"])
     assert [p.name[:2] for p in pages] == ["03"] and callable(build_site.build)
+
+
+def test_live_finds_every_explorer_s_notebook_and_its_kernel_timing_records_what_it_reads():
+    """``live``: the notebooks with any explorer (01's has no main slider), and the timing code it
+    runs in the kernel records a live redraw (with its draw and its encoding) and a frame."""
+    import drag_metrics as dm
+
+    every = benchmark.lab_notebooks([], any_explorer=True)
+    assert set(benchmark.lab_notebooks([])) < set(every) and any(n.startswith("01") for n in every)
+    code = ("import posenc_lib as pl\n" + dm.KERNEL_TIMING
+            + "\nex = pl.ClockExplorer(); ex.controls['base'].value = 100.0; ex.frames.fill(limit=1)\n"
+              "print(sorted({(r['what'], r['explorer']) for r in __posenc_times}),"
+              " all(r['draw_ms'] > 0 and r['encode_ms'] > 0 for r in __posenc_times if r['what'] == 'refresh'))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["[('fill',", "'clock'),", "('refresh',", "'clock')]", "True"]
