@@ -100,6 +100,13 @@ class _ScalingView:
         return [self.s_line, self.slow, self.title_slow, self.train_pts, self.target_pts, self.unseen_pts,
                 self.title_turn, self.band, self.plain, self.scaled, self.train_end, self.title_score]
 
+    def parts(self):
+        """The animated artists by panel (the controls' ``changes``): the slowdown per pair
+        (the target length does not change it), the angles per pair, the score against the offset."""
+        return {"slowdown": [self.s_line, self.slow, self.title_slow],
+                "angles": [self.train_pts, self.target_pts, self.unseen_pts, self.title_turn],
+                "score": [self.band, self.plain, self.scaled, self.train_end, self.title_score]}
+
     def update(self, rope_type, factor, train_len, target_len, d_model, base):
         cov = rope_angle_coverage(d_model, train_len, target_len, base, rope_type, factor)
         r = cov.rotations
@@ -205,6 +212,10 @@ def plot_yarn_ramp(d_model: int = 128, train_len: int = 4096, base: float = 1000
     return fig
 
 
+#: The three panels of the context explorer (what most of its controls change).
+_PANELS = ("slowdown", "angles", "score")
+
+
 class ContextExplorer(Explorer):
     """Pick a RoPE scaling type, the factor s, the training length L, the target length L' and
     the head dimension d: what each pair's frequency becomes, which angles are new at L',
@@ -216,12 +227,12 @@ class ContextExplorer(Explorer):
         figsize=(10.7, 3.4),   # 963 px at 90 dpi: inside a 968-px notebook output (the browser suite checks)
         controls=(
             dropdown("rope_type", "default", ROPE_TYPES, label="缩放类型",
-                     option_labels=tuple(ROPE_TYPE_NAMES[m] for m in ROPE_TYPES)),
+                     option_labels=tuple(ROPE_TYPE_NAMES[m] for m in ROPE_TYPES), changes=_PANELS),
             choice_slider("factor", 4, FACTORS, label="倍数 ρ",   # no scaling: ρ changes nothing, greyed out
-                          active_when=lambda v: v["rope_type"] != "default"),
-            choice_slider("train_len", 4096, TRAIN_LENS, label="训练长度 L"),
-            choice_slider("target_len", 16384, TARGET_LENGTHS, label="目标长度 L'"),
-            choice_slider("d_model", 128, HEAD_DIMS, label="每个头的维度 d"),
+                          active_when=lambda v: v["rope_type"] != "default", changes=_PANELS),
+            choice_slider("train_len", 4096, TRAIN_LENS, label="训练长度 L", changes=_PANELS),
+            choice_slider("target_len", 16384, TARGET_LENGTHS, label="目标长度 L'", changes=("angles", "score")),
+            choice_slider("d_model", 128, HEAD_DIMS, label="每个头的维度 d", changes=_PANELS),
         ),
         params=(Param("base", 10000.0, check_base),),
         view=lambda fig, p: _ScalingView(*fig.subplots(1, 3, width_ratios=[1, 1, 1.25])),

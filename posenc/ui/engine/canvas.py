@@ -62,6 +62,18 @@ def _is_image(artist) -> bool:
     return isinstance(artist, AxesImage)
 
 
+def _draw(renderer, artists) -> None:
+    """Draw ``artists`` in order; then, over each image among them, its axes' frame and the
+    lines drawn above it in a full draw (an image blitted last would cover them)."""
+    for a in artists:
+        a.draw(renderer)
+    for ax in {id(a.axes): a.axes for a in artists if _is_image(a)}.values():
+        over = [*ax.spines.values(), *(ln for ln in ax.lines if not ln.get_animated())]
+        for artist in over:
+            if artist.get_visible():
+                artist.draw(renderer)
+
+
 class BlitCanvas:
     """A figure on its own Agg canvas, redrawn by blitting.
 
@@ -125,20 +137,11 @@ class BlitCanvas:
             dirty = [a for a in animated if id(a) in ids]
             if self._layer_key != key:
                 agg.restore_region(self._background)
-                for a in animated:
-                    if id(a) not in ids:
-                        a.draw(renderer)
+                _draw(renderer, [a for a in animated if id(a) not in ids])
                 self._layer = agg.copy_from_bbox(self.figure.bbox)
                 self._layer_key = key
             agg.restore_region(self._layer)
-        for a in dirty:
-            a.draw(renderer)
-        for ax in {id(a.axes): a.axes for a in dirty if _is_image(a)}.values():
-            # An image blitted last would cover its axes' frame and lines drawn above it.
-            over = [*ax.spines.values(), *(ln for ln in ax.lines if not ln.get_animated())]
-            for artist in over:
-                if artist.get_visible():
-                    artist.draw(renderer)
+        _draw(renderer, dirty)
 
     @one_at_a_time
     def png(self) -> bytes:
