@@ -10,7 +10,7 @@ import benchmark  # tools/benchmark.py (pyproject puts tools/ on the test path)
 import posenc_lib as pl
 
 #: The families whose setups the tests below run (a new ``--only`` choice needs a test here).
-FAMILIES = ("sliders", "frames", "drag", "fill", "live", "memory", "notebooks", "import", "training", "static")
+FAMILIES = ("sliders", "frames", "encode", "drag", "fill", "live", "memory", "notebooks", "import", "training", "static")
 
 
 def test_every_family_of_the_command_line_has_its_setup_tested_here():
@@ -76,3 +76,19 @@ def test_live_finds_every_explorer_s_notebook_and_its_kernel_timing_records_what
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["[('fill',", "'clock'),", "('refresh',", "'clock')]", "True"]
+
+
+def test_encode_s_ways_each_give_an_image_of_the_figure_s_size():
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    rgba = np.zeros((30, 40, 4), np.uint8)
+    rgba[..., 3] = 255
+    rgba[5:9, :, 0] = 200
+    for way, encode in benchmark.encodings().items():
+        decoded = np.asarray(Image.open(io.BytesIO(encode(rgba))).convert("RGB"))
+        assert decoded.shape == (30, 40, 3), way
+        if "PNG" in way and "palette" not in way or "engine" in way:
+            assert (decoded == rgba[..., :3]).all(), f"{way} is lossless"

@@ -4,7 +4,7 @@ time, import time, training, the static edition.
 Run from the repository root (not part of the pass/fail tests; numbers are printed):
 
     python tools/benchmark.py                 # everything (several minutes)
-    python tools/benchmark.py --only sliders  # one part: sliders, frames, drag, notebooks, import, training
+    python tools/benchmark.py --only sliders  # one part: sliders, frames, encode, drag, notebooks, import, training
     python tools/benchmark.py --only drag --before main --rounds 2   # JupyterLab drags, before/after
     python tools/benchmark.py --only sliders --scale 2                # figures at 2x pixel density
     python tools/benchmark.py --only fill --notebooks 03 04 --before main   # controls during the fill vs frames off
@@ -206,6 +206,57 @@ def bench_frames(samples: int = 15) -> list[dict]:
                      "fill_s": statistics.median(times) * n,
                      "kept": min(n, int(F.MAX_BYTES // url))})
     return rows
+
+
+def encodings() -> dict:
+    """``encode``: ways to send an explorer's figure to the browser, each ``(rgba array) -> bytes``
+    (``png_bytes`` is what the engine sends)."""
+    from PIL import Image
+
+    from posenc.ui.engine.canvas import png_bytes
+
+    def pil(rgba, **kw):
+        img = Image.fromarray(rgba).convert("RGB")
+        if "palette" in kw:
+            img = img.quantize(kw.pop("palette"), Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
+        out = io.BytesIO()
+        img.save(out, **kw)
+        return out.getvalue()
+
+    return {"png_bytes (engine)": png_bytes,
+            "Pillow PNG, zlib 1": lambda a: pil(a, format="png", compress_level=1),
+            "256-colour palette PNG": lambda a: pil(a, palette=256, format="png", compress_level=1),
+            "64-colour palette PNG": lambda a: pil(a, palette=64, format="png", compress_level=1),
+            "JPEG q85 (4:2:0)": lambda a: pil(a, format="jpeg", quality=85),
+            "JPEG q95 (4:4:4)": lambda a: pil(a, format="jpeg", quality=95, subsampling=0)}
+
+
+def bench_encode(repeats: int = 9) -> list[dict]:
+    """Every way of :func:`encodings`, on every explorer's first figure: ms to encode (median
+    over explorers of the median of ``repeats``), bytes, and how far the decoded pixels are
+    from the canvas (largest and mean channel error of 255; share of pixels off by more than 24)."""
+    import posenc_lib as pl
+    from PIL import Image
+
+    ways = encodings()
+    per: dict = {k: [] for k in ways}
+    for name in sorted(pl.EXPLORERS):
+        ex = pl.EXPLORERS[name]()
+        arr = np.asarray(ex.canvas.agg.buffer_rgba()).copy()
+        ref = arr[..., :3].astype(int)
+        for k, encode in ways.items():
+            times = []
+            for _ in range(repeats):
+                t0 = time.perf_counter()
+                data = encode(arr)
+                times.append(time.perf_counter() - t0)
+            err = np.abs(np.asarray(Image.open(io.BytesIO(data)).convert("RGB")).astype(int) - ref)
+            per[k].append((statistics.median(times) * 1000, len(data), int(err.max()), float(err.mean()),
+                           float(np.mean(err.max(axis=-1) > 24))))
+        ex.close()
+    return [{"way": k, "ms": statistics.median(r[0] for r in v), "kb": statistics.median(r[1] for r in v) / 1024,
+             "max_err": max(r[2] for r in v), "mean_err": statistics.median(r[3] for r in v),
+             "off24": max(r[4] for r in v)} for k, v in per.items()]
 
 
 def _checkout(stack, ref: str) -> Path:
@@ -580,8 +631,8 @@ def _report(title: str, table: list[str], results, json_path: str | None) -> Non
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", choices=["sliders", "frames", "drag", "fill", "live", "memory", "notebooks",
-                                           "import", "training", "static"])
+    parser.add_argument("--only", choices=["sliders", "frames", "encode", "drag", "fill", "live", "memory",
+                                           "notebooks", "import", "training", "static"])
     parser.add_argument("--repeats", type=int, default=30, help="slider updates per control")
     parser.add_argument("--scale", type=int, default=1, help="pixel density of the figures (2: HiDPI)")
     parser.add_argument("--before", default=None,
@@ -626,6 +677,13 @@ def main(argv=None) -> int:
         for r in rows:
             print(f"| {r['explorer']} | {r['control']} | {r['positions']} | {r['frame_ms']:.1f} | {r['png_kb']:.0f} | "
                   f"{r['set_mb']:.1f} | {r['fill_s']:.1f} | {r['kept']} |")
+    if want("encode"):
+        rows = bench_encode()
+        print(f"\n## Encoding an explorer's figure (every explorer's first figure; load {os.getloadavg()[0]:.1f})\n")
+        print("| way | ms (median) | KB (median) | largest channel error | mean channel error | most pixels off by > 24 |")
+        print("|---|---:|---:|---:|---:|---:|")
+        for r in rows:
+            print(f"| {r['way']} | {r['ms']:.2f} | {r['kb']:.0f} | {r['max_err']} | {r['mean_err']:.2f} | {r['off24']:.2%} |")
     if want("drag"):
         results = bench_drag(args.before, args.rounds, args.notebooks, args.keys, args.drags, args.dsf, args.scale,
                              args.cap_mb)
