@@ -158,3 +158,29 @@ def test_a_fill_woken_by_a_reader_s_move_on_a_subshell_renders_on_the_fill_threa
         ex.close()                         # waits for the frame being drawn; the fill stops
     assert set(threads) == {F.fill_thread().thread}
     assert subshell not in threads and threading.main_thread() not in threads
+
+
+def test_a_reader_s_move_pauses_the_fill_before_it_waits_for_the_drawing_lock(monkeypatch):
+    """While the fill thread draws a frame (it holds the drawing lock), a move on a subshell
+    marks the kernel busy at once, before it waits for the lock: the fill's next callback sees
+    the activity and draws no further frame until the kernel is quiet again."""
+    import time as real_time
+
+    from posenc.ui.engine import frames as F
+
+    now = [10.0]
+    scheduler = F.FrameScheduler(clock=lambda: now[0], call_later=lambda delay, callback: F._Handle())
+    monkeypatch.setattr(F, "frame_scheduler", lambda: scheduler)
+    ex = pl.EXPLORERS["rope"]()
+    now[0] = 50.0
+    with lock.DRAWING:                                  # a frame being drawn
+        mover = threading.Thread(target=lambda: setattr(ex.controls["i"], "value", 5), name="subshell-test")
+        mover.start()
+        deadline = real_time.monotonic() + 60
+        while scheduler.last_activity != 50.0 and real_time.monotonic() < deadline:
+            real_time.sleep(0.01)                       # polling a condition, not a timed wait
+        assert scheduler.last_activity == 50.0, "the move did not mark the kernel busy"
+        assert mover.is_alive(), "the move drew without the drawing lock"
+        assert not scheduler.quiet()
+    mover.join(60)
+    assert not mover.is_alive() and ex.values["i"] == 5
