@@ -92,3 +92,18 @@ def test_encode_s_ways_each_give_an_image_of_the_figure_s_size():
         assert decoded.shape == (30, 40, 3), way
         if "PNG" in way and "palette" not in way or "engine" in way:
             assert (decoded == rgba[..., :3]).all(), f"{way} is lossless"
+
+
+def test_live_summary_takes_numpy_s_median_and_p90_of_the_presses_that_count():
+    """Idle presses all count; of the presses made for a fill, only those that landed while the
+    kernel was rendering a frame."""
+    import drag_metrics as dm
+    import numpy as np
+
+    idle, fill, missed = [5, 1, 9, 3, 7, 2, 8, 4, 6], [40, 10, 30], [1000]
+    presses = ([{"mode": "idle", "painted_ms": x} for x in idle]
+               + [{"mode": "fill", "during_fill": True, "painted_ms": x} for x in fill]
+               + [{"mode": "fill", "during_fill": False, "painted_ms": x} for x in missed])
+    s = dm.live_summary({"explorer": "e", "control": "c", "kind": "slider", "fill_threads": [], "presses": presses})
+    assert (s["idle_painted_ms"], s["idle_painted_ms_p90"]) == (np.median(idle), np.percentile(idle, 90))
+    assert (s["fill_painted_ms"], s["fill_painted_ms_p90"], s["n_fill"]) == (np.median(fill), np.percentile(fill, 90), 3)

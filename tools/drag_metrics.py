@@ -752,7 +752,9 @@ def live_summary(row: dict) -> dict:
         xs = sorted(p[key] for p in ps if p.get(key) is not None and not math.isnan(p[key]))
         if not xs:
             return None, None
-        return statistics.median(xs), xs[min(len(xs) - 1, math.ceil(0.9 * len(xs)) - 1)]
+        at = 0.9 * (len(xs) - 1)              # the 90th percentile, linear between samples (numpy's)
+        lo = int(at)
+        return statistics.median(xs), xs[lo] + (at - lo) * (xs[min(lo + 1, len(xs) - 1)] - xs[lo])
     idle = [p for p in row["presses"] if p["mode"] == "idle"]
     fill = [p for p in row["presses"] if p["mode"] == "fill" and p["during_fill"]]
     out = {"explorer": row["explorer"], "control": row["control"], "kind": row["kind"],
