@@ -179,6 +179,16 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
             f"{r.get('note', '')}")
         if r.get("drag"):
             tr.write_line(f"    drag: {r['drag']}")
+        if r.get("live"):
+            def ms(x):
+                return "-" if x is None else f"{x:.0f}"
+            tr.write_line("    live controls, key -> painted ms (kernel ms), idle: " + ", ".join(
+                f"{s['explorer']}.{s['control'].split('（')[0]} {ms(s['idle_painted_ms'])} ({ms(s['idle_kernel_ms'])})"
+                for s in r["live"]))
+            fill = [s for s in r["live"] if s["n_fill"]]
+            if fill:
+                tr.write_line("    ... while the frames are filled: " + ", ".join(
+                    f"{s['explorer']}.{s['control'].split('（')[0]} {ms(s['fill_painted_ms'])}" for s in fill))
         if r.get("phases"):
             tr.write_line("    phases (s): " + ", ".join(f"{k} {v}" for k, v in r["phases"].items()))
     all_lat = [x for r in rows.values() for x in (r.get("latencies_ms") or [])]

@@ -10,7 +10,7 @@ import benchmark  # tools/benchmark.py (pyproject puts tools/ on the test path)
 import posenc_lib as pl
 
 #: The families whose setups the tests below run (a new ``--only`` choice needs a test here).
-FAMILIES = ("sliders", "frames", "drag", "fill", "memory", "notebooks", "import", "training", "static")
+FAMILIES = ("sliders", "frames", "encode", "drag", "fill", "live", "memory", "notebooks", "import", "training", "static")
 
 
 def test_every_family_of_the_command_line_has_its_setup_tested_here():
@@ -60,3 +60,50 @@ def test_notebooks_import_training_and_static_find_what_they_time():
     assert set(benchmark.TRAINED_PES) <= set(pl.PE_KINDS)      # what train_order_model accepts
     build_site, pages = benchmark.static_setup(["03"])
     assert [p.name[:2] for p in pages] == ["03"] and callable(build_site.build)
+
+
+def test_live_finds_every_explorer_s_notebook_and_its_kernel_timing_records_what_it_reads():
+    """``live``: the notebooks with any explorer (01's has no main slider), and the timing code it
+    runs in the kernel records a live redraw (with its draw and its encoding) and a frame."""
+    import drag_metrics as dm
+
+    every = benchmark.lab_notebooks([], any_explorer=True)
+    assert set(benchmark.lab_notebooks([])) < set(every) and any(n.startswith("01") for n in every)
+    code = ("import posenc_lib as pl\n" + dm.KERNEL_TIMING
+            + "\nex = pl.ClockExplorer(); ex.controls['base'].value = 100.0; ex.frames.fill(limit=1)\n"
+              "print(sorted({(r['what'], r['explorer']) for r in __posenc_times}),"
+              " all(r['draw_ms'] > 0 and r['encode_ms'] > 0 for r in __posenc_times if r['what'] == 'refresh'))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["[('fill',", "'clock'),", "('refresh',", "'clock')]", "True"]
+
+
+def test_encode_s_ways_each_give_an_image_of_the_figure_s_size():
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    rgba = np.zeros((30, 40, 4), np.uint8)
+    rgba[..., 3] = 255
+    rgba[5:9, :, 0] = 200
+    for way, encode in benchmark.encodings().items():
+        decoded = np.asarray(Image.open(io.BytesIO(encode(rgba))).convert("RGB"))
+        assert decoded.shape == (30, 40, 3), way
+        if "PNG" in way and "palette" not in way or "engine" in way:
+            assert (decoded == rgba[..., :3]).all(), f"{way} is lossless"
+
+
+def test_live_summary_takes_numpy_s_median_and_p90_of_the_presses_that_count():
+    """Idle presses all count; of the presses made for a fill, only those that landed while the
+    kernel was rendering a frame."""
+    import drag_metrics as dm
+    import numpy as np
+
+    idle, fill, missed = [5, 1, 9, 3, 7, 2, 8, 4, 6], [40, 10, 30], [1000]
+    presses = ([{"mode": "idle", "painted_ms": x} for x in idle]
+               + [{"mode": "fill", "during_fill": True, "painted_ms": x} for x in fill]
+               + [{"mode": "fill", "during_fill": False, "painted_ms": x} for x in missed])
+    s = dm.live_summary({"explorer": "e", "control": "c", "kind": "slider", "fill_threads": [], "presses": presses})
+    assert (s["idle_painted_ms"], s["idle_painted_ms_p90"]) == (np.median(idle), np.percentile(idle, 90))
+    assert (s["fill_painted_ms"], s["fill_painted_ms_p90"], s["n_fill"]) == (np.median(fill), np.percentile(fill, 90), 3)

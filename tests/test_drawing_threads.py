@@ -1,7 +1,9 @@
 """One drawing at a time: JupyterLab >= 4.4 with ipykernel >= 7 runs a widget's observer in a
-subshell thread while the main thread runs cells and fills frames (measured in this repo's
+subshell thread while the main thread runs cells and the fill thread renders frames (measured in this repo's
 JupyterLab: a slider's observer reported ``subshell-…`` as its thread, a cell ``MainThread``).
-Matplotlib is not thread-safe, so the engine holds one lock around every drawing."""
+Matplotlib is not thread-safe, so the engine holds one lock around every drawing. The frame
+fill runs on a thread of its own (posenc/ui/engine/frames.py), never on one that handles the
+reader's messages."""
 import sys
 import threading
 
@@ -9,8 +11,6 @@ import pytest
 
 import posenc_lib as pl
 from posenc.ui.engine import canvas, lock
-
-pytestmark = pytest.mark.slow
 
 
 def _hammer(ex, rounds: int) -> list:
@@ -54,6 +54,7 @@ def _hammer(ex, rounds: int) -> list:
     return errors
 
 
+@pytest.mark.slow
 def test_a_slider_moved_from_another_thread_while_the_kernel_draws_breaks_nothing():
     ex = pl.EXPLORERS["score_terms"]()
     assert _hammer(ex, 150) == []
@@ -81,3 +82,105 @@ def test_every_engine_reaction_holds_the_drawing_lock():
         ex.refresh(full=True)
         ex.render_frame(ex.declared[ex.main].values()[5])
     assert held and all(held), held
+
+
+# ---------------------------------------------------------------------------
+# The fill runs on a thread of its own, never on one that handles the reader's messages
+# ---------------------------------------------------------------------------
+def _in_thread_with_a_loop(name: str, fn):
+    """Run ``fn()`` in a new thread named ``name`` inside a running asyncio loop (what a kernel's
+    subshell thread is for a widget observer); returns the thread."""
+    import asyncio
+
+    def main():
+        async def call():
+            fn()
+        asyncio.run(call())
+
+    t = threading.Thread(target=main, name=name)
+    t.start()
+    t.join(120)
+    return t
+
+
+def test_the_fill_thread_runs_callbacks_on_itself_and_survives_a_failing_one():
+    from posenc.ui.engine.frames import FillThread
+
+    ft = FillThread(name="test-fill")
+    ran, done = [], threading.Event()
+
+    def record(tag):
+        def callback():
+            ran.append((tag, threading.current_thread()))
+            if tag == "last":
+                done.set()
+        return callback
+
+    def ask():
+        ft.call_later(0.0, record("first"))
+        ft.call_later(0.0, lambda: 1 / 0)                     # logged; the thread goes on
+        ft.call_later(0.0, record("cancelled")).cancel()
+        ft.call_later(0.0, record("last"))
+
+    caller = _in_thread_with_a_loop("subshell-test", ask)
+    assert done.wait(60), "the fill thread never ran the callbacks"
+    assert [tag for tag, _ in ran] == ["first", "last"]
+    assert {t for _, t in ran} == {ft.thread} and ft.thread is not caller
+    assert ft.thread is not threading.main_thread() and ft.thread.daemon
+
+
+def test_a_fill_woken_by_a_reader_s_move_on_a_subshell_renders_on_the_fill_thread(monkeypatch):
+    """The reader moves a control: its observer runs on a subshell thread (a running event
+    loop) and wakes the fill. Every frame is rendered on the fill thread: neither on that
+    subshell nor on the main thread (the cells)."""
+    from posenc.ui.engine import frames as F
+
+    monkeypatch.setattr(F, "QUIET_S", 0.0)
+    scheduler = F.FrameScheduler()
+    monkeypatch.setattr(F, "frame_scheduler", lambda: scheduler)
+    ex = pl.EXPLORERS["rope"]()
+    fs = ex.frames
+    assert scheduler.handle is None, "made in plain Python (a cell here): nothing scheduled yet"
+    threads, three = [], threading.Event()
+    render = fs.render
+
+    def recorded(value):
+        threads.append(threading.current_thread())
+        if len(threads) >= 3:
+            three.set()
+        return render(value)
+    fs.render = recorded
+
+    subshell = _in_thread_with_a_loop("subshell-test", lambda: setattr(ex.controls["i"], "value", 3))
+    try:
+        assert three.wait(120), "no fill after a move on a subshell"
+    finally:
+        ex.close()                         # waits for the frame being drawn; the fill stops
+    assert set(threads) == {F.fill_thread().thread}
+    assert subshell not in threads and threading.main_thread() not in threads
+
+
+def test_a_reader_s_move_pauses_the_fill_before_it_waits_for_the_drawing_lock(monkeypatch):
+    """While the fill thread draws a frame (it holds the drawing lock), a move on a subshell
+    marks the kernel busy at once, before it waits for the lock: the fill's next callback sees
+    the activity and draws no further frame until the kernel is quiet again."""
+    import time as real_time
+
+    from posenc.ui.engine import frames as F
+
+    now = [10.0]
+    scheduler = F.FrameScheduler(clock=lambda: now[0], call_later=lambda delay, callback: F._Handle())
+    monkeypatch.setattr(F, "frame_scheduler", lambda: scheduler)
+    ex = pl.EXPLORERS["rope"]()
+    now[0] = 50.0
+    with lock.DRAWING:                                  # a frame being drawn
+        mover = threading.Thread(target=lambda: setattr(ex.controls["i"], "value", 5), name="subshell-test")
+        mover.start()
+        deadline = real_time.monotonic() + 60
+        while scheduler.last_activity != 50.0 and real_time.monotonic() < deadline:
+            real_time.sleep(0.01)                       # polling a condition, not a timed wait
+        assert scheduler.last_activity == 50.0, "the move did not mark the kernel busy"
+        assert mover.is_alive(), "the move drew without the drawing lock"
+        assert not scheduler.quiet()
+    mover.join(60)
+    assert not mover.is_alive() and ex.values["i"] == 5

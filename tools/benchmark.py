@@ -4,10 +4,11 @@ time, import time, training, the static edition.
 Run from the repository root (not part of the pass/fail tests; numbers are printed):
 
     python tools/benchmark.py                 # everything (several minutes)
-    python tools/benchmark.py --only sliders  # one part: sliders, frames, drag, notebooks, import, training
+    python tools/benchmark.py --only sliders  # one part: sliders, frames, encode, drag, notebooks, import, training
     python tools/benchmark.py --only drag --before main --rounds 2   # JupyterLab drags, before/after
     python tools/benchmark.py --only sliders --scale 2                # figures at 2x pixel density
     python tools/benchmark.py --only fill --notebooks 03 04 --before main   # controls during the fill vs frames off
+    python tools/benchmark.py --only live --before main            # every live control, idle and during a fill
     python tools/benchmark.py --only static --notebooks 03 07      # static pages: build, size, ready to drag
 
 All comparisons are measured in the same run on the same machine: medians, and ratios
@@ -22,6 +23,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import os
 import pathlib
 from pathlib import Path
 import statistics
@@ -77,12 +79,13 @@ def kernel_setup(scale: int = 1, cap_mb: float | None = None, frames_off: bool =
     return setup + (dm.FRAMES_OFF if frames_off else "")
 
 
-def lab_notebooks(prefixes) -> list[str]:
-    """``drag``, ``fill``, ``memory``: the notebooks with an explorer that has a main slider,
-    those whose names start with one of ``prefixes`` (all of them when it is empty)."""
+def lab_notebooks(prefixes, any_explorer: bool = False) -> list[str]:
+    """``drag``, ``fill``, ``memory``: the notebooks with an explorer that has a main slider
+    (``live``: with any explorer), those whose names start with one of ``prefixes`` (all of
+    them when it is empty)."""
     import drag_metrics as dm
 
-    names = [p.name for p in dm.notebooks_with_explorers()]
+    names = [p.name for p in dm.notebooks_with_explorers(any_explorer=any_explorer)]
     return [n for n in names if not prefixes or any(n.startswith(p) for p in prefixes)]
 
 
@@ -205,6 +208,57 @@ def bench_frames(samples: int = 15) -> list[dict]:
     return rows
 
 
+def encodings() -> dict:
+    """``encode``: ways to send an explorer's figure to the browser, each ``(rgba array) -> bytes``
+    (``png_bytes`` is what the engine sends)."""
+    from PIL import Image
+
+    from posenc.ui.engine.canvas import png_bytes
+
+    def pil(rgba, **kw):
+        img = Image.fromarray(rgba).convert("RGB")
+        if "palette" in kw:
+            img = img.quantize(kw.pop("palette"), Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
+        out = io.BytesIO()
+        img.save(out, **kw)
+        return out.getvalue()
+
+    return {"png_bytes (engine)": png_bytes,
+            "Pillow PNG, zlib 1": lambda a: pil(a, format="png", compress_level=1),
+            "256-colour palette PNG": lambda a: pil(a, palette=256, format="png", compress_level=1),
+            "64-colour palette PNG": lambda a: pil(a, palette=64, format="png", compress_level=1),
+            "JPEG q85 (4:2:0)": lambda a: pil(a, format="jpeg", quality=85),
+            "JPEG q95 (4:4:4)": lambda a: pil(a, format="jpeg", quality=95, subsampling=0)}
+
+
+def bench_encode(repeats: int = 9) -> list[dict]:
+    """Every way of :func:`encodings`, on every explorer's first figure: ms to encode (median
+    over explorers of the median of ``repeats``), bytes, and how far the decoded pixels are
+    from the canvas (largest and mean channel error of 255; share of pixels off by more than 24)."""
+    import posenc_lib as pl
+    from PIL import Image
+
+    ways = encodings()
+    per: dict = {k: [] for k in ways}
+    for name in sorted(pl.EXPLORERS):
+        ex = pl.EXPLORERS[name]()
+        arr = np.asarray(ex.canvas.agg.buffer_rgba()).copy()
+        ref = arr[..., :3].astype(int)
+        for k, encode in ways.items():
+            times = []
+            for _ in range(repeats):
+                t0 = time.perf_counter()
+                data = encode(arr)
+                times.append(time.perf_counter() - t0)
+            err = np.abs(np.asarray(Image.open(io.BytesIO(data)).convert("RGB")).astype(int) - ref)
+            per[k].append((statistics.median(times) * 1000, len(data), int(err.max()), float(err.mean()),
+                           float(np.mean(err.max(axis=-1) > 24))))
+        ex.close()
+    return [{"way": k, "ms": statistics.median(r[0] for r in v), "kb": statistics.median(r[1] for r in v) / 1024,
+             "max_err": max(r[2] for r in v), "mean_err": statistics.median(r[3] for r in v),
+             "off24": max(r[4] for r in v)} for k, v in per.items()]
+
+
 def _checkout(stack, ref: str) -> Path:
     """The code of git ref ``ref`` in a temporary folder (removed when ``stack`` closes)."""
     import tempfile
@@ -321,6 +375,65 @@ def fill_table(results: dict) -> list[str]:
                 cells.append(f"{med('key_ms'):.0f}" + ("" if c["fps"] is None else
                                                         f" / {med('fps'):.1f} / {med('lag_ms'):.0f}"))
             lines.append(f"| {nb[:-6]} ({first['explorer']}) | {c['control']} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def bench_live(before: str | None, rounds: int, notebooks: list[str], keys: int, fill_keys: int) -> dict:
+    """Real JupyterLab + Chromium: every live control (every control but a main slider) of
+    every explorer of each notebook, key steps with the kernel idle and during the frames' fill,
+    timed in the page and in the kernel (drag_metrics.measure_live_notebook), for this checkout
+    and (``before``: a git ref) that code, interleaved (the order alternates by round), fresh
+    kernel each. Returns {notebook: {mode: [rows, ...]}}."""
+    import contextlib
+
+    import drag_metrics as dm
+    import lab_session
+
+    nbs = lab_notebooks(notebooks, any_explorer=True)
+    results: dict = {}
+    with contextlib.ExitStack() as stack:
+        labs = {"after": stack.enter_context(lab_session.jupyterlab(root=ROOT, env_extra={"PYTHONPATH": str(ROOT)}))}
+        if before:
+            tmp = _checkout(stack, before)
+            labs["before"] = stack.enter_context(lab_session.jupyterlab(root=tmp, env_extra={"PYTHONPATH": str(tmp)}))
+        browser = stack.enter_context(lab_session.chromium())
+        for rnd in range(rounds):
+            for nb in nbs:
+                for mode in (list(labs)[::-1] if rnd % 2 else list(labs)):
+                    r = _in_page(browser, labs[mode], lambda page: dm.measure_live_notebook(
+                        page, labs[mode], f"notebooks/{nb}", keys, fill_keys))
+                    if isinstance(r, Exception):
+                        print(f"[{rnd}] {mode:6} {nb}: FAILED {type(r).__name__}: {str(r)[:300]}", flush=True)
+                        continue
+                    results.setdefault(nb, {}).setdefault(mode, []).append(r)
+                    print(f"[{rnd}] {mode:6} {nb} (load {os.getloadavg()[0]:.1f})", flush=True)
+                    print("\n".join(dm.live_table(r)[2:]), flush=True)
+    return results
+
+
+def live_table(results: dict) -> list[str]:
+    """Markdown rows: per explorer and live control, each mode's painted ms (median / p90 over
+    every round's presses, idle and during a fill) and the kernel's share."""
+    import drag_metrics as dm
+
+    modes = [m for m in ("before", "after") if any(m in v for v in results.values())]
+    head = " | ".join(f"{m}: idle median / p90 | {m}: during fill median / p90 (n) | {m}: kernel ms"
+                      for m in modes)
+    lines = [f"| explorer | control | {head} |", "|---|---|" + "---:|---:|---:|" * len(modes)]
+    for by_mode in results.values():
+        first = next(iter(by_mode.values()))[0]
+        for j, row in enumerate(first):
+            cells = []
+            for m in modes:
+                merged = {**row, "presses": [p for r in by_mode.get(m, []) if len(r) > j for p in r[j]["presses"]],
+                          "fill_threads": sorted({t for r in by_mode.get(m, []) if len(r) > j
+                                                  for t in r[j]["fill_threads"]})}
+                s = dm.live_summary(merged)
+                f = (lambda x: "-" if x is None else f"{x:.0f}")
+                cells += [f"{f(s['idle_painted_ms'])} / {f(s['idle_painted_ms_p90'])}",
+                          f"{f(s['fill_painted_ms'])} / {f(s['fill_painted_ms_p90'])} ({s['n_fill']})",
+                          f"{f(s['idle_kernel_ms'])}"]
+            lines.append(f"| {row['explorer']} | {row['control']} | " + " | ".join(cells) + " |")
     return lines
 
 
@@ -518,8 +631,8 @@ def _report(title: str, table: list[str], results, json_path: str | None) -> Non
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", choices=["sliders", "frames", "drag", "fill", "memory", "notebooks", "import",
-                                           "training", "static"])
+    parser.add_argument("--only", choices=["sliders", "frames", "encode", "drag", "fill", "live", "memory",
+                                           "notebooks", "import", "training", "static"])
     parser.add_argument("--repeats", type=int, default=30, help="slider updates per control")
     parser.add_argument("--scale", type=int, default=1, help="pixel density of the figures (2: HiDPI)")
     parser.add_argument("--before", default=None,
@@ -532,6 +645,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--cap-mb", type=float, default=None, help="drag: frames' memory cap per explorer (MB)")
     parser.add_argument("--fill-wait", type=float, default=0.0,
                         help="fill: seconds between Run All and the first control used (the fill runs meanwhile)")
+    parser.add_argument("--fill-keys", type=int, default=5, help="live: key steps per control during a fill")
     parser.add_argument("--json", help="drag: write the raw results here")
     return parser
 
@@ -563,6 +677,13 @@ def main(argv=None) -> int:
         for r in rows:
             print(f"| {r['explorer']} | {r['control']} | {r['positions']} | {r['frame_ms']:.1f} | {r['png_kb']:.0f} | "
                   f"{r['set_mb']:.1f} | {r['fill_s']:.1f} | {r['kept']} |")
+    if want("encode"):
+        rows = bench_encode()
+        print(f"\n## Encoding an explorer's figure (every explorer's first figure; load {os.getloadavg()[0]:.1f})\n")
+        print("| way | ms (median) | KB (median) | largest channel error | mean channel error | most pixels off by > 24 |")
+        print("|---|---:|---:|---:|---:|---:|")
+        for r in rows:
+            print(f"| {r['way']} | {r['ms']:.2f} | {r['kb']:.0f} | {r['max_err']} | {r['mean_err']:.2f} | {r['off24']:.2%} |")
     if want("drag"):
         results = bench_drag(args.before, args.rounds, args.notebooks, args.keys, args.drags, args.dsf, args.scale,
                              args.cap_mb)
@@ -575,6 +696,11 @@ def main(argv=None) -> int:
                 f"medians over {args.rounds} round(s); controls used {args.fill_wait:g} s after Run All; "
                 f"key = ms from input to new pixels, fps and release lag of one mouse drag)",
                 fill_table(results), results, args.json)
+    if args.only == "live":  # not part of a full run: JupyterLab, minutes per notebook
+        results = bench_live(args.before, args.rounds, args.notebooks, args.keys, args.fill_keys)
+        _report(f"Every live control: key -> painted figure in JupyterLab + headless Chromium (ms; medians and p90 "
+                f"over {args.rounds} round(s) of {args.keys} steps idle and {args.fill_keys} during the fill; "
+                f"load {os.getloadavg()[0]:.1f} at the end)", live_table(results), results, args.json)
     if want("import"):
         r = bench_import(7)
         print("\n## Import time (median of 7 fresh interpreters, interleaved)\n")

@@ -1,5 +1,5 @@
-"""PNG hashes of what every explorer shows: the check that a restructuring of the engine left
-the pixels alone.
+"""Pixel hashes of what every explorer shows: the check that a restructuring of the engine left
+the pixels alone (each image is decoded first: the hash is the pixels', not the encoder's bytes).
 
 For every explorer of ``posenc_lib.EXPLORERS`` (default arguments): its first figure, three
 frames of its main slider (first, a third of the way, last; rendered by its frame set's
@@ -22,8 +22,15 @@ import json
 import sys
 
 
-def _h(png: bytes) -> str:
-    return hashlib.sha256(png).hexdigest()
+def _h(image: bytes) -> str:
+    """SHA-256 of the image's RGB pixels (and its size)."""
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    rgb = np.asarray(Image.open(io.BytesIO(image)).convert("RGB"))
+    return hashlib.sha256(repr(rgb.shape).encode() + rgb.tobytes()).hexdigest()
 
 
 def explorer_hashes(name, make) -> dict:

@@ -133,6 +133,13 @@ class _AlibiView:
         return [self.image, self.row, *self.xticks, *self.yticks, self.title_heat, self.bars, self.tops,
                 self.title_bar]
 
+    def parts(self):
+        """The animated artists by what changes them (the controls' ``changes``): the bias map
+        with the query's row frame drawn over it, the tick labels, the map's title, the
+        attention row with its title."""
+        return {"image": [self.image, self.row], "ticks": [*self.xticks, *self.yticks], "title_heat": [self.title_heat],
+                "attention": [self.bars, self.tops, self.title_bar]}
+
     def update(self, num_heads, seq_len, head, causal):
         bias = alibi_causal_bias(seq_len, num_heads) if causal else alibi_bias(seq_len, num_heads)
         slope = alibi_slopes(num_heads)[head - 1]
@@ -167,10 +174,11 @@ class AlibiExplorer(Explorer):
     spec = ExplorerSpec(
         name="alibi", main="seq_len", figsize=(7.6, 3.0),
         controls=(
-            int_slider("num_heads", 8, 1, 16, label="头数"),
-            int_slider("seq_len", 24, 4, _AlibiView.MAX_LEN, label="序列长度"),
-            int_slider("head", 1, 1, 16, label="第几个头", max_follows=("num_heads", 0)),
-            checkbox("causal", False, label="因果形式"),
+            int_slider("num_heads", 8, 1, 16, label="头数", changes=("image", "title_heat", "attention")),
+            int_slider("seq_len", 24, 4, _AlibiView.MAX_LEN, label="序列长度", changes=("image", "ticks", "attention")),
+            int_slider("head", 1, 1, 16, label="第几个头", max_follows=("num_heads", 0),
+                       changes=("image", "title_heat", "attention")),
+            checkbox("causal", False, label="因果形式", changes=("image", "title_heat", "attention")),
         ),
         view=lambda fig, p: _AlibiView(*_alibi_axes(fig)),
         update=lambda view, v, p: view.update(v["num_heads"], v["seq_len"], v["head"], bool(v["causal"])),

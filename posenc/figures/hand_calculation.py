@@ -91,8 +91,12 @@ class _HandCalcPairs:
     def artists(self):
         return [a for v in self.views for a in v.artists()]
 
-    def moving(self):
-        return [a for v in self.views for a in (v.word, v.pe, *v.labels)]
+    def parts(self):
+        """The animated artists of both planes by what changes them (the controls' ``changes``):
+        the grey word arrows, the coloured PE arrows (drawn from the word arrows' tips), the
+        key lines, the titles (which pair)."""
+        return {"word": [v.word for v in self.views], "pe": [v.pe for v in self.views],
+                "labels": [t for v in self.views for t in v.labels], "titles": [v.title for v in self.views]}
 
     def update(self, values) -> dict:
         calc = _calculation(values)
@@ -115,15 +119,15 @@ class HandCalcExplorer(Explorer):
     spec = ExplorerSpec(
         name="hand_calc", main="word_0", figsize=(7.6, 3.7), extras=("table",),
         controls=(
-            float_slider("word_0", 0.5, -1.0, 1.0, 0.05, label="词向量的偶数维"),
-            float_slider("word_1", 0.5, -1.0, 1.0, 0.05, label="词向量的奇数维"),
-            choice_slider("start", 1, (0, 1), label="第一个词的位置"),
-            choice_slider("d_model", 2, (2, 4, 6, 8), label="维度"),
-            base_slider(10000.0, 1, 6),
+            float_slider("word_0", 0.5, -1.0, 1.0, 0.05, label="词向量的偶数维", changes=("word", "pe", "labels")),
+            float_slider("word_1", 0.5, -1.0, 1.0, 0.05, label="词向量的奇数维", changes=("word", "pe", "labels")),
+            choice_slider("start", 1, (0, 1), label="第一个词的位置", changes=("pe", "labels")),
+            # every pair's word vector is (word_0, word_1): d_model moves the last plane's PE and title only
+            choice_slider("d_model", 2, (2, 4, 6, 8), label="维度", changes=("pe", "labels", "titles")),
+            base_slider(10000.0, 1, 6, changes=("pe", "labels")),
         ),
         view=lambda fig, p: _HandCalcPairs(fig),
         update=lambda view, v, p: view.update(v),
-        depends=lambda view: {name: view.moving() for name in ("word_0", "word_1", "start", "base")},
     )
 
     @property

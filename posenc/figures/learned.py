@@ -178,6 +178,10 @@ class _LearnedSimilarityView:
     def artists(self):
         return [self.image, self.title, self.marker]
 
+    def parts(self):
+        """The animated artists by what changes them (the step changes all three)."""
+        return {"table": [self.image, self.title], "marker": [self.marker]}
+
     def update(self, step):
         step, table = _snapshot_at(self.run, step)
         sim = position_similarity(table)
@@ -257,12 +261,11 @@ class LearnedTableExplorer(Explorer):
         name="learned", main="step", figsize=(8.6, 2.9), play=300,
         controls=(
             choice_slider("step", None, lambda p: [s for s, _ in p["run"].snapshots], label="训练步",
-                          when_none="last"),
+                          when_none="last", changes=("table", "marker")),
         ),
         params=(Param("run", None, _check_run, when_none=_default_run),),
         view=lambda fig, p: _LearnedSimilarityView(*fig.subplots(1, 3, width_ratios=[1, 1, 1.25]), p["run"]),
         update=lambda view, v, p: view.update(v["step"]),
-        depends=lambda view: {"step": view.artists()},
     )
 
 

@@ -50,6 +50,11 @@ class _PermutationView:
         return [self.img_w, self.img_o, *sum(self.cell_text, []), *self.w_rows, *self.w_cols,
                 *self.o_rows, self.title_w, self.title_o]
 
+    def parts(self):
+        """The animated artists by what changes them (the controls' ``changes``)."""
+        return {"weights": [self.img_w, *sum(self.cell_text, [])], "outputs": [self.img_o],
+                "tokens": [*self.w_rows, *self.w_cols, *self.o_rows], "titles": [self.title_w, self.title_o]}
+
     def update(self, demo: AttentionDemo, reference: AttentionDemo):
         self.img_w.set_data(demo.weights)
         for r in range(3):
@@ -115,12 +120,12 @@ class PermutationExplorer(Explorer):
     spec = ExplorerSpec(
         name="permutation", figsize=(8.4, 2.9),
         controls=(
-            dropdown("sentence", "狗咬猫", PERMUTATION_SENTENCES, label="语序"),
-            checkbox("use_pe", False, label="加位置编码"),
+            dropdown("sentence", "狗咬猫", PERMUTATION_SENTENCES, label="语序",
+                     changes=("weights", "outputs", "tokens", "titles")),
+            checkbox("use_pe", False, label="加位置编码", changes=("weights", "outputs", "titles")),
         ),
         view=lambda fig, p: _PermutationView(*fig.subplots(1, 2, width_ratios=[1, 1.6]), _D_MODEL),
         update=lambda view, v, p: view.update(attention_demo(v["sentence"], _D_MODEL, v["use_pe"]),
                                               attention_demo(_reference_sentence(v["sentence"]),
                                                              _D_MODEL, v["use_pe"])),
-        depends=lambda v: {"use_pe": [v.img_w, v.img_o, *sum(v.cell_text, []), v.title_w, v.title_o]},
     )

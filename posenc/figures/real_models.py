@@ -72,6 +72,15 @@ class _RealModelView:
         return [self.turned, self.unturned, self.scaled, self.train_line, self.len_line, self.train_text,
                 self.len_text, self.title_wave, self.slow, self.title_slow]
 
+    def parts(self):
+        """The animated artists by what changes them (the controls' ``changes``): the model's
+        wavelengths, its training length's line (drawn over the scaled wavelengths), the
+        scaled wavelengths and slowdown (dynamic scaling follows the context length), the
+        context length's line and both labels."""
+        return {"wavelengths": [self.turned, self.unturned, self.title_wave], "train_line": [self.train_line],
+                "scaled": [self.scaled, self.slow, self.title_slow],
+                "lengths": [self.len_line, self.train_text, self.len_text]}
+
     def update(self, model: str, seq_len: int) -> dict:
         cfg = MODEL_CONFIGS[model]
         dims = rotary_dims(cfg)
@@ -136,8 +145,9 @@ class RealModelsExplorer(Explorer):
         name="real_models", main="seq_len", figsize=(10.7, 3.4),
         controls=(
             dropdown("model", "Llama-3.1-8B", tuple(MODEL_CONFIGS), label="模型",
-                     option_labels=lambda p: tuple(_model_label(m) for m in MODEL_CONFIGS)),
-            choice_slider("seq_len", 131072, SEQ_LENS, label="上下文长度"),
+                     option_labels=lambda p: tuple(_model_label(m) for m in MODEL_CONFIGS),
+                     changes=("wavelengths", "train_line", "scaled", "lengths")),
+            choice_slider("seq_len", 131072, SEQ_LENS, label="上下文长度", changes=("train_line", "scaled", "lengths")),
         ),
         view=lambda fig, p: _RealModelView(*fig.subplots(1, 2, width_ratios=[1.3, 1])),
         update=lambda view, v, p: {"result": view.update(v["model"], v["seq_len"])},

@@ -171,9 +171,10 @@ class _RelativeView:
         return [self.r_image, *self.faces, *self.arcs, self.q_from, self.q_to, *self.captions,
                 self.title]
 
-    def pos_artists(self):
-        """What a change of pos alone can change."""
-        return [*self.arcs, self.q_from, self.q_to, self.title]
+    def parts(self):
+        """The animated artists by what changes them (the controls' ``changes``)."""
+        return {"matrix": [self.r_image], "faces": self.faces, "arcs": self.arcs, "arrows": [self.q_from, self.q_to],
+                "captions": self.captions, "title": [self.title]}
 
     def update(self, pos, k, d_model, base):
         w = frequencies(d_model, base)
@@ -232,14 +233,14 @@ class RelativeExplorer(Explorer):
     spec = ExplorerSpec(
         name="relative", main="k", figsize=(7.6, 2.4), arguments=("pos", "k", "d_model", "base"),
         controls=(
-            int_slider("k", 3, -50, 50, label="偏移"),
-            int_slider("pos", 5, 0, 100, label="位置"),
-            choice_slider("d_model", 8, (2, 4, 8, 16, 32, 64), label="维度"),
+            int_slider("k", 3, -50, 50, label="偏移", changes=("matrix", "arcs", "arrows", "captions", "title")),
+            int_slider("pos", 5, 0, 100, label="位置", changes=("arcs", "arrows", "title")),
+            choice_slider("d_model", 8, (2, 4, 8, 16, 32, 64), label="维度",
+                          changes=("matrix", "faces", "arcs", "arrows", "captions", "title")),
         ),
         params=(Param("base", 10000.0, check_base),),
         view=lambda fig, p: _RelativeView(*fig.subplots(1, 2, width_ratios=[1, 4.2])),
         update=lambda view, v, p: view.update(v["pos"], v["k"], v["d_model"], p["base"]),
-        depends=lambda view: {"pos": view.pos_artists()},
     )
 
 
@@ -284,6 +285,12 @@ class _SimilarityView:
         return [self.band_lo, self.band_hi, self.mirror, self.mean, self.title_curve, self.image,
                 self.title_heat]
 
+    def parts(self):
+        """The animated artists by what changes them (the controls' ``changes``): the curves
+        against k with their title, the matrix with its title (which names d_model and base)."""
+        return {"curves": [self.band_lo, self.band_hi, self.mirror, self.mean, self.title_curve],
+                "matrix": [self.image, self.title_heat]}
+
     def update(self, d_model, base, projection):
         w_q = w_k = None
         if projection:
@@ -327,12 +334,12 @@ class SimilarityExplorer(Explorer):
     spec = ExplorerSpec(
         name="similarity", main="d_model", figsize=(7.6, 2.9),
         controls=(
-            int_slider("d_model", 64, 2, 256, step=2, label="维度"),
-            base_slider(10000.0, 1, 6),
+            int_slider("d_model", 64, 2, 256, step=2, label="维度", changes=("curves", "matrix")),
+            base_slider(10000.0, 1, 6, changes=("curves", "matrix")),
             # indent=False and an auto width: the label is shown whole, not cut to the
             # checkbox's default 300 px with an 80 px indent in front.
             checkbox("projection", False, label="随机投影 W_q, W_k",
-                     widget={"indent": False}, width="auto"),
+                     widget={"indent": False}, width="auto", changes=("curves", "matrix")),
         ),
         view=lambda fig, p: _SimilarityView(*fig.subplots(1, 2, width_ratios=[1.55, 1])),
         update=lambda view, v, p: view.update(v["d_model"], v["base"], v["projection"]),

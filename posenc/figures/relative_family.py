@@ -94,6 +94,15 @@ class _T5View:
         return [self.bucket_past, self.bucket_future, self.bias_past, self.bias_future, *self.exact_lines,
                 *self.far_lines, *self.info, self.title, self.title_bias]
 
+    def parts(self):
+        """The animated artists by what changes them (the controls' ``changes``): the bucket and
+        bias steps with the ±max_exact and ±max_distance lines drawn over them (every control
+        moves the steps), the three lines of explanation (over the steps too), the titles (the
+        bias panel's never changes)."""
+        return {"curves": [self.bucket_past, self.bucket_future, self.bias_past, self.bias_future,
+                           *self.exact_lines, *self.far_lines],
+                "info": self.info, "title": [self.title], "bias_title": [self.title_bias]}
+
     def update(self, num_buckets, max_distance, bidirectional):
         ks, past = self.ks, self.past
         buckets = t5_relative_bucket(ks, bidirectional, num_buckets, max_distance)
@@ -158,9 +167,9 @@ class T5BucketExplorer(Explorer):
     spec = ExplorerSpec(
         name="t5_buckets", main="max_distance", figsize=(7.6, 4.0),
         controls=(
-            int_slider("num_buckets", 32, 4, _T5View.NB_MAX, step=4, label="桶数"),
-            int_slider("max_distance", 128, 40, 512, label="最远距离"),
-            checkbox("bidirectional", True, label="双向"),
+            int_slider("num_buckets", 32, 4, _T5View.NB_MAX, step=4, label="桶数", changes=("curves", "info", "title")),
+            int_slider("max_distance", 128, 40, 512, label="最远距离", changes=("curves", "info", "title")),
+            checkbox("bidirectional", True, label="双向", changes=("curves", "info", "title")),
         ),
         view=lambda fig, p: _T5View(*fig.subplots(2, 1, height_ratios=[1.25, 1], sharex=True)),
         update=lambda view, v, p: view.update(v["num_buckets"], v["max_distance"], bool(v["bidirectional"])),
@@ -228,6 +237,15 @@ class _TermsView:
             out += [*self.lines[scheme].values(), self.totals[scheme], self.titles[scheme]]
         return out
 
+    def parts(self):
+        """The animated artists by what changes them (the controls' ``changes``): the curves of
+        both panels (a ticked term changes its line and the sum; the lines cross, so all are
+        redrawn), the titles (which name m), and the absolute panel's curves (the only ones m moves)."""
+        return {"curves": [*self.lines["absolute"].values(), self.totals["absolute"],
+                           *self.lines["transformer_xl"].values(), self.totals["transformer_xl"]],
+                "absolute": [*self.lines["absolute"].values(), self.totals["absolute"]],
+                "titles": list(self.titles.values())}
+
     def update(self, m, shown):
         for scheme in self.axes:
             t = self.terms(scheme, m)
@@ -283,8 +301,10 @@ class ScoreTermsExplorer(Explorer):
     spec = ExplorerSpec(
         name="score_terms", main="m", figsize=(7.6, 3.9),
         controls=(
-            int_slider("m", 50, _TermsView.M_MIN, _TermsView.M_MAX, label="query 的位置"),
-            *(checkbox(x, True, label=name, widget={"indent": False}, width="auto") for x, name in zip(TERMS, (
+            int_slider("m", 50, _TermsView.M_MIN, _TermsView.M_MAX, label="query 的位置",
+                       changes=("absolute", "titles")),
+            *(checkbox(x, True, label=name, widget={"indent": False}, width="auto",
+                       changes=("curves",)) for x, name in zip(TERMS, (
                 "内容–内容", "内容–位置", "位置–内容 | u", "位置–位置 | v"))),
         ),
         view=lambda fig, p: _TermsView(*fig.subplots(1, 2, sharey=True)),

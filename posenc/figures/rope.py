@@ -89,14 +89,14 @@ class _RopeView:
                 self.angle_text, self.pair_curve, self.mirror, self.total, self.vline, self.pair_dot, self.total_dot,
                 self.title_curve]
 
-    def pos_artists(self):
-        """What a change of the query position m alone can change."""
-        return [self.arc, self.arrows, self.q_text, self.k_text, self.angle_text, self.vline,
-                self.pair_dot, self.total_dot, self.title_curve]
-
-    def pair_artists(self):
-        """What a change of the pair index i alone can change (the total curve stays)."""
-        return [a for a in self.artists() if a is not self.total and a is not self.mirror]
+    def parts(self):
+        """The animated artists by what changes them (the controls' ``changes``): q at position
+        0 (pair i only), the rotated arrows with their labels and angle, the plane's title, pair
+        i's curve, the curve of all pairs and its mirror (base only; drawn over pair i's), the
+        marks at the actual (m, n) (drawn over both curves) and the score's title."""
+        return {"ghost": [self.ghost], "plane": [self.arc, self.arrows, self.q_text, self.k_text, self.angle_text],
+                "pair_title": [self.title_pair], "pair_curve": [self.pair_curve], "curve": [self.mirror, self.total],
+                "marks": [self.vline, self.pair_dot, self.total_dot], "score_title": [self.title_curve]}
 
     def update(self, q, key, pos, n, i, base):
         d = len(q)
@@ -201,14 +201,17 @@ class RopeExplorer(Explorer):
         name="rope", main="pos", figsize=(7.6, 3.0),
         controls=(
             int_slider("pos", 5, lambda p: p["n"] - _RopeView.OFFSET_MAX + 10,
-                       lambda p: p["n"] + _RopeView.OFFSET_MAX - 10, label="q 的位置 m"),
-            int_slider("i", 0, 0, 7, label="第几对"),   # the demo vectors' 8 pairs
-            base_slider(10000.0, 1, 5, step=0.25),
+                       lambda p: p["n"] + _RopeView.OFFSET_MAX - 10, label="q 的位置 m",
+                       changes=("plane", "marks", "score_title")),
+            # pair i's curve lies under the curve of all pairs: that one is redrawn over it
+            int_slider("i", 0, 0, 7, label="第几对",   # the demo vectors' 8 pairs
+                       changes=("ghost", "plane", "pair_title", "pair_curve", "curve", "marks")),
+            base_slider(10000.0, 1, 5, step=0.25,
+                        changes=("plane", "pair_title", "pair_curve", "curve", "marks", "score_title")),
         ),
         params=(Param("n", 20, lambda v: check_int("n", v, 0, 40)),),
         view=lambda fig, p: _RopeView(*fig.subplots(1, 2, width_ratios=[1, 2.1])),
         update=lambda view, v, p: view.update(*_demo_vectors(), v["pos"], p["n"], v["i"], v["base"]),
-        depends=lambda view: {"pos": view.pos_artists(), "i": view.pair_artists()},
     )
 
 

@@ -49,6 +49,11 @@ class _Rope2DView:
     def artists(self):
         return [self.image, self.query, self.below, self.right, self.title, self.coords]
 
+    def parts(self):
+        """The animated artists by what changes them (the controls' ``changes``): the score map
+        with the marks drawn over it, the texts. Every control changes the scores, so both."""
+        return {"map": [self.image, self.query, self.below, self.right], "texts": [self.title, self.coords]}
+
     def update(self, grid, query_row, query_col, layout, base):
         scores = patch_scores(grid, grid, query_row, query_col, layout, HEAD_DIM, base)
         self.scores = scores
@@ -109,12 +114,15 @@ class Rope2DExplorer(Explorer):
     spec = ExplorerSpec(
         name="rope_2d", main="grid", figsize=(5.0, 4.4),
         controls=(
-            int_slider("grid", 8, GRID_MIN, GRID_MAX, label="每边几块", widget={"continuous_update": True}),
-            int_slider("query_row", 3, 0, GRID_MAX - 1, label="查询块的行", max_follows=("grid", -1)),
-            int_slider("query_col", 3, 0, GRID_MAX - 1, label="查询块的列", max_follows=("grid", -1)),
+            int_slider("grid", 8, GRID_MIN, GRID_MAX, label="每边几块", widget={"continuous_update": True},
+                       changes=("map", "texts")),
+            int_slider("query_row", 3, 0, GRID_MAX - 1, label="查询块的行", max_follows=("grid", -1),
+                       changes=("map", "texts")),
+            int_slider("query_col", 3, 0, GRID_MAX - 1, label="查询块的列", max_follows=("grid", -1),
+                       changes=("map", "texts")),
             dropdown("layout", "raster", PATCH_LAYOUTS, label="排法",
-                     option_labels=tuple(LAYOUT_NAMES[k] for k in PATCH_LAYOUTS)),
-            base_slider(10000.0, 1, 6, step=0.25),
+                     option_labels=tuple(LAYOUT_NAMES[k] for k in PATCH_LAYOUTS), changes=("map", "texts")),
+            base_slider(10000.0, 1, 6, step=0.25, changes=("map", "texts")),
         ),
         view=lambda fig, p: _Rope2DView(fig.subplots(1, 1)),
         update=lambda view, v, p: {"neighbours": view.update(v["grid"], v["query_row"], v["query_col"], v["layout"],

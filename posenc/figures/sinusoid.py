@@ -41,6 +41,10 @@ class _PEHeatmapView:
     def artists(self):
         return [self.image, self.title, *self.xticks, *self.yticks]
 
+    def parts(self):
+        """The animated artists by what changes them (the controls' ``changes``)."""
+        return {"image": [self.image], "title": [self.title], "xticks": self.xticks, "yticks": self.yticks}
+
     def update(self, seq_len, d_model, base, layout):
         pe = sinusoidal_encoding(seq_len, d_model, base, layout=layout)
         self.image.set_data(pe)
@@ -72,16 +76,15 @@ class HeatmapExplorer(Explorer):
     spec = ExplorerSpec(
         name="heatmap", main="seq_len", figsize=(7.2, 3.4),
         controls=(
-            int_slider("seq_len", 50, 2, 200, label="序列长度"),
-            int_slider("d_model", 64, 2, 256, step=2, label="维度"),
-            base_slider(10000.0, 1, 6),
+            int_slider("seq_len", 50, 2, 200, label="序列长度", changes=("image", "title", "yticks")),
+            int_slider("d_model", 64, 2, 256, step=2, label="维度", changes=("image", "title", "xticks")),
+            base_slider(10000.0, 1, 6, changes=("image", "title")),
             # Chinese first, the keyword in brackets: the value passed on stays the English keyword.
-            dropdown("layout", "interleaved", LAYOUTS, label="列的排法", option_labels=tuple((_LAYOUT_NAMES[x], x) for x in LAYOUTS)),
+            dropdown("layout", "interleaved", LAYOUTS, label="列的排法", option_labels=tuple((_LAYOUT_NAMES[x], x) for x in LAYOUTS),
+                     changes=("image", "title")),
         ),
         view=lambda fig, p: _heatmap_view(fig),
         update=lambda view, v, p: view.update(v["seq_len"], v["d_model"], v["base"], v["layout"]),
-        depends=lambda v: {"seq_len": [v.image, v.title, *v.yticks], "d_model": [v.image, v.title, *v.xticks],
-                           "base": [v.image, v.title], "layout": [v.image, v.title]},
     )
 
 
@@ -150,9 +153,14 @@ class _ClockView:
         return [*self.faces, *self.hands, *self.tips, *sum(self.captions, []), self.pos_text,
                 *self.bits, *self.bit_text]
 
-    def pos_artists(self):
-        """What a change of pos alone can change."""
-        return [*self.hands, *self.tips, self.pos_text, *self.bits, *self.bit_text]
+    def parts(self):
+        """The animated artists by what changes them (the controls' ``changes``): the faces
+        (greyed when unused), the hands, each clock's pair index i (d_model picks the pairs
+        shown) and its rate w_i and wavelength (base too), the counter of pos."""
+        return {"faces": self.faces, "hands": [*self.hands, *self.tips],
+                "index_captions": [c[0] for c in self.captions],
+                "rate_captions": [t for c in self.captions for t in c[1:]],
+                "counter": [self.pos_text, *self.bits, *self.bit_text]}
 
     def update(self, pos, d_model, base):
         w = frequencies(d_model, base)
@@ -207,13 +215,13 @@ class ClockExplorer(Explorer):
     spec = ExplorerSpec(
         name="clock", main="pos", figsize=(9, 3.3), play=250,
         controls=(
-            int_slider("pos", 3, 0, 255, label="位置"),
-            choice_slider("d_model", 16, range(2, 17, 2), label="维度"),
-            base_slider(10000.0, 1, 6),
+            int_slider("pos", 3, 0, 255, label="位置", changes=("hands", "counter")),
+            choice_slider("d_model", 16, range(2, 17, 2), label="维度",
+                          changes=("faces", "hands", "index_captions", "rate_captions")),
+            base_slider(10000.0, 1, 6, changes=("hands", "rate_captions")),
         ),
         view=lambda fig, p: _ClockView(*fig.subplots(2, 1, height_ratios=[2.2, 1])),
         update=lambda view, v, p: view.update(v["pos"], v["d_model"], v["base"]),
-        depends=lambda view: {"pos": view.pos_artists()},
     )
 
 

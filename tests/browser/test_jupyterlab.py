@@ -24,6 +24,10 @@ the file browser open:
      every explorer fits its notebook output (no wider than the output area, nothing
      scrolled off to the side), at first and after each slider is moved to its last and
      then its first position, each dropdown option, each checkbox state (ui_checks.py);
+  3d. every live control (every control but a main slider) of every explorer: one key step
+     timed from keydown to the painted figure in the page and in the kernel, idle and (each
+     explorer's first live control) while the frames are filled (drag_metrics.measure_live;
+     printed, never a pass condition); the frames were rendered on the fill thread only;
   4. text with Chinese characters is drawn with a CJK font (no tofu), checked with
      the DevTools protocol (``CSS.getPlatformFontsForNode``);
   5. a screenshot of the first explorer is written (images/screenshots/<stem>.png
@@ -474,6 +478,24 @@ def _exercise_controls(page, explorer, ex_info, latencies, other_latencies, prob
                 problems.append(f"{where}: {problem}")
 
 
+def _time_live_controls(page, loc, explorers) -> tuple[list, list]:
+    """Each live control (every control but a main slider) of every explorer, one key step
+    with the kernel idle and, for each explorer's first live control, one while the frames
+    are being filled (drag_metrics.measure_live: keydown -> painted figure in the page, the
+    redraw's time and thread in the kernel). Returns the summaries and the problems: a frame
+    rendered on any thread but the fill thread."""
+    dm.install_helpers(page)
+    dm.install_timing(page)
+    fill_thread = kernel_value(page, "__import__('posenc.ui.engine.frames', fromlist=['x']).fill_thread().name")
+    rows = []
+    for ex in explorers:
+        if ex["figures"] and (ex["sliders"] or ex["checkboxes"] or ex["dropdowns"]):
+            rows += dm.measure_live(page, loc.nth(ex["index"]), ex["name"], keys=1, fill_keys=1, fill_for=1)
+    problems = [f"explorer {r['explorer']!r}: frames were rendered on thread {t!r}, not the fill thread "
+                f"{fill_thread!r}" for r in rows for t in r["fill_threads"] if t != fill_thread]
+    return [dm.live_summary(r) for r in rows], problems
+
+
 def _press_until_redrawn(page, target, ex_el, latencies):
     before = page.evaluate(JS_FIGURE_DIGESTS, ex_el)
     for attempt in range(1 + MAX_EXTRA_PRESSES):
@@ -783,6 +805,12 @@ def _check_notebook(notebook: Path, lab_server, browser, tmp_path: Path, row: di
                 _exercise_controls(page, loc.nth(ex["index"]), ex, latencies, row["other_ms"], problems)
 
         phase("controls")
+        # 3d. every live control timed in the page and the kernel (printed, never asserted);
+        # the frames' fill never ran on a thread that handles the reader's messages
+        if any(e["figures"] for e in explorers):
+            row["live"], thread_problems = _time_live_controls(page, loc, explorers)
+            problems += thread_problems
+        phase("live")
         # 3c. every explorer fits its notebook output at the extreme values of its controls
         for ex in explorers:
             problems += [f"explorer #{ex['index']} ({ex['name']}) {p}"

@@ -10,13 +10,15 @@
   browser update from code, options that keep their index).
 * :mod:`~posenc.ui.engine.canvas`: a figure on an Agg canvas that redraws only what moved
   (cached background and layer, blitting, the glyph cache for repeated strings) and encodes
-  PNG bytes; :func:`~posenc.ui.engine.canvas.new_figure` and the pixel density.
+  PNG bytes; :func:`~posenc.ui.engine.canvas.new_figure` and the pixel density. A control's
+  move redraws the parts of the view it declares it changes (``Control.changes``).
 * :mod:`~posenc.ui.engine.controls`: the widget of a declared control, the main slider the
   browser can follow, Play links, a button's stale clicks (its clock an argument).
 * :mod:`~posenc.ui.engine.frames`: pre-rendered figures of a main slider, switched in the
   browser; they take a render callable and know nothing of explorers. The process's
   :class:`~posenc.ui.engine.frames.FrameScheduler` (:func:`~posenc.ui.engine.frames.frame_scheduler`)
-  fills them while the kernel is quiet (its clock and its ``call_later`` are arguments).
+  fills them while the kernel is quiet, on a thread of its own (never one that handles the
+  reader's messages; its clock and its ``call_later`` are arguments).
 * :mod:`~posenc.ui.engine.explorer`: :class:`~posenc.ui.engine.explorer.Explorer`, derived from a
   spec (constructor and argument checks, widgets, the view drawn on the live figure and on a
   second figure for the frames, the static page's frames), and

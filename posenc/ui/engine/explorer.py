@@ -20,7 +20,7 @@ from __future__ import annotations
 from . import static
 from ...validate import bilingual
 from .canvas import BlitCanvas, copy_layout, data_url, freeze_layout, new_figure
-from .lock import one_at_a_time
+from .lock import DRAWING, one_at_a_time
 from .controls import control_widget, frame_slider, play_link
 from .frames import FrameSet
 
@@ -101,13 +101,12 @@ class Drawing:
 
     def draw(self, values: dict, full: bool = False, changed: str | None = None) -> None:
         """Update the artists and draw them on the canvas. ``changed`` names the control that
-        moved: artists it cannot change come from a cached layer (``spec.depends``)."""
+        moved: only the parts of the view it declares it ``changes`` are drawn, the other
+        animated artists come from a cached layer (None: everything is drawn)."""
         self.update(values)
-        deps = None
-        if changed is not None and self.spec.depends is not None:
-            deps = self.spec.depends(self.view).get(changed)
+        moving = None if changed is None else self.spec.changed_artists(self.view, changed)
         with _figure_style():
-            self.canvas.draw(full=full, moving=deps, key=changed)
+            self.canvas.draw(full=full, moving=moving, key=None if moving is None else changed)
 
 
 class Explorer:
@@ -259,8 +258,13 @@ class Explorer:
             if c.active_when is not None:
                 self.controls[c.name].disabled = not c.active_when(values)
 
-    @one_at_a_time
     def _on_change(self, change) -> None:
+        if self.frames is not None:  # before waiting for the drawing lock: no fill starts another frame
+            self.frames.scheduler.touch()
+        with DRAWING:
+            self._react(change)
+
+    def _react(self, change) -> None:
         if self._syncing:  # a control being clamped by _follow_constraints: drawn with the change
             return
         name = next((k for k, c in self.controls.items() if c is change["owner"]), None)
@@ -273,7 +277,7 @@ class Explorer:
                 self.refresh(changed=name)
             self.frames.follow()
             return
-        self.refresh(changed=name)
+        self.refresh(changed=None if clamped else name)   # a clamped control changed what it declares too
         if self.frames is not None:
             self.frames.invalidate(change["owner"])
 

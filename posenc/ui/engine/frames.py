@@ -16,13 +16,17 @@ callable. :class:`~posenc.ui.engine.explorer.Explorer` builds one for its ``main
 * A position whose frame is not rendered yet shows the live image, redrawn by the kernel.
   (data: URLs, not PNG bytes: the browser shows a data: URL at once, a PNG widget's ``blob:``
   URL loads asynchronously and blanks the figure for a moment on every switch.)
-* The fill yields to the reader. Frames are rendered in the kernel's event loop, one per
+* The fill yields to the reader. Frames are rendered on a thread of their own
+  (:class:`FillThread`), never on a thread that handles the reader's messages (JupyterLab
+  >= 4.4 with ipykernel >= 7 hands widget messages to a subshell thread, cells run on the main
+  thread, and a comm's next message goes to the thread that sent its last one), one per
   callback, only once the kernel has been quiet (no cell run, no control of any explorer
-  moved) for :data:`QUIET_S`, so a message from the browser waits at most for one frame.
-  A reader who moves a control pauses every fill. Positions nearest the slider's handle
+  moved) for :data:`QUIET_S`; drawing is one at a time (:mod:`~posenc.ui.engine.lock`), so a
+  reader's move waits at most for the frame being drawn. A reader who moves a control
+  pauses every fill. Positions nearest the slider's handle
   are filled first. The explorer the reader moved last is filled first, then the others in
   the order they were made (higher on the page first; a move made by a cell's code does not
-  change that order). With no running event loop (plain Python,
+  change that order). Without a running event loop where a fill is asked for (plain Python,
   pytest) nothing is scheduled: call :meth:`FrameSet.fill`.
 * Moving any other control drops the frames (every position shows the live image again,
   one message) and a new fill starts when the kernel is quiet; the dropped widgets are
@@ -38,18 +42,22 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import heapq
+import itertools
+import logging
+import threading
 import time
 import weakref
 
 from .canvas import data_url, png_of
 from .controls import frame_attr, frame_options
 from .internals import from_browser
-from .lock import one_at_a_time
+from .lock import DRAWING
 
 #: The kernel must have been quiet this long (s) before a frame is rendered.
 QUIET_S = 1.0
-#: Pause (s) after each frame: callbacks that are ready (a widget message being handled)
-#: run before the next frame.
+#: Pause (s) after each frame: a reader's move waiting for the drawing lock takes it before
+#: the next frame.
 YIELD_S = 0.002
 #: Frames rendered meanwhile are sent to the browser at most this often (s) during a fill.
 PUBLISH_S = 0.15
@@ -63,8 +71,73 @@ MAX_BYTES = 24 * 2**20
 MAX_TOTAL_BYTES = 4 * MAX_BYTES
 
 
+class _Handle:
+    """A scheduled callback of :class:`FillThread` (what ``asyncio``'s ``call_later`` returns, in short)."""
+
+    __slots__ = ("_cancelled",)
+
+    def __init__(self):
+        self._cancelled = False
+
+    def cancel(self) -> None:
+        self._cancelled = True
+
+    def cancelled(self) -> bool:
+        return self._cancelled
+
+
+class FillThread:
+    """One daemon thread that runs the frame fill's callbacks, apart from every thread that
+    handles the reader's messages. ``call_later(delay, callback)``, from any thread: run
+    ``callback`` on this thread after ``delay`` seconds (callbacks run one at a time, in due
+    order); returns a handle with ``cancel()``. The thread starts with the first callback.
+    A callback that raises is logged; the thread goes on."""
+
+    def __init__(self, clock=time.monotonic, name: str = "posenc-frame-fill"):
+        self.clock, self.name = clock, name
+        self.thread: threading.Thread | None = None
+        self._cond = threading.Condition()
+        self._queue: list = []   # heap of (due, seq, callback, handle)
+        self._seq = itertools.count()
+
+    def call_later(self, delay: float, callback) -> _Handle:
+        handle = _Handle()
+        with self._cond:
+            heapq.heappush(self._queue, (self.clock() + delay, next(self._seq), callback, handle))
+            if self.thread is None or not self.thread.is_alive():
+                self.thread = threading.Thread(target=self._run, name=self.name, daemon=True)
+                self.thread.start()
+            self._cond.notify()
+        return handle
+
+    def _next(self):
+        """The next callback due (waits for it)."""
+        with self._cond:
+            while True:
+                while self._queue and self._queue[0][3].cancelled():
+                    heapq.heappop(self._queue)
+                wait = self._queue[0][0] - self.clock() if self._queue else None
+                if wait is not None and wait <= 0:
+                    return heapq.heappop(self._queue)[2]
+                self._cond.wait(wait)
+
+    def _run(self) -> None:
+        while True:
+            callback = self._next()
+            try:
+                callback()
+            except Exception:  # never end the thread: the next fill needs it
+                logging.getLogger(__name__).exception("frame fill callback failed")
+
+
+@functools.cache
+def fill_thread() -> FillThread:
+    """The process's fill thread (made on first use, started with its first callback)."""
+    return FillThread()
+
+
 class FrameScheduler:
-    """Fills frame sets in the running event loop while the kernel is quiet.
+    """Fills frame sets while the kernel is quiet, on the fill thread.
 
     One per process (:func:`frame_scheduler`). :meth:`install` hooks IPython's cell events (a cell
     that runs is activity; one that finished wakes the fill) once per kernel (hooks of an
@@ -74,18 +147,22 @@ class FrameScheduler:
     first time it finds a running loop.
 
     ``clock()`` gives the time in seconds and ``call_later(delay, callback)`` schedules a
-    callback, returning a handle with ``cancel()``. Defaults: ``time.monotonic`` and the running
-    asyncio loop (no loop: nothing is scheduled, no hook installed). Tests pass a fake clock
-    and a fake ``call_later`` and advance them by hand.
+    callback, returning a handle with ``cancel()``. Defaults: ``time.monotonic`` and the
+    process's :class:`FillThread` (:func:`fill_thread`), used only when the call that asks
+    for a fill comes from a thread with a running event loop (a kernel: its main thread or a
+    subshell) or from the fill thread itself; plain Python and pytest schedule nothing.
+    Tests pass a fake clock and a fake ``call_later`` and advance them by hand. Every method
+    may be called from any thread.
     """
 
     def __init__(self, clock=time.monotonic, call_later=None):
         self.clock = clock
-        self._call_later = call_later  # None: the running asyncio loop's call_later
+        self._call_later = call_later  # None: the fill thread's call_later
         self._sets: list = []  # weak references, in creation order
         self.last_activity = clock()
         self.handle = None
-        self.loop = None
+        self._guard = threading.Lock()   # the pending callback and the widgets to close
+        self._woken = False   # wake() was called while a callback ran
         self._hooks = None  # (shell, [(event, callback), ...]) once installed
         self._closing: list = []  # widgets of dropped frames, closed while quiet
         self.rendered = 0  # frames rendered by the background fill (tests, benchmarks)
@@ -107,15 +184,13 @@ class FrameScheduler:
 
     def close_later(self, widgets) -> None:
         """Close these widgets when the kernel is quiet, a few per callback (each close is a
-        message to the browser); at once when no event loop runs (plain Python, pytest)."""
-        if self._call_later is None:
-            try:
-                asyncio.get_running_loop()
-            except RuntimeError:
-                for x in widgets:
-                    x.close()
-                return
-        self._closing.extend(widgets)
+        message to the browser); at once when nothing can be scheduled (plain Python, pytest)."""
+        if not self._can_schedule():
+            for x in widgets:
+                x.close()
+            return
+        with self._guard:
+            self._closing.extend(widgets)
         self.wake()
 
     # -- activity -------------------------------------------------------------
@@ -159,9 +234,10 @@ class FrameScheduler:
                 except ValueError:
                     pass
             self._hooks = None
-        if self.handle is not None:
-            self.handle.cancel()
-            self.handle = None
+        with self._guard:
+            if self.handle is not None:
+                self.handle.cancel()
+                self.handle = None
 
     def _pre_run_cell(self, *args) -> None:
         self.touch()
@@ -171,50 +247,67 @@ class FrameScheduler:
         self.wake()
 
     # -- the fill -------------------------------------------------------------
+    def _can_schedule(self) -> bool:
+        """A given ``call_later`` always schedules; the fill thread only for a call from a
+        thread with a running event loop (a kernel's) or from the fill thread itself."""
+        if self._call_later is not None or threading.current_thread() is fill_thread().thread:
+            return True
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return False
+        return True
+
     def wake(self) -> None:
-        """Make sure a fill is scheduled; nothing happens without a running event loop."""
+        """Make sure a fill is scheduled; nothing happens where nothing can be scheduled
+        (:meth:`_can_schedule`)."""
+        if not self._can_schedule():
+            return  # plain Python / pytest: frames are rendered only by FrameSet.fill()
         if self._call_later is None:
-            try:
-                loop = asyncio.get_running_loop()
-            except RuntimeError:
-                return  # plain Python / pytest: frames are rendered only by FrameSet.fill()
             self.install()
-            if self.handle is not None and self.loop is loop and not self.handle.cancelled():
-                return
-            self.loop = loop
-        elif self.handle is not None and not self.handle.cancelled():
-            return
-        self.handle = self._later(QUIET_S, self._tick)
+        with self._guard:
+            self._woken = True
+            if self.handle is None or self.handle.cancelled():
+                self.handle = self._later(QUIET_S, self._tick)
 
     def _later(self, delay, callback):
-        if self._call_later is not None:
-            return self._call_later(delay, callback)
-        return self.loop.call_later(delay, callback)
+        return (self._call_later or fill_thread().call_later)(delay, callback)
 
-    @one_at_a_time
     def _tick(self) -> None:
-        self.handle = None
+        """One callback of the fill (on the fill thread): wait for quiet, close a batch of
+        dropped widgets or render one frame, then schedule the next callback (or none when
+        every set is full and no wake came meanwhile)."""
+        with self._guard:
+            self._woken = False
+        delay = self._step()
+        with self._guard:
+            if delay is None and self._woken:
+                delay = YIELD_S
+            self.handle = None if delay is None else self._later(delay, self._tick)
+
+    def _step(self):
+        """The work of one callback; the delay before the next one (None: nothing to do)."""
         wait = self.last_activity + QUIET_S - self.clock()
         if wait > 0:
-            self.handle = self._later(wait, self._tick)
-            return
-        if self._closing:
+            return wait
+        with self._guard:
             batch, self._closing = self._closing[:CLOSE_BATCH], self._closing[CLOSE_BATCH:]
+        if batch:
             for x in batch:
                 x.close()
-            self.handle = self._later(YIELD_S, self._tick)
-            return
-        fs = self._choose()
-        if fs is None:
-            for s in self.sets():
-                s.publish()
-            return
-        try:
-            if fs.render_next():
-                self.rendered += 1
-        except Exception as exc:  # never break the kernel's loop: this set stays live
-            fs.broken = exc
-        self.handle = self._later(YIELD_S, self._tick)
+            return YIELD_S
+        with DRAWING:   # frame sets change under the reader's moves too: one at a time
+            fs = self._choose()
+            if fs is None:
+                for s in self.sets():
+                    s.publish()
+                return None
+            try:
+                if fs.render_next():
+                    self.rendered += 1
+            except Exception as exc:  # never break the fill: this set stays live
+                fs.broken = exc
+        return YIELD_S
 
     def _choose(self):
         """The frame set to render for next: the one used last; room made if needed."""
@@ -505,7 +598,12 @@ class FrameSet:
             self.scheduler.close_later(gone)
 
     def close(self) -> None:
-        """Close every frame and Stack of this set and leave the scheduler."""
+        """Close every frame and Stack of this set and leave the scheduler (after the frame
+        the fill thread may be drawing for it)."""
+        with DRAWING:
+            self._close()
+
+    def _close(self) -> None:
         self.scheduler.remove(self)
         for x in (*self.frames.values(), *(x for xs in self.extras.values() for x in xs),
                   *self._unpublished_closes, *self.links, self.stack, *self.extra_stacks):

@@ -64,6 +64,11 @@ class Control:
     ``None`` argument stands for (``"last"``: the last option). ``widget`` holds extra
     ipywidgets keyword arguments that only change how the widget looks or reacts
     (``indent``, ``continuous_update``, ``readout_format``) and ``width`` a CSS width.
+    ``changes``: the parts of the view (names of its ``parts()``) this control can change;
+    a move of it redraws those parts only, every other animated artist comes from a cached
+    layer (:meth:`ExplorerSpec.changed_artists`). None: it may change any of them (all are
+    redrawn). tests/test_widgets_changes.py holds every declaration to the pixels of a full
+    redraw.
     """
 
     name: str
@@ -81,6 +86,7 @@ class Control:
     when_none: str | None = None
     widget: dict = field(default_factory=dict)
     width: str | None = None
+    changes: tuple | None = None
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -273,8 +279,9 @@ class ExplorerSpec:
     ``update(view, values, params) -> dict | None``: update the artists for the control values
     (after constraints) and return readouts (values a reader may ask for, e.g. the hand
     calculation's table); ``extras`` names readouts shown as HTML under the controls, which
-    follow the main slider like the figure. ``depends(view) -> {control: artists}``: the
-    artists each control can change (the others are cached while it is dragged).
+    follow the main slider like the figure. The view's ``parts()`` (``{name: artists}``) name
+    groups of its animated artists; each control's ``changes`` names the parts it can change
+    (the others are cached while it moves).
     ``main``: the slider whose figures are rendered ahead (frames); ``play``: the interval (ms)
     of a Play button that steps it in the browser.
     """
@@ -287,7 +294,6 @@ class ExplorerSpec:
     figsize: tuple = (7.6, 3.0)
     arguments: tuple | None = None          # the constructor's argument order, when not controls-then-params
     params: tuple = ()
-    depends: Callable | None = None
     animated: Callable | None = None
     extras: tuple = ()
     play: int | None = None
@@ -331,6 +337,15 @@ class ExplorerSpec:
             if c.max_follows is not None:
                 out[c.name] = min(out[c.name], c.top(out))
         return out
+
+    def changed_artists(self, view, name: str):
+        """The artists a move of control ``name`` can change: its declared ``changes`` parts of
+        ``view`` (None: undeclared, every animated artist may have changed)."""
+        parts = self.control(name).changes
+        if parts is None:
+            return None
+        groups = view.parts()
+        return [a for p in parts for a in groups[p]]
 
     def reserved(self) -> set:
         """Names the spec gives the explorer as attributes (params and extras)."""
