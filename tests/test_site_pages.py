@@ -192,3 +192,20 @@ def test_frames_are_stored_as_256_colour_lossless_webp():
     assert (_pixels(stored) == _pixels(sp.palette_png(png))).all(), "lossless: the 256-colour pixels exactly"
     assert np.abs(_pixels(stored) - _pixels(png)).max() <= sp.MAX_CHANNEL_ERROR
     assert len(stored) < 0.9 * len(sp.palette_png(png)) and report["bytes_after"] < 0.4 * report["bytes_before"]
+
+
+def test_the_page_never_tells_a_reader_to_edit_and_run_a_cell_where_an_answer_box_stands():
+    said = ("每题把 `None` 换成你的答案（列表、数或字符串）再运行：`正确` 或 `再想想`。先用纸笔算，再运行。\n"
+            "另一行：再运行不变。")
+    page = sp.page_prompt(said)
+    assert page.splitlines()[0] == f"{sp.PAGE_PROMPT}：`正确` 或 `再想想`。先用纸笔算，再作答。"
+    assert page.splitlines()[1] == "另一行：再运行不变。" and "None" not in page
+    pending = pl.check_pe(None, pos=4)
+    nb = page_of(pending)
+    nb.cells.insert(0, nbformat.v4.new_markdown_cell("## 练习\n\n" + said))
+    assert sp.teach(nb, "02_sinusoidal_hand_calculation")["prompts"] == 1
+    assert sp.PAGE_PROMPT in nb.cells[0].source and "`None`" not in nb.cells[0].source
+    bare = page_of(pl.check_pe([0.0, 0.0], pos=4))          # no answer box on the page: the text stays
+    bare.cells.insert(0, nbformat.v4.new_markdown_cell(said))
+    sp.teach(bare, "02_sinusoidal_hand_calculation")
+    assert bare.cells[0].source == said

@@ -3,7 +3,8 @@
 tools/build_site.py runs a notebook, then hands it here before exporting it:
 
 * an unanswered exercise (a verdict declaring its rule) becomes an answer box, graded in the
-  page by tools/site/grader.js with that very rule;
+  page by tools/site/grader.js with that very rule, and the notebook's instruction to replace
+  ``None`` and run the cell is told the page's way (:func:`page_prompt`);
 * the quiz, the worksheet and the progress table become the page's own HTML, driven by
   tools/site/course.js from their declarations (the reader's answers and progress are kept in
   the reader's browser, ``localStorage``);
@@ -22,6 +23,7 @@ import base64
 import html
 import io
 import json
+import re
 
 from posenc.ui.declare import EXERCISE, EXPLORER, PROGRESS, QUIZ, STATIC, WORKSHEET
 
@@ -34,6 +36,21 @@ HINT_NONE = "静态网页：这里的控件要在 JupyterLab 里运行笔记本�
 HINT_CLASS = "posenc-static-hint"
 #: What an answer box says before anything is typed.
 EXERCISE_PROMPT = "在框里写下你的答案，按回车或「检查」：判分规则和 JupyterLab 里完全一样。"
+#: The notebooks' instruction for their exercises (to edit a cell and run it), and what a page
+#: with answer boxes says in its place.
+NOTEBOOK_PROMPT = re.compile(r"每题把 `None` 换成你的答案(?:（[^）]*）)?再运行")
+PAGE_PROMPT = "每题在下面的答案框里写下你的答案，按回车或「检查」判分"
+
+
+def page_prompt(markdown: str) -> str:
+    """``markdown`` with the notebooks' exercise instruction (「每题把 `None` 换成你的答案再运行」)
+    told the page's way: a page has answer boxes, no cell to edit and run (「再运行」 later in
+    that line becomes 「再作答」)."""
+    def line(text):
+        m = NOTEBOOK_PROMPT.search(text)
+        return text if m is None else text[:m.start()] + PAGE_PROMPT + text[m.end():].replace("再运行", "再作答")
+
+    return "\n".join(line(x) for x in markdown.split("\n"))
 
 
 def explorer_hint(decl: dict) -> str:
@@ -237,6 +254,11 @@ def teach(nb, notebook: str) -> dict:
         if "disabled" in s and m not in working and not s["disabled"]:
             s["disabled"] = True
             report["disabled"] += 1
+    if report["exercises"]:
+        for cell in nb.cells:
+            if cell.cell_type == "markdown" and NOTEBOOK_PROMPT.search(cell.source):
+                cell.source = page_prompt(cell.source)
+                report["prompts"] = report.get("prompts", 0) + 1
     return report
 
 
