@@ -182,7 +182,7 @@ class Explorer:
                 page = axis.page_values(c, c.nearest(values[name]))
                 every = page if self.static else c.values()
                 controls[name] = frame_control(c, values[name], every, top=c.top(values))
-                framed[name] = (every, page)
+                framed[name] = (every, page if self.static else axis.live_values(c, c.nearest(values[name])))
         self._axis_options = {name: [(c.text(v), v) for v in every]
                               for name, (every, _) in framed.items() for c in [self.declared[name]]}
         self.controls = controls = {name: controls[name] for name in self.declared}   # in declared order

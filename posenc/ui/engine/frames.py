@@ -1,17 +1,21 @@
-"""Frames: the figures of a main slider, rendered ahead of time and switched in the browser,
-so that a drag never waits for the kernel.
+"""Frames: the figures of an explorer's frame grid (its main slider and the controls its steps
+use), rendered ahead of time and switched in the browser, so that a drag never waits for the
+kernel.
 
 Without frames every slider move is a kernel round trip (widget message -> update the
 artists -> blit -> PNG -> message back), and ipywidgets sends the next value only after the
 kernel answered: a drag gets 7-14 figures a second. With frames, the figure shown is an
-``ipywidgets.Stack`` of ``Image`` widgets, one per position of the slider, each holding a
+``ipywidgets.Stack`` of ``Image`` widgets, one per position of the main slider, each holding a
 ``data:image/png;base64,...`` URL; the Stack's ``selected_index`` is ``jsdlink``-ed to the
-slider's ``value`` (an ``IntSlider`` from 0 in steps of 1) or ``index`` (a
-``SelectionSlider``), so the browser switches the figure itself.
+slider's ``value`` (an ``IntSlider`` from 0 in steps of 1) or ``index`` (a selection widget), so
+the browser switches the figure itself. A grid of more controls nests Stacks the same way: one
+Stack per framed value of each outer control, each ``jsdlink``-ed to that control's widget (no
+JavaScript of our own: it works in JupyterLab and on a static page alike).
 
-A :class:`FrameSet` knows nothing of what it shows: it is given the slider, the live image
-(shown where no frame is rendered yet), and a ``render(value) -> (png, extra_values)``
-callable. :class:`~posenc.ui.engine.explorer.Explorer` builds one for its ``main`` control.
+A :class:`FrameSet` knows nothing of what it shows: it is given the widgets of the grid, the
+live image (shown where no frame is rendered yet), and a ``render(value[, at]) -> (png,
+extra_values)`` callable. :class:`~posenc.ui.engine.explorer.Explorer` builds one from its
+spec's grid (:attr:`ExplorerSpec.grid <posenc.ui.engine.spec.ExplorerSpec.grid>`).
 
 * A position whose frame is not rendered yet shows the live image, redrawn by the kernel.
   (data: URLs, not PNG bytes: the browser shows a data: URL at once, a PNG widget's ``blob:``
@@ -19,19 +23,20 @@ callable. :class:`~posenc.ui.engine.explorer.Explorer` builds one for its ``main
 * The fill yields to the reader. Frames are rendered in the kernel's event loop, one per
   callback, only once the kernel has been quiet (no cell run, no control of any explorer
   moved) for :data:`QUIET_S`, so a message from the browser waits at most for one frame.
-  A reader who moves a control pauses every fill. Positions nearest the slider's handle
-  are filled first. The explorer the reader moved last is filled first, then the others in
+  A reader who moves a control pauses every fill. Positions nearest the handles are filled
+  first (steps along every axis of the grid, summed). The explorer the reader moved last is filled first, then the others in
   the order they were made (higher on the page first; a move made by a cell's code does not
   change that order). With no running event loop (plain Python,
   pytest) nothing is scheduled: call :meth:`FrameSet.fill`.
-* Moving any other control drops the frames (every position shows the live image again,
-  one message) and a new fill starts when the kernel is quiet; the dropped widgets are
+* Moving a control outside the grid drops the frames: the browser shows the live figure at
+  once (one small message: the frames' tree is hidden, not republished) and a new fill starts
+  when the kernel is quiet; the Stacks get the new frames then, and the dropped widgets are
   closed later, a few per quiet callback, not while the reader waits for the new figure.
-* Memory: at most :data:`MAX_BYTES` of data: URLs per set, the frames nearest the slider's
-  position first (when the reader moves on, the farthest frames make room for nearer
-  ones), and at most :data:`MAX_TOTAL_BYTES` in one kernel (the set used least recently
-  gives its frames up first).
-* Setting the slider's ``.value`` in code stays synchronous: the Stack's index follows
+* Memory: at most :data:`MAX_BYTES` of data: URLs per set, the frames nearest the handles
+  first (when the reader moves on, the farthest frames make room for nearer ones), and at
+  most :data:`MAX_TOTAL_BYTES` in one kernel (the set used least recently gives its frames up
+  first).
+* Setting a grid control's ``.value`` in code stays synchronous: the Stacks' indices follow
   before the assignment returns.
 """
 from __future__ import annotations
@@ -359,7 +364,8 @@ class FrameSet:
         self.links = [w.jsdlink((x, attr), (st, "selected_index"))
                       for x, attr, level in zip(self.widgets, self.attrs, self.levels) for st in level.values()]
         for x in self.widgets:
-            x.add_class("posenc-frames-control")
+            x.add_class("posenc-frames-control")      # every control of the grid
+        slider.add_class("posenc-frames-main")        # the main slider
         self.scheduler.add(self)
         self.scheduler.wake()
         if self.eager:

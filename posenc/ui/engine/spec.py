@@ -1,5 +1,6 @@
 """What an explorer is, as data: its controls (name, kind, range or options, default, label,
-constraints between them), its main slider, its figure size and its view. No widgets here.
+constraints between them), its main slider and frame grid, the steps its notebook asks for,
+its figure size and its view. No widgets here.
 
 Everything else is derived from an :class:`ExplorerSpec` (see
 :mod:`posenc.ui.engine.explorer`): the ipywidgets explorer, the frames (the view drawn on a
@@ -18,6 +19,8 @@ and only here: :meth:`Control.values` (every value, the one grid formula), :meth
                              label="q 的位置 m"), ..., base_slider(10000.0, 1, 5, step=0.25)),
         view=lambda fig, params: _RopeView(*fig.subplots(1, 2)),
         update=lambda view, values, params: view.update(...),
+        grid=(Axis("i", page=(0, 1, 2, 3, 5, 7)), Axis("pos", count=21)),
+        steps=(step(("pos", 16), ("pos", 24), see="..."), step(("base", 10.0), see="...", page=False)),
     )
 
     class RopeExplorer(Explorer):
@@ -31,6 +34,12 @@ and nothing else: no constructor (every explorer has :meth:`Explorer.__init__
 A control's ``label`` is its Chinese gloss: the widget reads ``pos（位置）`` (the parameter's name,
 the gloss in brackets) when a CJK font is installed, else ``pos``; option labels are
 ``(zh, en)`` pairs.
+
+The frame grid is declared once, here, and read by the live explorer (which controls follow the
+hand in JupyterLab), the static build (what a page holds and lets a reader move) and the tests
+(every step of the notebook is on the page or says it needs JupyterLab): ``grid`` lists the
+controls the notebook's steps move (:class:`Axis`, outermost first; the main slider is the
+innermost) with the values that teach on a page; ``steps`` lists those steps (:class:`Step`).
 
 Importing this module imports neither ipywidgets nor matplotlib.
 """
@@ -316,6 +325,23 @@ class Axis:
         # more kept than fit: the ones nearest the current value (it first)
         kept = sorted((j for j, v in enumerate(values) if v in kept), key=lambda j: (abs(j - at), j))[:max(1, cap - 2)]
         return [values[j] for j in spaced(len(values), cap, kept)]
+
+    def live_values(self, control: Control, current) -> list:
+        """The values of ``control`` that get frames in JupyterLab (an axis other than the main
+        slider): every value of a control with at most :data:`LIVE_AXIS_VALUES`, else the page
+        values (the live figure is drawn at the others)."""
+        return _live_values(self, control, current)
+
+
+#: In JupyterLab an axis of the grid (not the main slider) with at most this many values gets
+#: frames at every value; one with more, at its page values (each framed value is a Stack
+#: that follows the main slider: one more message from the browser per move of it).
+LIVE_AXIS_VALUES = 12
+
+
+def _live_values(axis, control, current) -> list:
+    values = control.values()
+    return values if len(values) <= LIVE_AXIS_VALUES else axis.page_values(control, current)
 
 
 def spaced(n: int, count: int, kept=()) -> list[int]:
