@@ -276,25 +276,29 @@ def test_setting_the_value_in_code_moves_stack_and_figure_before_it_returns(name
 
 
 def test_a_grid_axis_moved_in_code_switches_its_stacks_and_keeps_the_live_image():
-    """The clock's d_model (the grid's other axis): at a value with frames the Stacks switch and
-    the live image is not redrawn; at a value with none (not declared for the grid) the outer
-    Stack shows the live figure, redrawn; a full render agrees with what is shown each time."""
-    ex = pl.ClockExplorer(pos=5, d_model=16)
+    """The heatmap's base (the grid's middle axis, 51 values in JupyterLab, frames at the three
+    it declares: 10, 10^4, 10^6): at a value with frames the Stacks switch and the live image is
+    not redrawn; at a value with none the Stack shows the live figure, redrawn; a full render
+    agrees with what is shown each time. A short axis (the clock's 8 d_model) has frames at
+    every value."""
+    ex = pl.HeatmapExplorer(seq_len=50, base=10000.0)
     fs = ex.frames
-    d = fs.options[0]
-    framed = [d[i] for i in fs.framed[0]]
-    assert framed == [4, 16], "the declared values that teach"
+    b = fs.options[1]
+    assert [b[i] for i in fs.framed[1]] == [10.0, 1e4, 1e6], "the declared values that teach"
+    assert len(pl.ClockExplorer().frames.framed[0]) == 8
     fs.fill(limit=12)
-    assert (d.index(4), 5) in fs.frames, "the other axis's neighbour is filled early (steps summed)"
+    here = fs.index()
+    near = (here[0], b.index(1e6), here[2])
+    assert near in fs.frames, "the other axis's neighbour is filled early (steps summed)"
     live = ex.image.value
-    ex.controls["d_model"].value = 4
-    assert fs.stack.selected_index == d.index(4) and ex.image.value == live
-    assert ex.shown_png() == frame_png(fs, (d.index(4), 5)) == pl.ClockExplorer(pos=5, d_model=4).shown_png()
+    ex.controls["base"].value = 1e6
+    assert fs.levels[1][(here[0],)].selected_index == b.index(1e6) and ex.image.value == live
+    assert ex.shown_png() == frame_png(fs, near) == pl.HeatmapExplorer(seq_len=50, base=1e6).shown_png()
     assert share_differing(rgb(ex.shown_png()), full_render(ex.figure)) < 0.002
-    ex.controls["d_model"].value = 8                    # no frames for 8: the live figure
-    assert fs.stack.children[d.index(8)] is fs.live_view and ex.image.value != live
-    assert ex.shown_png() == ex.png() == pl.ClockExplorer(pos=5, d_model=8).shown_png()
-    assert not any(p[0] == d.index(8) for p in fs.positions), "no frame is ever drawn for it"
+    ex.controls["base"].value = 100.0                  # no frames at 100: the live figure
+    assert fs.levels[1][(here[0],)].children[b.index(100.0)] is fs.live_view and ex.image.value != live
+    assert ex.shown_png() == ex.png() == pl.HeatmapExplorer(seq_len=50, base=100.0).shown_png()
+    assert not any(p[1] == b.index(100.0) for p in fs.positions), "no frame is ever drawn for it"
 
 
 def test_another_control_shows_the_live_figure_at_once_and_republishes_later():

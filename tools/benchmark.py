@@ -400,7 +400,8 @@ def bench_training() -> list[dict]:
 
 STATIC_READY_JS = """() => { const ex = document.querySelectorAll('.posenc-explorer');
   return ex.length > 0 && Array.from(ex).every(e => !e.querySelector('.posenc-frames') ||
-    (e.querySelector('.posenc-frames img') && e.querySelector('.posenc-frames-control .noUi-handle'))); }"""
+    (e.querySelector('.posenc-frames img') && e.querySelector('.posenc-frames-main') &&
+     Array.from(e.querySelectorAll('.posenc-frames-control')).every(c => c.querySelector('.noUi-handle, select, button')))); }"""
 
 
 def bench_static(notebooks: list[str], loads: int = 3) -> dict:
