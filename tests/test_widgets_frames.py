@@ -198,7 +198,8 @@ def test_frames_are_byte_identical_to_an_independent_render(name):
     fs = ex.frames
     ref = pl.EXPLORERS[name]()
     n = len(fs.values)
-    corners = [(*(f[0] for f in fs.framed), 0), (*(f[-1] for f in fs.framed), n // 3), (*(f[0] for f in fs.framed), n - 1)]
+    every = fs.positions
+    corners = [every[0], (*every[-1][:-1], n // 3), (*every[0][:-1], n - 1)]
     for pos in corners:
         move_to(ex, pos)
         fs.fill(limit=1)                 # the nearest missing frame: this one
@@ -276,29 +277,27 @@ def test_setting_the_value_in_code_moves_stack_and_figure_before_it_returns(name
 
 
 def test_a_grid_axis_moved_in_code_switches_its_stacks_and_keeps_the_live_image():
-    """The heatmap's base (the grid's middle axis, 51 values in JupyterLab, frames at the three
-    it declares: 10, 10^4, 10^6): at a value with frames the Stacks switch and the live image is
-    not redrawn; at a value with none the Stack shows the live figure, redrawn; a full render
-    agrees with what is shown each time. A short axis (the clock's 8 d_model) has frames at
-    every value."""
+    """The heatmap's base (the grid's middle axis): in JupyterLab it offers its declared values,
+    the eleven half decades 10 .. 10^6, each with frames (a page holds three). At a value with
+    a frame the Stacks switch and the live image is not redrawn; before its frame is drawn the
+    live figure is; a full render agrees with what is shown each time."""
     ex = pl.HeatmapExplorer(seq_len=50, base=10000.0)
     fs = ex.frames
     b = fs.options[1]
-    assert [b[i] for i in fs.framed[1]] == [10.0, 1e4, 1e6], "the declared values that teach"
-    assert len(pl.ClockExplorer().frames.framed[0]) == 8
+    assert b == [10.0 ** (k / 2) for k in range(2, 13)] and [v for _, v in ex.controls["base"].options] == b
+    assert fs.framed[1] == list(range(11)), "every value offered gets frames"
     fs.fill(limit=12)
     here = fs.index()
-    near = (here[0], b.index(1e6), here[2])
-    assert near in fs.frames, "the other axis's neighbour is filled early (steps summed)"
+    near = (here[0], b.index(10.0 ** 4.5), here[2])
+    assert near in fs.frames, "the other axes at the main slider's position come first"
     live = ex.image.value
-    ex.controls["base"].value = 1e6
-    assert fs.levels[1][(here[0],)].selected_index == b.index(1e6) and ex.image.value == live
-    assert ex.shown_png() == frame_png(fs, near) == pl.HeatmapExplorer(seq_len=50, base=1e6).shown_png()
+    ex.controls["base"].value = 10.0 ** 4.5
+    assert fs.levels[1][(here[0],)].selected_index == b.index(10.0 ** 4.5) and ex.image.value == live
+    assert ex.shown_png() == frame_png(fs, near) == pl.HeatmapExplorer(seq_len=50, base=10.0 ** 4.5).shown_png()
     assert share_differing(rgb(ex.shown_png()), full_render(ex.figure)) < 0.002
-    ex.controls["base"].value = 100.0                  # no frames at 100: the live figure
-    assert fs.levels[1][(here[0],)].children[b.index(100.0)] is fs.live_view and ex.image.value != live
-    assert ex.shown_png() == ex.png() == pl.HeatmapExplorer(seq_len=50, base=100.0).shown_png()
-    assert not any(p[1] == b.index(100.0) for p in fs.positions), "no frame is ever drawn for it"
+    ex.controls["seq_len"].value = 120                  # no frame there yet: the live figure, redrawn
+    assert (here[0], b.index(10.0 ** 4.5), fs.values.index(120)) not in fs.frames and ex.image.value != live
+    assert ex.shown_png() == ex.png() == pl.HeatmapExplorer(seq_len=120, base=10.0 ** 4.5).shown_png()
 
 
 def test_another_control_shows_the_live_figure_at_once_and_republishes_later():
@@ -410,17 +409,35 @@ def test_fill_renders_nearest_first_within_the_cap(scheduler):
     assert [i for i, c in enumerate(fs.stack.children) if c is not fs.live] == sorted(p[0] for p in order)
 
 
-def test_a_grid_fills_nearest_first_along_every_axis_within_the_cap(scheduler):
+def fill_order(sizes, centre):
+    """Every position of a grid of ``sizes`` (the main slider last) in the order the fill draws
+    them, by plain loops: the other axes at the main slider's position (steps summed), then
+    the main slider's every position at the other axes' values (nearest first), then the rest,
+    the other axes nearest first, then the main slider nearest first; ties: the lower position."""
+    positions = nearest_first(sizes, centre)            # every position, in lexicographic ties
+    line = [p for p in positions if p[-1] == centre[-1]]
+    row = [p for p in positions if p[:-1] == centre[:-1] and p not in line]
+    rest = [p for p in positions if p not in line and p not in row]
+    steps = lambda p: sum(abs(a - b) for a, b in zip(p[:-1], centre[:-1]))   # noqa: E731
+    rest.sort(key=lambda p: (steps(p), abs(p[-1] - centre[-1]), p))
+    row.sort(key=lambda p: (abs(p[-1] - centre[-1]), p))
+    line.sort(key=lambda p: (steps(p), p))
+    return line + row + rest
+
+
+def test_a_grid_fills_the_other_axes_then_the_main_slider_then_the_rest_within_the_cap(scheduler):
     fs, (outer, main) = plain_set(scheduler, (3, 40), (1, 20))
     one = len(data_url(b"\0" * 1000))
-    fs.max_bytes = int(30.5 * one)
+    fs.max_bytes = int(50.5 * one)
     order = []
     while fs.render_next():
         order.append(next(p for p in fs.frames if p not in order))
-    assert order == nearest_first((3, 40), (1, 20))[:30]
+    assert order == fill_order((3, 40), (1, 20))[:50]
+    assert order[:3] == [(1, 20), (0, 20), (2, 20)], "a drag of the other axis follows first"
+    assert {(1, i) for i in range(40)} <= set(order), "then every position of the main slider, as without a grid"
     outer.value = 2                                  # the other axis moved: the window follows it
     fs.fill()
-    assert sorted(fs.frames) == sorted(nearest_first((3, 40), (2, 20))[:30]) and fs.bytes <= fs.max_bytes
+    assert sorted(fs.frames) == sorted(fill_order((3, 40), (2, 20))[:50]) and fs.bytes <= fs.max_bytes
 
 
 def test_the_window_follows_the_slider_farthest_frames_go_first(scheduler):
@@ -511,7 +528,7 @@ def test_status_lists_each_frame_set():
     ex = pl.RopeExplorer()
     ex.frames.fill(limit=3)
     row = [r for r in F.status() if r["explorer"] == "rope"][-1]
-    assert row["control"] == "pos" and row["frames"] == 3 and row["positions"] == 6 * 41   # i's 6 values x pos
+    assert row["control"] == "pos" and row["frames"] == 3 and row["positions"] == 8 * 41   # i's 8 values x pos
     assert row["bytes"] == ex.frames.bytes and row["pending"] and row["broken"] is None
 
 

@@ -179,7 +179,7 @@ class AlibiExplorer(Explorer):
         ),
         view=lambda fig, p: _AlibiView(*_alibi_axes(fig)),
         update=lambda view, v, p: view.update(v["num_heads"], v["seq_len"], v["head"], bool(v["causal"])),
-        grid=(Axis("causal"), Axis("head", page=tuple(range(1, 9))), Axis("seq_len", count=8, keep=(24,))),
+        grid=(Axis("causal"), Axis("head", page=tuple(range(1, 9)), live=tuple(range(1, 17))), Axis("seq_len", count=8, keep=(24,))),
         steps=(
             step(*(("head", h) for h in range(1, 9)), see="从陡到平，尖峰变成平台"),
             step(("num_heads", 12), ("head", 9), see="头数越多斜率排得越密，H = 12 的第 9 个头最陡", page=False),

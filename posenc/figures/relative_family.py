@@ -168,7 +168,7 @@ class T5BucketExplorer(Explorer):
         ),
         view=lambda fig, p: _T5View(*fig.subplots(2, 1, height_ratios=[1.25, 1], sharex=True)),
         update=lambda view, v, p: view.update(v["num_buckets"], v["max_distance"], bool(v["bidirectional"])),
-        grid=(Axis("bidirectional"), Axis("num_buckets", page=(8, 16, 32, 64)), Axis("max_distance", count=12)),
+        grid=(Axis("bidirectional"), Axis("num_buckets", page=(8, 16, 32, 64), live=(4, 8, 12, 16, 24, 32, 48, 64)), Axis("max_distance", count=12)),
         steps=(
             step(("num_buckets", 8), ("num_buckets", 64), see="精确的一段变长，对数段分得更细"),
             step(("max_distance", 40), ("max_distance", 512), see="对数段的终点移动，更远的偏移挤进最后一个桶"),

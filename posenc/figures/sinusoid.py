@@ -88,7 +88,7 @@ class HeatmapExplorer(Explorer):
         update=lambda view, v, p: view.update(v["seq_len"], v["d_model"], v["base"], v["layout"]),
         depends=lambda v: {"seq_len": [v.image, v.title, *v.yticks], "d_model": [v.image, v.title, *v.xticks],
                            "base": [v.image, v.title], "layout": [v.image, v.title]},
-        grid=(Axis("layout"), Axis("base", page=(10.0, 1e4, 1e6)), Axis("seq_len", count=16)),
+        grid=(Axis("layout"), Axis("base", page=(10.0, 1e4, 1e6), live=tuple(10 ** (k / 2) for k in range(2, 13))), Axis("seq_len", count=16)),
         steps=(
             step(("seq_len", 200), see="中间的条纹开始弯曲变色"),
             step(("base", 10.0), ("base", 1e6), see="base = 10 右边也闪烁，10^6 更多列变成常数"),

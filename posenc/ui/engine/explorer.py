@@ -179,10 +179,10 @@ class Explorer:
                 subset = static.subset_slider(axis, c, values[main], limit) if self.static else None
                 controls[main] = frame_slider(c, values[main]) if subset is None else subset
             else:
-                page = axis.page_values(c, c.nearest(values[name]))
-                every = page if self.static else c.values()
+                # a page: the page values; JupyterLab: the live values; every value offered gets frames
+                every = (axis.page_values if self.static else axis.live_values)(c, c.nearest(values[name]))
                 controls[name] = frame_control(c, values[name], every, top=c.top(values))
-                framed[name] = (every, page if self.static else axis.live_values(c, c.nearest(values[name])))
+                framed[name] = (every, None)
         self._axis_options = {name: [(c.text(v), v) for v in every]
                               for name, (every, _) in framed.items() for c in [self.declared[name]]}
         self.controls = controls = {name: controls[name] for name in self.declared}   # in declared order

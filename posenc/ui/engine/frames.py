@@ -24,7 +24,8 @@ spec's grid (:attr:`ExplorerSpec.grid <posenc.ui.engine.spec.ExplorerSpec.grid>`
   callback, only once the kernel has been quiet (no cell run, no control of any explorer
   moved) for :data:`QUIET_S`, so a message from the browser waits at most for one frame.
   A reader who moves a control pauses every fill. Positions nearest the handles are filled
-  first (steps along every axis of the grid, summed). The explorer the reader moved last is filled first, then the others in
+  first: the grid's other controls at the main slider's position, then the main slider's
+  every position, then the rest (:meth:`FrameSet._rank`). The explorer the reader moved last is filled first, then the others in
   the order they were made (higher on the page first; a move made by a cell's code does not
   change that order). With no running event loop (plain Python,
   pytest) nothing is scheduled: call :meth:`FrameSet.fill`.
@@ -387,10 +388,13 @@ class FrameSet:
 
     @property
     def positions(self) -> list:
-        """Every position that can have a frame."""
+        """Every position that can have a frame now (an axis whose widget offers only its first
+        values, e.g. ALiBi's head up to num_heads: those)."""
         import itertools
 
-        return [(*outer, i) for outer in itertools.product(*self.framed) for i in range(len(self.values))]
+        offered = [len(frame_options(x)) for x in self.widgets[:-1]]
+        framed = [[i for i in f if i < n] for f, n in zip(self.framed, offered)]
+        return [(*outer, i) for outer in itertools.product(*framed) for i in range(len(self.values))]
 
     # -- state ------------------------------------------------------------------
     def _index(self, level: int) -> int:
@@ -432,16 +436,22 @@ class FrameSet:
         outer = tuple(min(range(len(f)), key=lambda k: (abs(f[k] - i), k)) for f, i in zip(self.framed, here))
         return (*outer, here[-1])
 
-    def _distance(self, pos: tuple, centre: tuple) -> int:
-        ords = [f.index(i) for f, i in zip(self.framed, pos)] + [pos[-1]]
-        return sum(abs(a - b) for a, b in zip(ords, centre))
+    def _rank(self, pos: tuple, centre: tuple) -> tuple:
+        """How soon the fill draws ``pos`` (lower first; the farthest frames make room first):
+        the other axes' values at the main slider's position (a drag of any of them follows
+        from there), then the main slider's every position at the other axes' values (a drag
+        of it, as before a grid), then the rest, nearest the other axes' values first (steps
+        summed), each nearest the main slider's position first."""
+        outer = sum(abs(f.index(i) - c) for f, i, c in zip(self.framed, pos, centre))
+        main = abs(pos[-1] - centre[-1])
+        return (0, outer) if main == 0 else (1, main) if outer == 0 else (2, outer, main)
 
     def _nearest_first(self) -> list:
-        """Every position, nearest the centre first (steps along any axis, summed; a tie: the
-        lower position first, the outer axes' first, so one Stack fills at a time)."""
-        centre = self._centre()
-        if self._order[0] != centre:
-            self._order = (centre, sorted(self.positions, key=lambda p: (self._distance(p, centre), p)))
+        """Every position in the fill's order (:meth:`_rank`; a tie: the lower position first,
+        the outer axes' first, so one Stack fills at a time)."""
+        key = (self._centre(), tuple(len(frame_options(x)) for x in self.widgets[:-1]))
+        if self._order[0] != key:
+            self._order = (key, sorted(self.positions, key=lambda p: (self._rank(p, key[0]), p)))
         return self._order[1]
 
     def _missing(self):
@@ -450,7 +460,7 @@ class FrameSet:
 
     def _farthest(self):
         centre = self._centre()
-        return max(self.frames, key=lambda p: (self._distance(p, centre), p)) if self.frames else None
+        return max(self.frames, key=lambda p: (self._rank(p, centre), p)) if self.frames else None
 
     def wants_frame(self) -> bool:
         """Is there a frame to render now (within the memory cap)?"""
@@ -463,7 +473,7 @@ class FrameSet:
             return True
         far = self._farthest()
         centre = self._centre()
-        return far is not None and self._distance(far, centre) > self._distance(pos, centre)
+        return far is not None and self._rank(far, centre) > self._rank(pos, centre)
 
     @property
     def _dirty(self) -> bool:

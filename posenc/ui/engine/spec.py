@@ -296,17 +296,21 @@ class Axis:
     """A control whose figures are drawn ahead of time (frames), and the values a static page
     holds for it: one axis of an explorer's frame grid (see :attr:`ExplorerSpec.grid`).
 
-    In JupyterLab every value of every axis can get a frame (the fill draws the positions
-    nearest the handles first, within the memory caps); a static page holds only the values
-    that teach (:meth:`page_values`): ``page`` (every value when None), or for a long slider at
-    most ``count`` of them, evenly spaced from end to end, with ``keep`` always among them (the
-    integers around a carry, a step's target). The value a page starts at is always held.
+    A static page holds only the values that teach (:meth:`page_values`): ``page`` (every value
+    when None), or for a long slider at most ``count`` of them, evenly spaced from end to end,
+    with ``keep`` always among them (the integers around a carry, a step's target); the value
+    a page starts at is always held. In JupyterLab the main slider offers every value, and
+    another axis the values in ``live`` (:meth:`live_values`: by default every value of a
+    control with at most :data:`LIVE_AXIS_VALUES`, else the page values); every value offered
+    can get a frame (the fill draws the positions nearest the handles first, within the memory
+    caps), so each of the grid's controls follows the hand once its frames are drawn.
     """
 
     control: str
     page: tuple | None = None
     count: int | None = None
     keep: tuple = ()
+    live: tuple | None = None
 
     def page_values(self, control: Control, current, limit: int | None = None) -> list:
         """The values of ``control`` (this axis's, bound to the params) a static page holds, in
@@ -327,20 +331,23 @@ class Axis:
         return [values[j] for j in spaced(len(values), cap, kept)]
 
     def live_values(self, control: Control, current) -> list:
-        """The values of ``control`` that get frames in JupyterLab (an axis other than the main
-        slider): every value of a control with at most :data:`LIVE_AXIS_VALUES`, else the page
-        values (the live figure is drawn at the others)."""
+        """The values an axis other than the main slider offers in JupyterLab, each with its
+        frames: ``live``, else every value of a control with at most :data:`LIVE_AXIS_VALUES`,
+        else the page values; and the value it starts at."""
         return _live_values(self, control, current)
 
 
-#: In JupyterLab an axis of the grid (not the main slider) with at most this many values gets
-#: frames at every value; one with more, at its page values (each framed value is a Stack
-#: that follows the main slider: one more message from the browser per move of it).
+#: In JupyterLab an axis of the grid (not the main slider) with at most this many values offers
+#: every value; one with more, its declared ``live`` values or its page values (each value is a
+#: Stack that follows the main slider: one more message from the browser per move of it).
 LIVE_AXIS_VALUES = 12
 
 
 def _live_values(axis, control, current) -> list:
     values = control.values()
+    if axis.live is not None:
+        wanted = {control.nearest(v) for v in axis.live} | {current}
+        return [v for v in values if v in wanted]
     return values if len(values) <= LIVE_AXIS_VALUES else axis.page_values(control, current)
 
 
@@ -473,7 +480,8 @@ class ExplorerSpec:
         out = []
         for a in (*listed, main):
             named = tuple(dict.fromkeys(v for s in self.steps if s.page for n, v in s.moves if n == a.control))
-            out.append(replace(a, keep=(*a.keep, *named), page=None if a.page is None else (*a.page, *named)))
+            out.append(replace(a, keep=(*a.keep, *named), page=None if a.page is None else (*a.page, *named),
+                               live=None if a.live is None else (*a.live, *named)))
         return tuple(out)
 
     def signature(self) -> inspect.Signature:
