@@ -1,6 +1,6 @@
 """Explorers derived from a spec: controls -> artists updated in place -> blit -> PNG in an
-Image widget, and the main slider's figures rendered ahead of time (frames) by the same view
-drawn on a second figure.
+Image widget, and the figures of the spec's frame grid (the main slider and the controls the
+notebook's steps move) rendered ahead of time (frames) by the same view drawn on a second figure.
 
 A figure family writes
 
@@ -122,14 +122,15 @@ class Explorer:
     ``.view`` is the spec's view object, ``.readouts`` what its last update returned; the
     spec's params and extras are attributes of their own names.
 
-    The spec's ``main`` control (the main slider) is the one a reader drags: its figures are
-    rendered ahead of time on a second figure (:class:`Drawing`) and switched in the browser
-    (:mod:`posenc.ui.engine.frames`; ``.frames`` is the
+    The spec's ``main`` control (the main slider) and the other controls of its frame grid
+    (``spec.grid``: those the notebook's steps move; ``.frame_axes``) are the ones a reader
+    drags: their figures are rendered ahead of time on a second figure (:class:`Drawing`) and
+    switched in the browser (:mod:`posenc.ui.engine.frames`; ``.frames`` is the
     :class:`~posenc.ui.engine.frames.FrameSet`). :meth:`shown_png` is the PNG on screen.
 
     With frames rendered for a page (:mod:`posenc.ui.engine.static`) every explorer renders its
-    main slider's frames at construction and its main slider steps through exactly those;
-    :meth:`declaration` tells the builder which control works on the page.
+    grid's frames at construction and each control of the grid steps through exactly those;
+    :meth:`declaration` tells the builder which controls work on the page.
     """
 
     name = "explorer"
