@@ -146,7 +146,7 @@ class RealModelsExplorer(Explorer):
         ),
         view=lambda fig, p: _RealModelView(*fig.subplots(1, 2, width_ratios=[1.3, 1])),
         update=lambda view, v, p: {"result": view.update(v["model"], v["seq_len"])},
-        grid=(Axis("model"),),
+        grid=(Axis("model"), Axis("seq_len", count=6)),   # every model; 6 of the 11 lengths on a page
         steps=(
             step(("model", "Llama-2-7B"), ("seq_len", 4096), ("seq_len", 1048576), see="换模型、拖上下文长度"),
         ),

@@ -213,7 +213,7 @@ class RopeExplorer(Explorer):
         view=lambda fig, p: _RopeView(*fig.subplots(1, 2, width_ratios=[1, 2.1])),
         update=lambda view, v, p: view.update(*_demo_vectors(), v["pos"], p["n"], v["i"], v["base"]),
         depends=lambda view: {"pos": view.pos_artists(), "i": view.pair_artists()},
-        grid=(Axis("i", page=(0, 1, 2, 3, 5, 7)), Axis("pos", count=21, keep=(16, 24))),
+        grid=(Axis("i", page=(0, 1, 3, 7)), Axis("pos", count=21, keep=(16, 24))),
         steps=(
             step(("pos", 16), ("pos", 24), see="圆点总落在曲线上；k = +4 是峰，k = −4 处蓝线和红点线不重合"),
             step(("i", 1), ("i", 3), ("i", 7), see="第 0 对振荡得最密，后面的对越来越慢"),
