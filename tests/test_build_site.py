@@ -122,7 +122,8 @@ def test_a_page_keeps_what_it_shows_and_the_links_between_them():
 def test_frames_for_budget_is_the_largest_count_that_fits():
     # 1000 bytes of page without frames; two explorers of 100 and 50 bytes per frame,
     # 256 and 20 values, measured with 40 frames each (the second had all its 20)
-    sets = [{"bytes": 40 * 100, "frames": 40, "values": 256}, {"bytes": 20 * 50, "frames": 20, "values": 20}]
+    sets = [{"bytes": 40 * 100, "frames": 40, "main": 40, "cap": 256},
+            {"bytes": 20 * 50, "frames": 20, "main": 20, "cap": 20}]
     page = 1000 + 4000 + 1000
     budget = 1000 + 1000 + 100 * 30            # room for exactly 30 frames of the first
     assert bs.frames_for_budget(page, sets, budget=budget, margin=1.0) == 30
@@ -132,6 +133,14 @@ def test_frames_for_budget_is_the_largest_count_that_fits():
     assert bs.frames_for_budget(page, sets, budget=1000 + 3 * 150 - 1, margin=1.0) is None
 
 
+def test_frames_for_budget_counts_a_grid_and_a_declared_cap():
+    # a grid of 4 values of another control x 10 main-slider values (its cap: 12), 100 bytes
+    # a frame: N main values cost 4 * 100 * min(12, N); nothing grows past 12
+    sets = [{"bytes": 40 * 100, "frames": 40, "main": 10, "cap": 12}]
+    assert bs.frames_for_budget(1000 + 4000, sets, budget=1000 + 4 * 100 * 7, margin=1.0) == 7
+    assert bs.frames_for_budget(1000 + 4000, sets, budget=10**9, margin=1.0) == 12
+
+
 # ---------------------------------------------------------------------------
 # the subset of frames
 
@@ -139,14 +148,26 @@ def test_frames_for_budget_is_the_largest_count_that_fits():
 @pytest.mark.parametrize("n,limit", [(256, 128), (256, 70), (199, 7), (11, 5), (10, 3), (1000, 999)])
 def test_subset_is_evenly_spaced_with_both_ends_and_the_current_value(n, limit):
     spacing = (n - 1) / (limit - 1)
+    even = [round(k * spacing) for k in range(limit)]
     for current in sorted({0, 1, n // 3, n // 2, n - 2, n - 1}):
         picks = static.subset(n, limit, current)
         assert len(picks) == limit == len(set(picks)) and picks == sorted(picks)
         assert picks[0] == 0 and picks[-1] == n - 1 and current in picks
-        spaced = [round(k * spacing) for k in range(limit)]
-        # every pick but one is the evenly spaced value; that one is the current value
-        assert sum(p != s for p, s in zip(picks, spaced)) <= 1 + (current not in spaced)
-        assert len(set(picks) - set(spaced)) == (current not in spaced)
+        if current in (0, n - 1):
+            assert picks == even, "nothing kept inside: exactly evenly spaced"
+        # the others spread over both sides of the current value: no gap much wider than even spacing
+        gaps = [b - a for a, b in zip(picks, picks[1:])]
+        assert max(gaps) <= 2 * spacing + 1, (current, picks)
+
+
+def test_subset_spreads_the_others_over_the_gaps_in_proportion():
+    # 11 values, 5 kept, the current one 4: ends 0, 10 and 4 fixed; the gaps 0..4 (4) and 4..10
+    # (6) get one pick each (6/1 > 4/1, then 4/1 > 6/2), in their middles: 2 and 7
+    assert static.subset(11, 5, 4) == [0, 2, 4, 7, 10]
+    # a carry kept: every value 0..4 of 40, 8 picks: the other 2 spread over 4..39 (35): 16, 27
+    from posenc.ui.engine.spec import spaced
+
+    assert spaced(40, 8, range(5)) == [0, 1, 2, 3, 4, 16, 27, 39]
 
 
 def test_subset_of_few_values_is_all_of_them():
@@ -207,22 +228,25 @@ def test_a_static_explorer_renders_its_subset_and_schedules_nothing(static_mode,
 
     s = F.FrameScheduler()
     monkeypatch.setattr(F, "frame_scheduler", lambda: s)
-    ex = pl.ClockExplorer(pos=3)
+    ex = pl.ClockExplorer(pos=3, d_model=4)
     main, fs = ex.controls["pos"], ex.frames
-    assert fs.values == [0, 3, 128, 191, 255] and main.label == "3"
-    assert all(fs.shown(i) for i in range(5)) and all(c is not ex.image for c in fs.stack.children)
+    # N = 5 of pos's 256 values: both ends, the current 3 and the kept values nearest it (2, 4)
+    assert fs.values == [0, 2, 3, 4, 255] and main.label == "3"
+    assert [v for _, v in ex.controls["d_model"].options] == [4, 16], "the grid's other axis: its page values"
+    assert len(fs.frames) == 10 and all(fs.shown(p) for p in fs.positions)
     assert s.sets() == [] and s._hooks is None and s.handle is None
     assert ex.declaration()["frames"] == 5 and ex.declaration()["values"] == 256
-    assert (ex.play.min, ex.play.max, ex.play.value) == (0, 4, 1)   # Play steps through the frames
+    assert (ex.play.min, ex.play.max, ex.play.value) == (0, 4, 2)   # Play steps through the frames
 
     monkeypatch.delenv(static.ENV)
-    for value, d_model in [(3, 16), (255, 16), (100, 16), (100, 8)]:
-        if d_model != ex.controls["d_model"].value:
-            ex.controls["d_model"].value = d_model     # another control set in code: every frame again
-        ex.controls["pos"].value = value               # 100: not rendered, the subset re-forms
+    for value, d_model, base in [(3, 4, 10000.0), (255, 16, 10000.0), (100, 16, 10000.0), (100, 4, 100.0)]:
+        ex.controls["d_model"].value = d_model
+        if base != ex.controls["base"].value:
+            ex.controls["base"].value = base           # a control outside the grid set in code: every frame again
+        ex.controls["pos"].value = value               # 100: not rendered, the values re-form around it
         assert value in fs.values and main.label == str(value) and len(fs.values) == 5
-        assert all(fs.shown(i) for i in range(5))
-        assert ex.shown_png() == pl.ClockExplorer(pos=value, d_model=d_model).png()
+        assert all(fs.shown(p) for p in fs.positions) and len(fs.frames) == 10
+        assert ex.shown_png() == pl.ClockExplorer(pos=value, d_model=d_model, base=base).png()
 
 
 def test_two_builds_at_once_run_npm_ci_once(tmp_path, monkeypatch):

@@ -41,7 +41,7 @@ def test_plot_loss_curves_refuses_empty_runs():
 def test_learned_explorer_shows_the_snapshot_similarity():
     ex = pl.EXPLORERS["learned"]()
     run = pl.trained_run("learned")
-    assert list(ex.controls["step"].options) == [s for s, _ in run.snapshots]
+    assert [v for _, v in ex.controls["step"].options] == [s for s, _ in run.snapshots]
     assert ex.controls["step"].value == run.snapshots[-1][0]
     for step, table in (run.snapshots[0], run.snapshots[7]):
         table = table.astype(float).tolist()          # plain Python floats for the loop
@@ -64,7 +64,7 @@ def test_learned_explorer_moves_change_the_same_artists_and_never_train():
     fig, run, image = ex.figure, ex.run, ex.view.image
     children = [list(ax.get_children()) for ax in fig.axes]
     redraws = ex.redraws
-    opts = list(ex.controls["step"].options)
+    opts = [v for _, v in ex.controls["step"].options]
     for j in range(12):
         ex.controls["step"].value = opts[(7 * j + 3) % len(opts)]
     assert ex.figure is fig and ex.run is run is pl.trained_run("learned") and ex.view.image is image

@@ -278,9 +278,9 @@ def test_context_title_says_the_rho_it_draws():
 
 @pytest.mark.parametrize("name", sorted(pl.EXPLORERS))
 def test_slider_readouts_write_the_browsers_minus_sign(name):
-    """A slider turned into a SelectionSlider for its frames (02's word_0) labels its values
+    """A slider turned into a SelectionSlider for its frames (04's k) labels its values
     itself: negative ones get U+2212 "−", the minus ipywidgets' own readouts draw (d3-format),
-    so word_0 and word_1 read alike."""
+    so it reads like the sliders beside it."""
     import re
 
     import ipywidgets as w
@@ -290,5 +290,5 @@ def test_slider_readouts_write_the_browsers_minus_sign(name):
         if isinstance(c, w.SelectionSlider):
             labels = [o[0] for o in c.options if isinstance(o, tuple)]
             assert not [s for s in labels if re.search(r"-\d", s)], f"{name}.{cname}: {labels[:5]}"
-    if name == "hand_calc":
-        assert "−0.50" in [o[0] for o in ex.controls["word_0"].options]
+    if name == "relative":
+        assert "−3" in [o[0] for o in ex.controls["k"].options]

@@ -3,8 +3,8 @@
 A notebook node is made here from real objects' MIME bundles and the real widget state of this
 process (``ipywidgets.embed.dependency_state``), then taught: exercises become answer boxes with
 their own rules, the quiz, the worksheet and the progress table the page's own HTML, every input
-but an explorer's main slider and Play button is disabled under one line, and frames become
-256-colour PNG bytes within the stated tolerance.
+but an explorer's frame grid (main slider, Play button, the grid's other controls) is disabled
+under one line, and frames become 256-colour lossless WebP within the stated tolerance.
 """
 import base64
 import html
@@ -51,39 +51,44 @@ def outputs(nb, i):
     return nb.cells[i].outputs
 
 
-def test_an_explorer_keeps_its_main_slider_and_play_and_says_the_rest_is_off():
+def test_an_explorer_keeps_its_frame_grid_and_play_and_says_the_rest_is_off():
     ex = pl.ClockExplorer(pos=3)
     nb = page_of(ex)
     report = sp.teach(nb, "03_clock_hands_frequencies")
     state = sp.widget_state(nb)
     assert not state[ex.controls["pos"].model_id]["state"]["disabled"]
     assert not state[ex.play.model_id]["state"]["disabled"]
-    assert state[ex.controls["d_model"].model_id]["state"]["disabled"]
+    assert not state[ex.controls["d_model"].model_id]["state"]["disabled"], "the grid's other axis works"
     assert state[ex.controls["base"].model_id]["state"]["disabled"]
     hint, view = outputs(nb, 0)
-    assert "只有主滑块 pos 能拖动" in hint["data"]["text/html"] and sp.HINT_CLASS in hint["data"]["text/html"]
+    assert "d_model、pos 能拖动" in hint["data"]["text/html"] and sp.HINT_CLASS in hint["data"]["text/html"]
     assert declare.EXPLORER not in view["data"] and sp.WIDGET_VIEW in view["data"]
     assert report["hints"] == 1 and report["explorers"][0]["name"] == "clock"
 
 
 def test_a_subset_is_said_in_the_explorers_line():
-    assert "（256 个取值里均匀取了 64 个）" in sp.explorer_hint(
+    assert "pos 能拖动（pos 的 256 个取值里均匀取了 64 个）" in sp.explorer_hint(
         {"main": "pos", "frames": 64, "values": 256, "controls": {"d_model": "x"}})
     assert "每个位置都是构建网页时画好的图" in sp.explorer_hint({"main": "seq_len", "frames": 3, "values": 3, "controls": {}})
+    line = sp.explorer_hint({"main": "pos", "frames": 40, "values": 256, "controls": {"base": "x"},
+                             "grid": [{"name": "d_model", "frames": 2, "values": 8, "shown": ["4", "16"]},
+                                      {"name": "layout", "frames": 2, "values": 2, "shown": ["a", "b"]}]})
+    assert line.startswith("静态网页：d_model、layout、pos 能拖动（d_model 取 4、16；pos 的 256 个取值里均匀取了 40 个）")
+    assert "其余控件要在 JupyterLab 里运行笔记本才能用" in line
 
 
-def test_an_explorer_without_frames_and_an_undeclared_widget_are_off_with_the_one_line():
+def test_an_undeclared_widget_is_off_with_the_one_line_and_a_whole_grid_says_so():
     import ipywidgets as w
 
-    ex = pl.PermutationExplorer()
+    ex = pl.PermutationExplorer()                 # sentence x use_pe: every control in the grid
     other = w.VBox([w.Button(description="go"), w.IntSlider(3)])
     nb = page_of(ex, other)
     sp.teach(nb, "01_permutation_invariance")
     state = sp.widget_state(nb)
-    assert all(state[c.model_id]["state"]["disabled"] for c in ex.controls.values())
+    assert not any(state[c.model_id]["state"]["disabled"] for c in ex.controls.values())
     assert all(state[c.model_id]["state"]["disabled"] for c in other.children)
-    for i in (0, 1):
-        assert sp.HINT_NONE in outputs(nb, i)[0]["data"]["text/html"]
+    assert outputs(nb, 0)[0]["data"].get("text/html", "").find(sp.HINT_CLASS) < 0, "nothing off: no line"
+    assert sp.HINT_NONE in outputs(nb, 1)[0]["data"]["text/html"]
 
 
 def test_the_training_panel_says_its_own_line():
@@ -385,7 +390,7 @@ def test_an_image_of_few_colours_keeps_every_pixel():
     assert (_pixels(sp.palette_png(out.getvalue())) == _pixels(out.getvalue())).all()
 
 
-def test_frames_are_stored_as_png_bytes():
+def test_frames_are_stored_as_256_colour_lossless_webp():
     import ipywidgets as w
 
     from posenc.ui.engine.canvas import data_url
@@ -395,7 +400,9 @@ def test_frames_are_stored_as_png_bytes():
     nb = page_of(image)
     report = sp.compress_frames(nb)
     model = sp.widget_state(nb)[image.model_id]
-    assert report["images"] == 1 and model["state"]["format"] == "png"
+    assert report["images"] == 1 and model["state"]["format"] == "webp"
     stored = base64.b64decode(model["buffers"][0]["data"])
-    assert stored.startswith(b"\x89PNG") and np.abs(_pixels(stored) - _pixels(png)).max() <= sp.MAX_CHANNEL_ERROR
-    assert report["bytes_after"] < 0.5 * report["bytes_before"]
+    assert stored[:4] == b"RIFF" and stored[8:12] == b"WEBP"
+    assert (_pixels(stored) == _pixels(sp.palette_png(png))).all(), "lossless: the 256-colour pixels exactly"
+    assert np.abs(_pixels(stored) - _pixels(png)).max() <= sp.MAX_CHANNEL_ERROR
+    assert len(stored) < 0.9 * len(sp.palette_png(png)) and report["bytes_after"] < 0.4 * report["bytes_before"]

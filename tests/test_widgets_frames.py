@@ -1,12 +1,14 @@
-"""posenc/ui/engine/frames.py: the main slider's figures rendered ahead of time and switched in
-the browser (a Stack of data: URL images ``jsdlink``-ed to the slider).
+"""posenc/ui/engine/frames.py: the figures of an explorer's frame grid (its main slider and the
+spec's other grid axes) rendered ahead of time and switched in the browser (Stacks of data: URL
+images nested like the axes, each ``jsdlink``-ed to its axis's widget).
 
 What the reader sees must not change: each frame is byte for byte the PNG a separate explorer
-draws at that value, and a full render of ``.figure`` (an unpickled copy drawn on a fresh
-canvas) agrees with it; setting a control's ``.value`` in code moves the Stack and the figure
-before it returns; another control drops the frames. The fill renders the frames nearest the
-slider first, keeps within the memory cap, waits until the kernel has been quiet and lets a
-widget message in between two frames. A FrameSet needs no explorer: a slider, an image and a
+draws at that position, and a full render of ``.figure`` (an unpickled copy drawn on a fresh
+canvas) agrees with it; setting a control's ``.value`` in code moves the Stacks and the figure
+before it returns; a control outside the grid shows the live figure at once (one message, the
+Stacks are not republished) and drops the frames. The fill renders the frames nearest the
+handles first (steps along any axis, summed), keeps within the memory cap, waits until the
+kernel has been quiet and lets a widget message in between two frames. A FrameSet needs no explorer: a slider, an image and a
 render callable; an explorer renders its frames with its spec's view drawn on a second figure.
 The scheduler takes its clock and its ``call_later`` as arguments: the tests of the fill
 advance a fake clock by hand, nothing here sleeps or reads the real time.
@@ -29,8 +31,8 @@ pytestmark = pytest.mark.slow
 FRAMED = sorted(name for name, cls in pl.EXPLORERS.items() if cls.main is not None)
 
 
-def frame_png(fs, i) -> bytes:
-    url = bytes(fs.frames[i].value)
+def frame_png(fs, pos) -> bytes:
+    url = bytes(fs.image_at(pos).value)
     assert url.startswith(b"data:image/png;base64,")
     return base64.b64decode(url.split(b",", 1)[1])
 
@@ -39,6 +41,20 @@ def other_value(ex, name):
     """A value of control ``name`` other than its current one (its far end)."""
     ends = ex.control_values(name, 2, max_options=0)
     return ends[-1] if ends[-1] != ex.controls[name].value else ends[0]
+
+
+def move_to(ex, pos):
+    """Set every axis of ``ex``'s frame grid to the value at position ``pos``."""
+    fs = ex.frames
+    for name, opts, i in zip(fs.names, fs.options, pos):
+        ex.controls[name].value = opts[i]
+
+
+def set_like(ref, ex, pos):
+    """Set ``ref``'s grid controls to the values at ``ex``'s position ``pos``."""
+    fs = ex.frames
+    for name, opts, i in zip(fs.names, fs.options, pos):
+        ref.controls[name].value = opts[i]
 
 
 @pytest.fixture
@@ -113,19 +129,30 @@ def fake(monkeypatch):
 # ---------------------------------------------------------------------------
 # Which control, and the slider that drives the Stack
 # ---------------------------------------------------------------------------
-def test_every_explorer_but_the_permutation_one_has_frames():
-    assert pl.PermutationExplorer.main is None
-    assert set(FRAMED) == set(pl.EXPLORERS) - {"permutation"}
+def test_every_explorer_has_frames_and_its_stacks_follow_their_axes():
+    assert set(FRAMED) == set(pl.EXPLORERS)
     for name in FRAMED:
         ex = pl.EXPLORERS[name]()
         fs = ex.frames
-        assert fs.main == type(ex).main and ex.controls[fs.main] is fs.slider
-        assert ex.widget.children[-1] is fs.stack, f"{name}: the figure shown is not the Stack"
-        assert len(fs.stack.children) == len(fs.values) and all(c is ex.image for c in fs.stack.children)
-        assert fs.stack.selected_index == fs.index()
-        (link,) = [ln for ln in fs.links if ln.target[0] is fs.stack]
-        assert link.source == (fs.slider, fs.attr) and link.target == (fs.stack, "selected_index")
-        assert "posenc-frames-control" in fs.slider._dom_classes
+        assert fs.main == type(ex).main and ex.controls[fs.main] is fs.slider and fs.names[-1] == fs.main
+        assert list(ex.frame_axes) == fs.names == [a.control for a in ex.spec.axes()]
+        assert ex.widget.children[-1] is fs.view, f"{name}: the figure shown is not the frames' view"
+        assert fs.view.children == (fs.stack, fs.live_view) and fs.view.selected_index == 0
+        for leaf in fs.leaves.values():
+            assert len(leaf.children) == len(fs.values) and all(c is fs.live_view for c in leaf.children)
+            assert leaf.selected_index == fs.index()[-1]
+        for level, (widget, attr) in enumerate(zip(fs.widgets, fs.attrs)):
+            for st in fs.levels[level].values():
+                (link,) = [ln for ln in fs.links if ln.target[0] is st]
+                assert link.source == (widget, attr) and link.target == (st, "selected_index")
+                assert st.selected_index == getattr(widget, attr)
+            assert "posenc-frames-control" in widget._dom_classes
+        # one Stack per framed value of the outer axes; an unframed value shows the live figure
+        for level in range(len(fs.widgets) - 1):
+            for prefix, st in fs.levels[level].items():
+                for i, child in enumerate(st.children):
+                    framed = i in fs.framed[level]
+                    assert (child is fs.levels[level + 1].get((*prefix, i))) if framed else (child is fs.live_view)
 
 
 @pytest.mark.parametrize("make,name,values,labels", [
@@ -136,9 +163,9 @@ def test_every_explorer_but_the_permutation_one_has_frames():
     (lambda: pl.RelativeExplorer(), "k", list(range(-50, 51)), [str(k).replace("-", "\u2212") for k in range(-50, 51)]),
     # IntSlider from 2 in steps of 2
     (lambda: pl.SimilarityExplorer(), "d_model", list(range(2, 257, 2)), None),
-    # FloatSlider -1 .. 1 in steps of 0.05, readout "0.50"
-    (lambda: pl.HandCalcExplorer(), "word_0", [round(-1 + 0.05 * k, 10) for k in range(41)],
-     [f"{-1 + 0.05 * k:.2f}".replace("-", "\u2212") for k in range(41)]),
+    # a log slider 10 .. 10^6 in steps of 0.1 in the exponent, readout its value to 3 digits
+    (lambda: pl.HandCalcExplorer(), "base", [10.0 ** round(1 + 0.1 * k, 10) for k in range(51)],
+     [f"{10.0 ** round(1 + 0.1 * k, 10):.3g}" for k in range(51)]),
 ])
 def test_the_main_slider_keeps_its_name_values_and_readout(make, name, values, labels):
     import ipywidgets as w
@@ -156,7 +183,7 @@ def test_the_main_slider_keeps_its_name_values_and_readout(make, name, values, l
     assert ex.frames.values == values
     v = values[len(values) // 3]
     s.value = v
-    assert ex.values[name] == v and ex.frames.index() == values.index(v)
+    assert ex.values[name] == v and ex.frames.index()[-1] == values.index(v)
 
 
 # ---------------------------------------------------------------------------
@@ -164,25 +191,29 @@ def test_the_main_slider_keeps_its_name_values_and_readout(make, name, values, l
 # ---------------------------------------------------------------------------
 @pytest.mark.parametrize("name", FRAMED)
 def test_frames_are_byte_identical_to_an_independent_render(name):
-    """A frame at index i is the PNG a separate explorer draws when its control is set to
-    values[i] (same bytes), and a full render of that explorer's figure agrees."""
+    """A frame at a position is the PNG a separate explorer draws when its grid controls are
+    set to that position's values (same bytes), and a full render of that explorer's figure
+    agrees; positions at both ends of every axis."""
     ex = pl.EXPLORERS[name]()
     fs = ex.frames
     ref = pl.EXPLORERS[name]()
     n = len(fs.values)
-    for i in sorted({0, n // 3, n - 1}):
-        fs.slider.value = fs.values[i]
+    every = fs.positions
+    corners = [every[0], (*every[-1][:-1], n // 3), (*every[0][:-1], n - 1)]
+    for pos in corners:
+        move_to(ex, pos)
         fs.fill(limit=1)                 # the nearest missing frame: this one
-        assert i in fs.frames
-        ref.controls[fs.main].value = fs.values[i]
-        assert frame_png(fs, i) == ref.shown_png(), f"{name} frame {i}"
-        assert share_differing(rgb(frame_png(fs, i)), full_render(ref.figure)) < 0.002
+        assert pos in fs.frames
+        set_like(ref, ex, pos)
+        assert frame_png(fs, pos) == ref.shown_png(), f"{name} frame {pos}"
+        assert share_differing(rgb(frame_png(fs, pos)), full_render(ref.figure)) < 0.002
 
 
 @pytest.mark.parametrize("name", ["hand_calc", "alibi", "context", "t5_buckets"])
 def test_frames_after_another_control_moved_are_still_identical(name):
-    """Other controls moved to their far ends: the refilled frames are what a separate
-    explorer moved the same way draws (the off-screen copy keeps the live layout)."""
+    """Every control moved to its far end: the refilled frames (those of the grid's positions
+    nearest the handles) are what a separate explorer moved the same way draws (the off-screen
+    copy keeps the live layout)."""
     ex, ref = pl.EXPLORERS[name](), pl.EXPLORERS[name]()
     fs = ex.frames
     for k, c in ex.controls.items():
@@ -192,28 +223,29 @@ def test_frames_after_another_control_moved_are_still_identical(name):
             ref.controls[k].value = v
     fs.fill(limit=3)
     assert len(fs.frames) == 3
-    for i in fs.frames:
-        ref.controls[fs.main].value = fs.values[i]
-        assert frame_png(fs, i) == ref.shown_png(), f"{name} {ex.values} frame {i}"
+    for pos in fs.frames:
+        set_like(ref, ex, pos)
+        assert frame_png(fs, pos) == ref.shown_png(), f"{name} {ex.values} frame {pos}"
 
 
-def test_the_hand_calculation_table_follows_in_the_browser_too():
-    """The table has a Stack of its own, switched by the same slider; each frame's table is
-    the hand calculation for that word_0, computed directly."""
+def test_the_hand_calculation_table_is_part_of_each_frame():
+    """The table follows the grid in the browser too: each frame is the table above the figure,
+    both for that position, the table computed directly (start, d_model, base)."""
+    import ipywidgets as w
+
     ex = pl.HandCalcExplorer()
     fs = ex.frames
-    (table_stack,) = fs.extra_stacks
-    assert table_stack in ex.widget.children and ex.table not in ex.widget.children
-    assert any(ln.target == (table_stack, "selected_index") and ln.source == (fs.slider, "index") for ln in fs.links)
-    fs.fill(limit=4)
-    for i in fs.frames:
-        v = ex.values | {"word_0": fs.values[i]}
+    assert fs.live_view.children == (ex.table, ex.image) and ex.table not in ex.widget.children
+    fs.fill(limit=6)
+    for pos, frame in fs.frames.items():
+        assert isinstance(frame, w.VBox) and frame.children[-1] is fs.image_at(pos)
+        v = ex.values | {name: opts[i] for name, opts, i in zip(fs.names, fs.options, pos)}
         word = np.resize([v["word_0"], v["word_1"]], v["d_model"])
         want = pl.hand_calculation(word_vectors=word, start=v["start"], d_model=v["d_model"], base=v["base"])
-        assert table_stack.children[i].value == want._repr_html_()
-    i = next(iter(fs.frames))
-    ex.controls["word_0"].value = fs.values[i]
-    assert table_stack.selected_index == i and fs.stack.selected_index == i
+        assert frame.children[0].value == want._repr_html_()
+    pos = next(p for p in fs.frames if p != fs.index())
+    move_to(ex, pos)
+    assert ex.table.value == fs.frames[pos].children[0].value, "savefig and the readouts follow the frame"
 
 
 # ---------------------------------------------------------------------------
@@ -226,36 +258,76 @@ def test_setting_the_value_in_code_moves_stack_and_figure_before_it_returns(name
     n = len(fs.values)
     fs.fill(limit=n // 2)
     live = ex.image.value
-    framed = sorted(i for i in fs.frames if i != fs.index())
+    here = fs.index()
+    framed = sorted(p for p in fs.frames if p[:-1] == here[:-1] and p != here)
     framed = [framed[0], framed[len(framed) // 2], framed[-1]]
-    for i in framed:
-        fs.slider.value = fs.values[i]
-        assert fs.stack.selected_index == i          # no front end needed
-        assert ex.shown_png() == frame_png(fs, i)
+    for pos in framed:
+        fs.slider.value = fs.values[pos[-1]]
+        assert fs.leaves[pos[:-1]].selected_index == pos[-1]          # no front end needed
+        assert ex.shown_png() == frame_png(fs, pos)
         assert ex.image.value == live, "a frame was ready: the live image should not be redrawn"
         differ = share_differing(rgb(ex.shown_png()), full_render(ex.figure))
-        assert differ < 0.002, f"{name} {fs.values[i]}: savefig differs from the frame shown in {differ:.2%}"
-    missing = next(i for i in range(n) if i not in fs.frames)
+        assert differ < 0.002, f"{name} {pos}: savefig differs from the frame shown in {differ:.2%}"
+    missing = next(i for i in range(n) if (*here[:-1], i) not in fs.frames)
     fs.slider.value = fs.values[missing]
-    assert fs.stack.selected_index == missing and fs.stack.children[missing] is ex.image
+    leaf = fs.leaves[here[:-1]]
+    assert leaf.selected_index == missing and leaf.children[missing] is ex.image
     assert ex.image.value != live and ex.shown_png() == ex.png()
     assert share_differing(rgb(ex.shown_png()), full_render(ex.figure)) < 0.002
 
 
-def test_another_control_drops_the_frames_and_the_refill_uses_its_value():
+def test_a_grid_axis_moved_in_code_switches_its_stacks_and_keeps_the_live_image():
+    """The heatmap's base (the grid's middle axis): in JupyterLab it offers its declared values,
+    the eleven half decades 10 .. 10^6, each with frames (a page holds three). At a value with
+    a frame the Stacks switch and the live image is not redrawn; before its frame is drawn the
+    live figure is; a full render agrees with what is shown each time."""
+    ex = pl.HeatmapExplorer(seq_len=50, base=10000.0)
+    fs = ex.frames
+    b = fs.options[1]
+    assert b == [10.0 ** (k / 2) for k in range(2, 13)] and [v for _, v in ex.controls["base"].options] == b
+    assert fs.framed[1] == list(range(11)), "every value offered gets frames"
+    fs.fill(limit=12)
+    here = fs.index()
+    near = (here[0], b.index(10.0 ** 4.5), here[2])
+    assert near in fs.frames, "the other axes at the main slider's position come first"
+    live = ex.image.value
+    ex.controls["base"].value = 10.0 ** 4.5
+    assert fs.levels[1][(here[0],)].selected_index == b.index(10.0 ** 4.5) and ex.image.value == live
+    assert ex.shown_png() == frame_png(fs, near) == pl.HeatmapExplorer(seq_len=50, base=10.0 ** 4.5).shown_png()
+    assert share_differing(rgb(ex.shown_png()), full_render(ex.figure)) < 0.002
+    ex.controls["seq_len"].value = 120                  # no frame there yet: the live figure, redrawn
+    assert (here[0], b.index(10.0 ** 4.5), fs.values.index(120)) not in fs.frames and ex.image.value != live
+    assert ex.shown_png() == ex.png() == pl.HeatmapExplorer(seq_len=120, base=10.0 ** 4.5).shown_png()
+
+
+def test_another_control_shows_the_live_figure_at_once_and_republishes_later():
+    """A control outside the grid (the clock's base): the view switches to the live figure (one
+    small change), the frames are dropped, and the Stacks are not republished on the reader's
+    path; the next publish (the fill's, while the kernel is quiet) sends the Stacks the new
+    frames, closes the old ones and shows the tree again. The refill uses the new value."""
     ex = pl.ClockExplorer()
     fs = ex.frames.fill(limit=20)
-    old = list(fs.frames.values())
-    ex.controls["d_model"].value = 8
-    assert not fs.frames and fs.bytes == 0
-    assert all(c is ex.image for c in fs.stack.children)
-    assert all(img.comm is None for img in old), "dropped frames must be closed (memory in the browser)"
-    ref = pl.ClockExplorer(pos=ex.controls["pos"].value, d_model=8)
+    old = [fs.image_at(p) for p in fs.frames]
+    sent = []
+    for st in fs.leaves.values():
+        st.observe(lambda change: sent.append("children"), names="children")
+    fs.view.observe(lambda change: sent.append(("view", change["new"])), names="selected_index")
+    ex.controls["base"].value = 100.0
+    assert sent == [("view", 1)], "only the view changes while the reader moves base"
+    assert not fs.frames and fs.bytes == 0 and fs.shown_png() is None
+    ref = pl.ClockExplorer(pos=ex.controls["pos"].value, base=100.0)
     assert ex.shown_png() == ref.shown_png()
+    ex.controls["base"].value = 1000.0                  # a drag: no message but the live image
+    assert sent == [("view", 1)]
     fs.fill(limit=5)
-    for i in fs.frames:
-        ref.controls["pos"].value = i
-        assert frame_png(fs, i) == ref.shown_png()
+    back = sent.index(("view", 0))
+    assert back > 1 and set(sent[1:back]) == {"children"}, "the Stacks first, then the tree shown again"
+    assert all(img.comm is None for img in old), "old frames closed after the publish"
+    assert all(c is fs.live_view or c in fs.frames.values() for st in fs.leaves.values() for c in st.children)
+    ref.controls["base"].value = 1000.0
+    for pos in fs.frames:
+        set_like(ref, ex, pos)
+        assert frame_png(fs, pos) == ref.shown_png()
 
 
 def test_figure_stays_right_when_the_main_control_moved_over_frames_meanwhile():
@@ -279,7 +351,7 @@ def test_play_is_linked_in_the_browser_and_in_code():
     assert isinstance(ex.play_link, Link)   # what jslink makes: the link lives in the browser
     assert ex.play_link.source == (ex.play, "value") and ex.play_link.target == (ex.controls["pos"], "value")
     ex.play.value = 9
-    assert ex.controls["pos"].value == 9 and ex.frames.stack.selected_index == 9
+    assert ex.controls["pos"].value == 9 and all(st.selected_index == 9 for st in ex.frames.leaves.values())
     ex.controls["pos"].value = 30
     assert ex.play.value == 30
     lx = pl.LearnedTableExplorer()
@@ -291,52 +363,96 @@ def test_play_is_linked_in_the_browser_and_in_code():
 # ---------------------------------------------------------------------------
 # Order and memory
 # ---------------------------------------------------------------------------
-def nearest_first(n, i0):
-    """Indices 0..n-1 by distance to i0, the lower one first on ties (plain loop)."""
+def nearest_first(sizes, centre):
+    """Every position of a grid of ``sizes`` by steps from ``centre`` summed over the axes, ties
+    the lower position first (outer axes first): plain loops."""
+    positions = [()]
+    for n in sizes:
+        positions = [(*p, i) for p in positions for i in range(n)]
     order = []
-    for d in range(n):
-        for i in (i0 - d, i0 + d):
-            if 0 <= i < n and i not in order:
-                order.append(i)
+    for d in range(sum(sizes) + 1):
+        for p in positions:            # in lexicographic order
+            if sum(abs(a - b) for a, b in zip(p, centre)) == d:
+                order.append(p)
     return order
 
 
-def test_fill_renders_nearest_first_within_the_cap(monkeypatch):
+def plain_set(scheduler, sizes=(9,), at=None, png_bytes=1000):
+    """A frame set over a grid of ``sizes`` whose frames are ``png_bytes`` long (no explorer)."""
+    import ipywidgets as w
+
+    *outer, n = sizes
+    at = at or tuple(0 for _ in sizes)
+    widgets = [w.IntSlider(i, min=0, max=k - 1) for k, i in zip(sizes, at)]
+    live = w.Image(format="url")
+
+    def render(value, grid=None):
+        tag = f"{sorted((grid or {}).items())} {value}".encode()
+        return tag + b"\0" * (png_bytes - len(tag)), ()
+
+    grid = [(f"g{k}", x, None) for k, x in enumerate(widgets[:-1])]
+    return F.FrameSet(widgets[-1], live, render, label="plain", main="x", scheduler=scheduler, grid=grid), widgets
+
+
+def test_fill_renders_nearest_first_within_the_cap(scheduler):
     """With a cap of about 12 frames: the frames are the ones nearest the slider, in that
     order, the bytes held never pass the cap, and one more frame would not have fitted."""
-    ex = pl.ClockExplorer(pos=100)
-    fs = ex.frames
-    one = len(data_url(frame_png(fs.fill(limit=1), 100)))
-    fs.drop()
+    fs, _ = plain_set(scheduler, (256,), (100,))
+    one = len(data_url(b"\0" * 1000))
     fs.max_bytes = int(12.5 * one)
     order = []
     while fs.render_next():
-        order.append(next(i for i in fs.frames if i not in order))
+        order.append(next(p for p in fs.frames if p not in order))
         assert fs.bytes <= fs.max_bytes
-    assert order == nearest_first(256, 100)[:len(order)]
-    assert 8 <= len(order) <= 16
-    nxt = nearest_first(256, 100)[len(order)]
-    png, _ = fs.render(fs.values[nxt])
-    assert fs.bytes + len(data_url(png)) > fs.max_bytes
+    assert order == nearest_first((256,), (100,))[:len(order)] and len(order) == 12
     fs.publish()
-    assert [i for i, c in enumerate(fs.stack.children) if c is not ex.image] == sorted(order)
+    assert [i for i, c in enumerate(fs.stack.children) if c is not fs.live] == sorted(p[0] for p in order)
 
 
-def test_the_window_follows_the_slider_farthest_frames_go_first():
-    ex = pl.ClockExplorer(pos=100)
-    fs = ex.frames
-    fs.max_bytes = 10 * 70_000                   # about 10 clock frames (~60 KB each)
+def fill_order(sizes, centre):
+    """Every position of a grid of ``sizes`` (the main slider last) in the order the fill draws
+    them, by plain loops: the other axes at the main slider's position (steps summed), then
+    the main slider's every position at the other axes' values (nearest first), then the rest,
+    the other axes nearest first, then the main slider nearest first; ties: the lower position."""
+    positions = nearest_first(sizes, centre)            # every position, in lexicographic ties
+    line = [p for p in positions if p[-1] == centre[-1]]
+    row = [p for p in positions if p[:-1] == centre[:-1] and p not in line]
+    rest = [p for p in positions if p not in line and p not in row]
+    steps = lambda p: sum(abs(a - b) for a, b in zip(p[:-1], centre[:-1]))
+    rest.sort(key=lambda p: (steps(p), abs(p[-1] - centre[-1]), p))
+    row.sort(key=lambda p: (abs(p[-1] - centre[-1]), p))
+    line.sort(key=lambda p: (steps(p), p))
+    return line + row + rest
+
+
+def test_a_grid_fills_the_other_axes_then_the_main_slider_then_the_rest_within_the_cap(scheduler):
+    fs, (outer, main) = plain_set(scheduler, (3, 40), (1, 20))
+    one = len(data_url(b"\0" * 1000))
+    fs.max_bytes = int(50.5 * one)
+    order = []
+    while fs.render_next():
+        order.append(next(p for p in fs.frames if p not in order))
+    assert order == fill_order((3, 40), (1, 20))[:50]
+    assert order[:3] == [(1, 20), (0, 20), (2, 20)], "a drag of the other axis follows first"
+    assert {(1, i) for i in range(40)} <= set(order), "then every position of the main slider, as without a grid"
+    outer.value = 2                                  # the other axis moved: the window follows it
+    fs.fill()
+    assert sorted(fs.frames) == sorted(fill_order((3, 40), (2, 20))[:50]) and fs.bytes <= fs.max_bytes
+
+
+def test_the_window_follows_the_slider_farthest_frames_go_first(scheduler):
+    fs, (slider,) = plain_set(scheduler, (256,), (100,))
+    fs.max_bytes = 10 * len(data_url(b"\0" * 1000))
     fs.fill()
     first = set(fs.frames)
-    old = {i: fs.frames[i] for i in first}
-    ex.controls["pos"].value = 110
+    old = {p: fs.frames[p] for p in first}
+    slider.value = 110
     fs.fill()
     assert fs.bytes <= fs.max_bytes
-    want = nearest_first(256, 110)[:len(fs.frames)]
-    assert sorted(fs.frames) == sorted(want)
+    assert sorted(fs.frames) == sorted(nearest_first((256,), (110,))[:len(fs.frames)])
     gone = first - set(fs.frames)
-    assert gone and all(old[i].comm is None for i in gone)
-    assert all(fs.stack.children[i] is ex.image for i in gone)
+    assert gone and all(old[p].comm is None for p in gone)
+    assert all(fs.stack.children[p[0]] is fs.live for p in gone)
 
 
 def test_the_memory_caps_are_module_constants_and_the_biggest_set_keeps_to_its_own():
@@ -349,13 +465,14 @@ def test_a_kernel_over_its_total_gives_up_the_frames_used_least_recently(schedul
     a, b, c = pl.RopeExplorer(), pl.RopeExplorer(), pl.RopeExplorer()
     for ex in (a, b, c):
         ex.frames.fill(limit=5)
-    one = a.frames.bytes // 5
-    monkeypatch.setattr(F, "MAX_TOTAL_BYTES", 16 * one)
+    monkeypatch.setattr(F, "MAX_TOTAL_BYTES", sum(ex.frames.bytes for ex in (a, b, c)) + 1)  # one more frame: over
     b.controls["pos"].set_state({"value": 6})    # the reader moves b, then c (messages from the
     c.controls["pos"].set_state({"value": 6})    # browser): a, used least recently, gives its frames up
     assert scheduler._choose() is c.frames
     assert a.frames.bytes == 0 and b.frames.bytes > 0
-    assert all(ch is a.image for ch in a.frames.stack.children)
+    assert a.frames.view.selected_index == 1, "a shows its live figure until its frames come back"
+    a.frames.publish()
+    assert all(ch is a.image for st in a.frames.leaves.values() for ch in st.children)
 
 
 # ---------------------------------------------------------------------------
@@ -372,10 +489,10 @@ def test_the_fill_waits_for_quiet_and_renders_one_frame_per_callback(fake):
     renders at most one frame and schedules the next one, so a widget message waits for one
     frame at most; at the end every frame is rendered and published."""
     loop, s = fake
-    ex = pl.HandCalcExplorer()
+    ex = pl.Rope2DExplorer()                      # a small grid: 3 layouts x 13 grid sizes
     fs = ex.frames
     loop.advance(F.QUIET_S * 0.5)
-    ex.controls["word_0"].value = 0.25           # activity: quiet again from now
+    ex.controls["query_col"].value = 2           # activity: quiet again from now
     loop.advance(F.QUIET_S * 0.9)
     assert not fs.frames and s.rendered == 0, "rendered before the kernel was quiet"
     loop.advance(F.QUIET_S * 0.1 + F.YIELD_S / 2)  # quiet now: the first frame, not the second
@@ -389,8 +506,9 @@ def test_the_fill_waits_for_quiet_and_renders_one_frame_per_callback(fake):
         assert pending == [loop.now + F.YIELD_S], "the next frame waits in the loop, behind any message"
     assert max(per_callback) == 1
     loop.run()
-    assert len(fs.frames) == len(fs.values)
-    assert all(c is not fs.live for c in fs.stack.children), "every frame published at the end"
+    assert len(fs.frames) == len(fs.positions) == 39
+    assert all(c is not fs.live for st in fs.leaves.values() for c in st.children), "every frame published at the end"
+    assert fs.view.selected_index == 0
 
 
 def test_a_control_moved_during_the_fill_pauses_it(fake):
@@ -410,14 +528,14 @@ def test_status_lists_each_frame_set():
     ex = pl.RopeExplorer()
     ex.frames.fill(limit=3)
     row = [r for r in F.status() if r["explorer"] == "rope"][-1]
-    assert row["control"] == "pos" and row["frames"] == 3 and row["positions"] == 41
+    assert row["control"] == "pos" and row["frames"] == 3 and row["positions"] == 8 * 41   # i's 8 values x pos
     assert row["bytes"] == ex.frames.bytes and row["pending"] and row["broken"] is None
 
 
 def test_a_frame_that_fails_leaves_the_explorer_live(fake):
     loop, s = fake
     ex = pl.RopeExplorer()
-    ex.frames.render = lambda value: 1 / 0
+    ex.frames.render = lambda value, at: 1 / 0
     loop.advance(F.QUIET_S * 2)
     assert isinstance(ex.frames.broken, ZeroDivisionError) and not ex.frames.wants_frame()
     ex.controls["pos"].value = 12
@@ -441,16 +559,46 @@ def test_a_frame_set_needs_no_explorer_only_a_render_callable(scheduler):
     fs = F.FrameSet(slider, live, render, label="plain", main="x", scheduler=scheduler)
     fs.fill()
     assert calls == [2, 1, 3, 0, 4], "nearest the slider first, lower side first on ties"
-    assert [frame_png(fs, i) for i in range(5)] == [f"png of {i}".encode() for i in range(5)]
+    assert [bytes(fs.image_at((i,)).value) for i in range(5)] == [data_url(f"png of {i}".encode()) for i in range(5)]
     assert all(c is not live for c in fs.stack.children)
     slider.value = 4                              # moved in code: moved() says a frame is there
     assert fs.moved() is True
     fs.follow()
     assert fs.stack.selected_index == 4 and fs.shown_png() == b"png of 4"
     fs.invalidate()
-    assert not fs.frames and all(c is live for c in fs.stack.children) and fs.shown_png() is None
+    assert not fs.frames and fs.view.selected_index == 1 and fs.shown_png() is None
+    fs.publish()
+    assert all(c is live for c in fs.stack.children) and fs.view.selected_index == 0
     with pytest.raises(TypeError, match="frame_slider"):
         F.FrameSet(w.IntSlider(0, min=-3, max=3), live, render, scheduler=scheduler)
+
+
+def test_a_grid_needs_no_explorer_either(scheduler):
+    """Two axes, only some values of the outer one framed: the render callable gets the outer
+    axis's value by name; an unframed value shows the live image and is never drawn."""
+    import ipywidgets as w
+
+    outer = w.Dropdown(options=[("a", "A"), ("b", "B"), ("c", "C")], value="B")
+    slider, live = w.IntSlider(1, min=0, max=2), w.Image(format="url")
+    calls = []
+
+    def render(value, at):
+        calls.append((at["o"], value))
+        return f"{at['o']}{value}".encode(), ()
+
+    fs = F.FrameSet(slider, live, render, label="plain", main="x", scheduler=scheduler, grid=[("o", outer, ("A", "B"))])
+    assert fs.attrs == ["index", "value"] and fs.stack.children[2] is fs.live_view
+    fs.fill()
+    assert calls == [("B", 1), ("A", 1), ("B", 0), ("B", 2), ("A", 0), ("A", 2)], "steps summed, lower first"
+    outer.value = "A"
+    slider.value = 2
+    assert fs.moved(outer) is True
+    fs.follow()
+    assert fs.stack.selected_index == 0 and fs.leaves[(0,)].selected_index == 2 and fs.shown_png() == b"A2"
+    outer.value = "C"
+    assert fs.moved(outer) is False
+    fs.follow()
+    assert fs.stack.selected_index == 2 and fs.shown_png() is None
 
 
 def test_the_scheduler_installs_and_uninstalls_its_cell_hooks():

@@ -34,10 +34,11 @@ def test_widgets_are_what_the_spec_declares(name):
     assert list(ex.controls) == [c.name for c in spec.controls]
     for c in spec.control_list(ex.params):
         w = ex.controls[c.name]
-        if c.name == spec.main:
+        if c.name in ex.frame_axes:       # the frame grid: the main slider every value, another axis its live values
             values = ([o[1] if isinstance(o, tuple) else o for o in w.options] if hasattr(w, "options")
                       else list(range(w.min, w.max + 1, w.step)))
-            assert values == c.values(), c.name
+            offered = c.values() if c.name == spec.main else ex.frame_axes[c.name].live_values(c, ex.values[c.name])
+            assert values == [v for v in offered if c.max_follows is None or v <= c.top(ex.values)], c.name
         elif c.kind in ("int", "float") and c.max_follows is None:
             assert (w.min, w.max, w.step) == (c.lo, c.hi, c.step), c.name
         elif c.kind in ("choice", "dropdown"):
@@ -89,7 +90,7 @@ def test_a_constraint_clamps_once_and_draws_once():
     pngs = []
     ex.image.observe(lambda change: pngs.append(change["new"]), names="value")
     ex.controls["num_heads"].value = 4
-    assert ex.controls["head"].value == 4 and ex.controls["head"].max == 4
+    assert ex.controls["head"].value == 4 and top_of(ex.controls["head"]) == 4
     assert len(pngs) == 1, "the clamped head slider must not redraw on its own"
     assert "head 4/4" in ex.view.title_heat.get_text()
     assert ex.canvas.redraws >= before
@@ -193,7 +194,14 @@ def test_a_maximum_that_follows_another_control_is_computed_in_one_place():
     spec = pl.AlibiExplorer.spec
     assert spec.resolve(spec.controls, {"num_heads": 4, "seq_len": 8, "head": 7, "causal": False})["head"] == 4
     ex = pl.AlibiExplorer(num_heads=4, head=2)
-    assert ex.controls["head"].max == 4 and ex.control_values("head", 4) == [1, 2, 3, 4]
+    assert top_of(ex.controls["head"]) == 4 and ex.control_values("head", 4) == [1, 2, 3, 4]
+    ex.controls["num_heads"].value = 12           # head (a grid axis) offers 1 .. 12, each at its own index
+    assert [v for _, v in ex.controls["head"].options] == list(range(1, 13)) and ex.controls["head"].value == 2
+
+
+def top_of(widget):
+    """The largest value a slider offers now (its max, or its last option)."""
+    return widget.options[-1][1] if hasattr(widget, "options") else widget.max
 
 
 def test_one_constructor_for_every_explorer_with_the_spec_s_signature():
@@ -212,3 +220,75 @@ def test_the_readout_text_and_the_values_come_from_the_declared_control():
     assert ex.controls["k"].options == tuple(c.pairs()) and c.pairs()[0] == ("\u221250", -50)
     assert c.text(-3) == "\u22123" and ex.declared["pos"].text(3) == "3"
     assert ex.frames.values == c.values() == list(range(-50, 51))
+
+
+# ---------------------------------------------------------------------------
+# The frame grid and the steps, declared once in the spec
+# ---------------------------------------------------------------------------
+def test_a_grid_is_checked_where_it_is_declared():
+    from posenc.ui.engine.spec import Axis, checkbox, step
+
+    controls = (int_slider("x", 0, 0, 9), int_slider("y", 0, 0, 9), checkbox("on", False))
+    view, update = (lambda fig, p: None), (lambda view, v, p: None)
+    ok = ExplorerSpec(name="ok", controls=controls, view=view, update=update, main="x", grid=(Axis("on"),))
+    assert [a.control for a in ok.axes()] == ["on", "x"], "the main slider is the innermost axis"
+    for bad, words in [(dict(main="x", grid=(Axis("nope"),)), "grid axis 'nope' is not a control"),
+                       (dict(main=None, grid=(Axis("y"),)), "a grid needs a main slider"),
+                       (dict(main="x", grid=(Axis("x"), Axis("y"))), "must be the grid's innermost"),
+                       (dict(main="x", grid=(Axis("y"), Axis("y"))), "listed twice"),
+                       (dict(main="x", steps=(step(("z", 1)),)), "a step moves 'z'")]:
+        with pytest.raises(ValueError, match=re.escape(words)):
+            ExplorerSpec(name="bad", controls=controls, view=view, update=update, **bad)
+
+
+@pytest.mark.parametrize("name", sorted(pl.EXPLORERS))
+def test_every_step_a_page_shows_moves_only_the_grid_to_values_the_page_holds(name):
+    """A step a static page shows (``page=True``) moves only the controls of its explorer's
+    frame grid, each to a value the page holds; a step a page cannot show moves some other
+    control (else it should be shown). The fewest main-slider values a page holds here: 24, the
+    browser suite's build (tools/build_site.py starts from 64 and goes lower only for a page over
+    its budget; the browser suite performs every step on its pages)."""
+    spec = pl.EXPLORERS[name].spec
+    assert spec.steps, f"{name}: no steps declared"
+    ex = default_explorer(name)
+    axes = {a.control: a for a in spec.axes()}
+    for k, s in enumerate(spec.steps):
+        outside = [c for c in s.controls if c not in axes]
+        if not s.page:
+            assert outside, f"{name} step {k + 1}: every control is in the grid, so the page can show it"
+            continue
+        assert not outside, f"{name} step {k + 1} moves {outside}, outside the grid {list(axes)}"
+        for control, value in s.moves:
+            c = ex.declared[control]
+            held = axes[control].page_values(c, c.nearest(ex.values[control]), limit=24)
+            assert c.nearest(value) == value and value in held, f"{name} step {k + 1}: {control} = {value} not held"
+
+
+def _notebook_section_of(cls):
+    """The markdown of the notebook section (between its ``##`` headings) whose code makes an
+    explorer of class ``cls``, and the notebook's stem."""
+    from posenc.course.notebooks import cell_source, notebook_cells
+
+    for stem, cells in notebook_cells().items():
+        at = next((i for i, c in enumerate(cells) if c["cell_type"] == "code"
+                   and f"pl.{cls.__name__}(" in cell_source(c)), None)
+        if at is None:
+            continue
+        heading = lambda c: c["cell_type"] == "markdown" and re.search(r"^## ", cell_source(c), re.M)
+        start = max([i for i in range(at) if heading(cells[i])], default=0)
+        end = next((i for i in range(at + 1, len(cells)) if heading(cells[i])), len(cells))
+        text = "\n".join(cell_source(c) for c in cells[start:end] if c["cell_type"] == "markdown")
+        last = cell_source(cells[start]).split("\n## ")[-1] if start else ""
+        return stem, text, last
+    return None, "", ""
+
+
+@pytest.mark.parametrize("name", sorted(pl.EXPLORERS))
+def test_a_step_a_page_cannot_show_says_in_its_notebook_that_it_needs_jupyterlab(name):
+    cls = pl.EXPLORERS[name]
+    stem, text, _ = _notebook_section_of(cls)
+    assert stem, f"{name}: no notebook makes it"
+    off = [s for s in cls.spec.steps if not s.page]
+    assert text.count("要在 JupyterLab 里运行笔记本才能") >= len(off), (
+        f"{stem}: {len(off)} step(s) of {name} need JupyterLab, the text says so "
+        f"{text.count('要在 JupyterLab 里运行笔记本才能')} time(s)")

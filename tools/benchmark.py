@@ -167,8 +167,8 @@ def bench_sliders(repeats: int) -> list[dict]:
             })
         if ex.frames is not None:
             ex.frames.fill()
-            control, framed = ex.controls[ex.frames.main], []
-            values = [v for i, v in enumerate(ex.frames.values) if i in ex.frames.frames]
+            control, framed, here = ex.controls[ex.frames.main], [], ex.frames.index()[:-1]
+            values = [ex.frames.values[p[-1]] for p in ex.frames.frames if p[:-1] == here]
             for j in range(repeats):
                 v = values[(7 * j) % len(values)]
                 t0 = time.perf_counter()
@@ -572,7 +572,8 @@ def bench_training() -> list[dict]:
 
 STATIC_READY_JS = """() => { const ex = document.querySelectorAll('.posenc-explorer');
   return ex.length > 0 && Array.from(ex).every(e => !e.querySelector('.posenc-frames') ||
-    (e.querySelector('.posenc-frames img') && e.querySelector('.posenc-frames-control .noUi-handle'))); }"""
+    (e.querySelector('.posenc-frames img') && e.querySelector('.posenc-frames-main') &&
+     Array.from(e.querySelectorAll('.posenc-frames-control')).every(c => c.querySelector('.noUi-handle, select, button')))); }"""
 
 
 def bench_static(notebooks: list[str], loads: int = 3) -> dict:
@@ -738,15 +739,16 @@ def main(argv=None) -> int:
     if args.only == "static":  # not part of a full run: it builds the static edition (minutes)
         r = bench_static(args.notebooks)
         rep = r["report"]
+        import build_site
         print(f"\n## Static edition ({len(rep['pages'])} pages built in {rep['seconds']:.0f} s, "
               f"{rep['site_bytes'] / 1e6:.1f} MB in all; ready = navigation start -> every explorer's frames "
               f"and slider handle, median of 3 fresh tabs over loopback)\n")
-        print("| page | MB | ready s | main sliders with part of their values drawn (frames/values) |")
+        print("| page | MB | ready s | frames per explorer: main slider values held/all × the grid's other axes "
+              "(values held) = frames, MB |")
         print("|---|---:|---:|---|")
         for row in rep["pages"]:
             t = r["ready_s"].get(row["page"])
-            part = ", ".join(f"{e['explorer']}.{e['control']} {e['frames']}/{e['values']}"
-                             for e in row["explorers"] if e["frames"] < e["values"])
+            part = "; ".join(build_site.explorer_frames(e) for e in row["explorers"])
             print(f"| {row['page']} | {row['bytes'] / 1e6:.2f} | {'' if t is None else f'{t:.2f}'} | {part} |")
         if r["ready_s"]:
             vals = list(r["ready_s"].values())

@@ -124,15 +124,16 @@ def reachable_widgets(state: dict, roots) -> set[str]:
 
 def frames_for_budget(page_bytes: int, explorers: list[dict], budget: int = PAGE_BUDGET,
                       margin: float = MARGIN) -> int | None:
-    """The largest frame count N (>= 3) whose page is estimated to fit ``margin * budget``:
-    the page less its frames, plus each explorer's bytes per frame times min(its values, N).
-    ``explorers``: rows of :func:`frame_sets` (``bytes``, ``frames``, ``values``). None: even
-    3 frames each would not fit."""
+    """The largest count N (>= 3) of a main slider's values whose page is estimated to fit
+    ``margin * budget``: the page less its frames, plus for each explorer its bytes per frame
+    times the frames it holds per main-slider value (its grid's other axes) times min(its main
+    slider's ``cap``, N). ``explorers``: rows of :func:`frame_sets` (``bytes``, ``frames``: all
+    of them, ``main``: main-slider values held, ``cap``). None: even N = 3 would not fit."""
     fixed = page_bytes - sum(e["bytes"] for e in explorers)
-    per = [(e["bytes"] / e["frames"], e["values"]) for e in explorers if e["frames"]]
+    per = [(e["bytes"] / e["frames"], e["frames"] // e["main"], e["cap"]) for e in explorers if e["frames"]]
     best = None
-    for n in range(3, max([v for _, v in per], default=3) + 1):
-        if fixed + sum(f * min(v, n) for f, v in per) <= margin * budget:
+    for n in range(3, max([cap for *_, cap in per], default=3) + 1):
+        if fixed + sum(f * grid * min(cap, n) for f, grid, cap in per) <= margin * budget:
             best = n
         else:
             break
@@ -167,19 +168,27 @@ def _model_bytes(model: dict) -> int:
 
 def frame_sets(nb, explorers: list[dict]) -> list[dict]:
     """One row per explorer with frames on the page (``explorers``: their declarations, from
-    :func:`site_pages.teach`): its name, main slider, frames kept, values of the slider and the
-    bytes of its frames (the children of every Stack its main slider switches)."""
+    :func:`site_pages.teach`): its name, main slider, the frames it holds (``frames``), the main
+    slider's values held (``main``), the most it could hold (``cap``) and has (``values``), its
+    grid's other axes (``grid``: name and values held) and the bytes of its frames (every
+    image and HTML model under its frames' root)."""
     state = widget_state(nb)
-    links = [x["state"] for x in state.values() if x.get("model_name") == "DirectionalLinkModel"]
     rows = []
     for decl in explorers:
-        slider = decl.get("main_model")
-        if not slider or slider not in state:
+        root = decl.get("frames_model")
+        if not root or root not in state:
             continue
-        switched = [ln["target"][0][len(REF):] for ln in links if ln["source"][0] == REF + slider]
-        children = {c[len(REF):] for st in switched if st in state for c in state[st]["state"].get("children", [])}
-        rows.append({"explorer": decl["name"], "control": decl["main"], "frames": decl["frames"],
-                     "values": decl["values"], "bytes": sum(_model_bytes(state[c]) for c in children if c in state)})
+        under = site_pages.reachable(state, root)
+        images = [m for m in under if state[m].get("model_name") == "ImageModel"]
+        held = [m for m in under if state[m].get("model_name") in ("ImageModel", "HTMLModel")]
+        grid = [(a["name"], a["frames"]) for a in decl.get("grid", ())]
+        per_main = 1
+        for _, n in grid:
+            per_main *= n
+        rows.append({"explorer": decl["name"], "control": decl["main"], "frames": decl["frames"] * per_main,
+                     "main": decl["frames"], "cap": decl.get("cap", decl["values"]), "values": decl["values"],
+                     "grid": grid, "images": len(images) - 1,     # less the live figure
+                     "bytes": sum(_model_bytes(state[m]) for m in held)})
     return rows
 
 
@@ -443,8 +452,14 @@ def build(out: Path, paths: list[Path], frames: int = DEFAULT_FRAMES, jobs: int 
             "dangling": dangling_links(out), "built": [p.stem for p in paths]}
 
 
+def explorer_frames(e: dict) -> str:
+    """``clock.pos 40/256 × d_model 2 = 80 frames, 1.8 MB``: what an explorer's frames hold."""
+    grid = "".join(f" × {name} {n}" for name, n in e["grid"])
+    return f"{e['explorer']}.{e['control']} {e['main']}/{e['values']}{grid} = {e['frames']} frames {e['bytes'] / 1e6:.2f} MB"
+
+
 def format_row(row: dict) -> str:
-    subs = [f"{e['explorer']}.{e['control']} {e['frames']}/{e['values']}" for e in row["explorers"]]
+    subs = [explorer_frames(e) for e in row["explorers"]]
     return (f"{row['page']:40s} {row['bytes'] / 1e6:6.2f} MB  N={row['frames_limit']:<4d} runs={row['runs']} "
             f"{row['seconds']:5.1f} s  widgets {row['widgets'][1]}/{row['widgets'][0]}  " + ", ".join(subs))
 

@@ -13,7 +13,7 @@ from ..alibi import (
 )
 from ..validate import bilingual, check_bool, check_int, is_int
 from ..ui.engine.explorer import Explorer
-from ..ui.engine.spec import ExplorerSpec, checkbox, int_slider
+from ..ui.engine.spec import Axis, ExplorerSpec, checkbox, int_slider, step
 from .style import alibi_cmap, index_heatmap, new_axes, place_index_ticks, figure_style, label
 
 ALIBI_VMIN = -6.0   # bias colour scale: -6 and below share the darkest colour (exp(-6) ~ 0.0025)
@@ -182,6 +182,13 @@ class AlibiExplorer(Explorer):
         ),
         view=lambda fig, p: _AlibiView(*_alibi_axes(fig)),
         update=lambda view, v, p: view.update(v["num_heads"], v["seq_len"], v["head"], bool(v["causal"])),
+        grid=(Axis("causal"), Axis("head", page=tuple(range(1, 9)), live=tuple(range(1, 17))), Axis("seq_len", count=8, keep=(24,))),
+        steps=(
+            step(*(("head", h) for h in range(1, 9)), see="从陡到平，尖峰变成平台"),
+            step(("num_heads", 12), ("head", 9), see="头数越多斜率排得越密，H = 12 的第 9 个头最陡", page=False),
+            step(("seq_len", 64), see="偏置的形状与长度无关，平的头分到每个词的权重变少"),
+            step(("causal", True), see="右上三角被因果掩码挡住"),
+        ),
     )
 
 

@@ -22,7 +22,7 @@ from ..context import (
 )
 from ..validate import bilingual, check_base, check_d_model, check_factor, check_int
 from ..ui.engine.explorer import Explorer
-from ..ui.engine.spec import ExplorerSpec, Param, choice_slider, dropdown
+from ..ui.engine.spec import Axis, ExplorerSpec, Param, choice_slider, dropdown, step
 from .style import new_axes, figure_style, label
 
 #: How figures name the RoPE scaling types (Hugging Face's ``rope_type`` names).
@@ -255,6 +255,15 @@ class ContextExplorer(Explorer):
         view=lambda fig, p: _ScalingView(*fig.subplots(1, 3, width_ratios=[1, 1, 1.25])),
         update=lambda view, v, p: {"coverage": view.update(v["rope_type"], v["factor"], v["train_len"],
                                                            v["target_len"], v["d_model"], p["base"])},
+        grid=(Axis("rope_type"), Axis("target_len")),
+        steps=(
+            step(("rope_type", "default"), ("target_len", 4096), ("target_len", 32768),
+                 see="红三角都在虚线下方（没转满一圈的对）"),
+            step(("rope_type", "linear"), ("target_len", 16384), see="左图所有点都在 ρ 上，L' = ρ·L 时没有红三角"),
+            step(("rope_type", "ntk"), ("target_len", 8192), ("target_len", 32768), see="从右（不动）到左（慢 ρ 倍）平滑上升"),
+            step(("rope_type", "yarn"), ("target_len", 16384), see="两条点线之间是一段斜坡"),
+            step(("rope_type", "yarn"), ("train_len", 1024), see="斜坡跟着圈数移动", page=False),
+        ),
     )
 
     @property

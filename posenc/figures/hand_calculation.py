@@ -7,7 +7,7 @@ import numpy as np
 
 from ..hand_calculation import HandCalculation, hand_calculation
 from ..ui.engine.explorer import Explorer
-from ..ui.engine.spec import ExplorerSpec, base_slider, choice_slider, float_slider
+from ..ui.engine.spec import Axis, ExplorerSpec, base_slider, choice_slider, float_slider, step
 from ..validate import bilingual
 from .style import new_axes, figure_style, label, token_label
 
@@ -117,7 +117,7 @@ class HandCalcExplorer(Explorer):
     """
 
     spec = ExplorerSpec(
-        name="hand_calc", main="word_0", figsize=(7.6, 3.7), extras=("table",),
+        name="hand_calc", main="base", figsize=(7.6, 3.7), extras=("table",),
         controls=(
             float_slider("word_0", 0.5, -1.0, 1.0, 0.05, label="词向量的偶数维", changes=("word", "pe", "labels")),
             float_slider("word_1", 0.5, -1.0, 1.0, 0.05, label="词向量的奇数维", changes=("word", "pe", "labels")),
@@ -128,6 +128,14 @@ class HandCalcExplorer(Explorer):
         ),
         view=lambda fig, p: _HandCalcPairs(fig),
         update=lambda view, v, p: view.update(v),
+        # the steps move start, d_model and base: every start and d_model, base at every half decade
+        grid=(Axis("start"), Axis("d_model"), Axis("base", page=tuple(10 ** (k / 2) for k in range(2, 13)))),
+        steps=(
+            step(("start", 0), see="猫 的位置编码变成 [0, 1]，左图它的彩色箭头竖直朝上"),
+            step(("d_model", 4), see="右图换成第 1 对，三个彩色箭头几乎重合"),
+            step(("d_model", 4), ("base", 10.0), ("base", 1e6), see="base = 10 时右图的箭头分开，10^6 时贴得更紧"),
+            step(("word_0", 0.0), ("word_1", -0.5), see="只有灰色箭头动", page=False),
+        ),
     )
 
     @property

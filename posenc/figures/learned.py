@@ -16,7 +16,7 @@ from ..task.training import train_order_model, trained_run
 from ..validate import bilingual, check_array, check_int, check_lengths, check_one_of, check_slider_value
 from ..ui.engine.controls import StaleClicks, slider_layout, slider_style
 from ..ui.engine.explorer import Explorer, LiveFigure
-from ..ui.engine.spec import ExplorerSpec, Param, choice_slider
+from ..ui.engine.spec import ExplorerSpec, Param, choice_slider, step
 from .style import PE_COLORS, new_axes, figure_style, label
 
 #: y range of every loss plot (log axis): from below the final losses up past ln 8.
@@ -266,6 +266,10 @@ class LearnedTableExplorer(Explorer):
         params=(Param("run", None, _check_run, when_none=_default_run),),
         view=lambda fig, p: _LearnedSimilarityView(*fig.subplots(1, 3, width_ratios=[1, 1, 1.25]), p["run"]),
         update=lambda view, v, p: view.update(v["step"]),
+        steps=(
+            step(("step", 0), see="只有对角线是深红的"),
+            step(*(("step", 5 * k) for k in range(1, 21)), see="损失下降的那一段里，前后两组方块出现"),
+        ),
     )
 
 

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..attention import AttentionDemo, attention_demo
 from ..ui.engine.explorer import Explorer
-from ..ui.engine.spec import ExplorerSpec, checkbox, dropdown
+from ..ui.engine.spec import Axis, ExplorerSpec, checkbox, dropdown, step
 from ..validate import bilingual
 from .style import new_axes, figure_style, label, token_label
 
@@ -118,7 +118,7 @@ class PermutationExplorer(Explorer):
 
     D_MODEL = _D_MODEL
     spec = ExplorerSpec(
-        name="permutation", figsize=(8.4, 2.9),
+        name="permutation", main="sentence", figsize=(8.4, 2.9),
         controls=(
             dropdown("sentence", "狗咬猫", PERMUTATION_SENTENCES, label="语序",
                      changes=("weights", "outputs", "tokens", "titles")),
@@ -128,4 +128,11 @@ class PermutationExplorer(Explorer):
         update=lambda view, v, p: view.update(attention_demo(v["sentence"], _D_MODEL, v["use_pe"]),
                                               attention_demo(_reference_sentence(v["sentence"]),
                                                              _D_MODEL, v["use_pe"])),
+        grid=(Axis("use_pe"),),
+        steps=(
+            step(("use_pe", False), ("sentence", "猫咬狗"), ("sentence", "狗咬猫"), ("sentence", "咬猫狗"),
+                 see="数字只是搬家，两个差值停在 1e-16 左右"),
+            step(("use_pe", True), ("sentence", "狗咬猫"), ("sentence", "我打你"), ("sentence", "你打我"),
+                 see="差值跳到 0.1 量级"),
+        ),
     )

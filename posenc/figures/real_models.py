@@ -19,7 +19,7 @@ from ..real_models import (
 )
 from ..validate import check_one_of
 from ..ui.engine.explorer import Explorer
-from ..ui.engine.spec import ExplorerSpec, choice_slider, dropdown
+from ..ui.engine.spec import Axis, ExplorerSpec, choice_slider, dropdown, step
 from .style import new_axes, figure_style, label
 
 #: The context lengths the explorer offers (the dynamic type reads it; the lines show it).
@@ -151,4 +151,8 @@ class RealModelsExplorer(Explorer):
         ),
         view=lambda fig, p: _RealModelView(*fig.subplots(1, 2, width_ratios=[1.3, 1])),
         update=lambda view, v, p: {"result": view.update(v["model"], v["seq_len"])},
+        grid=(Axis("model"), Axis("seq_len", count=6)),   # every model; 6 of the 11 lengths on a page
+        steps=(
+            step(("model", "Llama-2-7B"), ("seq_len", 4096), ("seq_len", 1048576), see="换模型、拖上下文长度"),
+        ),
     )

@@ -24,7 +24,7 @@ from ..encoding import (
 )
 from ..validate import check_base, check_d_model, check_int, check_real, is_int
 from ..ui.engine.explorer import Explorer
-from ..ui.engine.spec import ExplorerSpec, Param, base_slider, checkbox, choice_slider, int_slider
+from ..ui.engine.spec import Axis, ExplorerSpec, Param, base_slider, checkbox, choice_slider, int_slider, step
 from .style import new_axes, figure_style, label
 
 
@@ -241,6 +241,12 @@ class RelativeExplorer(Explorer):
         params=(Param("base", 10000.0, check_base),),
         view=lambda fig, p: _RelativeView(*fig.subplots(1, 2, width_ratios=[1, 4.2])),
         update=lambda view, v, p: view.update(v["pos"], v["k"], v["d_model"], p["base"]),
+        grid=(Axis("pos", page=(0, 5, 10, 20, 40, 70, 100), live=tuple(range(0, 101, 5))), Axis("k", count=17, keep=(-3, 3))),
+        steps=(
+            step(("pos", 10), ("pos", 40), ("pos", 100), see="蓝、橙一起转，绿弧长度不变，左边的矩阵不动"),
+            step(("k", 20), ("k", -20), see="快的那对转得多，k 为负时弧改成逆时针"),
+            step(("d_model", 32), see="矩阵变大，误差始终只是舍入", page=False),
+        ),
     )
 
 
@@ -343,4 +349,11 @@ class SimilarityExplorer(Explorer):
         ),
         view=lambda fig, p: _SimilarityView(*fig.subplots(1, 2, width_ratios=[1.55, 1])),
         update=lambda view, v, p: view.update(v["d_model"], v["base"], v["projection"]),
+        grid=(Axis("projection"), Axis("base", page=(10.0, 1e4, 1e6), live=tuple(10 ** (k / 2) for k in range(2, 13))), Axis("d_model", count=12, keep=(2, 64))),
+        steps=(
+            step(("projection", False), see="虚线、点线都和实线重合，右图每条对角线颜色相同"),
+            step(("d_model", 2), ("d_model", 256), see="d_model 小时起伏明显，越大越平滑"),
+            step(("base", 10.0), ("base", 1e6), see="base 小，曲线很快掉到 0 附近；base 大，下降得慢"),
+            step(("projection", True), see="虚线之间的带子变宽，红点线和实线分开"),
+        ),
     )

@@ -23,7 +23,7 @@ from ..relative_family import (
 )
 from ..validate import bilingual, check_int
 from ..ui.engine.explorer import Explorer
-from ..ui.engine.spec import ExplorerSpec, checkbox, int_slider
+from ..ui.engine.spec import Axis, ExplorerSpec, checkbox, int_slider, step
 from .style import new_axes, figure_style, label
 
 TERMS = ("a", "b", "c", "d")
@@ -173,6 +173,12 @@ class T5BucketExplorer(Explorer):
         ),
         view=lambda fig, p: _T5View(*fig.subplots(2, 1, height_ratios=[1.25, 1], sharex=True)),
         update=lambda view, v, p: view.update(v["num_buckets"], v["max_distance"], bool(v["bidirectional"])),
+        grid=(Axis("bidirectional"), Axis("num_buckets", page=(8, 16, 32, 64), live=(4, 8, 12, 16, 24, 32, 48, 64)), Axis("max_distance", count=12)),
+        steps=(
+            step(("num_buckets", 8), ("num_buckets", 64), see="精确的一段变长，对数段分得更细"),
+            step(("max_distance", 40), ("max_distance", 512), see="对数段的终点移动，更远的偏移挤进最后一个桶"),
+            step(("bidirectional", False), see="因果分桶：所有桶给 k ≤ 0，k > 0 全在桶 0"),
+        ),
     )
 
 
@@ -309,6 +315,11 @@ class ScoreTermsExplorer(Explorer):
         ),
         view=lambda fig, p: _TermsView(*fig.subplots(1, 2, sharey=True)),
         update=lambda view, v, p: view.update(v["m"], {x: v[x] for x in TERMS}),
+        grid=(Axis("a"), Axis("c"), Axis("m", count=16)),
+        steps=(
+            step(("m", 100), ("m", 224), see="左边 (b)、(c)、(d) 和黑线在变，右边纹丝不动"),
+            step(("a", False), ("c", False), see="右边剩下的 (b)+(d) 只是 k 的函数"),
+        ),
     )
 
 

@@ -12,7 +12,7 @@ from ..encoding import frequencies
 from ..rope import rope, rope_rotation
 from ..validate import bilingual, check_base, check_int
 from ..ui.engine.explorer import Explorer
-from ..ui.engine.spec import ExplorerSpec, Param, base_slider, int_slider
+from ..ui.engine.spec import Axis, ExplorerSpec, Param, base_slider, int_slider, step
 from .style import new_axes, figure_style, label
 
 
@@ -212,6 +212,12 @@ class RopeExplorer(Explorer):
         params=(Param("n", 20, lambda v: check_int("n", v, 0, 40)),),
         view=lambda fig, p: _RopeView(*fig.subplots(1, 2, width_ratios=[1, 2.1])),
         update=lambda view, v, p: view.update(*_demo_vectors(), v["pos"], p["n"], v["i"], v["base"]),
+        grid=(Axis("i", page=(0, 1, 3, 7)), Axis("pos", count=21, keep=(16, 24))),
+        steps=(
+            step(("pos", 16), ("pos", 24), see="圆点总落在曲线上；k = +4 是峰，k = −4 处蓝线和红点线不重合"),
+            step(("i", 1), ("i", 3), ("i", 7), see="第 0 对振荡得最密，后面的对越来越慢"),
+            step(("base", 10.0), ("base", 1e5), see="base 小曲线毛糙，base 大慢的对几乎不转", page=False),
+        ),
     )
 
 

@@ -8,7 +8,7 @@ import numpy as np
 from ..rope_2d import PATCH_LAYOUTS, patch_scores
 from ..validate import check_base, check_int, check_one_of
 from ..ui.engine.explorer import Explorer
-from ..ui.engine.spec import ExplorerSpec, base_slider, dropdown, int_slider
+from ..ui.engine.spec import Axis, ExplorerSpec, base_slider, dropdown, int_slider, step
 from .style import new_axes, figure_style, label
 
 #: Grid sizes (rows = columns) the explorer offers.
@@ -127,4 +127,10 @@ class Rope2DExplorer(Explorer):
         view=lambda fig, p: _Rope2DView(fig.subplots(1, 1)),
         update=lambda view, v, p: {"neighbours": view.update(v["grid"], v["query_row"], v["query_col"], v["layout"],
                                                              v["base"])},
+        grid=(Axis("layout"),),
+        steps=(
+            step(("layout", "axial"), see="亮的一条横带变成以查询块为中心的一团"),
+            step(("grid", 12), ("grid", 8), see="网格变大变小"),
+            step(("query_row", 5), ("query_col", 1), ("base", 100.0), see="换查询块、换 base", page=False),
+        ),
     )

@@ -19,7 +19,7 @@ from ..validate import (
     is_int,
 )
 from ..ui.engine.explorer import Explorer
-from ..ui.engine.spec import ExplorerSpec, base_slider, choice_slider, dropdown, int_slider
+from ..ui.engine.spec import Axis, ExplorerSpec, base_slider, choice_slider, dropdown, int_slider, step
 from .style import index_heatmap, new_axes, place_index_ticks, figure_style, label
 
 #: How the heatmap titles name the two column layouts.
@@ -85,6 +85,12 @@ class HeatmapExplorer(Explorer):
         ),
         view=lambda fig, p: _heatmap_view(fig),
         update=lambda view, v, p: view.update(v["seq_len"], v["d_model"], v["base"], v["layout"]),
+        grid=(Axis("layout"), Axis("base", page=(10.0, 1e4, 1e6), live=tuple(10 ** (k / 2) for k in range(2, 13))), Axis("seq_len", count=16)),
+        steps=(
+            step(("seq_len", 200), see="中间的条纹开始弯曲变色"),
+            step(("base", 10.0), ("base", 1e6), see="base = 10 右边也闪烁，10^6 更多列变成常数"),
+            step(("layout", "split"), see="同样的数字换了列顺序，图完全不同"),
+        ),
     )
 
 
@@ -222,6 +228,15 @@ class ClockExplorer(Explorer):
         ),
         view=lambda fig, p: _ClockView(*fig.subplots(2, 1, height_ratios=[2.2, 1])),
         update=lambda view, v, p: view.update(v["pos"], v["d_model"], v["base"]),
+        # every pos from 0 to 24 (bit 3 flips at 8, 16, 24: the carry from 7 to 8), the rest spread
+        grid=(Axis("d_model", page=(4, 16)), Axis("pos", count=40, keep=tuple(range(25)))),
+        steps=(
+            step(*(("pos", p) for p in range(8)), see="i = 0 每步转 1 弧度，bit 0 每一步都翻转"),
+            step(*(("pos", p) for p in range(8, 17)), see="bit 3 每 8 步翻一次，i = 1 转得慢得多"),
+            step(("pos", 7), ("pos", 8), see="从 7 到 8 四位同时翻转，指针照常多转 w_i"),
+            step(("d_model", 4), ("pos", 255), see="第二根指针的波长 628，pos = 255 只转了 0.4 圈多"),
+            step(("base", 10.0), see="慢指针都快了起来", page=False),
+        ),
     )
 
 

@@ -235,8 +235,12 @@ JS_EXPLORERS = """
     const sel = d.querySelector('select');
     return {label: label(d), hasHandle: !!sel, disabled: !sel || sel.disabled || sel.options.length < 2};
   });
+  const toggles = Array.from(ex.querySelectorAll('.widget-toggle-buttons')).map(t => {
+    const b = t.querySelector('button:not(.mod-active)');
+    return {label: label(t), hasHandle: !!b, disabled: !b || b.disabled};
+  });
   return {index: i, name: names[0] || null, classes: ex.className, width: r.width, height: r.height,
-          figures: ex.querySelectorAll('img.posenc-figure').length, sliders, checkboxes, dropdowns};
+          figures: ex.querySelectorAll('img.posenc-figure').length, sliders, checkboxes, dropdowns, toggles};
 })
 """
 
@@ -313,11 +317,13 @@ JS_SELECT_OPTION = """
 }
 """
 
-# slider: the handle; checkbox: the input; dropdown: the <select>
+# slider: the handle; checkbox: the input; dropdown: the <select>; toggle buttons (a checkbox
+# in a frame grid): the button not pressed
 CONTROL_KINDS = (
     ("sliders", ".widget-slider", ".noUi-handle"),
     ("checkboxes", ".widget-checkbox", "input[type=checkbox]"),
     ("dropdowns", ".widget-dropdown", "select"),
+    ("toggles", ".widget-toggle-buttons", "button:not(.mod-active)"),
 )
 
 JS_MARK_CJK = f"""
@@ -755,7 +761,7 @@ def _check_notebook(notebook: Path, lab_server, browser, tmp_path: Path, row: di
             too_wide = wider_than_output(page, loc.nth(ex["index"]))
             if too_wide:
                 problems.append(f"{where}: {too_wide}")
-            if not (ex["sliders"] or ex["checkboxes"] or ex["dropdowns"]):
+            if not (ex["sliders"] or ex["checkboxes"] or ex["dropdowns"] or ex["toggles"]):
                 row["note"] += f"{ex['name']}: no controls; "
             elif not ex["sliders"]:
                 row["note"] += f"{ex['name']}: no sliders; "

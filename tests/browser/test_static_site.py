@@ -44,8 +44,13 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(2400)]
 #: The contents page, a hand-calculation page (exercises, worksheet, explorer), a RoPE page
 #: (choices, letters of 07), and 11 (exercises, a quiz).
 PAGES = ("00", "02", "07", "11")
-#: Frames per explorer: fewer than the sliders' values, so the subsets are what is tested.
+#: Values per main slider: fewer than the sliders' values, so the subsets are what is tested
+#: (and as many as the steps need: tests/test_widgets_spec.py checks every step's values at 24).
 FRAMES = 24
+#: The explorers of every other notebook, on one page of their own: each notebook's own cell
+#: that makes the explorer, run and built like any page (the notebooks themselves train models
+#: for minutes; their explorers are what a step moves).
+STEPS_PAGE = "90_explorer_steps"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 MARK = "posenc-builder-mark"
 ROOT = Path(__file__).resolve().parents[2]
@@ -68,8 +73,10 @@ def site(tmp_path_factory):
     out = tmp_path_factory.mktemp("site")
     old = os.environ.get("POSENC_PROGRESS")
     os.environ["POSENC_PROGRESS"] = str(mine)
+    steps_page = explorer_steps_notebook(tmp_path_factory.mktemp("steps"))
     try:
-        report = bs.build(out, bs.notebook_paths(PAGES), frames=FRAMES, log=lambda line: print("[site]", line))
+        report = bs.build(out, [*bs.notebook_paths(PAGES), steps_page], frames=FRAMES, budget=10**9,
+                          log=lambda line: print("[site]", line))
     finally:
         if old is None:
             os.environ.pop("POSENC_PROGRESS")
@@ -77,6 +84,41 @@ def site(tmp_path_factory):
             os.environ["POSENC_PROGRESS"] = old
     assert mine.read_bytes() == before, "the build wrote into the builder's own progress file"
     return out, report, mine
+
+
+def explorer_cells() -> list[tuple[str, str, str]]:
+    """(notebook stem, explorer name, cell source) of each code cell of the course that makes
+    an explorer, in course order."""
+    import posenc_lib as pl
+    from posenc.course.notebooks import cell_source, notebook_cells
+
+    out = []
+    for stem, cells in notebook_cells().items():
+        for cell in cells:
+            src = cell_source(cell)
+            if cell["cell_type"] != "code":
+                continue
+            for name, cls in pl.EXPLORERS.items():
+                if f"pl.{cls.__name__}(" in src:
+                    out.append((stem, name, src))
+    return out
+
+
+def explorer_steps_notebook(folder: Path) -> Path:
+    """A notebook of the explorer cells of every notebook not in PAGES (each under a heading
+    naming its notebook), after the import they need."""
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("# 每个探索器的每一步（浏览器测试页）"),
+                nbformat.v4.new_code_cell("import posenc_lib as pl")]
+    for stem, name, src in explorer_cells():
+        if stem[:2] not in PAGES:
+            nb.cells += [nbformat.v4.new_markdown_cell(f"## {stem}: {name}"), nbformat.v4.new_code_cell(src)]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    path = folder / f"{STEPS_PAGE}.ipynb"
+    nbformat.write(nb, path)
+    return path
 
 
 @pytest.fixture(scope="module")
@@ -97,6 +139,11 @@ def server(site):
 
 def page_file(out: Path, number: str) -> Path:
     return out / "index.html" if number == "00" else next(out.glob(f"{number}_*.html"))
+
+
+def step_pages(out: Path) -> list[Path]:
+    """The pages whose explorers' steps the suite performs: every page with an explorer."""
+    return [page_file(out, "02"), page_file(out, "07"), out / f"{STEPS_PAGE}.html"]
 
 
 def _allowed(url: str) -> bool:
@@ -149,11 +196,14 @@ def open_tab(context, url: str) -> Tab:
     return tab
 
 
+#: Every explorer with frames shows a figure and every control of its frame grid is drawn (a
+#: slider's handle, a dropdown's list, a toggle's buttons): a reader can start.
 JS_READY = """
 () => {
   const ex = document.querySelectorAll('.posenc-explorer');
   return Array.from(ex).every(e => !e.querySelector('.posenc-frames') ||
-    (e.querySelector('.posenc-frames img') && e.querySelector('.posenc-frames-control .noUi-handle')));
+    (e.querySelector('.posenc-frames img') && e.querySelector('.posenc-frames-main') &&
+     Array.from(e.querySelectorAll('.posenc-frames-control')).every(c => c.querySelector('.noUi-handle, select, button'))));
 }
 """
 
@@ -309,7 +359,7 @@ JS_INPUTS = """
     if (el.closest('.posenc-nav')) return;
     const off = el.matches('[disabled], :disabled') || !!el.closest('[disabled]');
     out.push({i, tag: el.tagName, type: el.type || '', cls: el.className, off,
-              inExplorer: !!el.closest('.posenc-explorer'), main: !!el.closest('.posenc-frames-control')});
+              inExplorer: !!el.closest('.posenc-explorer'), main: !!el.closest('.posenc-frames-main')});
   });
   return out;
 }
@@ -454,6 +504,11 @@ def decoded(png: bytes) -> np.ndarray:
     return np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(int)
 
 
+#: The src of the figure an explorer shows, once it is decoded (null: none yet).
+JS_SHOWN_SRC = """(root) => { const img = [...root.querySelectorAll('.posenc-frames img')].find(i => i.offsetParent !== null);
+  return img && img.complete && img.naturalWidth > 0 ? img.src : null; }"""
+
+
 def _shown_png(root) -> bytes:
     b64 = root.locator(".posenc-frames").evaluate(
         """async s => { const img = [...s.querySelectorAll('img')].find(i => i.offsetParent !== null);
@@ -479,8 +534,8 @@ def reference_png(name: str, state: dict, root_model: str, main_label: str) -> b
     for (key, control), s in zip(ex.controls.items(), models, strict=True):
         if key == ex.main:
             continue
-        if "index" in s and hasattr(control, "index"):
-            control.index = s["index"]
+        if "index" in s:      # a selection widget: the value its label reads (the page may hold fewer options)
+            control.value = dict(ex.declared[key].pairs())[s["_options_labels"][s["index"]]]
         else:
             control.value = s["value"]
     ex.controls[ex.main].value = dict(option_pairs(ex.controls[ex.main]))[main_label]
@@ -533,16 +588,21 @@ def test_main_sliders_show_the_kernels_frames(number, site, server, context, pos
     for k, model in enumerate(views):
         root = roots.nth(k)
         name = next(c[len("posenc-explorer-"):] for c in state[model]["state"]["_dom_classes"] if c.startswith("posenc-explorer-"))
-        slider = root.locator(".posenc-frames-control")
+        slider = root.locator(".posenc-frames-main")
         readout = slider.locator(".widget-readout")
         for _ in range(2):   # to the far side of the track, twice
             label0, png0 = readout.text_content(), _shown_png(root)
             h, t = slider.locator(".noUi-handle").bounding_box(), slider.locator(".noUi-base").bounding_box()
+            src0 = root.evaluate(JS_SHOWN_SRC)
             _drag(page, slider, 0.15 if h["x"] + h["width"] / 2 > t["x"] + t["width"] / 2 else 0.85)
             page.wait_for_function("([el, old]) => el.textContent !== old", arg=[readout.element_handle(), label0])
+            page.wait_for_function(f"([root, old]) => {{ const src = ({JS_SHOWN_SRC})(root); return src !== null && src !== old; }}",
+                                   arg=[root.element_handle(), src0])
             label, png = readout.text_content(), _shown_png(root)
-            assert png != png0, f"{name}: the figure did not change ({label0} -> {label})"
-            diff = np.abs(decoded(png) - decoded(reference_png(name, state, model, label)))
+            want, was = reference_png(name, state, model, label), reference_png(name, state, model, label0)
+            # (02's base changes nothing at d_model = 2, its default: a step says to set d_model first)
+            assert png != png0 or want == was, f"{name}: the figure did not change ({label0} -> {label})"
+            diff = np.abs(decoded(png) - decoded(want))
             assert diff.max() <= sp.MAX_CHANNEL_ERROR, f"{name} at {label}: not the frame for that value"
     tab.check()
 
@@ -747,7 +807,7 @@ def test_a_page_opened_from_a_file_works_too(site, browser):
         page.wait_for_function(JS_READY, polling=20)
         assert page.locator(".jp-MarkdownOutput .katex").count() > 0, "no formula typeset"
         root = page.locator(".posenc-explorer:has(.posenc-frames)").first
-        slider = root.locator(".posenc-frames-control")
+        slider = root.locator(".posenc-frames-main")
         label0 = slider.locator(".widget-readout").text_content()
         _drag(page, slider, 0.85)
         page.wait_for_function("([el, old]) => el.textContent !== old",
@@ -762,3 +822,131 @@ def test_a_page_opened_from_a_file_works_too(site, browser):
     finally:
         ctx.close()
     assert not errors, errors[:5]
+
+
+# ---------------------------------------------------------------------------
+# every step the notebooks ask for, on the page
+# ---------------------------------------------------------------------------
+def _control(root, ex, name):
+    """The element of control ``name`` of an explorer (the controls row, in declared order)."""
+    j = list(ex.controls).index(name)
+    return root.locator(":scope > .widget-hbox").first.locator(":scope > *").nth(j)
+
+
+def _move(page, el, ex, name, value, model: dict) -> None:
+    """Move control ``name``'s element the way a reader does: a slider with the arrow keys (as
+    many presses as positions from where it is to the value, its position on the page read from
+    the page's widget state ``model``), a dropdown's option, a toggle's button."""
+    text = ex.declared[name].text(value)
+    classes = el.get_attribute("class")
+    if "widget-slider" in classes:
+        handle, readout = el.locator(".noUi-handle"), el.locator(".widget-readout")
+        labels = model.get("_options_labels") or [str(v) for v in range(model["min"], model["max"] + 1, model["step"])]
+        assert text in labels, f"{name}: no position of the page's slider reads {text!r}"
+        handle.focus()
+        steps = labels.index(text) - round(float(handle.get_attribute("aria-valuenow")) - float(model.get("min", 0)))
+        for _ in range(abs(steps)):
+            page.keyboard.press("ArrowRight" if steps > 0 else "ArrowLeft")
+        assert readout.text_content().strip() == text, (name, text, readout.text_content())
+        return
+    if "widget-dropdown" in classes:
+        el.locator("select").select_option(label=text)
+    elif "widget-toggle-buttons" in classes:
+        el.locator("button", has_text=text).click()
+    else:
+        raise AssertionError(f"{name}: {classes} is not a frame grid's control")
+
+
+def _page_explorers(page, state):
+    """(root locator, explorer name, its controls' widget states in declared order) of every
+    explorer of the page with frames, in page order."""
+    views = page.evaluate("""() => [...document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]')]
+        .filter(s => s.parentElement.querySelector('.posenc-explorer .posenc-frames')).map(s => JSON.parse(s.textContent).model_id)""")
+    roots = page.locator(".posenc-explorer:has(.posenc-frames)")
+    assert roots.count() == len(views) > 0
+    ref = lambda x: x[len("IPY_MODEL_"):]
+    out = []
+    for k, m in enumerate(views):
+        name = next(c[len("posenc-explorer-"):] for c in state[m]["state"]["_dom_classes"] if c.startswith("posenc-explorer-"))
+        row = state[ref(state[m]["state"]["children"][0])]["state"]["children"]
+        out.append((roots.nth(k), name, [state[ref(c)]["state"] for c in row]))
+    return out
+
+
+def test_every_step_the_notebooks_ask_for_moves_the_figure_on_the_page(site, server, context, posenc_line):
+    """For every explorer of the course (02 and 07 on their own pages, the others on the steps
+    page) and every step its spec declares: a step the page shows is performed as a reader
+    does it, each move that changes a control brings a new figure, and at the end of the step
+    the figure is the one the kernel draws with the same moves (within the 256-colour
+    tolerance); a step the page cannot show has a control that is off, under the page's line."""
+    import posenc_lib as pl
+
+    done, off = [], []
+    for path in step_pages(site[0]):
+        state = widget_state(path.read_text(encoding="utf-8"))
+        tab = open_tab(context, f"{server}/{path.name}")
+        page = tab.page
+        page.wait_for_function(JS_READY, polling=50)
+        for root, name, models in _page_explorers(page, state):
+            root.scroll_into_view_if_needed()
+            ref = pl.EXPLORERS[name]()       # every notebook makes its explorer with the defaults
+            for k, step in enumerate(ref.spec.steps):
+                where = f"{path.stem} {name} step {k + 1}"
+                if not step.page:
+                    for c in (c for c in step.controls if c not in ref.frame_axes):
+                        assert _control(root, ref, c).evaluate("el => !!el.querySelector('[disabled]')"), (where, c)
+                    assert root.locator("xpath=ancestor::div[contains(concat(' ', normalize-space(@class), ' '), "
+                                        "' jp-OutputArea ')][1]//div[contains(@class,'posenc-static-hint')]").count()
+                    off.append(where)
+                    continue
+                for control, value in step.moves:
+                    before, src = _shown_png(root), root.evaluate(JS_SHOWN_SRC)
+                    changed = ref.controls[control].value != value
+                    _move(page, _control(root, ref, control), ref, control, value, models[list(ref.controls).index(control)])
+                    ref.controls[control].value = value
+                    if changed:
+                        page.wait_for_function(f"([root, old]) => {{ const src = ({JS_SHOWN_SRC})(root); "
+                                               f"return src !== null && src !== old; }}", arg=[root.element_handle(), src])
+                        assert _shown_png(root) != before, f"{where}: {control} = {value!r} left the figure as it was"
+                ref.refresh(full=True)        # (the kernel's figure for these values, drawn whole)
+                diff = np.abs(decoded(_shown_png(root)) - decoded(ref.png()))
+                assert diff.max() <= sp.MAX_CHANNEL_ERROR, f"{where}: not the kernel's figure for {ref.values}"
+                done.append(where)
+        tab.check()
+    posenc_line(f"[static site] steps performed on the page: {len(done)}; steps that need JupyterLab: {len(off)} "
+                f"({', '.join(off)})")
+    assert len(done) >= 30
+
+
+def test_on_a_phone_every_slider_has_a_thumb_sized_track_and_handle_and_a_tap_moves_it(site, server, browser):
+    """390 x 844 with touch (Chromium's mobile emulation, touch events): every enabled slider
+    of every explorer has its label above it, a track of at least 200 px and a handle of at
+    least 24 x 24 px, and a tap on the track away from the handle moves it."""
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True,
+                              has_touch=True)
+    ctx.set_default_timeout(60_000)
+    try:
+        for number in ("02", "07"):
+            page = ctx.new_page()
+            page.goto(f"{server}/{page_file(site[0], number).name}")
+            page.wait_for_function(JS_READY, polling=50)
+            sliders = page.locator(".posenc-explorer .widget-slider:not(:has(.noUi-target[disabled]))")
+            assert sliders.count() > 0
+            for j in range(sliders.count()):
+                s = sliders.nth(j)
+                s.scroll_into_view_if_needed()
+                settle(page)
+                track, handle = s.locator(".noUi-base").bounding_box(), s.locator(".noUi-handle").bounding_box()
+                label = s.locator(".widget-label").bounding_box()
+                where = (number, s.locator(".widget-label").text_content())
+                assert track["width"] >= 200 and handle["width"] >= 24 and handle["height"] >= 24, (where, track, handle)
+                assert label["y"] + label["height"] <= track["y"] + 1, (where, "the label is not above the slider")
+                readout = s.locator(".widget-readout")
+                before = readout.text_content()
+                right = handle["x"] + handle["width"] / 2 < track["x"] + track["width"] / 2
+                x = track["x"] + (0.9 if right else 0.1) * track["width"]
+                page.touchscreen.tap(x, track["y"] + track["height"] / 2)
+                page.wait_for_function("([el, old]) => el.textContent !== old", arg=[readout.element_handle(), before])
+            page.close()
+    finally:
+        ctx.close()

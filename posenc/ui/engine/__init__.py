@@ -2,8 +2,9 @@
 
 * :mod:`~posenc.ui.engine.spec`: what an explorer is, as data (no widgets):
   :class:`~posenc.ui.engine.spec.ExplorerSpec` with its controls (name, kind, range or options,
-  default, label, declared checks and constraints between controls), its main slider, figure
-  size and view. The values a control can take, its maximum now and its readout text are
+  default, label, declared checks and constraints between controls), its main slider, its frame
+  grid and the values each axis holds on a page (:class:`~posenc.ui.engine.spec.Axis`), the
+  steps its notebook asks for (:class:`~posenc.ui.engine.spec.Step`), figure size and view. The values a control can take, its maximum now and its readout text are
   derived there, once.
 * :mod:`~posenc.ui.engine.internals`: every use of matplotlib's and ipywidgets' private parts,
   each checked once per process with a public fallback that logs (the glyph cache, telling a
@@ -14,8 +15,9 @@
   move redraws the parts of the view it declares it changes (``Control.changes``).
 * :mod:`~posenc.ui.engine.controls`: the widget of a declared control, the main slider the
   browser can follow, Play links, a button's stale clicks (its clock an argument).
-* :mod:`~posenc.ui.engine.frames`: pre-rendered figures of a main slider, switched in the
-  browser; they take a render callable and know nothing of explorers. The process's
+* :mod:`~posenc.ui.engine.frames`: pre-rendered figures of a frame grid (the main slider and
+  the controls the steps use), switched in the browser by nested Stacks; they take a render
+  callable and know nothing of explorers. The process's
   :class:`~posenc.ui.engine.frames.FrameScheduler` (:func:`~posenc.ui.engine.frames.frame_scheduler`)
   fills them while the kernel is quiet, on a thread of its own (never one that handles the
   reader's messages; its clock and its ``call_later`` are arguments).

@@ -7,8 +7,10 @@ What a control can take is not derived here: a widget is built from its declared
 """
 from __future__ import annotations
 
+import functools
 import time
 
+from ...validate import bilingual
 from .internals import fall_back, from_browser
 
 
@@ -55,18 +57,19 @@ def links_by_value(slider) -> bool:
 
 def frame_attr(slider) -> str:
     """The attribute of ``slider`` the browser copies into a Stack's ``selected_index``:
-    ``value`` (an IntSlider from 0 in steps of 1) or ``index`` (a SelectionSlider)."""
+    ``value`` (an IntSlider from 0 in steps of 1) or ``index`` (a selection widget: a
+    SelectionSlider, a Dropdown, ToggleButtons)."""
     import ipywidgets as w
 
     if links_by_value(slider):
         return "value"
-    if isinstance(slider, w.SelectionSlider):
+    if isinstance(slider, (w.SelectionSlider, w.Dropdown, w.ToggleButtons)):
         return "index"
-    raise TypeError(f"{type(slider).__name__} cannot drive frames: use frame_slider()")
+    raise TypeError(f"{type(slider).__name__} cannot drive frames: use frame_slider() or frame_control()")
 
 
 def frame_options(slider) -> list[tuple[str, object]]:
-    """``(readout text, value)`` of each position of a slider that can drive frames, in index
+    """``(readout text, value)`` of each position of a widget that can drive frames, in index
     order: what the widget holds (its options; an IntSlider from 0: 0 .. max), not a derivation."""
     if frame_attr(slider) == "value":
         return [(str(v), v) for v in range(slider.max + 1)]
@@ -90,28 +93,84 @@ def main_look(control) -> dict:
 
 def frame_slider(control, value):
     """The main slider of a declared :class:`~posenc.ui.engine.spec.Control` at ``value``: one
-    a Stack can follow in the browser, taking the whole row.
+    a Stack can follow in the browser, taking the whole row (:func:`frame_control`)."""
+    return frame_control(control, value, main=True)
 
-    The browser can copy an IntSlider's value from 0 in steps of 1, or a SelectionSlider's
-    index, into a Stack's ``selected_index``: an integer control from 0 in steps of 1 and a
-    ``choice`` control keep their own widget; any other (an integer from -50, a float) is a
+
+def frame_control(control, value, values=None, main: bool = False, top=None):
+    """The widget of a frame-grid axis (:class:`~posenc.ui.engine.spec.Axis`): a declared
+    :class:`~posenc.ui.engine.spec.Control` at ``value`` as a widget whose position a Stack can
+    follow in the browser, over ``values`` (None: every value the control can take).
+
+    The browser can copy an IntSlider's value from 0 in steps of 1, or a selection widget's
+    index, into a Stack's ``selected_index``: an integer control from 0 in steps of 1 over all
+    its values keeps its IntSlider, a dropdown stays a Dropdown (over ``values``), a checkbox
+    becomes two ToggleButtons (its off and on states: a bool cannot select a Stack's child), and
+    any other control (an integer from -50, a float, a log slider, a ``choice``) is a
     SelectionSlider over its values labelled with its readout texts (:meth:`Control.pairs
-    <posenc.ui.engine.spec.Control.pairs>`). (A static page's main slider over some of the
-    values: :func:`posenc.ui.engine.static.subset_slider`.)
+    <posenc.ui.engine.spec.Control.pairs>`). ``main``: the layout takes the whole row. (A
+    static page's main slider over some of the values, which re-forms around a value set in
+    code: :func:`posenc.ui.engine.static.subset_slider`.) ``top``: the control's maximum now
+    (:meth:`Control.top <posenc.ui.engine.spec.Control.top>`): only the values up to it are offered.
     """
     import ipywidgets as w
 
     c = control
-    if c.kind not in ("int", "float", "choice"):
-        raise TypeError(f"{c.kind} control {c.name} cannot drive frames: not a discrete slider")
-    look = main_look(c)
-    if c.kind == "choice" or (c.kind == "int" and c.lo == 0 and c.step == 1):   # links_by_value of its widget
+    every = c.values()
+    values = every if values is None else [v for v in every if v in set(values)]
+    if top is not None and c.max_follows is not None:
+        values = [v for v in values if v <= top]
+    value = c.nearest(value)
+    if c.max_follows is not None and values and value not in values and value > values[-1]:
+        value = values[-1]
+    if value not in values:
+        raise ValueError(bilingual(f"{c.name}: {value!r} is not one of the values {values!r}",
+                                   f"{c.name} 的取值里没有 {value!r}，只有 {values!r}"))
+    d = c.description()
+    if main and c.kind not in ("dropdown", "checkbox"):
+        look = main_look(c)
+    else:
+        look = {"description": d, "style": slider_style(d) if c.kind not in ("dropdown", "checkbox") else slider_style(),
+                **{k: c.widget[k] for k in ("continuous_update", "readout") if k in c.widget and c.kind != "dropdown"}}
+        if c.width is not None:
+            look["layout"] = w.Layout(width=c.width)
+        elif c.kind not in ("dropdown", "checkbox"):
+            look["layout"] = slider_layout(d)
+    disabled = c.widget.get("disabled", False)
+    if c.kind == "int" and c.lo == 0 and c.step == 1 and values == every and c.max_follows is None:   # links_by_value
         slider = control_widget(c, value)
         slider.layout = look["layout"]
         return slider
-    pairs = c.pairs()
-    return w.SelectionSlider(options=pairs, value=nearest_value([v for _, v in pairs], value),
-                             disabled=c.widget.get("disabled", False), **look)
+    pairs = [(c.text(v), v) for v in values]
+    if c.kind == "dropdown":
+        return w.Dropdown(options=pairs, value=value, disabled=disabled, **look)
+    if c.kind == "checkbox":
+        return w.ToggleButtons(options=pairs, value=value, disabled=disabled,
+                               style={"button_width": "auto", **look.pop("style")}, **look)
+    cls = clamping_selection_slider() if c.max_follows is not None else w.SelectionSlider
+    return cls(options=pairs, value=value, disabled=disabled, **look)
+
+
+@functools.cache
+def clamping_selection_slider():
+    """A SelectionSlider over the first values of a control whose maximum follows another
+    (ALiBi's ``head`` up to ``num_heads``): a value past its last option is taken as the last,
+    as an IntSlider clamps to its ``max`` (made on first use)."""
+    import ipywidgets as w
+    from traitlets import TraitError, validate
+
+    class ClampingSelectionSlider(w.SelectionSlider):
+        @validate("value")
+        def _validate_value(self, proposal):   # in place of the selection's own check (same name)
+            value = proposal.value
+            values = [o[1] if isinstance(o, tuple) else o for o in self.options]
+            if value is None or value in values:
+                return value
+            if values and isinstance(value, (int, float)) and not isinstance(value, bool) and value > values[-1]:
+                return values[-1]
+            raise TraitError(bilingual("Invalid selection: value not found", f"选项里没有这个值：{value!r}"))
+
+    return ClampingSelectionSlider
 
 
 def play_link(play, slider):

@@ -1,6 +1,6 @@
 """Explorers derived from a spec: controls -> artists updated in place -> blit -> PNG in an
-Image widget, and the main slider's figures rendered ahead of time (frames) by the same view
-drawn on a second figure.
+Image widget, and the figures of the spec's frame grid (the main slider and the controls the
+notebook's steps move) rendered ahead of time (frames) by the same view drawn on a second figure.
 
 A figure family writes
 
@@ -19,9 +19,10 @@ from __future__ import annotations
 
 from . import static
 from ...validate import bilingual
+from .internals import options_keep_index
 from .canvas import BlitCanvas, copy_layout, data_url, freeze_layout, new_figure
 from .lock import DRAWING, one_at_a_time
-from .controls import control_widget, frame_slider, play_link
+from .controls import control_widget, frame_control, frame_options, frame_slider, play_link
 from .frames import FrameSet
 
 
@@ -120,14 +121,15 @@ class Explorer:
     ``.view`` is the spec's view object, ``.readouts`` what its last update returned; the
     spec's params and extras are attributes of their own names.
 
-    The spec's ``main`` control (the main slider) is the one a reader drags: its figures are
-    rendered ahead of time on a second figure (:class:`Drawing`) and switched in the browser
-    (:mod:`posenc.ui.engine.frames`; ``.frames`` is the
+    The spec's ``main`` control (the main slider) and the other controls of its frame grid
+    (``spec.grid``: those the notebook's steps move; ``.frame_axes``) are the ones a reader
+    drags: their figures are rendered ahead of time on a second figure (:class:`Drawing`) and
+    switched in the browser (:mod:`posenc.ui.engine.frames`; ``.frames`` is the
     :class:`~posenc.ui.engine.frames.FrameSet`). :meth:`shown_png` is the PNG on screen.
 
     With frames rendered for a page (:mod:`posenc.ui.engine.static`) every explorer renders its
-    main slider's frames at construction and its main slider steps through exactly those;
-    :meth:`declaration` tells the builder which control works on the page.
+    grid's frames at construction and each control of the grid steps through exactly those;
+    :meth:`declaration` tells the builder which controls work on the page.
     """
 
     name = "explorer"
@@ -167,12 +169,22 @@ class Explorer:
         limit = static.frames_limit()  # None: live mode
         self.static = limit is not None
         main = spec.main
+        self.frame_axes = {a.control: a for a in spec.axes()}    # the frame grid, outermost first, main last
         controls = {name: control_widget(c, values[name], c.top(values))
-                    for name, c in self.declared.items() if name != main}
-        if main is not None:
-            c = self.declared[main]
-            subset = static.subset_slider(c, values[main], limit) if self.static else None
-            controls[main] = frame_slider(c, values[main]) if subset is None else subset
+                    for name, c in self.declared.items() if name not in self.frame_axes}
+        framed = {}
+        for name, axis in self.frame_axes.items():
+            c = self.declared[name]
+            if name == main:
+                subset = static.subset_slider(axis, c, values[main], limit) if self.static else None
+                controls[main] = frame_slider(c, values[main]) if subset is None else subset
+            else:
+                # a page: the page values; JupyterLab: the live values; every value offered gets frames
+                every = (axis.page_values if self.static else axis.live_values)(c, c.nearest(values[name]))
+                controls[name] = frame_control(c, values[name], every, top=c.top(values))
+                framed[name] = (every, None)
+        self._axis_options = {name: [(c.text(v), v) for v in every]
+                              for name, (every, _) in framed.items() for c in [self.declared[name]]}
         self.controls = controls = {name: controls[name] for name in self.declared}   # in declared order
         self.drawing = Drawing(spec, params, tuple(self.declared.values()), self.values)
         self.figure, self.view, self.canvas = self.drawing.figure, self.drawing.view, self.drawing.canvas
@@ -188,10 +200,10 @@ class Explorer:
         self.frames = None
         shown, below = self.image, list(extras.values())
         if main is not None:
+            grid = [(name, controls[name], *framed[name]) for name in self.frame_axes if name != main]
             self.frames = FrameSet(controls[main], self.image, self.render_frame, list(extras.values()),
-                                   label=self.name, main=main, eager=self.static)
-            shown = self.frames.stack
-            below = list(self.frames.extra_stacks)
+                                   label=self.name, main=main, eager=self.static, grid=grid)
+            shown, below = self.frames.view, []
         self.play = self.play_link = None
         if spec.play is not None and main is not None:
             self.play = widgets.Play(step=1, interval=spec.play, description="play")
@@ -224,10 +236,10 @@ class Explorer:
         """Values spread over control ``name``'s whole range as it is now, end to end: what
         tests and tools (tools/benchmark.py, tools/pixel_hashes.py) set it to when they sweep
         it (:meth:`Control.spread <posenc.ui.engine.spec.Control.spread>`; a widget that lists
-        options, e.g. a main SelectionSlider, is swept over its values)."""
+        options, e.g. a frame grid's SelectionSlider, is swept over the values it offers)."""
         c, widget = self.declared[name], self.controls[name]
-        return c.spread(n, widget.value, c.top(self.values), listed=hasattr(widget, "options"),
-                        max_options=max_options)
+        listed = [v for _, v in frame_options(widget)] if hasattr(widget, "options") else False
+        return c.spread(n, widget.value, c.top(self.values), listed=listed, max_options=max_options)
 
     # -- controls -> figure -----------------------------------------------------------
     def _follow_constraints(self) -> bool:
@@ -241,12 +253,19 @@ class Explorer:
             if c.max_follows is None:
                 continue
             w, top = self.controls[c.name], c.top(resolved)
-            if w.max != top or resolved[c.name] != values[c.name]:
+            listed = c.name in self._axis_options     # a grid axis: a selection widget over its values
+            options = [o for o in self._axis_options.get(c.name, ()) if o[1] <= top]
+            if (len(w.options) != len(options) if listed else w.max != top) or resolved[c.name] != values[c.name]:
                 self._syncing = True
                 try:
                     if resolved[c.name] != values[c.name]:
                         w.value, clamped = resolved[c.name], True
-                    w.max = top
+                    if listed:       # its first options, so each keeps its index (and its frames' Stack)
+                        with options_keep_index(w):
+                            w.options = options
+                        w.value = resolved[c.name]
+                    else:
+                        w.max = top
                 finally:
                     self._syncing = False
         return clamped
@@ -270,8 +289,8 @@ class Explorer:
         name = next((k for k, c in self.controls.items() if c is change["owner"]), None)
         clamped = self._follow_constraints()
         self._follow_activity()
-        if self.frames is not None and name == self.main and not clamped:
-            if self.frames.moved():
+        if self.frames is not None and name in self.frame_axes and not clamped:
+            if self.frames.moved(change["owner"]):
                 self._set_artists()  # the browser shows the frame: move the artists, so savefig equals it
             else:
                 self.refresh(changed=name)
@@ -315,11 +334,12 @@ class Explorer:
 
     # -- frames: the view on a second figure ------------------------------------------
     @one_at_a_time
-    def render_frame(self, value):
-        """The figure at main-slider ``value`` with every other control as it is now: PNG
-        bytes and the values of the spec's extras (the FrameSet's render callable)."""
+    def render_frame(self, value, at: dict | None = None):
+        """The figure at main-slider ``value`` with every other control as it is now (``at``:
+        other values for some of them, e.g. the grid's other axes): PNG bytes and the values of
+        the spec's extras (the FrameSet's render callable)."""
         main = self.main
-        settings = {k: v for k, v in self.values.items() if k != main}
+        settings = {k: v for k, v in self.values.items() if k != main} | dict(at or {})
         if self._frame_drawing is None:
             self._frame_drawing = Drawing(self.spec, self.params, tuple(self.declared.values()), self.values,
                                           layout_of=self.figure)
@@ -332,14 +352,14 @@ class Explorer:
 
     def frame_pngs(self, n: int | None = None) -> list:
         """``[(value, png_bytes)]`` of the main slider, every other control as it is now: every
-        value the main control can take, or ``n`` of them evenly spaced with both ends and the
-        current value (what a static page with ``POSENC_STATIC_FRAMES=n`` shows)."""
+        value the main control can take, or the ``n`` a static page with ``POSENC_STATIC_FRAMES=n``
+        holds (:meth:`Axis.page_values <posenc.ui.engine.spec.Axis.page_values>`)."""
         if self.main is None:
             return []
-        values = self.declared[self.main].values()
+        c = self.declared[self.main]
+        values = c.values()
         if n is not None:
-            current = values.index(self.controls[self.main].value)
-            values = [values[j] for j in static.subset(len(values), n, current)]
+            values = self.frame_axes[self.main].page_values(c, self.controls[self.main].value, n)
         return [(v, self.render_frame(v)[0]) for v in values]
 
     def close(self) -> None:
@@ -355,17 +375,24 @@ class Explorer:
 
     def declaration(self) -> dict:
         """What this explorer is, for the static edition's builder (:mod:`posenc.ui.declare`):
-        its name, its main slider (and Play button) by widget model id — what works on a page
-        without a kernel — every other control by model id, and how many of the main slider's
-        values have frames out of how many it has."""
+        its name, its main slider (and Play button) and the frame grid's other axes by widget
+        model id — what works on a page without a kernel — with how many of each one's values
+        have frames out of how many it has (``cap``: the most values of the main slider a page
+        holds with no limit from the builder), the frames' root, and every other control by model id."""
         frames = self.frames
         main = {} if frames is None else {
             "main": self.main, "main_model": frames.slider.model_id,
             "play_model": None if self.play is None else self.play.model_id,
             "frames": len(frames.values),
-            "values": len(self.declared[self.main].values())}
+            "values": len(self.declared[self.main].values()),
+            "cap": len(self.frame_axes[self.main].page_values(self.declared[self.main], frames.slider.value)),
+            "grid": [{"name": name, "model": widget.model_id, "frames": len(frames.framed[k]),
+                      "values": len(self.declared[name].values()),
+                      "shown": [text for text, _ in frame_options(widget)] if len(frames.framed[k]) <= 8 else None}
+                     for k, (name, widget) in enumerate(zip(frames.names[:-1], frames.widgets[:-1]))],
+            "frames_model": frames.view.model_id}
         return {"name": self.name, **main,
-                "controls": {k: c.model_id for k, c in self.controls.items() if k != self.main}}
+                "controls": {k: c.model_id for k, c in self.controls.items() if k not in self.frame_axes}}
 
     def _repr_mimebundle_(self, **kwargs):
         return self.widget._repr_mimebundle_(**kwargs)

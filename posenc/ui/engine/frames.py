@@ -1,17 +1,21 @@
-"""Frames: the figures of a main slider, rendered ahead of time and switched in the browser,
-so that a drag never waits for the kernel.
+"""Frames: the figures of an explorer's frame grid (its main slider and the controls its steps
+use), rendered ahead of time and switched in the browser, so that a drag never waits for the
+kernel.
 
 Without frames every slider move is a kernel round trip (widget message -> update the
 artists -> blit -> PNG -> message back), and ipywidgets sends the next value only after the
 kernel answered: a drag gets 7-14 figures a second. With frames, the figure shown is an
-``ipywidgets.Stack`` of ``Image`` widgets, one per position of the slider, each holding a
+``ipywidgets.Stack`` of ``Image`` widgets, one per position of the main slider, each holding a
 ``data:image/png;base64,...`` URL; the Stack's ``selected_index`` is ``jsdlink``-ed to the
-slider's ``value`` (an ``IntSlider`` from 0 in steps of 1) or ``index`` (a
-``SelectionSlider``), so the browser switches the figure itself.
+slider's ``value`` (an ``IntSlider`` from 0 in steps of 1) or ``index`` (a selection widget), so
+the browser switches the figure itself. A grid of more controls nests Stacks the same way: one
+Stack per framed value of each outer control, each ``jsdlink``-ed to that control's widget (no
+JavaScript of our own: it works in JupyterLab and on a static page alike).
 
-A :class:`FrameSet` knows nothing of what it shows: it is given the slider, the live image
-(shown where no frame is rendered yet), and a ``render(value) -> (png, extra_values)``
-callable. :class:`~posenc.ui.engine.explorer.Explorer` builds one for its ``main`` control.
+A :class:`FrameSet` knows nothing of what it shows: it is given the widgets of the grid, the
+live image (shown where no frame is rendered yet), and a ``render(value[, at]) -> (png,
+extra_values)`` callable. :class:`~posenc.ui.engine.explorer.Explorer` builds one from its
+spec's grid (:attr:`ExplorerSpec.grid <posenc.ui.engine.spec.ExplorerSpec.grid>`).
 
 * A position whose frame is not rendered yet shows the live image, redrawn by the kernel.
   (data: URLs, not PNG bytes: the browser shows a data: URL at once, a PNG widget's ``blob:``
@@ -23,19 +27,21 @@ callable. :class:`~posenc.ui.engine.explorer.Explorer` builds one for its ``main
   callback, only once the kernel has been quiet (no cell run, no control of any explorer
   moved) for :data:`QUIET_S`; drawing is one at a time (:mod:`~posenc.ui.engine.lock`), so a
   reader's move waits at most for the frame being drawn. A reader who moves a control
-  pauses every fill. Positions nearest the slider's handle
-  are filled first. The explorer the reader moved last is filled first, then the others in
+  pauses every fill. Positions nearest the handles are filled first: the grid's other
+  controls at the main slider's position, then the main slider's every position, then the
+  rest (:meth:`FrameSet._rank`). The explorer the reader moved last is filled first, then the others in
   the order they were made (higher on the page first; a move made by a cell's code does not
   change that order). Without a running event loop where a fill is asked for (plain Python,
   pytest) nothing is scheduled: call :meth:`FrameSet.fill`.
-* Moving any other control drops the frames (every position shows the live image again,
-  one message) and a new fill starts when the kernel is quiet; the dropped widgets are
+* Moving a control outside the grid drops the frames: the browser shows the live figure at
+  once (one small message: the frames' tree is hidden, not republished) and a new fill starts
+  when the kernel is quiet; the Stacks get the new frames then, and the dropped widgets are
   closed later, a few per quiet callback, not while the reader waits for the new figure.
-* Memory: at most :data:`MAX_BYTES` of data: URLs per set, the frames nearest the slider's
-  position first (when the reader moves on, the farthest frames make room for nearer
-  ones), and at most :data:`MAX_TOTAL_BYTES` in one kernel (the set used least recently
-  gives its frames up first).
-* Setting the slider's ``.value`` in code stays synchronous: the Stack's index follows
+* Memory: at most :data:`MAX_BYTES` of data: URLs per set, the frames nearest the handles
+  first (when the reader moves on, the farthest frames make room for nearer ones), and at
+  most :data:`MAX_TOTAL_BYTES` in one kernel (the set used least recently gives its frames up
+  first).
+* Setting a grid control's ``.value`` in code stays synchronous: the Stacks' indices follow
   before the assignment returns.
 """
 from __future__ import annotations
@@ -380,158 +386,259 @@ class Unscheduled:
 
 
 class FrameSet:
-    """The frames of one slider, and the Stack(s) that show them.
+    """The frames of a grid of controls (the main slider and the spec's other grid axes, if
+    any) and the Stacks that show them.
 
-    ``slider``: an IntSlider from 0 in steps of 1 or a SelectionSlider
-    (:func:`~posenc.ui.engine.controls.frame_slider` makes one). ``live``: the Image shown where
-    no frame is rendered. ``render(value)``: the PNG bytes of the figure at that slider value
-    and the values of ``live_extras`` (widgets whose ``.value`` also follows the slider, e.g.
-    an HTML table: each gets a Stack of its own, switched by the same slider). ``label`` and
-    ``main`` (the explorer's name and its main slider's) identify the set in :func:`status`.
+    ``slider``: the main slider, an IntSlider from 0 in steps of 1 or a selection widget
+    (:func:`~posenc.ui.engine.controls.frame_control` makes one). ``grid``: the other axes,
+    outermost first, each ``(name, widget, framed)`` or ``(name, widget, values, framed)``: a
+    frame control, the value at each of its positions (None: its options now; a widget whose
+    maximum follows another control offers the first of them) and the values of it that get
+    frames (None: all of them; at the others the live figure shows, drawn by the kernel).
+    ``live``: the Image shown where no frame is rendered; ``live_extras``: widgets whose
+    ``.value`` also follows the controls (e.g. an HTML table), shown above the figure, in every
+    frame too. ``render(value)`` (no grid) or ``render(value, at)`` (``at``: the other axes'
+    values by name): the PNG bytes of the figure at main-slider ``value`` and the values of the
+    extras. ``label`` and ``main`` (the explorer's name and its main slider's) identify the set
+    in :func:`status`.
+
+    A position is a tuple of widget positions (the outer axes' first, the main slider's last).
+    The Stacks nest like the axes: one Stack per framed value of each outer axis, each
+    ``jsdlink``-ed from its axis's widget (value or index -> ``selected_index``), the innermost
+    ones holding the frames; so the browser switches the figure for every axis of the grid
+    itself. :attr:`view`, what an explorer displays, is a Stack of two: the frames' tree and the
+    live figure. A control outside the grid that moves shows the live figure at once (one small
+    message, not the tree's children again) and drops the frames; the tree gets the new frames
+    while the kernel is quiet, and is shown again when none of it is stale.
 
     ``eager=True`` (static mode, :mod:`posenc.ui.engine.static`): no scheduler and no memory
     cap; every position is rendered before the constructor returns, again after
-    :meth:`invalidate`, and the positions a re-formed slider (a
+    :meth:`invalidate`, and the positions a re-formed main slider (a
     :class:`~posenc.ui.engine.static.SubsetSlider` whose options changed) lacks are rendered
-    when it moves: the Stack never shows the live image.
+    when it moves: the tree never shows the live figure.
     """
 
     def __init__(self, slider, live, render, live_extras=(), label: str = "", main: str = "", scheduler=None,
-                 eager: bool = False):
+                 eager: bool = False, grid=()):
         import ipywidgets as w
 
         self.slider, self.live, self.render = slider, live, render
         self.label, self.main = label, main
         self.eager = bool(eager)
-        self.attr = frame_attr(slider)  # TypeError for a slider a Stack cannot follow
-        self.values = _positions(slider)
+        grid = [(name, widget, *rest) if len(rest) == 2 else (name, widget, None, *rest) for name, widget, *rest in grid]
+        self.names = [name for name, *_ in grid] + [main]
+        self.widgets = [widget for _, widget, *_ in grid] + [slider]
+        self.attrs = [frame_attr(x) for x in self.widgets]   # TypeError for a widget a Stack cannot follow
+        self.attr = self.attrs[-1]
+        self.options = [_positions(x) if values is None else list(values) for (_, x, values, _) in grid]
+        self.options.append(_positions(slider))
+        self.values = self.options[-1]
+        self.framed = [sorted(i for i, v in enumerate(opts) if framed is None or v in framed)
+                       for (*_, framed), opts in zip(grid, self.options)]
         self.scheduler = Unscheduled() if eager else frame_scheduler() if scheduler is None else scheduler
         self.live_extras = tuple(live_extras)
+        self.live_view = w.VBox([*self.live_extras, live]) if self.live_extras else live
         self.max_bytes = float("inf") if eager else MAX_BYTES
-        self.frames: dict = {}  # index -> Image widget holding a data: URL
-        self.extras: dict = {}  # index -> one widget per extra
-        self.sizes: dict = {}   # index -> bytes held
+        self.frames: dict = {}  # position -> the widget in its Stack (the Image, or a VBox of the extras and it)
+        self.images: dict = {}  # position -> the Image widget holding a data: URL
+        self.sizes: dict = {}   # position -> bytes held
         self.bytes = 0
         self.broken = None  # the exception that stopped this set's fill, if any
         # fill order: moved last by the reader first; never moved: made first (higher on the page) first
         self.last_used = -self.scheduler.clock()
-        self._dirty = False
-        self._unpublished_closes: list = []  # frames evicted or dropped, out of the Stack at the next publish
+        self._dirty_leaves: set = set()     # innermost Stacks whose children differ from the frames
+        self._unpublished_closes: list = []  # frames evicted or dropped, out of the Stacks at the next publish
         self._full_at = None
+        self._order = (None, [])            # (centre, positions nearest it first)
         self._last_publish = 0.0
-        n, i = len(self.values), self.index()
-        self.stack = w.Stack(children=[live] * n, selected_index=i, _dom_classes=("posenc-frames",))
-        self.extra_stacks = [w.Stack(children=[x] * n, selected_index=i) for x in self.live_extras]
-        self.links = [w.jsdlink((slider, self.attr), (s, "selected_index"))
-                      for s in (self.stack, *self.extra_stacks)]
-        slider.add_class("posenc-frames-control")
+        self.levels: list = [{} for _ in self.widgets]   # per axis: outer prefix -> Stack
+        self.stack = self._build((), 0)
+        self.leaves = self.levels[-1]
+        self.view = w.Stack(children=[self.stack, self.live_view], selected_index=0, _dom_classes=("posenc-frames",))
+        self.links = [w.jsdlink((x, attr), (st, "selected_index"))
+                      for x, attr, level in zip(self.widgets, self.attrs, self.levels) for st in level.values()]
+        for x in self.widgets:
+            x.add_class("posenc-frames-control")      # every control of the grid
+        slider.add_class("posenc-frames-main")        # the main slider
         self.scheduler.add(self)
         self.scheduler.wake()
         if self.eager:
             self.fill()
 
-    # -- state ------------------------------------------------------------------
-    def index(self) -> int:
-        """The slider's position (= the Stack index it selects)."""
-        return self.slider.value if self.attr == "value" else self.slider.index
+    def _build(self, prefix: tuple, level: int):
+        """The Stack of axis ``level`` under the outer positions ``prefix`` (and those inside it)."""
+        import ipywidgets as w
 
-    def shown(self, i: int) -> bool:
-        """Does the browser have a frame at position ``i`` (published, not the live image)?"""
-        return self.stack.children[i] is not self.live
+        n = len(self.options[level])
+        if level == len(self.widgets) - 1:
+            children = [self.live_view] * n
+        else:
+            framed = set(self.framed[level])
+            children = [self._build((*prefix, i), level + 1) if i in framed else self.live_view for i in range(n)]
+        stack = w.Stack(children=children, selected_index=self._index(level))
+        self.levels[level][prefix] = stack
+        return stack
+
+    @property
+    def positions(self) -> list:
+        """Every position that can have a frame now (an axis whose widget offers only its first
+        values, e.g. ALiBi's head up to num_heads: those)."""
+        import itertools
+
+        offered = [len(frame_options(x)) for x in self.widgets[:-1]]
+        framed = [[i for i in f if i < n] for f, n in zip(self.framed, offered)]
+        return [(*outer, i) for outer in itertools.product(*framed) for i in range(len(self.values))]
+
+    # -- state ------------------------------------------------------------------
+    def _index(self, level: int) -> int:
+        return getattr(self.widgets[level], self.attrs[level])
+
+    def index(self) -> tuple:
+        """The widgets' positions (the Stacks' indices they select), outer axes first."""
+        return tuple(self._index(level) for level in range(len(self.widgets)))
+
+    def shown(self, pos: tuple) -> bool:
+        """Does the browser show a frame at position ``pos`` (published, not the live image)?"""
+        leaf = self.leaves.get(pos[:-1])
+        return self.view.selected_index == 0 and leaf is not None and leaf.children[pos[-1]] is not self.live_view
 
     def shown_png(self) -> bytes | None:
-        """The PNG bytes of the frame the Stack shows now; None when it shows the live image."""
-        i = self.stack.selected_index
-        child = self.live if i is None else self.stack.children[i]
-        return None if child is self.live else png_of(child.value)
+        """The PNG bytes of the frame the Stacks show now; None when they show the live image."""
+        if self.view.selected_index != 0:
+            return None
+        node = self.stack
+        for _ in self.widgets:
+            i = node.selected_index
+            node = self.live_view if i is None else node.children[i]
+            if node is self.live_view:
+                return None
+        return png_of((node.children[-1] if self.live_extras else node).value)
+
+    def image_at(self, pos: tuple):
+        """The Image widget of the frame at ``pos`` (KeyError: none rendered)."""
+        return self.images[pos]
 
     def frame_size(self) -> int:
         """Bytes one more frame will probably take (the mean so far; 0 before the first)."""
         return self.bytes // len(self.sizes) if self.sizes else 0
 
+    def _centre(self) -> tuple:
+        """The position the fill works outwards from: the widgets' positions, an outer axis at
+        a value with no frames taken at its nearest framed value (as ordinals)."""
+        here = self.index()
+        outer = tuple(min(range(len(f)), key=lambda k: (abs(f[k] - i), k)) for f, i in zip(self.framed, here))
+        return (*outer, here[-1])
+
+    def _rank(self, pos: tuple, centre: tuple) -> tuple:
+        """How soon the fill draws ``pos`` (lower first; the farthest frames make room first):
+        the other axes' values at the main slider's position (a drag of any of them follows
+        from there), then the main slider's every position at the other axes' values (a drag
+        of it, as before a grid), then the rest, nearest the other axes' values first (steps
+        summed), each nearest the main slider's position first."""
+        outer = sum(abs(f.index(i) - c) for f, i, c in zip(self.framed, pos, centre))
+        main = abs(pos[-1] - centre[-1])
+        return (0, outer) if main == 0 else (1, main) if outer == 0 else (2, outer, main)
+
+    def _nearest_first(self) -> list:
+        """Every position in the fill's order (:meth:`_rank`; a tie: the lower position first,
+        the outer axes' first, so one Stack fills at a time)."""
+        key = (self._centre(), tuple(len(frame_options(x)) for x in self.widgets[:-1]))
+        if self._order[0] != key:
+            self._order = (key, sorted(self.positions, key=lambda p: (self._rank(p, key[0]), p)))
+        return self._order[1]
+
     def _missing(self):
-        """The position nearest the slider that has no frame (None: all have one)."""
-        i0 = self.index()
-        for d in range(len(self.values)):
-            for i in (i0 - d, i0 + d):
-                if 0 <= i < len(self.values) and i not in self.frames:
-                    return i
-        return None
+        """The position nearest the centre that has no frame (None: all have one)."""
+        return next((p for p in self._nearest_first() if p not in self.frames), None)
 
     def _farthest(self):
-        i0 = self.index()
-        return max(self.frames, key=lambda i: (abs(i - i0), i)) if self.frames else None
+        centre = self._centre()
+        return max(self.frames, key=lambda p: (self._rank(p, centre), p)) if self.frames else None
 
     def wants_frame(self) -> bool:
         """Is there a frame to render now (within the memory cap)?"""
         if self.broken is not None or self.max_bytes <= 0:
             return False
-        i = self._missing()
-        if i is None or self._full_at == self.index():
+        pos = self._missing()
+        if pos is None or self._full_at == self.index():
             return False
         if self.bytes + self.frame_size() <= self.max_bytes:
             return True
         far = self._farthest()
-        i0 = self.index()
-        return far is not None and abs(far - i0) > abs(i - i0)
+        centre = self._centre()
+        return far is not None and self._rank(far, centre) > self._rank(pos, centre)
+
+    @property
+    def _dirty(self) -> bool:
+        """Is anything not published yet (frames, or the tree shown again)?"""
+        return bool(self._dirty_leaves) or self.view.selected_index != 0
 
     # -- moves ------------------------------------------------------------------
-    def moved(self) -> bool:
-        """The slider moved (browser or code): True if the browser shows a frame there (the
-        caller then only moves its artists), False if the live image must be redrawn. Call
-        :meth:`follow` after the live image is up to date."""
+    def moved(self, control=None) -> bool:
+        """An axis of the grid moved (browser or code; ``control``: its widget, default the
+        main slider): True if the browser shows a frame there (the caller then only moves its
+        artists), False if the live image must be redrawn. Call :meth:`follow` after the live
+        image is up to date."""
         self.scheduler.touch()
-        self._used(self.slider)
+        self._used(self.slider if control is None else control)
         if self.eager and _positions(self.slider) != self.values:
             self._reposition()
             self.fill()
-        if self._dirty:
+        if self._dirty and self.eager:
             self.publish()
         return self.shown(self.index())
 
     def _reposition(self) -> None:
-        """The slider's values changed (a re-formed SubsetSlider): keep the frames of the values
-        it still has, at their new positions; the others are taken out at the next publish."""
+        """The main slider's values changed (a re-formed SubsetSlider): keep the frames of the
+        values it still has, at their new positions; the others are taken out at the next publish."""
         values = _positions(self.slider)
-        old = {self.values[i]: i for i in self.frames}
-        frames, extras, sizes = {}, {}, {}
-        for j, v in enumerate(values):
-            i = old.pop(v, None)
-            if i is not None:
-                frames[j], extras[j], sizes[j] = self.frames[i], self.extras[i], self.sizes[i]
-        for i in old.values():
-            self._unpublished_closes += [self.frames[i], *self.extras[i]]
-        self.frames, self.extras, self.sizes = frames, extras, sizes
-        self.bytes = sum(sizes.values())
-        self.values = values
+        new_index = {v: j for j, v in enumerate(values)}
+        kept = {}
+        for pos, frame in self.frames.items():
+            j = new_index.get(self.values[pos[-1]])
+            if j is None:
+                self._unpublished_closes += self._parts(frame)
+            else:
+                kept[(*pos[:-1], j)] = (frame, self.images[pos], self.sizes[pos])
+        self.frames = {p: f for p, (f, _, _) in kept.items()}
+        self.images = {p: im for p, (_, im, _) in kept.items()}
+        self.sizes = {p: n for p, (_, _, n) in kept.items()}
+        self.bytes = sum(self.sizes.values())
+        self.values = self.options[-1] = values
         self._full_at = None
-        self._dirty = True
+        self._order = (None, [])
+        self._dirty_leaves |= set(self.leaves)
 
     def follow(self) -> None:
-        """Select the slider's position in the Stack(s) when code moved it (from the browser,
-        the jsdlink has switched already), and let the fill go on later."""
-        if not from_browser(self.slider):
-            i = self.index()
-            for s in (self.stack, *self.extra_stacks):
-                s.selected_index = i
+        """Select the widgets' positions in the Stacks when code moved them (from the browser,
+        the jsdlinks have switched already), and let the fill go on later."""
+        for level, widget in enumerate(self.widgets):
+            if from_browser(widget):
+                continue
+            i = self._index(level)
+            for st in self.levels[level].values():
+                if st.selected_index != i:
+                    st.selected_index = i
         self.scheduler.wake()
 
     def drop(self) -> None:
-        """Forget every frame: each position shows the live image again."""
-        self._unpublished_closes += [*self.frames.values(), *(x for xs in self.extras.values() for x in xs)]
+        """Forget every frame. The browser shows the live figure at once (one message: the
+        frames' tree is hidden, not republished); the tree is published again, with the frames
+        rendered meanwhile, while the kernel is quiet (:meth:`publish`)."""
+        self._unpublished_closes += [x for f in self.frames.values() for x in self._parts(f)]
         self.frames.clear()
-        self.extras.clear()
+        self.images.clear()
         self.sizes.clear()
         self.bytes = 0
         self._full_at = None
-        # (while another control is dragged the Stack already shows the live image only:
-        # don't send the children list again on every move)
-        self._dirty = any(c is not self.live for c in self.stack.children)
-        self.publish()
+        stale = {p for p, leaf in self.leaves.items() if any(c is not self.live_view for c in leaf.children)}
+        self._dirty_leaves |= stale
+        if stale and self.view.selected_index != 1:
+            self.view.selected_index = 1
 
     def invalidate(self, control=None) -> None:
-        """What the frames show changed (``control``, another control, moved): drop them; a
-        new fill starts when the kernel is quiet."""
+        """What the frames show changed (``control``, a control outside the grid, moved): drop
+        them; a new fill starts when the kernel is quiet."""
         self.scheduler.touch()
         self._used(control)
         self.drop()
@@ -546,38 +653,51 @@ class FrameSet:
             self.last_used = self.scheduler.clock()
 
     # -- rendering ----------------------------------------------------------------
+    def _render(self, pos: tuple):
+        value = self.values[pos[-1]]
+        if len(self.widgets) == 1:
+            return self.render(value)
+        return self.render(value, {name: opts[i] for name, opts, i in zip(self.names, self.options, pos[:-1])})
+
     def render_next(self) -> bool:
-        """Render the frame nearest the slider (making room if needed); False: nothing to do."""
+        """Render the frame nearest the centre (making room if needed); False: nothing to do."""
         import ipywidgets as w
 
         if not self.wants_frame():
             self._maybe_publish(force=True)
             return False
-        i, i0 = self._missing(), self.index()
-        png, values = self.render(self.values[i])
+        pos, here = self._missing(), self.index()
+        png, values = self._render(pos)
         url = data_url(png)
         size = len(url) + sum(len(str(v).encode()) for v in values)
         layout = {} if self.live.width == "" else {"width": self.live.width, "height": self.live.height}
-        self.frames[i] = w.Image(value=url, format="url", _dom_classes=("posenc-figure",), **layout)
-        self.extras[i] = tuple(type(x)(value=v, layout=x.layout) for x, v in zip(self.live_extras, values))
-        self.sizes[i] = size
+        image = w.Image(value=url, format="url", _dom_classes=("posenc-figure",), **layout)
+        extras = [type(x)(value=v, layout=x.layout) for x, v in zip(self.live_extras, values)]
+        self.frames[pos] = w.VBox([*extras, image]) if extras else image
+        self.images[pos] = image
+        self.sizes[pos] = size
         self.bytes += size
-        self._dirty = True
+        self._dirty_leaves.add(pos[:-1])
         while self.bytes > self.max_bytes:  # the farthest frames make room
             far = self._farthest()
             self._evict(far)
-            if far == i:
-                self._full_at = i0
+            if far == pos:
+                self._full_at = here
                 break
         self._maybe_publish()
         return True
 
-    def _evict(self, i: int) -> None:
-        # closed only after a publish has taken them out of the Stack's children: a closed
+    def _evict(self, pos: tuple) -> None:
+        # closed only after a publish has taken them out of the Stacks' children: a closed
         # child the browser still shows would leave a hole in the figure
-        self._unpublished_closes += [self.frames.pop(i), *self.extras.pop(i)]
-        self.bytes -= self.sizes.pop(i)
-        self._dirty = True
+        self._unpublished_closes += self._parts(self.frames.pop(pos))
+        del self.images[pos]
+        self.bytes -= self.sizes.pop(pos)
+        self._dirty_leaves.add(pos[:-1])
+
+    def _parts(self, frame) -> list:
+        """The widgets of one frame (the VBox of the extras and the image, or the image)."""
+        return [frame, *frame.children] if self.live_extras else [frame]
 
     def _maybe_publish(self, force: bool = False) -> None:
         if self._dirty and (force or self.scheduler.clock() - self._last_publish > PUBLISH_S
@@ -585,14 +705,16 @@ class FrameSet:
             self.publish()
 
     def publish(self) -> None:
-        """Send the Stack(s) every frame rendered so far; frames taken out are closed later."""
-        if self._dirty:
+        """Send the innermost Stacks every frame rendered so far and show the tree again;
+        frames taken out are closed later."""
+        if self._dirty_leaves:
             n = len(self.values)
-            self.stack.children = [self.frames.get(i, self.live) for i in range(n)]
-            for j, s in enumerate(self.extra_stacks):
-                s.children = [self.extras[i][j] if i in self.extras else self.live_extras[j] for i in range(n)]
-            self._dirty = False
+            for prefix in sorted(self._dirty_leaves):
+                self.leaves[prefix].children = [self.frames.get((*prefix, i), self.live_view) for i in range(n)]
+            self._dirty_leaves.clear()
             self._last_publish = self.scheduler.clock()
+        if self.view.selected_index != 0:
+            self.view.selected_index = 0
         if self._unpublished_closes:
             gone, self._unpublished_closes = self._unpublished_closes, []
             self.scheduler.close_later(gone)
@@ -605,15 +727,18 @@ class FrameSet:
 
     def _close(self) -> None:
         self.scheduler.remove(self)
-        for x in (*self.frames.values(), *(x for xs in self.extras.values() for x in xs),
-                  *self._unpublished_closes, *self.links, self.stack, *self.extra_stacks):
+        stacks = [st for level in self.levels for st in level.values()]
+        for x in (*(x for f in self.frames.values() for x in self._parts(f)), *self._unpublished_closes,
+                  *self.links, *stacks, self.view):
             x.close()
+        if self.live_extras:
+            self.live_view.close()
         self.frames.clear()
-        self.extras.clear()
+        self.images.clear()
         self._unpublished_closes = []
 
     def fill(self, limit: int | None = None) -> FrameSet:
-        """Render frames now, nearest the slider first (all, or ``limit`` of them), and
+        """Render frames now, nearest the centre first (all, or ``limit`` of them), and
         publish them: for tests and for code that runs with no event loop."""
         count = 0
         while (limit is None or count < limit) and self.render_next():
@@ -626,6 +751,6 @@ def status() -> list[dict]:
     """One row per frame set alive: its label (the explorer's name), slider, frames rendered,
     positions, bytes, whether more frames are wanted (for tests and benchmarks)."""
     return [{"explorer": s.label, "control": s.main, "frames": len(s.frames),
-             "positions": len(s.values), "bytes": s.bytes, "pending": s.wants_frame() or s._dirty,
+             "positions": len(s.positions), "bytes": s.bytes, "pending": s.wants_frame() or s._dirty,
              "broken": repr(s.broken) if s.broken else None}
             for s in frame_scheduler().sets()]

@@ -1,5 +1,6 @@
 """What an explorer is, as data: its controls (name, kind, range or options, default, label,
-constraints between them), its main slider, its figure size and its view. No widgets here.
+constraints between them), its main slider and frame grid, the steps its notebook asks for,
+its figure size and its view. No widgets here.
 
 Everything else is derived from an :class:`ExplorerSpec` (see
 :mod:`posenc.ui.engine.explorer`): the ipywidgets explorer, the frames (the view drawn on a
@@ -18,6 +19,8 @@ and only here: :meth:`Control.values` (every value, the one grid formula), :meth
                              label="q 的位置 m"), ..., base_slider(10000.0, 1, 5, step=0.25)),
         view=lambda fig, params: _RopeView(*fig.subplots(1, 2)),
         update=lambda view, values, params: view.update(...),
+        grid=(Axis("i", page=(0, 1, 2, 3, 5, 7)), Axis("pos", count=21)),
+        steps=(step(("pos", 16), ("pos", 24), see="..."), step(("base", 10.0), see="...", page=False)),
     )
 
     class RopeExplorer(Explorer):
@@ -31,6 +34,12 @@ and nothing else: no constructor (every explorer has :meth:`Explorer.__init__
 A control's ``label`` is its Chinese gloss: the widget reads ``pos（位置）`` (the parameter's name,
 the gloss in brackets) when a CJK font is installed, else ``pos``; option labels are
 ``(zh, en)`` pairs.
+
+The frame grid is declared once, here, and read by the live explorer (which controls follow the
+hand in JupyterLab), the static build (what a page holds and lets a reader move) and the tests
+(every step of the notebook is on the page or says it needs JupyterLab): ``grid`` lists the
+controls the notebook's steps move (:class:`Axis`, outermost first; the main slider is the
+innermost) with the values that teach on a page; ``steps`` lists those steps (:class:`Step`).
 
 Importing this module imports neither ipywidgets nor matplotlib.
 """
@@ -141,13 +150,17 @@ class Control:
             return check_bool(self.name, value)
         return check_one_of(self.name, value, self.options)
 
-    def values(self) -> list | None:
-        """Every value the control can take, in order (None: a log slider, which is continuous)."""
+    def values(self) -> list:
+        """Every value the control can take, in order (a log slider: the powers of 10 its
+        widget steps through, ``10 ** (lo + k * step)``)."""
         if self.kind == "int":
             return list(range(self.lo, self.hi + 1, self.step))
         if self.kind == "float":
             n = int(round((self.hi - self.lo) / self.step))
             return [round(self.lo + k * self.step, 10) for k in range(n + 1)]
+        if self.kind == "log":
+            n = int(round((self.hi - self.lo) / self.step))
+            return [float(10.0 ** round(self.lo + k * self.step, 10)) for k in range(n + 1)]
         if self.kind in ("choice", "dropdown"):
             return list(self.options)
         if self.kind == "checkbox":
@@ -160,31 +173,46 @@ class Control:
         readout writes, not "-"), else ``str(value)``."""
         if self.option_labels:
             return _shown(self.option_labels[list(self.options).index(value)])
+        if self.kind == "checkbox":
+            return _shown(("是", "on") if value else ("否", "off"))
+        if self.kind == "log":
+            return format(value, self.widget.get("readout_format", ".3g"))
         if self.kind in ("int", "float"):
             fmt = self.widget.get("readout_format", "d" if self.kind == "int" else ".2f")
             return format(value, fmt).replace("-", "\u2212")
         return str(value)
 
     def pairs(self) -> list[tuple[str, Any]]:
-        """Every ``(readout text, value)`` of a control with discrete values, in order (none
-        for a log slider)."""
-        return [(self.text(v), v) for v in self.values() or ()]
+        """Every ``(readout text, value)`` of the control, in order."""
+        return [(self.text(v), v) for v in self.values()]
 
-    def spread(self, n: int, current, top=None, *, listed: bool = False, max_options: int | None = 24) -> list:
+    def nearest(self, value):
+        """The value of :meth:`values` nearest to ``value`` (the value itself for a control
+        whose values are not numbers; a log slider's nearest in the exponent)."""
+        import math
+
+        values = self.values()
+        if value in values or isinstance(value, (str, bool)) or value is None:
+            return value
+        if self.kind == "log":
+            return min(values, key=lambda v: abs(math.log10(v) - math.log10(value)))
+        return min(values, key=lambda v: abs(v - value))
+
+    def spread(self, n: int, current, top=None, *, listed=False, max_options: int | None = 24) -> list:
         """Values spread over the control's whole range, from one end to the other: what tests
         and tools set a control to when they sweep it (``current``: its value now; ``top``:
         its maximum now, :meth:`top`).
 
-        ``listed`` (a widget that lists its values: a dropdown, a selection slider): every
-        value, or ``n`` of them end to end when there are more than ``max_options`` (None:
-        never fewer than all). A checkbox: the other state, then ``current``. A slider: ``n``
-        values from its minimum to its maximum, evenly spaced (in the exponent for a log
-        slider), rounded to its step.
+        ``listed`` (a widget that lists its values: a dropdown, a selection slider; True: the
+        control's values, or the list the widget offers): every value, or ``n`` of them end to
+        end when there are more than ``max_options`` (None: never fewer than all). A checkbox:
+        the other state, then ``current``. A slider: ``n`` values from its minimum to its
+        maximum, evenly spaced (in the exponent for a log slider), rounded to its step.
         """
         import numpy as np
 
-        if listed or self.kind in ("choice", "dropdown"):
-            values = self.values()
+        if listed is not False or self.kind in ("choice", "dropdown"):
+            values = list(listed) if isinstance(listed, (list, tuple)) else self.values()
             if max_options is not None and len(values) > max_options:
                 return [values[round(k * (len(values) - 1) / (n - 1))] for k in range(n)]
             return values
@@ -271,6 +299,116 @@ class Param:
 
 
 @dataclass(frozen=True)
+class Axis:
+    """A control whose figures are drawn ahead of time (frames), and the values a static page
+    holds for it: one axis of an explorer's frame grid (see :attr:`ExplorerSpec.grid`).
+
+    A static page holds only the values that teach (:meth:`page_values`): ``page`` (every value
+    when None), or for a long slider at most ``count`` of them, evenly spaced from end to end,
+    with ``keep`` always among them (the integers around a carry, a step's target); the value
+    a page starts at is always held. In JupyterLab the main slider offers every value, and
+    another axis the values in ``live`` (:meth:`live_values`: by default every value of a
+    control with at most :data:`LIVE_AXIS_VALUES`, else the page values); every value offered
+    can get a frame (the fill draws the positions nearest the handles first, within the memory
+    caps), so each of the grid's controls follows the hand once its frames are drawn.
+    """
+
+    control: str
+    page: tuple | None = None
+    count: int | None = None
+    keep: tuple = ()
+    live: tuple | None = None
+
+    def page_values(self, control: Control, current, limit: int | None = None) -> list:
+        """The values of ``control`` (this axis's, bound to the params) a static page holds, in
+        order: ``page`` (or every value), thinned to ``min(count, limit)`` values: both ends,
+        ``current`` and ``keep`` (those nearest ``current`` when not all fit) and the others
+        spread evenly (:func:`spaced`)."""
+        values = control.values()
+        if self.page is not None:
+            wanted = {control.nearest(v) for v in self.page}
+            values = [v for v in values if v in wanted or v == current]
+        cap = min(x for x in (self.count, limit, len(values)) if x is not None)
+        if cap >= len(values):
+            return values
+        kept = {control.nearest(v) for v in self.keep} | {current}
+        at = values.index(current) if current in values else 0
+        # more kept than fit: the ones nearest the current value (it first)
+        kept = sorted((j for j, v in enumerate(values) if v in kept), key=lambda j: (abs(j - at), j))[:max(1, cap - 2)]
+        return [values[j] for j in spaced(len(values), cap, kept)]
+
+    def live_values(self, control: Control, current) -> list:
+        """The values an axis other than the main slider offers in JupyterLab, each with its
+        frames: ``live``, else every value of a control with at most :data:`LIVE_AXIS_VALUES`,
+        else the page values; and the value it starts at."""
+        return _live_values(self, control, current)
+
+
+#: In JupyterLab an axis of the grid (not the main slider) with at most this many values offers
+#: every value; one with more, its declared ``live`` values or its page values (each value is a
+#: Stack that follows the main slider: one more message from the browser per move of it).
+LIVE_AXIS_VALUES = 12
+
+
+def _live_values(axis, control, current) -> list:
+    values = control.values()
+    if axis.live is not None:
+        wanted = {control.nearest(v) for v in axis.live} | {current}
+        return [v for v in values if v in wanted]
+    return values if len(values) <= LIVE_AXIS_VALUES else axis.page_values(control, current)
+
+
+def spaced(n: int, count: int, kept=()) -> list[int]:
+    """Indices of ``count`` of ``n`` values: both ends and every index in ``kept``, the others
+    spread evenly over the gaps between them (a gap gets picks in proportion to its length;
+    within a gap they are evenly spaced). More than ``count`` kept: the ends and all of them.
+
+    >>> spaced(11, 5)
+    [0, 2, 5, 8, 10]
+    >>> spaced(11, 5, [4])
+    [0, 2, 4, 7, 10]
+    >>> spaced(40, 8, range(0, 5))
+    [0, 1, 2, 3, 4, 16, 28, 39]
+    """
+    if n <= count:
+        return list(range(n))
+    fixed = sorted({0, n - 1, *kept})
+    gaps = [(a, b) for a, b in zip(fixed, fixed[1:]) if b - a > 1]
+    share = [0] * len(gaps)
+    for _ in range(max(0, count - len(fixed))):
+        open_ = [g for g, (a, b) in enumerate(gaps) if share[g] < b - a - 1]
+        if not open_:
+            break
+        g = max(open_, key=lambda g: ((gaps[g][1] - gaps[g][0]) / (share[g] + 1), -g))
+        share[g] += 1
+    inner = [a + round(j * (b - a) / (k + 1)) for (a, b), k in zip(gaps, share) for j in range(1, k + 1)]
+    return sorted({*fixed, *inner})
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step the notebook asks for after an explorer (a line of its 「试一试」 list): the
+    controls it moves, in order, each to a value (``moves``: ``(control, value)`` pairs), and
+    what the reader should see (``see``, one short phrase: the published list of steps). A
+    step with ``page=False`` is one a static page cannot show (its line in the notebook says it
+    needs JupyterLab); every other step's values are among its explorer's page values."""
+
+    moves: tuple
+    see: str = ""
+    page: bool = True
+
+    @property
+    def controls(self) -> tuple:
+        """The controls the step moves, each once, in order."""
+        return tuple(dict.fromkeys(name for name, _ in self.moves))
+
+
+def step(*moves, see: str = "", page: bool = True) -> Step:
+    """A :class:`Step`: ``step(("start", 0), see="...")``."""
+    return Step(tuple(moves), see, page)
+
+
+@dataclass(frozen=True)
 class ExplorerSpec:
     """An explorer as data (see the module docstring).
 
@@ -283,7 +421,11 @@ class ExplorerSpec:
     groups of its animated artists; each control's ``changes`` names the parts it can change
     (the others are cached while it moves).
     ``main``: the slider whose figures are rendered ahead (frames); ``play``: the interval (ms)
-    of a Play button that steps it in the browser.
+    of a Play button that steps it in the browser. ``grid``: the frame grid, outermost axis
+    first (:class:`Axis`; the main slider is the innermost, appended when not listed): each
+    axis's figures are drawn ahead and switched in the browser, so the controls the notebook's
+    steps use follow the hand in JupyterLab and work on a static page. ``steps``: the steps the
+    notebook asks for after the explorer (:class:`Step`), in order.
     """
 
     name: str
@@ -297,6 +439,32 @@ class ExplorerSpec:
     animated: Callable | None = None
     extras: tuple = ()
     play: int | None = None
+    grid: tuple = ()                        # of Axis, outermost first
+    steps: tuple = ()                       # of Step
+
+    def __post_init__(self):
+        names = [c.name for c in self.controls]
+        axes = [a.control for a in self.grid]
+        en, zh = [], []       # each problem in both languages
+
+        def problem(english, chinese):
+            en.append(english)
+            zh.append(chinese)
+
+        for a in axes:
+            if a not in names:
+                problem(f"grid axis {a!r} is not a control", f"网格的轴 {a!r} 不是控件")
+        if len(set(axes)) != len(axes):
+            problem(f"a grid axis is listed twice: {axes}", f"网格里有重复的轴：{axes}")
+        if axes and self.main is None:
+            problem("a grid needs a main slider", "有网格就要有主滑块")
+        if self.main in axes and axes[-1] != self.main:
+            problem(f"the main slider {self.main!r} must be the grid's innermost (last) axis",
+                    f"主滑块 {self.main!r} 必须是网格最里面（最后）的轴")
+        for n in (n for s in self.steps for n in s.controls if n not in names):
+            problem(f"a step moves {n!r}, which is not a control", f"某一步要动 {n!r}，它不是控件")
+        if en:
+            raise ValueError(bilingual(f"spec {self.name}: {'; '.join(en)}", f"探索器 {self.name} 的声明有误：{'；'.join(zh)}"))
 
     # -- declared data ------------------------------------------------------------
     def control_list(self, params: dict) -> tuple:
@@ -305,6 +473,23 @@ class ExplorerSpec:
 
     def control(self, name: str) -> Control:
         return next(c for c in self.controls if c.name == name)
+
+    def axes(self) -> tuple:
+        """The frame grid's axes, outermost first, the main slider last (none without a main);
+        each holds on a page the values the steps shown there name (added to its ``keep``, and
+        to its ``page`` when it lists one)."""
+        from dataclasses import replace
+
+        if self.main is None:
+            return ()
+        listed = tuple(a for a in self.grid if a.control != self.main)
+        main = next((a for a in self.grid if a.control == self.main), Axis(self.main))
+        out = []
+        for a in (*listed, main):
+            named = tuple(dict.fromkeys(v for s in self.steps if s.page for n, v in s.moves if n == a.control))
+            out.append(replace(a, keep=(*a.keep, *named), page=None if a.page is None else (*a.page, *named),
+                               live=None if a.live is None else (*a.live, *named)))
+        return tuple(out)
 
     def signature(self) -> inspect.Signature:
         """The constructor's signature (what ``inspect.signature`` shows for the explorer

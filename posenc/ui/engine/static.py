@@ -3,16 +3,20 @@ kernel-side switch, set by the builder and read by :class:`~posenc.ui.engine.exp
 alone.
 
 * :data:`ENV` = ``POSENC_STATIC_FRAMES``: unset (or empty) means the normal live mode. Set to
-  an integer ``N >= 3`` it is the most frames one explorer may hold (:func:`frames_limit`;
-  anything else is a ``ValueError`` naming the variable).
-* Every explorer made while it is set renders its main slider's frames at construction, as
-  PNG data: URLs: every value if there are at most ``N``, else ``N`` values chosen by
-  :func:`subset` (evenly spaced, both ends and the current value included). The main slider
-  then steps through exactly the rendered values: a ``SelectionSlider`` whose readout is the
-  real value (:class:`SubsetSlider` when some values were left out). Code may still set the
-  slider to any value of its full range: the kept values re-form around the new one and the
-  missing frames are rendered before the assignment returns. The frame on screen is always a
-  rendered frame, never the kernel's live image. No IPython hook is installed.
+  an integer ``N >= 3`` it is the most values of one main slider a page holds
+  (:func:`frames_limit`; anything else is a ``ValueError`` naming the variable).
+* Every explorer made while it is set renders the frames of its whole grid at construction
+  (:attr:`ExplorerSpec.grid <posenc.ui.engine.spec.ExplorerSpec.grid>`: the main slider and the
+  other controls the notebook's steps use), as PNG data: URLs, at the values each
+  :class:`~posenc.ui.engine.spec.Axis` holds on a page (:meth:`~posenc.ui.engine.spec.Axis.page_values`:
+  the values that teach; for the main slider at most ``N`` of them, both ends, the declared
+  ones and the current value included). Every axis then steps through exactly the rendered
+  values: the main slider is a ``SelectionSlider`` whose readout is the real value
+  (:class:`SubsetSlider` when some values were left out), the other axes are frame controls
+  over their page values (:func:`~posenc.ui.engine.controls.frame_control`). Code may still set
+  the main slider to any value of its full range: the kept values re-form around the new one
+  and the missing frames are rendered before the assignment returns. The frame on screen is
+  always a rendered frame, never the kernel's live image. No IPython hook is installed.
 
 Nothing else reads it: what each widget can do on a page — and what it says when it cannot —
 the builder decides from the widgets' declarations (:mod:`posenc.ui.declare`).
@@ -24,9 +28,10 @@ import os
 
 from ...validate import bilingual
 from .controls import frame_options, main_look, nearest_value
+from .spec import spaced
 from .internals import options_keep_index
 
-#: The environment variable that switches static mode on (its value: the most frames per explorer).
+#: The environment variable that switches static mode on (its value: the most values of a main slider).
 ENV = "POSENC_STATIC_FRAMES"
 
 
@@ -40,20 +45,20 @@ def frames_limit() -> int | None:
     except ValueError:
         n = 0
     if n < 3:
-        raise ValueError(bilingual(f"{ENV} must be an integer >= 3 (the most frames per explorer), got {raw!r}",
-                                   f"{ENV} 必须是不小于 3 的整数（每个探索器最多画几帧），现在是 {raw!r}"))
+        raise ValueError(bilingual(f"{ENV} must be an integer >= 3 (the most values of a main slider), got {raw!r}",
+                                   f"{ENV} 必须是不小于 3 的整数（每个主滑块最多画几个取值），现在是 {raw!r}"))
     return n
 
 
 def subset(n: int, limit: int, current: int) -> list[int]:
     """Indices of the values to render out of ``n``: all of them if ``n <= limit``, else
-    exactly ``limit`` of them, evenly spaced from the first to the last, with ``current``
-    in place of the spaced index nearest to it (never an end, which stay).
+    exactly ``limit`` of them, both ends and ``current`` among them, the others spread evenly
+    over the gaps (:func:`~posenc.ui.engine.spec.spaced`, the one rule).
 
     >>> subset(11, 5, 0)
     [0, 2, 5, 8, 10]
     >>> subset(11, 5, 4)
-    [0, 2, 4, 8, 10]
+    [0, 2, 4, 7, 10]
     """
     if not 0 <= current < n:
         raise ValueError(bilingual(f"current must be in 0 .. {n - 1}, got {current}",
@@ -61,14 +66,7 @@ def subset(n: int, limit: int, current: int) -> list[int]:
     if limit < 3:
         raise ValueError(bilingual(f"limit must be >= 3 (both ends and the current value), got {limit}",
                                    f"limit 至少是 3（两端加当前值），现在是 {limit}"))
-    if n <= limit:
-        return list(range(n))
-    picks = [round(k * (n - 1) / (limit - 1)) for k in range(limit)]
-    if current not in picks:
-        inner = range(1, limit - 1)
-        nearest = min(inner, key=lambda k: (abs(picks[k] - current), k))
-        picks[nearest] = current
-    return sorted(picks)
+    return spaced(n, limit, [current])
 
 
 #: ``(readout text, value)`` of each position of a main slider (what the browser suite matches
@@ -76,16 +74,18 @@ def subset(n: int, limit: int, current: int) -> list[int]:
 option_pairs = frame_options
 
 
-def subset_slider(control, value, limit: int):
-    """The static page's main slider of a declared control at ``value``: a
-    :class:`SubsetSlider` over at most ``limit`` of its values (its label, style and readout
-    texts those of :func:`~posenc.ui.engine.controls.frame_slider`), or None when it has no
-    more than ``limit`` values (then the live main slider serves)."""
+def subset_slider(axis, control, value, limit: int):
+    """The static page's main slider of a declared control at ``value``: a :class:`SubsetSlider`
+    over the values its grid :class:`~posenc.ui.engine.spec.Axis` holds on a page (at most
+    ``limit``; its label, style and readout texts those of
+    :func:`~posenc.ui.engine.controls.frame_slider`), or None when that is every value (then the
+    live main slider serves)."""
     pairs = control.pairs()
-    if len(pairs) <= limit:
-        return None
     value = nearest_value([v for _, v in pairs], value)
-    return subset_slider_class()(pairs, limit, value=value, **main_look(control))
+    if len(axis.page_values(control, value, limit)) == len(pairs):
+        return None
+    return subset_slider_class()(pairs, lambda v: axis.page_values(control, v, limit), value=value,
+                                 **main_look(control))
 
 
 @functools.cache
@@ -95,13 +95,18 @@ def subset_slider_class():
     from traitlets import TraitError, observe, validate
 
     class SubsetSlider(w.SelectionSlider):
-        """A SelectionSlider over ``limit`` of ``pairs`` (label, value), chosen by :func:`subset`
-        around the current value. Setting ``.value`` to any value of ``pairs`` works: the kept
-        values re-form around it first (same count, both ends kept)."""
+        """A SelectionSlider over some of ``pairs`` (label, value): ``choose(value)`` gives the
+        values kept around ``value`` (a static page's :meth:`Axis.page_values
+        <posenc.ui.engine.spec.Axis.page_values>`; an int ``n``: :func:`subset`'s ``n`` evenly
+        spaced ones). Setting ``.value`` to any value of ``pairs`` works: the kept values
+        re-form around it first (same count, both ends kept)."""
 
-        def __init__(self, pairs, limit, value, **kwargs):
+        def __init__(self, pairs, choose, value, **kwargs):
             self.all_options = list(pairs)
-            self.limit = int(limit)
+            if isinstance(choose, int):
+                n, values = choose, [v for _, v in pairs]
+                choose = lambda v: [values[j] for j in subset(len(values), n, values.index(v))]
+            self.choose = choose
             self.kept = self._around(self._position(value))
             super().__init__(options=self.kept, value=value, **kwargs)
 
@@ -109,7 +114,8 @@ def subset_slider_class():
             return next((j for j, (_, v) in enumerate(self.all_options) if v == value), None)
 
         def _around(self, j) -> list:
-            return [self.all_options[k] for k in subset(len(self.all_options), self.limit, j)]
+            wanted = set(self.choose(self.all_options[j][1]))
+            return [o for o in self.all_options if o[1] in wanted]
 
         def _kept(self, value):
             return next((v for _, v in self.kept if v == value), None)
