@@ -11,6 +11,7 @@ import pytest
 
 import posenc_lib as pl
 from posenc.ui.engine import canvas, lock
+from posenc.ui.engine.fill_thread import _Handle, fill_thread
 
 
 def _hammer(ex, rounds: int) -> list:
@@ -104,7 +105,7 @@ def _in_thread_with_a_loop(name: str, fn):
 
 
 def test_the_fill_thread_runs_callbacks_on_itself_and_survives_a_failing_one():
-    from posenc.ui.engine.frames import FillThread
+    from posenc.ui.engine.fill_thread import FillThread
 
     ft = FillThread(name="test-fill")
     ran, done = [], threading.Event()
@@ -144,11 +145,11 @@ def test_a_fill_woken_by_a_reader_s_move_on_a_subshell_renders_on_the_fill_threa
     threads, three = [], threading.Event()
     render = fs.render
 
-    def recorded(value):
+    def recorded(*args):                   # (value) or, in a grid, (value, the other axes' values)
         threads.append(threading.current_thread())
         if len(threads) >= 3:
             three.set()
-        return render(value)
+        return render(*args)
     fs.render = recorded
 
     subshell = _in_thread_with_a_loop("subshell-test", lambda: setattr(ex.controls["i"], "value", 3))
@@ -156,7 +157,7 @@ def test_a_fill_woken_by_a_reader_s_move_on_a_subshell_renders_on_the_fill_threa
         assert three.wait(120), "no fill after a move on a subshell"
     finally:
         ex.close()                         # waits for the frame being drawn; the fill stops
-    assert set(threads) == {F.fill_thread().thread}
+    assert set(threads) == {fill_thread().thread}
     assert subshell not in threads and threading.main_thread() not in threads
 
 
@@ -169,7 +170,7 @@ def test_a_reader_s_move_pauses_the_fill_before_it_waits_for_the_drawing_lock(mo
     from posenc.ui.engine import frames as F
 
     now = [10.0]
-    scheduler = F.FrameScheduler(clock=lambda: now[0], call_later=lambda delay, callback: F._Handle())
+    scheduler = F.FrameScheduler(clock=lambda: now[0], call_later=lambda delay, callback: _Handle())
     monkeypatch.setattr(F, "frame_scheduler", lambda: scheduler)
     ex = pl.EXPLORERS["rope"]()
     now[0] = 50.0

@@ -62,7 +62,7 @@ def frames_setup(name: str):
     import posenc_lib as pl
 
     fs = pl.EXPLORERS[name]().frames
-    fs.render(fs.values[fs.index()])
+    fs.render_at(fs.index())
     return fs
 
 
@@ -197,7 +197,7 @@ def bench_frames(samples: int = 15) -> list[dict]:
         for k in range(samples):
             i = round(k * (n - 1) / max(1, samples - 1))
             t0 = time.perf_counter()
-            png, _ = fs.render(fs.values[i])
+            png, _ = fs.render_at((*fs.index()[:-1], i))
             times.append(time.perf_counter() - t0)
             sizes.append(len(data_url(png)))
         url = statistics.median(sizes)

@@ -492,7 +492,7 @@ def _time_live_controls(page, loc, explorers) -> tuple[list, list]:
     rendered on any thread but the fill thread."""
     dm.install_helpers(page)
     dm.install_timing(page)
-    fill_thread = kernel_value(page, "__import__('posenc.ui.engine.frames', fromlist=['x']).fill_thread().name")
+    fill_thread = kernel_value(page, "__import__('posenc.ui.engine.fill_thread', fromlist=['x']).fill_thread().name")
     rows = []
     for ex in explorers:
         if ex["figures"] and (ex["sliders"] or ex["checkboxes"] or ex["dropdowns"]):

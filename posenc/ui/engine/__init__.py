@@ -19,8 +19,9 @@
   the controls the steps use), switched in the browser by nested Stacks; they take a render
   callable and know nothing of explorers. The process's
   :class:`~posenc.ui.engine.frames.FrameScheduler` (:func:`~posenc.ui.engine.frames.frame_scheduler`)
-  fills them while the kernel is quiet, on a thread of its own (never one that handles the
-  reader's messages; its clock and its ``call_later`` are arguments).
+  fills them while the kernel is quiet (its clock and its ``call_later`` are arguments).
+* :mod:`~posenc.ui.engine.fill_thread`: the thread the fill runs on, never one that handles the
+  reader's messages.
 * :mod:`~posenc.ui.engine.explorer`: :class:`~posenc.ui.engine.explorer.Explorer`, derived from a
   spec (constructor and argument checks, widgets, the view drawn on the live figure and on a
   second figure for the frames, the static page's frames), and

@@ -21,7 +21,7 @@ spec's grid (:attr:`ExplorerSpec.grid <posenc.ui.engine.spec.ExplorerSpec.grid>`
   (data: URLs, not PNG bytes: the browser shows a data: URL at once, a PNG widget's ``blob:``
   URL loads asynchronously and blanks the figure for a moment on every switch.)
 * The fill yields to the reader. Frames are rendered on a thread of their own
-  (:class:`FillThread`), never on a thread that handles the reader's messages (JupyterLab
+  (:class:`~posenc.ui.engine.fill_thread.FillThread`), never on a thread that handles the reader's messages (JupyterLab
   >= 4.4 with ipykernel >= 7 hands widget messages to a subshell thread, cells run on the main
   thread, and a comm's next message goes to the thread that sent its last one), one per
   callback, only once the kernel has been quiet (no cell run, no control of any explorer
@@ -48,9 +48,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import heapq
 import itertools
-import logging
 import threading
 import time
 import weakref
@@ -58,6 +56,7 @@ import weakref
 from .canvas import data_url, png_of
 from .controls import frame_attr, frame_options
 from .internals import from_browser
+from .fill_thread import fill_thread
 from .lock import DRAWING
 
 #: The kernel must have been quiet this long (s) before a frame is rendered.
@@ -77,70 +76,6 @@ MAX_BYTES = 24 * 2**20
 MAX_TOTAL_BYTES = 4 * MAX_BYTES
 
 
-class _Handle:
-    """A scheduled callback of :class:`FillThread` (what ``asyncio``'s ``call_later`` returns, in short)."""
-
-    __slots__ = ("_cancelled",)
-
-    def __init__(self):
-        self._cancelled = False
-
-    def cancel(self) -> None:
-        self._cancelled = True
-
-    def cancelled(self) -> bool:
-        return self._cancelled
-
-
-class FillThread:
-    """One daemon thread that runs the frame fill's callbacks, apart from every thread that
-    handles the reader's messages. ``call_later(delay, callback)``, from any thread: run
-    ``callback`` on this thread after ``delay`` seconds (callbacks run one at a time, in due
-    order); returns a handle with ``cancel()``. The thread starts with the first callback.
-    A callback that raises is logged; the thread goes on."""
-
-    def __init__(self, clock=time.monotonic, name: str = "posenc-frame-fill"):
-        self.clock, self.name = clock, name
-        self.thread: threading.Thread | None = None
-        self._cond = threading.Condition()
-        self._queue: list = []   # heap of (due, seq, callback, handle)
-        self._seq = itertools.count()
-
-    def call_later(self, delay: float, callback) -> _Handle:
-        handle = _Handle()
-        with self._cond:
-            heapq.heappush(self._queue, (self.clock() + delay, next(self._seq), callback, handle))
-            if self.thread is None or not self.thread.is_alive():
-                self.thread = threading.Thread(target=self._run, name=self.name, daemon=True)
-                self.thread.start()
-            self._cond.notify()
-        return handle
-
-    def _next(self):
-        """The next callback due (waits for it)."""
-        with self._cond:
-            while True:
-                while self._queue and self._queue[0][3].cancelled():
-                    heapq.heappop(self._queue)
-                wait = self._queue[0][0] - self.clock() if self._queue else None
-                if wait is not None and wait <= 0:
-                    return heapq.heappop(self._queue)[2]
-                self._cond.wait(wait)
-
-    def _run(self) -> None:
-        while True:
-            callback = self._next()
-            try:
-                callback()
-            except Exception:  # never end the thread: the next fill needs it
-                logging.getLogger(__name__).exception("frame fill callback failed")
-
-
-@functools.cache
-def fill_thread() -> FillThread:
-    """The process's fill thread (made on first use, started with its first callback)."""
-    return FillThread()
-
 
 class FrameScheduler:
     """Fills frame sets while the kernel is quiet, on the fill thread.
@@ -154,7 +89,7 @@ class FrameScheduler:
 
     ``clock()`` gives the time in seconds and ``call_later(delay, callback)`` schedules a
     callback, returning a handle with ``cancel()``. Defaults: ``time.monotonic`` and the
-    process's :class:`FillThread` (:func:`fill_thread`), used only when the call that asks
+    process's :class:`~posenc.ui.engine.fill_thread.FillThread` (:func:`~posenc.ui.engine.fill_thread.fill_thread`), used only when the call that asks
     for a fill comes from a thread with a running event loop (a kernel: its main thread or a
     subshell) or from the fill thread itself; plain Python and pytest schedule nothing.
     Tests pass a fake clock and a fake ``call_later`` and advance them by hand. Every method
@@ -483,7 +418,6 @@ class FrameSet:
     def positions(self) -> list:
         """Every position that can have a frame now (an axis whose widget offers only its first
         values, e.g. ALiBi's head up to num_heads: those)."""
-        import itertools
 
         offered = [len(frame_options(x)) for x in self.widgets[:-1]]
         framed = [[i for i in f if i < n] for f, n in zip(self.framed, offered)]
@@ -653,7 +587,9 @@ class FrameSet:
             self.last_used = self.scheduler.clock()
 
     # -- rendering ----------------------------------------------------------------
-    def _render(self, pos: tuple):
+    def render_at(self, pos: tuple):
+        """The figure at grid position ``pos`` (indices, outer axes first, the main slider's
+        last), drawn now: what the ``render`` callback returns (the PNG and the extras)."""
         value = self.values[pos[-1]]
         if len(self.widgets) == 1:
             return self.render(value)
@@ -667,7 +603,7 @@ class FrameSet:
             self._maybe_publish(force=True)
             return False
         pos, here = self._missing(), self.index()
-        png, values = self._render(pos)
+        png, values = self.render_at(pos)
         url = data_url(png)
         size = len(url) + sum(len(str(v).encode()) for v in values)
         layout = {} if self.live.width == "" else {"width": self.live.width, "height": self.live.height}
