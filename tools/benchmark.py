@@ -286,9 +286,10 @@ def _in_page(browser, lab, measure, dsf: float = 1.0):
 
 
 def bench_drag(before: str | None, rounds: int, notebooks: list[str], keys: int, drags: int,
-               dsf: float, scale: int, cap_mb: float | None = None) -> dict:
+               dsf: float, scale: int, cap_mb: float | None = None, control: str | None = None) -> dict:
     """Real JupyterLab + Chromium (tools/drag_metrics.py): each notebook's main
-    slider, for this checkout and (``before``: a git ref) the code before, interleaved
+    slider (``control``: that slider of the explorer instead, e.g. a frame grid's second
+    control), for this checkout and (``before``: a git ref) the code before, interleaved
     (before/after order alternates by round), fresh kernel each. Returns raw results."""
     import contextlib
 
@@ -309,7 +310,8 @@ def bench_drag(before: str | None, rounds: int, notebooks: list[str], keys: int,
                 modes = list(labs)[::-1] if rnd % 2 else list(labs)
                 for mode in modes:
                     r = _in_page(browser, labs[mode], lambda page: dm.measure_notebook(
-                        page, labs[mode], f"notebooks/{nb}", keys, drags, setup=setup if mode == "after" else ""), dsf)
+                        page, labs[mode], f"notebooks/{nb}", keys, drags, setup=setup if mode == "after" else "",
+                        control=control), dsf)
                     if isinstance(r, Exception):
                         print(f"[{rnd}] {mode:6} {nb}: FAILED {type(r).__name__}: {str(r)[:300]}", flush=True)
                         continue
@@ -647,6 +649,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--fill-wait", type=float, default=0.0,
                         help="fill: seconds between Run All and the first control used (the fill runs meanwhile)")
     parser.add_argument("--fill-keys", type=int, default=5, help="live: key steps per control during a fill")
+    parser.add_argument("--control", default=None,
+                        help="drag: the slider to drag, by its control's name (default: the main slider)")
     parser.add_argument("--json", help="drag: write the raw results here")
     return parser
 
@@ -687,7 +691,7 @@ def main(argv=None) -> int:
             print(f"| {r['way']} | {r['ms']:.2f} | {r['kb']:.0f} | {r['max_err']} | {r['mean_err']:.2f} | {r['off24']:.2%} |")
     if want("drag"):
         results = bench_drag(args.before, args.rounds, args.notebooks, args.keys, args.drags, args.dsf, args.scale,
-                             args.cap_mb)
+                             args.cap_mb, args.control)
         _report(f"Drags in JupyterLab + headless Chromium ({args.scale}x figures, device scale {args.dsf:g}; "
                 f"medians over {args.rounds} round(s), {args.drags} drags per driver)",
                 drag_table(results), results, args.json)

@@ -416,17 +416,19 @@ def check_controls_redraw(page, explorer, timeout_ms: int = 10_000) -> dict:
 
 def measure_notebook(page, lab, rel: str, keys: int = 8, drags: int = 3, drivers=("mouse", "page"),
                      setup: str = "", frames_timeout_s: float = FRAMES_FILL_S, check_controls: bool = False,
-                     near: int | None = None) -> dict:
+                     near: int | None = None, control: str | None = None) -> dict:
     """Open and run notebook ``rel``, then :func:`measure_open`."""
     open_notebook(page, lab, rel, setup=setup)
-    return measure_open(page, Path(rel).stem, keys, drags, drivers, frames_timeout_s, check_controls, near)
+    return measure_open(page, Path(rel).stem, keys, drags, drivers, frames_timeout_s, check_controls, near,
+                        control)
 
 
 def measure_open(page, notebook: str, keys: int = 8, drags: int = 3, drivers=("mouse", "page"),
                  frames_timeout_s: float = FRAMES_FILL_S, check_controls: bool = False,
-                 near: int | None = None) -> dict:
-    """Measure the main slider (``main`` of this checkout's explorer classes) of the first
-    explorer that has one, in the notebook open in ``page`` (already run): key steps,
+                 near: int | None = None, control: str | None = None) -> dict:
+    """Measure the main slider (``main`` of this checkout's explorer classes; ``control``: that
+    slider instead, e.g. a frame grid's second control) of the first explorer that has a main
+    slider, in the notebook open in ``page`` (already run): key steps,
     ``drags`` drags per driver, and after each drag the release check. With frames in the
     kernel's posenc, waits for that explorer's frames first (all, or ``near`` of them:
     :func:`wait_frames`). ``check_controls``: then move every control of the explorer once
@@ -436,7 +438,7 @@ def measure_open(page, notebook: str, keys: int = 8, drags: int = 3, drivers=("m
     install_helpers(page)
     framed = {n for n, c in pl.EXPLORERS.items() if c.main}
     explorer, name = first_with_slider(page, framed)
-    control = pl.EXPLORERS[name].main
+    control = control or pl.EXPLORERS[name].main
     slider = main_slider_index(page, name, control)
     out = {"notebook": notebook, "explorer": name, "control": control, "frames": has_frames(page)}
     if out["frames"]:

@@ -111,13 +111,15 @@ class HandCalcExplorer(Explorer):
 
     Every token's word vector is ``[word_0, word_1, word_0, word_1, ...]`` (length
     d_model). The HTML table (``.table``) and the arrows in the planes of the first and last
-    pair update together: while ``word_0`` is dragged both are switched in the browser, each
-    table rendered with its frame (the spec's ``extras``); a position without a frame yet, and
-    every other control, update them through the kernel.
+    pair update together: the frame grid is start x base x d_model (the main slider d_model: at
+    the default d_model = 2 the only pair turns at w_0 = 1 whatever the base, so a base slider
+    would move nothing there); while any of them moves, figure and table are switched in the
+    browser, each table rendered with its frame (the spec's ``extras``); a position without a
+    frame yet, and the word vector's sliders, update them through the kernel.
     """
 
     spec = ExplorerSpec(
-        name="hand_calc", main="base", figsize=(7.6, 3.7), extras=("table",),
+        name="hand_calc", main="d_model", figsize=(7.6, 3.7), extras=("table",),
         controls=(
             float_slider("word_0", 0.5, -1.0, 1.0, 0.05, label="词向量的偶数维", changes=("word", "pe", "labels")),
             float_slider("word_1", 0.5, -1.0, 1.0, 0.05, label="词向量的奇数维", changes=("word", "pe", "labels")),
@@ -129,7 +131,7 @@ class HandCalcExplorer(Explorer):
         view=lambda fig, p: _HandCalcPairs(fig),
         update=lambda view, v, p: view.update(v),
         # the steps move start, d_model and base: every start and d_model, base at every half decade
-        grid=(Axis("start"), Axis("d_model"), Axis("base", page=tuple(10 ** (k / 2) for k in range(2, 13)))),
+        grid=(Axis("start"), Axis("base", page=tuple(10 ** (k / 2) for k in range(2, 13))), Axis("d_model")),
         steps=(
             step(("start", 0), see="猫 的位置编码变成 [0, 1]，左图它的彩色箭头竖直朝上"),
             step(("d_model", 4), see="右图换成第 1 对，三个彩色箭头几乎重合"),
