@@ -163,11 +163,12 @@ def test_every_explorer_has_frames_and_its_stacks_follow_their_axes():
     (lambda: pl.RelativeExplorer(), "k", list(range(-50, 51)), [str(k).replace("-", "\u2212") for k in range(-50, 51)]),
     # IntSlider from 2 in steps of 2
     (lambda: pl.SimilarityExplorer(), "d_model", list(range(2, 257, 2)), None),
-    # a log slider 10 .. 10^6 in steps of 0.1 in the exponent, readout its value to 3 digits
-    (lambda: pl.HandCalcExplorer(), "base", [10.0 ** round(1 + 0.1 * k, 10) for k in range(51)],
-     [f"{10.0 ** round(1 + 0.1 * k, 10):.3g}" for k in range(51)]),
+    # a log slider 10 .. 10^6 in a frame grid (02's, beside its main slider d_model): the eleven
+    # half decades it frames, readout its value to 3 digits
+    (lambda: pl.HandCalcExplorer(), "base", [10.0 ** (k / 2) for k in range(2, 13)],
+     [f"{10.0 ** (k / 2):.3g}" for k in range(2, 13)]),
 ])
-def test_the_main_slider_keeps_its_name_values_and_readout(make, name, values, labels):
+def test_a_frame_control_keeps_its_name_values_and_readout(make, name, values, labels):
     import ipywidgets as w
 
     ex = make()
@@ -176,14 +177,15 @@ def test_the_main_slider_keeps_its_name_values_and_readout(make, name, values, l
         assert isinstance(s, w.IntSlider) and ex.frames.attr == "value"
     else:
         assert isinstance(s, w.SelectionSlider) and ex.frames.attr == "index"
-        assert [o[1] for o in s.options] == values
+        assert [o[1] for o in s.options] == pytest.approx(values, rel=1e-12)
         if labels is not None:
             assert [o[0] for o in s.options] == labels
         assert s.description.startswith(name)
-    assert ex.frames.values == values
-    v = values[len(values) // 3]
-    s.value = v
-    assert ex.values[name] == v and ex.frames.index()[-1] == values.index(v)
+    level = ex.frames.names.index(name)                   # the main slider's is the last
+    assert ex.frames.options[level] == pytest.approx(values, rel=1e-12)
+    j = len(values) // 3
+    s.value = s.options[j][1] if isinstance(s, w.SelectionSlider) else values[j]
+    assert ex.values[name] == pytest.approx(values[j], rel=1e-12) and ex.frames.index()[level] == j
 
 
 # ---------------------------------------------------------------------------
