@@ -108,3 +108,18 @@ def test_live_summary_takes_numpy_s_median_and_p90_of_the_presses_that_count():
     s = dm.live_summary({"explorer": "e", "control": "c", "kind": "slider", "fill_threads": [], "presses": presses})
     assert (s["idle_painted_ms"], s["idle_painted_ms_p90"]) == (np.median(idle), np.percentile(idle, 90))
     assert (s["fill_painted_ms"], s["fill_painted_ms_p90"], s["n_fill"]) == (np.median(fill), np.percentile(fill, 90), 3)
+
+
+def test_live_table_joins_before_and_after_by_control_not_by_row():
+    """A control framed after the change is live only before it: its row says so, and the
+    controls after it are not shifted onto another control's numbers."""
+    def row(control, ms):
+        return {"explorer": "clock", "control": control, "kind": "slider", "fill_threads": [],
+                "presses": [{"mode": "idle", "painted_ms": ms}]}
+
+    results = {"03.ipynb": {"before": [[row("d_model", 11), row("base", 22)]], "after": [[row("base", 33)]]}}
+    lines = benchmark.live_table(results)
+    by_control = {line.split(" | ")[1]: line for line in lines[2:]}
+    assert set(by_control) == {"d_model", "base"}
+    assert "| 11 / 11 |" in by_control["d_model"] and "framed" in by_control["d_model"]
+    assert by_control["base"].startswith("| clock | base | 22 / 22 |") and "| 33 / 33 |" in by_control["base"]

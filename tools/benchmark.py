@@ -414,28 +414,36 @@ def bench_live(before: str | None, rounds: int, notebooks: list[str], keys: int,
 
 
 def live_table(results: dict) -> list[str]:
-    """Markdown rows: per explorer and live control, each mode's painted ms (median / p90 over
-    every round's presses, idle and during a fill) and the kernel's share."""
+    """Markdown rows: per explorer and live control (joined by name: a control framed after the
+    change is live only before it, shown as "-" in the other mode), each mode's painted ms
+    (median / p90 over every round's presses, idle and during a fill) and the kernel's share."""
     import drag_metrics as dm
 
     modes = [m for m in ("before", "after") if any(m in v for v in results.values())]
     head = " | ".join(f"{m}: idle median / p90 | {m}: during fill median / p90 (n) | {m}: kernel ms"
                       for m in modes)
     lines = [f"| explorer | control | {head} |", "|---|---|" + "---:|---:|---:|" * len(modes)]
+
+    def f(x):
+        return "-" if x is None else f"{x:.0f}"
+
     for by_mode in results.values():
-        first = next(iter(by_mode.values()))[0]
-        for j, row in enumerate(first):
+        keys = list(dict.fromkeys((row["explorer"], row["control"]) for m in modes
+                                  for r in by_mode.get(m, []) for row in r))
+        for key in keys:
             cells = []
             for m in modes:
-                merged = {**row, "presses": [p for r in by_mode.get(m, []) if len(r) > j for p in r[j]["presses"]],
-                          "fill_threads": sorted({t for r in by_mode.get(m, []) if len(r) > j
-                                                  for t in r[j]["fill_threads"]})}
+                rows = [row for r in by_mode.get(m, []) for row in r if (row["explorer"], row["control"]) == key]
+                if not rows:
+                    cells += ["- (framed)", "-", "-"]
+                    continue
+                merged = {**rows[0], "presses": [p for row in rows for p in row["presses"]],
+                          "fill_threads": sorted({t for row in rows for t in row["fill_threads"]})}
                 s = dm.live_summary(merged)
-                f = (lambda x: "-" if x is None else f"{x:.0f}")
                 cells += [f"{f(s['idle_painted_ms'])} / {f(s['idle_painted_ms_p90'])}",
                           f"{f(s['fill_painted_ms'])} / {f(s['fill_painted_ms_p90'])} ({s['n_fill']})",
                           f"{f(s['idle_kernel_ms'])}"]
-            lines.append(f"| {row['explorer']} | {row['control']} | " + " | ".join(cells) + " |")
+            lines.append(f"| {key[0]} | {key[1]} | " + " | ".join(cells) + " |")
     return lines
 
 
