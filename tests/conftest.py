@@ -1,8 +1,10 @@
 """Shared test settings and fixtures: matplotlib never opens a window, hypothesis stays quick,
 and the learner's progress file is a temporary one (no test writes to the real home; kernels
 started by JupyterLab or nbclient inherit the variable)."""
+import atexit
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -10,11 +12,12 @@ import tempfile
 import textwrap
 
 import pytest
+from hypothesis import settings
 
 os.environ.setdefault("MPLBACKEND", "Agg")
-os.environ["POSENC_PROGRESS"] = os.path.join(tempfile.mkdtemp(prefix="posenc-progress-"), "progress.json")
-
-from hypothesis import settings
+_PROGRESS_DIR = tempfile.mkdtemp(prefix="posenc-progress-")
+atexit.register(shutil.rmtree, _PROGRESS_DIR, ignore_errors=True)   # one per test process, gone with it
+os.environ["POSENC_PROGRESS"] = os.path.join(_PROGRESS_DIR, "progress.json")
 
 settings.register_profile("course", max_examples=60, deadline=None)
 settings.load_profile("course")
