@@ -234,3 +234,26 @@ def declared(stem: str) -> list[str]:
 
     return [f"{e.check.__name__}(" + ", ".join(f"{k}={v!r}" for k, v in e.params.items()) + ")"
             for e in catalogue.for_notebook(stem, kind="exercise")]
+
+
+# ---------------------------------------------------------------------------
+# Drills: a slip written in a test must be named by its own message
+# ---------------------------------------------------------------------------
+def slip_message(drill, name: str) -> str:
+    """The message ``drill`` declares for its slip ``name``."""
+    return next(s.message for s in drill.slips if s.name == name)
+
+
+def assert_names(check, drill, fn, name):
+    """``check(fn)`` is a slip verdict whose message begins with slip ``name``'s; returns it."""
+    verdict = check(fn)
+    assert verdict.kind == "slip" and not verdict, (name, verdict)
+    assert verdict.message.startswith(slip_message(drill, name)), (name, verdict.message)
+    return verdict
+
+
+def assert_every_slip_tested(pairs) -> None:
+    """``pairs`` of (drill, the slip names a test module writes as loops): each drill's declared
+    slips are exactly those."""
+    for drill, tested in pairs:
+        assert {s.name for s in drill.slips} == set(tested), drill.name

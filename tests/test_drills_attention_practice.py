@@ -7,26 +7,15 @@ import numpy as np
 import pytest
 
 import reference as ref
+from support import assert_every_slip_tested, assert_names
 from posenc.exercises.drills import attention as AT
 from posenc.exercises.drills import inference as KV
 from posenc.exercises.drills import practice as P
 
 
-def slip_message(drill, name: str) -> str:
-    return next(s.message for s in drill.slips if s.name == name)
-
-
-def assert_names(check, drill, fn, name):
-    verdict = check(fn)
-    assert verdict.kind == "slip" and not verdict, (name, verdict)
-    assert verdict.message.startswith(slip_message(drill, name)), (name, verdict.message)
-    return verdict
-
-
 def test_every_slip_of_these_drills_has_a_test():
-    for drill, tested in ((AT.CAUSAL_ATTENTION, ATTENTION_SLIPS), (KV.KV_CACHE_STEP, STEP_SLIPS),
-                          (P.POSITION_IDS, ID_SLIPS), (P.PACK, PACK_SLIPS)):
-        assert {s.name for s in drill.slips} == set(tested), drill.name
+    assert_every_slip_tested(((AT.CAUSAL_ATTENTION, ATTENTION_SLIPS), (KV.KV_CACHE_STEP, STEP_SLIPS),
+                              (P.POSITION_IDS, ID_SLIPS), (P.PACK, PACK_SLIPS)))
 
 
 # ---------------------------------------------------------------------------

@@ -6,26 +6,15 @@ import math
 import numpy as np
 import pytest
 
+from support import assert_every_slip_tested, assert_names
 from posenc.exercises.drills import encoding as E
 from posenc.exercises.drills import rope as R
 
 
-def slip_message(drill, name: str) -> str:
-    return next(s.message for s in drill.slips if s.name == name)
-
-
-def assert_names(check, drill, fn, name):
-    verdict = check(fn)
-    assert verdict.kind == "slip" and not verdict, (name, verdict)
-    assert verdict.message.startswith(slip_message(drill, name)), (name, verdict.message)
-    return verdict
-
-
 def test_every_slip_of_these_drills_has_a_test():
-    tested = {E.SINUSOIDAL_TABLE.name: SINUSOID_SLIPS, R.ROPE_INTERLEAVED.name: ROPE_SLIPS,
-              R.ROPE_COS_SIN.name: CACHE_SLIPS, R.ROPE_ROTATE_HALF.name: HALF_SLIPS, R.ROPE_PERMUTE.name: PERMUTE_SLIPS}
-    for drill in (E.SINUSOIDAL_TABLE, R.ROPE_INTERLEAVED, R.ROPE_COS_SIN, R.ROPE_ROTATE_HALF, R.ROPE_PERMUTE):
-        assert {s.name for s in drill.slips} == set(tested[drill.name]), drill.name
+    assert_every_slip_tested(((E.SINUSOIDAL_TABLE, SINUSOID_SLIPS), (R.ROPE_INTERLEAVED, ROPE_SLIPS),
+                              (R.ROPE_COS_SIN, CACHE_SLIPS), (R.ROPE_ROTATE_HALF, HALF_SLIPS),
+                              (R.ROPE_PERMUTE, PERMUTE_SLIPS)))
 
 
 # ---------------------------------------------------------------------------

@@ -6,25 +6,15 @@ import math
 import numpy as np
 import pytest
 
+from support import assert_every_slip_tested, assert_names
 from posenc.exercises.drills import alibi as A
 from posenc.exercises.drills import context as C
 from posenc.exercises.drills import relative_family as T
 
 
-def slip_message(drill, name: str) -> str:
-    return next(s.message for s in drill.slips if s.name == name)
-
-
-def assert_names(check, drill, fn, name):
-    verdict = check(fn)
-    assert verdict.kind == "slip" and not verdict, (name, verdict)
-    assert verdict.message.startswith(slip_message(drill, name)), (name, verdict.message)
-    return verdict
-
-
 def test_every_slip_of_these_drills_has_a_test():
-    for drill, tested in ((T.T5_BUCKET, BUCKET_SLIPS), (A.ALIBI_SLOPES, SLOPE_SLIPS), (C.SCALED_FREQUENCIES, FREQ_SLIPS)):
-        assert {s.name for s in drill.slips} == set(tested), drill.name
+    assert_every_slip_tested(((T.T5_BUCKET, BUCKET_SLIPS), (A.ALIBI_SLOPES, SLOPE_SLIPS),
+                              (C.SCALED_FREQUENCIES, FREQ_SLIPS)))
 
 
 # ---------------------------------------------------------------------------
