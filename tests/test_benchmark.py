@@ -6,7 +6,8 @@ import importlib.util
 import subprocess
 import sys
 
-import benchmark  # tools/benchmark.py (pyproject puts tools/ on the test path)
+import bench_lab  # tools/bench_lab.py (pyproject puts tools/ on the test path)
+import benchmark  # tools/benchmark.py
 import posenc_lib as pl
 
 #: The families whose setups the tests below run (a new ``--only`` choice needs a test here).
@@ -40,15 +41,15 @@ def test_the_kernel_setups_of_drag_fill_and_memory_run_and_do_what_they_say():
     from posenc.ui.engine import canvas, frames
 
     default = [frames.MAX_BYTES, frames.MAX_TOTAL_BYTES, canvas.PIXEL_SCALE]
-    assert benchmark.kernel_setup() == ""
-    assert kernel_state(benchmark.kernel_setup(frames_off=True)) == [0, default[1], default[2]]
-    assert kernel_state(benchmark.kernel_setup(scale=2, cap_mb=1)) == [2**20, 4 * 2**20, 2]
+    assert bench_lab.kernel_setup() == ""
+    assert kernel_state(bench_lab.kernel_setup(frames_off=True)) == [0, default[1], default[2]]
+    assert kernel_state(bench_lab.kernel_setup(scale=2, cap_mb=1)) == [2**20, 4 * 2**20, 2]
 
 
 def test_drag_fill_and_memory_find_their_notebooks():
-    every = benchmark.lab_notebooks([])
+    every = bench_lab.lab_notebooks([])
     assert every and all(n.endswith(".ipynb") for n in every)
-    assert benchmark.lab_notebooks([every[-1][:2]]) == [every[-1]]
+    assert bench_lab.lab_notebooks([every[-1][:2]]) == [every[-1]]
 
 
 def test_notebooks_import_training_and_static_find_what_they_time():
@@ -66,11 +67,11 @@ def test_live_finds_every_explorer_s_notebook_and_its_kernel_timing_records_what
     """``live``: the notebooks with any explorer (since the frame grids, every explorer has a main
     control: 01's is its sentence dropdown), and the timing code it runs in the kernel records a
     live redraw (with its draw and its encoding) and a frame."""
-    import drag_metrics as dm
+    import live_metrics as lm
 
-    every = benchmark.lab_notebooks([], any_explorer=True)
-    assert set(benchmark.lab_notebooks([])) == set(every) and any(n.startswith("01") for n in every)
-    code = ("import posenc_lib as pl\n" + dm.KERNEL_TIMING
+    every = bench_lab.lab_notebooks([], any_explorer=True)
+    assert set(bench_lab.lab_notebooks([])) == set(every) and any(n.startswith("01") for n in every)
+    code = ("import posenc_lib as pl\n" + lm.KERNEL_TIMING
             + "\nex = pl.ClockExplorer(); ex.controls['base'].value = 100.0; ex.frames.fill(limit=1)\n"
               "print(sorted({(r['what'], r['explorer']) for r in __posenc_times}),"
               " all(r['draw_ms'] > 0 and r['encode_ms'] > 0 for r in __posenc_times if r['what'] == 'refresh'))")
@@ -98,14 +99,14 @@ def test_encode_s_ways_each_give_an_image_of_the_figure_s_size():
 def test_live_summary_takes_numpy_s_median_and_p90_of_the_presses_that_count():
     """Idle presses all count; of the presses made for a fill, only those that landed while the
     kernel was rendering a frame."""
-    import drag_metrics as dm
+    import live_metrics as lm
     import numpy as np
 
     idle, fill, missed = [5, 1, 9, 3, 7, 2, 8, 4, 6], [40, 10, 30], [1000]
     presses = ([{"mode": "idle", "painted_ms": x} for x in idle]
                + [{"mode": "fill", "during_fill": True, "painted_ms": x} for x in fill]
                + [{"mode": "fill", "during_fill": False, "painted_ms": x} for x in missed])
-    s = dm.live_summary({"explorer": "e", "control": "c", "kind": "slider", "fill_threads": [], "presses": presses})
+    s = lm.live_summary({"explorer": "e", "control": "c", "kind": "slider", "fill_threads": [], "presses": presses})
     assert (s["idle_painted_ms"], s["idle_painted_ms_p90"]) == (np.median(idle), np.percentile(idle, 90))
     assert (s["fill_painted_ms"], s["fill_painted_ms_p90"], s["n_fill"]) == (np.median(fill), np.percentile(fill, 90), 3)
 
@@ -118,7 +119,7 @@ def test_live_table_joins_before_and_after_by_control_not_by_row():
                 "presses": [{"mode": "idle", "painted_ms": ms}]}
 
     results = {"03.ipynb": {"before": [[row("d_model", 11), row("base", 22)]], "after": [[row("base", 33)]]}}
-    lines = benchmark.live_table(results)
+    lines = bench_lab.live_table(results)
     by_control = {line.split(" | ")[1]: line for line in lines[2:]}
     assert set(by_control) == {"d_model", "base"}
     assert "| 11 / 11 |" in by_control["d_model"] and "framed" in by_control["d_model"]

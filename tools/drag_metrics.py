@@ -42,7 +42,7 @@ import time
 from pathlib import Path
 
 from lab_session import (FIGURE_UPDATE_S, FRAMES_FILL_S, REPO, chromium, close_notebook,  # tools/lab_session.py
-                         explorers, first_with_slider, jupyterlab, kernel_eval, kernel_exec, kernel_value,
+                         first_with_slider, jupyterlab, kernel_eval, kernel_exec, kernel_value,
                          open_notebook)
 
 # ---------------------------------------------------------------------------
@@ -211,7 +211,7 @@ def _install(page, explorer, slider: int | None = 0) -> None:
     page.evaluate(JS_SAMPLER, [explorer.element_handle(), handle])
 
 
-def _quiet(page, quiet_ms=800, max_ms=15_000) -> bool:
+def wait_quiet(page, quiet_ms=800, max_ms=15_000) -> bool:
     return page.evaluate(JS_QUIET, [quiet_ms, max_ms])
 
 
@@ -236,7 +236,7 @@ def measure_key_steps(page, explorer, slider: int = 0, n: int = 8, timeout_ms: i
     h.focus()
     pixels, srcs = [], []
     for _ in range(n):
-        _quiet(page, 300, 5000)
+        wait_quiet(page, 300, 5000)
         before = page.evaluate("() => window.__smp.current()")
         st = slider_state(explorer, slider)
         key = "ArrowLeft" if st["now"] >= st["max"] else "ArrowRight"
@@ -287,7 +287,7 @@ def measure_drag(page, explorer, slider: int = 0, moves: int = 30, duration: flo
     _install(page, explorer, slider)
     h = _handle(explorer, slider)
     h.scroll_into_view_if_needed()
-    _quiet(page, 300, 10_000)
+    wait_quiet(page, 300, 10_000)
     track = explorer.locator(".widget-slider").nth(slider).locator(".noUi-target").first.bounding_box()
     box = h.bounding_box()
     x0, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
@@ -306,7 +306,7 @@ def measure_drag(page, explorer, slider: int = 0, moves: int = 30, duration: flo
                 time.sleep(min(d, 0.004))
             page.mouse.move(x0 + dx * j / moves, y)
         page.mouse.up()
-    settled = _quiet(page, settle_ms, 15_000)
+    settled = wait_quiet(page, settle_ms, 15_000)
     d = page.evaluate("() => window.__smp.dump()")
     down = next(e["t"] for e in d["ev"] if e["type"] == "mousedown")
     up = next(e["t"] for e in d["ev"] if e["type"] == "mouseup")
@@ -390,7 +390,7 @@ def check_controls_redraw(page, explorer, timeout_ms: int = 10_000) -> dict:
         for j in range(loc.count()):
             el = loc.nth(j).locator(inner).first
             label = loc.nth(j).inner_text().strip().splitlines()[0][:30] if loc.nth(j).inner_text().strip() else ""
-            _quiet(page, 300, 10_000)
+            wait_quiet(page, 300, 10_000)
             before = page.evaluate("() => window.__smp.current()")
             if kind == "slider":
                 st = el.evaluate("h => [parseFloat(h.getAttribute('aria-valuenow')), parseFloat(h.getAttribute('aria-valuemax'))]")
@@ -499,7 +499,7 @@ def measure_change(page, explorer, kind: str, j: int, timeout_ms: int = 10_000) 
     outer, inner, js = {"checkbox": (".widget-checkbox", "input[type=checkbox]", JS_TIMED_CLICK),
                         "dropdown": (".widget-dropdown", "select", JS_TIMED_SELECT_NEXT)}[kind]
     _install(page, explorer, None)
-    _quiet(page, 300, 10_000)
+    wait_quiet(page, 300, 10_000)
     before = page.evaluate("() => window.__smp.current()")
     page.evaluate("() => window.__smp.reset()")
     explorer.locator(outer).nth(j).locator(inner).first.evaluate(js)
@@ -545,265 +545,6 @@ def measure_controls_during_fill(page, lab, rel: str, setup: str = "", keys: int
             "controls": rows}
 
 
-# ---------------------------------------------------------------------------
-# every live control (the controls without frames): key -> painted figure, page and kernel
-
-#: Installed in the kernel by :func:`install_timing`: every live redraw (``Explorer.refresh``:
-#: its start and length, its thread, its draw and its encoding inside) and every frame the
-#: fill renders (``FrameSet.render_next``: start, length, thread) is appended to
-#: ``__posenc_times`` (wall-clock seconds, comparable with the page's
-#: ``performance.timeOrigin + performance.now()``). Patched on the classes, so it works in any
-#: checkout of the engine (tools/benchmark.py --before).
-KERNEL_TIMING = """
-def __posenc_timing():
-    import functools, sys, threading, time
-    log, local = [], threading.local()
-    ex_mod = sys.modules['posenc.ui.engine.explorer']
-    canvas_mod = sys.modules['posenc.ui.engine.canvas']
-    frames_mod = sys.modules['posenc.ui.engine.frames']
-
-    def timed(cls, attr, record):
-        fn = getattr(cls, attr, None)
-        if fn is None or getattr(fn, '__posenc_timed', False):
-            return
-        @functools.wraps(fn)
-        def wrapper(*a, **k):
-            t0 = time.time()
-            c0 = time.perf_counter()
-            try:
-                return fn(*a, **k)
-            finally:
-                record(a[0], t0, (time.perf_counter() - c0) * 1000)
-        wrapper.__posenc_timed = True
-        setattr(cls, attr, wrapper)
-
-    def refresh_wrapper(fn):
-        @functools.wraps(fn)
-        def wrapper(self, *a, **k):
-            rec = {'what': 'refresh', 'explorer': getattr(self, 'name', '?'), 't': time.time(),
-                   'thread': threading.current_thread().name, 'draw_ms': 0.0, 'encode_ms': 0.0}
-            outer = getattr(local, 'rec', None)
-            local.rec = rec
-            c0 = time.perf_counter()
-            try:
-                return fn(self, *a, **k)
-            finally:
-                rec['ms'] = (time.perf_counter() - c0) * 1000
-                local.rec = outer
-                log.append(rec)
-        wrapper.__posenc_timed = True
-        return wrapper
-
-    def inner(key):
-        def record(obj, t0, ms):
-            rec = getattr(local, 'rec', None)
-            if rec is not None:
-                rec[key] += ms
-        return record
-
-    if not getattr(ex_mod.Explorer.refresh, '__posenc_timed', False):
-        ex_mod.Explorer.refresh = refresh_wrapper(ex_mod.Explorer.refresh)
-    timed(canvas_mod.BlitCanvas, 'draw', inner('draw_ms'))
-    for name in ('png', 'encoded'):
-        timed(canvas_mod.BlitCanvas, name, inner('encode_ms'))
-    timed(frames_mod.FrameSet, 'render_next', lambda fs, t0, ms: log.append(
-        {'what': 'fill', 'explorer': fs.label, 't': t0, 'ms': ms, 'thread': threading.current_thread().name}))
-    return log
-
-__posenc_times = __posenc_timing()
-"""
-
-
-def install_timing(page) -> None:
-    """Record every live redraw and every frame the fill renders in the kernel (:data:`KERNEL_TIMING`)."""
-    kernel_exec(page, KERNEL_TIMING)
-
-
-def kernel_times(page, since: float = 0.0) -> list[dict]:
-    """The kernel's records (:data:`KERNEL_TIMING`) that started at or after ``since`` (epoch s)."""
-    return kernel_value(page, f"[r for r in __posenc_times if r['t'] >= {since!r}]")
-
-
-# The state of a control element and the action that moves it one step: a slider's handle an
-# arrow key (towards the side with room), a checkbox Space, a <select> the next option (keys
-# do not change a closed <select> in headless Chromium: the option is set and 'change'
-# dispatched, stamped like a keydown in window.__t0).
-JS_LIVE_STATE = """
-(el) => {
-  if (el.classList.contains('noUi-handle')) {
-    const now = parseFloat(el.getAttribute('aria-valuenow')), max = parseFloat(el.getAttribute('aria-valuemax'));
-    return {key: now >= max ? 'ArrowLeft' : 'ArrowRight', disabled: el.closest('[disabled]') !== null
-            || el.closest('.noUi-target').hasAttribute('disabled')};
-  }
-  if (el.tagName === 'SELECT')
-    return {option: el.selectedIndex >= el.options.length - 1 ? el.selectedIndex - 1 : el.selectedIndex + 1,
-            disabled: el.disabled};
-  return {key: 'Space', disabled: el.disabled};
-}
-"""
-JS_TIMED_OPTION = """([el, index]) => { window.__t0 = performance.timeOrigin + performance.now(); el.selectedIndex = index;
-                                        el.dispatchEvent(new Event('change', {bubbles: true})); }"""
-
-# live controls of an explorer in the page: [kind, index among that kind, label]; the main
-# slider (class posenc-frames-control) is not one of them
-JS_LIVE_CONTROLS = """
-(ex) => {
-  // in the order the page shows them (09's rope_type before the factor it enables)
-  const kinds = [['slider', '.widget-slider'], ['checkbox', '.widget-checkbox'], ['dropdown', '.widget-dropdown']];
-  const seen = {slider: 0, checkbox: 0, dropdown: 0}, out = [];
-  // a checkbox without indent has an empty .widget-label: its text is in its own <label>
-  const text = e => ((e && e.textContent) || '').replace(/[\\u200b\\s]+/g, ' ').trim();
-  ex.querySelectorAll(kinds.map(k => k[1]).join(', ')).forEach(el => {
-    const kind = kinds.find(k => el.matches(k[1]))[0], j = seen[kind]++;
-    if (!el.classList.contains('posenc-frames-control'))
-      out.push([kind, j, (text(el.querySelector('.widget-label')) || text(el)).slice(0, 24)]);
-  });
-  return out;
-}
-"""
-LIVE_INNER = {"slider": (".widget-slider", ".noUi-handle"), "checkbox": (".widget-checkbox", "input[type=checkbox]"),
-              "dropdown": (".widget-dropdown", "select")}
-
-
-def live_press(page, explorer, kind: str, j: int, timeout_ms: int = FIGURE_UPDATE_S * 1000) -> dict | None:
-    """Move live control ``j`` of ``kind`` one step (:data:`JS_LIVE_STATE`) and wait for the new
-    figure. Returns ``t0`` (epoch ms of the keydown / change), ``src_ms`` (to the figure's
-    new ``src``) and ``painted_ms`` (to the first animation frame showing the new decoded
-    figure); None when the control is disabled."""
-    outer, inner = LIVE_INNER[kind]
-    el = explorer.locator(outer).nth(j).locator(inner).first
-    st = el.evaluate(JS_LIVE_STATE)
-    if st["disabled"]:
-        return None
-    before = page.evaluate("() => window.__smp.current()")
-    page.evaluate("() => window.__smp.reset()")
-    if "option" in st:
-        el.evaluate("el => el.focus()")
-        page.evaluate(JS_TIMED_OPTION, [el.element_handle(), st["option"]])
-    else:
-        el.focus()
-        page.keyboard.press(st["key"])
-    page.wait_for_function(
-        "(before) => window.__smp.log.some(x => x && x.k !== before && x.k !== 'BLANK' && x.k !== 'NONE')",
-        arg=before, timeout=timeout_ms, polling="raf")
-    d = page.evaluate("() => window.__smp.dump()")
-    origin = page.evaluate("() => performance.timeOrigin")
-    if "option" in st:
-        t0 = page.evaluate("() => window.__t0")
-    else:
-        t0 = origin + next(e["t"] for e in d["ev"] if e["type"] == "keydown")
-    painted = origin + next(c["t"] for c in d["changes"] if c["k"] not in (before, "BLANK", "NONE"))
-    m = [origin + x["t"] for x in d["muts"] if origin + x["t"] >= t0]
-    return {"t0": t0, "painted_ms": painted - t0, "src_ms": (m[0] - t0) if m else float("nan")}
-
-
-def _with_kernel(press: dict, records: list[dict], explorer: str) -> dict:
-    """A press joined with the kernel's records: the first redraw of ``explorer`` that started
-    after the press (``inbound_ms``: press -> its start; its length, draw, encoding, thread)
-    and whether the fill was rendering a frame at the press (``during_fill``)."""
-    t0 = press["t0"] / 1000
-    after = [r for r in records if r["what"] == "refresh" and r["explorer"] == explorer and r["t"] >= t0 - 0.002]
-    r = min(after, key=lambda r: r["t"], default=None)
-    fill = [f for f in records if f["what"] == "fill" and f["t"] <= t0 <= f["t"] + f["ms"] / 1000 + 0.01]
-    out = dict(press, during_fill=bool(fill), fill_threads=sorted({f["thread"] for f in fill}))
-    if r is not None:
-        out.update(inbound_ms=(r["t"] - t0) * 1000, kernel_ms=r["ms"], draw_ms=r["draw_ms"],
-                   encode_ms=r["encode_ms"], thread=r["thread"])
-    return out
-
-
-def measure_live(page, explorer, name: str, keys: int = 9, fill_keys: int = 5, fill_wait_s: float = 0.8,
-                 fill_for: int | None = None) -> list[dict]:
-    """Every live control of one explorer (every control but the main slider): ``keys`` steps
-    with the kernel otherwise idle (the next one as soon as the figure has been still for
-    0.3 s: a fill waits for the kernel to be quiet for 1 s, so none runs), then ``fill_keys``
-    steps each ``fill_wait_s`` after the figure has been still for 0.3 s (the fill of the main
-    slider's frames, dropped by the move, has just started again: 1.1 s after the move, early
-    enough for a set of a dozen frames; each press is marked with whether the kernel was
-    rendering a frame at that moment; ``fill_for``: only the first that many enabled controls). One row
-    per control: its presses joined with the kernel's records (:func:`_with_kernel`) and the
-    threads the fill rendered on meanwhile. Needs :func:`install_timing` first."""
-    page.evaluate(JS_SAMPLER, [explorer.element_handle(), None])
-    rows, filled = [], 0
-    for kind, j, label in page.evaluate(JS_LIVE_CONTROLS, explorer.element_handle()):
-        presses, t_start = [], time.time()
-        n_fill = fill_keys if fill_for is None or filled < fill_for else 0
-        for mode, n, wait in (("idle", keys, 0.0), ("fill", n_fill, fill_wait_s)):
-            for _ in range(n):
-                _quiet(page, 300, 10_000)
-                if wait:
-                    page.wait_for_timeout(wait * 1000)   # the fill starts after the kernel's quiet time
-                p = live_press(page, explorer, kind, j)
-                if p is None:
-                    break
-                presses.append(dict(p, mode=mode))
-        filled += any(p["mode"] == "fill" for p in presses)
-        _quiet(page, 300, 10_000)
-        records = kernel_times(page, t_start - 1)
-        rows.append({"explorer": name, "control": label, "kind": kind,
-                     "presses": [_with_kernel(p, records, name) for p in presses],
-                     "fill_threads": sorted({r["thread"] for r in records if r["what"] == "fill"}),
-                     "fills": sum(r["what"] == "fill" for r in records)})
-    return rows
-
-
-def live_summary(row: dict) -> dict:
-    """Medians and p90 of one :func:`measure_live` row: painted ms idle and during a fill (the
-    presses that landed while a frame was rendered), the kernel's share."""
-    def stats(ps, key):
-        xs = sorted(p[key] for p in ps if p.get(key) is not None and not math.isnan(p[key]))
-        if not xs:
-            return None, None
-        at = 0.9 * (len(xs) - 1)              # the 90th percentile, linear between samples (numpy's)
-        lo = int(at)
-        return statistics.median(xs), xs[lo] + (at - lo) * (xs[min(lo + 1, len(xs) - 1)] - xs[lo])
-    idle = [p for p in row["presses"] if p["mode"] == "idle"]
-    fill = [p for p in row["presses"] if p["mode"] == "fill" and p["during_fill"]]
-    out = {"explorer": row["explorer"], "control": row["control"], "kind": row["kind"],
-           "n_idle": len(idle), "n_fill": len(fill)}
-    for tag, ps in (("idle", idle), ("fill", fill)):
-        for key in ("painted_ms", "src_ms", "inbound_ms", "kernel_ms", "draw_ms", "encode_ms"):
-            med, p90 = stats(ps, key)
-            out[f"{tag}_{key}"], out[f"{tag}_{key}_p90"] = med, p90
-    out["threads"] = sorted({p.get("thread") for p in row["presses"] if p.get("thread")})
-    out["fill_threads"] = row["fill_threads"]
-    return out
-
-
-def measure_live_notebook(page, lab, rel: str, keys: int = 9, fill_keys: int = 5, setup: str = "",
-                          names=None) -> list[dict]:
-    """Open and run notebook ``rel`` and measure every live control of each of its explorers
-    (:func:`measure_live`; ``names``: only these explorers), after its frames are drawn."""
-    open_notebook(page, lab, rel, setup=setup)
-    install_helpers(page)
-    install_timing(page)
-    loc, found = explorers(page)
-    rows = []
-    for i, name in enumerate(found):
-        if names is not None and name not in names:
-            continue
-        if has_frames(page) and kernel_value(page, f"any(r['explorer'] == {name!r} for r in __posenc_frames().status())"):
-            wait_frames(page, name)
-        explorer = loc.nth(i)
-        explorer.scroll_into_view_if_needed()
-        rows += measure_live(page, explorer, name, keys, fill_keys)
-    return rows
-
-
-def live_table(rows: list[dict]) -> list[str]:
-    """Markdown rows of :func:`live_summary` per control."""
-    def f(x):
-        return "-" if x is None else f"{x:.0f}"
-    lines = ["| explorer | control | idle painted ms median / p90 | kernel ms (draw + encode) | inbound ms | "
-             "during fill painted ms median / p90 (n) | fill threads |", "|---|---|---:|---:|---:|---:|---|"]
-    for r in rows:
-        s = live_summary(r)
-        lines.append(f"| {s['explorer']} | {s['control']} | {f(s['idle_painted_ms'])} / {f(s['idle_painted_ms_p90'])} | "
-                     f"{f(s['idle_kernel_ms'])} ({f(s['idle_draw_ms'])} + {f(s['idle_encode_ms'])}) | "
-                     f"{f(s['idle_inbound_ms'])} | {f(s['fill_painted_ms'])} / {f(s['fill_painted_ms_p90'])} "
-                     f"({s['n_fill']}) | {', '.join(t.split('-')[0] for t in s['fill_threads'])} |")
-    return lines
-
 
 def summary(r: dict, drivers=("mouse", "page")) -> dict:
     """Medians of one :func:`measure_notebook` result: key ms, and per driver fps, coverage,
@@ -848,6 +589,8 @@ def notebooks_with_explorers(notebook_dir: Path = REPO / "notebooks", any_explor
 def main(argv=None) -> int:
     import argparse
 
+    import live_metrics as lm   # it imports this module: loaded here, not at the top
+
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("notebooks", nargs="*", help="notebook prefixes (default: every notebook with an explorer)")
     ap.add_argument("--drags", type=int, default=3, help="drags per driver")
@@ -872,9 +615,9 @@ def main(argv=None) -> int:
             try:
                 rel = nb.relative_to(a.repo).as_posix()
                 if a.live:
-                    rows = measure_live_notebook(page, lab, rel, a.keys, a.fill_keys)
+                    rows = lm.measure_live_notebook(page, lab, rel, a.keys, a.fill_keys)
                     results += rows
-                    print("\n".join(live_table(rows)[2:]), flush=True)
+                    print("\n".join(lm.live_table(rows)[2:]), flush=True)
                 else:
                     r = measure_notebook(page, lab, rel, a.keys, a.drags, drivers)
                     results.append(r)
@@ -883,7 +626,7 @@ def main(argv=None) -> int:
                 close_notebook(page, lab)
                 ctx.close()
     if a.live:
-        print("\n".join(live_table(results)))
+        print("\n".join(lm.live_table(results)))
     if a.json:
         Path(a.json).write_text(json.dumps(results, indent=1))
     return 0

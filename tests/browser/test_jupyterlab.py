@@ -26,7 +26,7 @@ the file browser open:
      then its first position, each dropdown option, each checkbox state (ui_checks.py);
   3d. every live control (every control but a main slider) of every explorer: one key step
      timed from keydown to the painted figure in the page and in the kernel, idle and (each
-     explorer's first live control) while the frames are filled (drag_metrics.measure_live;
+     explorer's first live control) while the frames are filled (live_metrics.measure_live;
      printed, never a pass condition); the frames were rendered on the fill thread only;
   4. text with Chinese characters is drawn with a CJK font (no tofu), checked with
      the DevTools protocol (``CSS.getPlatformFontsForNode``);
@@ -60,6 +60,7 @@ from urllib.parse import quote
 import pytest
 
 import drag_metrics as dm  # tools/drag_metrics.py (pyproject puts tools/ on the test path)
+import live_metrics as lm  # tools/live_metrics.py
 from lab_session import (FIGURE_UPDATE_S, JS_DOM_QUIET, JS_FIND_PANEL, JS_RUN_FINISHED, KERNEL_READY_S,
                          RUN_ALL_S, WIDGET_RENDER_S, kernel_exec, kernel_value)
 from test_notebooks import output_rule_problems
@@ -487,19 +488,19 @@ def _exercise_controls(page, explorer, ex_info, latencies, other_latencies, prob
 def _time_live_controls(page, loc, explorers) -> tuple[list, list]:
     """Each live control (every control but a main slider) of every explorer, one key step
     with the kernel idle and, for each explorer's first live control, one while the frames
-    are being filled (drag_metrics.measure_live: keydown -> painted figure in the page, the
+    are being filled (live_metrics.measure_live: keydown -> painted figure in the page, the
     redraw's time and thread in the kernel). Returns the summaries and the problems: a frame
     rendered on any thread but the fill thread."""
     dm.install_helpers(page)
-    dm.install_timing(page)
+    lm.install_timing(page)
     fill_thread = kernel_value(page, "__import__('posenc.ui.engine.fill_thread', fromlist=['x']).fill_thread().name")
     rows = []
     for ex in explorers:
         if ex["figures"] and (ex["sliders"] or ex["checkboxes"] or ex["dropdowns"]):
-            rows += dm.measure_live(page, loc.nth(ex["index"]), ex["name"], keys=1, fill_keys=1, fill_for=1)
+            rows += lm.measure_live(page, loc.nth(ex["index"]), ex["name"], keys=1, fill_keys=1, fill_for=1)
     problems = [f"explorer {r['explorer']!r}: frames were rendered on thread {t!r}, not the fill thread "
                 f"{fill_thread!r}" for r in rows for t in r["fill_threads"] if t != fill_thread]
-    return [dm.live_summary(r) for r in rows], problems
+    return [lm.live_summary(r) for r in rows], problems
 
 
 def _press_until_redrawn(page, target, ex_el, latencies):
