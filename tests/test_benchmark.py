@@ -124,3 +124,13 @@ def test_live_table_joins_before_and_after_by_control_not_by_row():
     assert set(by_control) == {"d_model", "base"}
     assert "| 11 / 11 |" in by_control["d_model"] and "framed" in by_control["d_model"]
     assert by_control["base"].startswith("| clock | base | 22 / 22 |") and "| 33 / 33 |" in by_control["base"]
+
+
+def test_fill_table_joins_the_modes_by_control_not_by_position():
+    def run(*controls):
+        return {"explorer": "clock", "fill": "done",
+                "controls": [{"control": c, "key_ms": ms, "fps": None, "lag_ms": 0} for c, ms in controls]}
+
+    results = {"03.ipynb": {"before": [run(("d_model", 11), ("base", 22))], "frames": [run(("base", 33))]}}
+    lines = bench_lab.fill_table(results)
+    assert lines[2:] == ["| 03 (clock) | d_model | 11 | - |", "| 03 (clock) | base | 22 | 33 |"]

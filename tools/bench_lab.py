@@ -74,6 +74,26 @@ def _in_page(browser, lab, measure, dsf: float = 1.0):
         ctx.close()
 
 
+def _interleaved(browser, labs: dict, rounds: int, nbs: list[str], measure, show, dsf: float = 1.0) -> dict:
+    """Every notebook of ``nbs`` in every mode of ``labs`` (mode -> its JupyterLab server), the
+    modes' order rotating by round (two modes alternate), each run in a fresh browser context
+    and kernel (:func:`_in_page`): ``measure(page, lab, mode, notebook)``. A run that raised is
+    printed and skipped; ``show(rnd, mode, notebook, result)`` prints one that finished.
+    Returns {notebook: {mode: [result, ...]}}."""
+    order, results = list(labs), {}
+    for rnd in range(rounds):
+        k = rnd % len(order)
+        for nb in nbs:
+            for mode in order[k:] + order[:k]:
+                r = _in_page(browser, labs[mode], lambda page: measure(page, labs[mode], mode, nb), dsf)
+                if isinstance(r, Exception):
+                    print(f"[{rnd}] {mode:6} {nb}: FAILED {type(r).__name__}: {str(r)[:300]}", flush=True)
+                    continue
+                results.setdefault(nb, {}).setdefault(mode, []).append(r)
+                show(rnd, mode, nb, r)
+    return results
+
+
 def bench_drag(before: str | None, rounds: int, notebooks: list[str], keys: int, drags: int,
                dsf: float, scale: int, cap_mb: float | None = None, control: str | None = None) -> dict:
     """Real JupyterLab + Chromium (tools/drag_metrics.py): each notebook's main
@@ -87,23 +107,16 @@ def bench_drag(before: str | None, rounds: int, notebooks: list[str], keys: int,
 
     nbs = lab_notebooks(notebooks)
     setup = kernel_setup(scale, cap_mb)
-    results: dict = {}
+
+    def measure(page, lab, mode, nb):
+        return dm.measure_notebook(page, lab, f"notebooks/{nb}", keys, drags,
+                                   setup=setup if mode == "after" else "", control=control)
+
     with contextlib.ExitStack() as stack:
         labs = _labs(stack, before)
         browser = stack.enter_context(lab_session.chromium())
-        for rnd in range(rounds):
-            for nb in nbs:
-                modes = list(labs)[::-1] if rnd % 2 else list(labs)
-                for mode in modes:
-                    r = _in_page(browser, labs[mode], lambda page: dm.measure_notebook(
-                        page, labs[mode], f"notebooks/{nb}", keys, drags, setup=setup if mode == "after" else "",
-                        control=control), dsf)
-                    if isinstance(r, Exception):
-                        print(f"[{rnd}] {mode:6} {nb}: FAILED {type(r).__name__}: {str(r)[:300]}", flush=True)
-                        continue
-                    results.setdefault(nb, {}).setdefault(mode, []).append(r)
-                    print(f"[{rnd}] {mode:6} {dm.format_row(r)}", flush=True)
-    return results
+        return _interleaved(browser, labs, rounds, nbs, measure,
+                            lambda rnd, mode, nb, r: print(f"[{rnd}] {mode:6} {dm.format_row(r)}", flush=True), dsf)
 
 
 def bench_fill(before: str | None, rounds: int, notebooks: list[str], keys: int, wait_s: float = 0.0) -> dict:
@@ -118,49 +131,45 @@ def bench_fill(before: str | None, rounds: int, notebooks: list[str], keys: int,
     import lab_session
 
     nbs = lab_notebooks(notebooks)
-    results: dict = {}
+    setups = {"frames": kernel_setup(), "off": kernel_setup(frames_off=True), "before": ""}
+
+    def measure(page, lab, mode, nb):
+        return dm.measure_controls_during_fill(page, lab, f"notebooks/{nb}", setup=setups[mode], keys=keys,
+                                               wait_s=wait_s)
+
+    def show(rnd, mode, nb, r):
+        cells = ", ".join(f"{c['control']} {c['key_ms']:.0f} ms"
+                          + ("" if c["fps"] is None else f" / {c['fps']:.1f} fps / lag {c['lag_ms']:.0f}")
+                          for c in r["controls"])
+        print(f"[{rnd}] {mode:6} {nb[:28]:28} fill {r['fill']} | {cells}", flush=True)
+
     with contextlib.ExitStack() as stack:
-        labs = _labs(stack, before, name="frames")
-        modes = {"frames": ("frames", kernel_setup()), "off": ("frames", kernel_setup(frames_off=True))}
-        if before:
-            modes["before"] = ("before", "")
+        servers = _labs(stack, before, name="frames")
+        labs = {"frames": servers["frames"], "off": servers["frames"]} | ({"before": servers["before"]} if before else {})
         browser = stack.enter_context(lab_session.chromium())
-        order = list(modes)
-        for rnd in range(rounds):
-            for nb in nbs:
-                for mode in order[rnd % len(order):] + order[:rnd % len(order)]:
-                    lab_key, setup = modes[mode]
-                    r = _in_page(browser, labs[lab_key], lambda page: dm.measure_controls_during_fill(
-                        page, labs[lab_key], f"notebooks/{nb}", setup=setup, keys=keys, wait_s=wait_s))
-                    if isinstance(r, Exception):
-                        print(f"[{rnd}] {mode:6} {nb}: FAILED {type(r).__name__}: {str(r)[:300]}", flush=True)
-                        continue
-                    results.setdefault(nb, {}).setdefault(mode, []).append(r)
-                    cells = ", ".join(f"{c['control']} {c['key_ms']:.0f} ms"
-                                      + ("" if c["fps"] is None else f" / {c['fps']:.1f} fps / lag {c['lag_ms']:.0f}")
-                                      for c in r["controls"])
-                    print(f"[{rnd}] {mode:6} {nb[:28]:28} fill {r['fill']} | {cells}", flush=True)
-    return results
+        return _interleaved(browser, labs, rounds, nbs, measure, show)
 
 
 def fill_table(results: dict) -> list[str]:
-    """Markdown rows: per notebook and control, medians over rounds of each mode."""
+    """Markdown rows: per notebook and control (joined by name across the modes: the code
+    before a change may have other controls), medians over rounds of each mode."""
     modes = [m for m in ("before", "frames", "off") if any(m in v for v in results.values())]
     head = " | ".join(f"{m} key ms / fps / lag ms" for m in modes)
     lines = [f"| notebook (explorer) | control | {head} |", "|---|---|" + "---:|" * len(modes)]
     for nb, by_mode in results.items():
-        first = next(iter(by_mode.values()))[0]
-        for j, c in enumerate(first["controls"]):
+        explorer = next(iter(by_mode.values()))[0]["explorer"]
+        names = dict.fromkeys(c["control"] for m in modes for r in by_mode.get(m, []) for c in r["controls"])
+        for name in names:
             cells = []
             for m in modes:
-                rows = [r["controls"][j] for r in by_mode.get(m, []) if len(r["controls"]) > j]
+                rows = [c for r in by_mode.get(m, []) for c in r["controls"] if c["control"] == name]
                 if not rows:
                     cells.append("-")
                     continue
                 med = lambda k: statistics.median(x[k] for x in rows)
-                cells.append(f"{med('key_ms'):.0f}" + ("" if c["fps"] is None else
+                cells.append(f"{med('key_ms'):.0f}" + ("" if rows[0]["fps"] is None else
                                                         f" / {med('fps'):.1f} / {med('lag_ms'):.0f}"))
-            lines.append(f"| {nb[:-6]} ({first['explorer']}) | {c['control']} | " + " | ".join(cells) + " |")
+            lines.append(f"| {nb[:-6]} ({explorer}) | {name} | " + " | ".join(cells) + " |")
     return lines
 
 
@@ -176,22 +185,17 @@ def bench_live(before: str | None, rounds: int, notebooks: list[str], keys: int,
     import lab_session
 
     nbs = lab_notebooks(notebooks, any_explorer=True)
-    results: dict = {}
+
+    def show(rnd, mode, nb, r):
+        print(f"[{rnd}] {mode:6} {nb} (load {os.getloadavg()[0]:.1f})", flush=True)
+        print("\n".join(lm.live_table(r)[2:]), flush=True)
+
     with contextlib.ExitStack() as stack:
         labs = _labs(stack, before)
         browser = stack.enter_context(lab_session.chromium())
-        for rnd in range(rounds):
-            for nb in nbs:
-                for mode in (list(labs)[::-1] if rnd % 2 else list(labs)):
-                    r = _in_page(browser, labs[mode], lambda page: lm.measure_live_notebook(
-                        page, labs[mode], f"notebooks/{nb}", keys, fill_keys))
-                    if isinstance(r, Exception):
-                        print(f"[{rnd}] {mode:6} {nb}: FAILED {type(r).__name__}: {str(r)[:300]}", flush=True)
-                        continue
-                    results.setdefault(nb, {}).setdefault(mode, []).append(r)
-                    print(f"[{rnd}] {mode:6} {nb} (load {os.getloadavg()[0]:.1f})", flush=True)
-                    print("\n".join(lm.live_table(r)[2:]), flush=True)
-    return results
+        return _interleaved(browser, labs, rounds, nbs,
+                            lambda page, lab, mode, nb: lm.measure_live_notebook(page, lab, f"notebooks/{nb}", keys,
+                                                                                 fill_keys), show)
 
 
 def live_table(results: dict) -> list[str]:
