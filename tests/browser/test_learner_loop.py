@@ -18,6 +18,7 @@ from urllib.parse import quote
 import pytest
 
 from lab_session import JS_FIND_PANEL, KERNEL_READY_S, RUN_ALL_S, kernel_exec, kernel_value
+from posenc.course import catalogue
 from test_drill_solutions import DRILLS
 from test_exercise_solutions import solution_answers
 
@@ -27,6 +28,15 @@ REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ("02_sinusoidal_hand_calculation", "07_rope")
 #: The drill written in 07 (one of its four): the stub's body replaced by the worked solution.
 DRILL = "drill-rope-cos-sin"
+#: The kind the registry declares for each id ("exercise" or "drill"), and a cell's check call.
+KIND = {e.id: e.kind for e in catalogue.EXERCISES}
+CHECK = re.compile(r'\bpl\.check\("([^"]+)"')
+
+
+def kind_of(source: str) -> str | None:
+    """What the cell's ``pl.check`` asks, by the registry ("exercise", "drill"); None: no check."""
+    m = CHECK.search(source)
+    return KIND[m[1]] if m else None
 
 #: Run the given cells one after another (the notebook's own run-cell command), wait for each.
 JS_RUN_CELLS = """
@@ -82,8 +92,7 @@ def _open(page, lab, rel: str, progress_file: Path) -> None:
 def _answer_every_exercise(page, path: Path) -> None:
     cells = page.evaluate(JS_CELL_TEXTS)
     setup = next(i for i, (kind, src, _) in enumerate(cells) if kind == "code" and "import posenc_lib as pl" in src)
-    asked = [i for i, (kind, src, _) in enumerate(cells)
-             if kind == "code" and re.search(r'\bpl\.check\("', src) and 'pl.check("drill-' not in src]
+    asked = [i for i, (kind, src, _) in enumerate(cells) if kind == "code" and kind_of(src) == "exercise"]
     answers = solution_answers(path)
     assert len(asked) == len(answers) > 0, path.name
     for i, answer in zip(asked, answers):
@@ -133,7 +142,7 @@ def test_answers_saved_in_the_notebooks_stay_counted(lab_server, browser, tmp_pa
             assert page.evaluate(JS_SAVE_AND_RESTART) is False        # saved (not dirty), kernel back
             saved = json.loads((folder / f"{stem}.ipynb").read_text(encoding="utf-8"))
             answered = ["".join(c["source"]) for c in saved["cells"] if c["cell_type"] == "code"
-                        and 'pl.check("' in "".join(c["source"]) and 'pl.check("drill-' not in "".join(c["source"])]
+                        and kind_of("".join(c["source"])) == "exercise"]
             assert answered and not any("= None" in src for src in answered), "the answers are saved in the file"
         rel = (folder / "00_index.ipynb").relative_to(lab_server.root_dir).as_posix()
         _open(page, lab_server, rel, progress_file)
