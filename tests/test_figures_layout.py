@@ -20,11 +20,15 @@ TOLERANCE = 0.5   # px
 
 
 def drawn_texts(fig) -> list:
-    """The Text artists a full render of ``fig`` really draws (visible, non-empty, in view)."""
+    """The Text artists a full render of ``fig`` really draws (visible, non-empty, in view).
+
+    Only ``fig``'s own texts count: the patch of ``Text.draw`` is process-wide, and an explorer
+    made by an earlier test may still be drawing its frames on its fill thread meanwhile.
+    """
     drawn, original = [], mtext.Text.draw
 
     def record(self, renderer):
-        if self.get_visible() and self.get_text().strip():
+        if self.get_figure(root=True) is fig and self.get_visible() and self.get_text().strip():
             drawn.append(self)
         return original(self, renderer)
 
@@ -148,6 +152,29 @@ def test_explorer_figure_is_no_wider_than_a_notebook_output(name):
     fig = pl.EXPLORERS[name]().figure
     width = fig.get_figwidth() * fig.dpi
     assert width <= NOTEBOOK_OUTPUT_PX, f"{name}: {width:.0f} px wide, the output has {NOTEBOOK_OUTPUT_PX}"
+
+
+def test_texts_another_figure_draws_meanwhile_are_not_counted():
+    """CI once failed on heatmap with hand_calc's labels: a fill thread drew them mid-check."""
+    import matplotlib.artist as martist
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    def small_figure(text):
+        with pl.figure_style():
+            fig = Figure(figsize=(3, 2), dpi=90)
+            FigureCanvasAgg(fig)
+            fig.text(0.1, 0.5, text)
+        return fig
+
+    checked, elsewhere = small_figure("checked"), small_figure("drawn elsewhere, far past 3 in")
+
+    class DrawsTheOther(martist.Artist):
+        def draw(self, renderer):
+            elsewhere.draw_without_rendering()
+
+    checked.add_artist(DrawsTheOther())
+    assert [t.get_text() for t in drawn_texts(checked)] == ["checked"]
 
 
 def test_the_check_finds_a_label_across_the_frame_and_past_the_edge():
