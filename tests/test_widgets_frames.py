@@ -137,7 +137,8 @@ def test_every_explorer_has_frames_and_its_stacks_follow_their_axes():
         assert fs.main == type(ex).main and ex.controls[fs.main] is fs.slider and fs.names[-1] == fs.main
         assert list(ex.frame_axes) == fs.names == [a.control for a in ex.spec.axes()]
         assert ex.widget.children[-1] is fs.view, f"{name}: the figure shown is not the frames' view"
-        assert fs.view.children == (fs.stack, fs.live_view) and fs.view.selected_index == 0
+        assert fs.view.children == (fs.stack, fs.live_box) and fs.live_box.children == (fs.live_view,)
+        assert not fs.live_shown and fs.live_box.layout.display == "none" and fs.stack.layout.display is None
         for leaf in fs.leaves.values():
             assert len(leaf.children) == len(fs.values) and all(c is fs.live_view for c in leaf.children)
             assert leaf.selected_index == fs.index()[-1]
@@ -313,17 +314,19 @@ def test_another_control_shows_the_live_figure_at_once_and_republishes_later():
     sent = []
     for st in fs.leaves.values():
         st.observe(lambda change: sent.append("children"), names="children")
-    fs.view.observe(lambda change: sent.append(("view", change["new"])), names="selected_index")
+    for part, box in (("tree", fs.stack), ("live", fs.live_box)):
+        box.layout.observe(lambda change, part=part: sent.append((part, change["new"])), names="display")
     ex.controls["base"].value = 100.0
-    assert sent == [("view", 1)], "only the view changes while the reader moves base"
+    assert sent == [("live", None), ("tree", "none")], "only the view changes while the reader moves base (live first: on top)"
     assert not fs.frames and fs.bytes == 0 and fs.shown_png() is None
     ref = pl.ClockExplorer(pos=ex.controls["pos"].value, base=100.0)
     assert ex.shown_png() == ref.shown_png()
     ex.controls["base"].value = 1000.0                  # a drag: no message but the live image
-    assert sent == [("view", 1)]
+    assert sent == [("live", None), ("tree", "none")]
     fs.fill(limit=5)
-    back = sent.index(("view", 0))
-    assert back > 1 and set(sent[1:back]) == {"children"}, "the Stacks first, then the tree shown again"
+    back = sent.index(("tree", None))
+    assert back > 2 and set(sent[2:back]) == {"children"}, "the Stacks first, then the tree shown again"
+    assert sent[back + 1] == ("live", "none"), "the tree first: it lies under the live figure"
     assert all(img.comm is None for img in old), "old frames closed after the publish"
     assert all(c is fs.live_view or c in fs.frames.values() for st in fs.leaves.values() for c in st.children)
     ref.controls["base"].value = 1000.0
@@ -472,7 +475,7 @@ def test_a_kernel_over_its_total_gives_up_the_frames_used_least_recently(schedul
     c.controls["pos"].set_state({"value": 6})    # browser): a, used least recently, gives its frames up
     assert scheduler._choose() is c.frames
     assert a.frames.bytes == 0 and b.frames.bytes > 0
-    assert a.frames.view.selected_index == 1, "a shows its live figure until its frames come back"
+    assert a.frames.live_shown, "a shows its live figure until its frames come back"
     a.frames.publish()
     assert all(ch is a.image for st in a.frames.leaves.values() for ch in st.children)
 
@@ -510,7 +513,7 @@ def test_the_fill_waits_for_quiet_and_renders_one_frame_per_callback(fake):
     loop.run()
     assert len(fs.frames) == len(fs.positions) == 39
     assert all(c is not fs.live for st in fs.leaves.values() for c in st.children), "every frame published at the end"
-    assert fs.view.selected_index == 0
+    assert not fs.live_shown
 
 
 def test_a_control_moved_during_the_fill_pauses_it(fake):
@@ -568,9 +571,9 @@ def test_a_frame_set_needs_no_explorer_only_a_render_callable(scheduler):
     fs.follow()
     assert fs.stack.selected_index == 4 and fs.shown_png() == b"png of 4"
     fs.invalidate()
-    assert not fs.frames and fs.view.selected_index == 1 and fs.shown_png() is None
+    assert not fs.frames and fs.live_shown and fs.shown_png() is None
     fs.publish()
-    assert all(c is live for c in fs.stack.children) and fs.view.selected_index == 0
+    assert all(c is live for c in fs.stack.children) and not fs.live_shown
     with pytest.raises(TypeError, match="frame_slider"):
         F.FrameSet(w.IntSlider(0, min=-3, max=3), live, render, scheduler=scheduler)
 

@@ -69,7 +69,7 @@ def test_the_clock_on_a_static_page(static_page, monkeypatch):
     assert decl["controls"] == {"base": ex.controls["base"].model_id}
     fs = ex.frames
     assert sorted(fs.frames) == [(d, i) for d in (0, 1) for i in range(5)]
-    assert all(fs.shown(p) for p in fs.positions) and fs.view.selected_index == 0
+    assert all(fs.shown(p) for p in fs.positions) and not fs.live_shown
     assert static_page.sets() == [] and static_page._hooks is None and static_page.handle is None, "no scheduler, no hooks"
     assert ex.play.max == 4 and ex.play_link.target == (slider, "index")
     monkeypatch.delenv(static.ENV)

@@ -341,10 +341,12 @@ class FrameSet:
     The Stacks nest like the axes: one Stack per framed value of each outer axis, each
     ``jsdlink``-ed from its axis's widget (value or index -> ``selected_index``), the innermost
     ones holding the frames; so the browser switches the figure for every axis of the grid
-    itself. :attr:`view`, what an explorer displays, is a Stack of two: the frames' tree and the
-    live figure. A control outside the grid that moves shows the live figure at once (one small
-    message, not the tree's children again) and drops the frames; the tree gets the new frames
-    while the kernel is quiet, and is shown again when none of it is stale.
+    itself. :attr:`view`, what an explorer displays, is a Box of two in one grid cell: the
+    frames' tree and the live figure on top of it, each shown or hidden by its Layout's display
+    (both stay rendered in the browser). A control outside the grid that moves shows the live
+    figure at once (two small messages, not the tree's children again) and drops the frames;
+    the tree gets the new frames while the kernel is quiet, and is shown again when none of it
+    is stale.
 
     ``eager=True`` (static mode, :mod:`posenc.ui.engine.static`): no scheduler and no memory
     cap; every position is rendered before the constructor returns, again after
@@ -389,7 +391,14 @@ class FrameSet:
         self.levels: list = [{} for _ in self.widgets]   # per axis: outer prefix -> Stack
         self.stack = self._build((), 0)
         self.leaves = self.levels[-1]
-        self.view = w.Stack(children=[self.stack, self.live_view], selected_index=0, _dom_classes=("posenc-frames",))
+        # The tree and the live figure share one grid cell, the live one on top; which one shows
+        # is one small message each way (a Layout's display). Both stay rendered in the browser:
+        # a Stack of the two re-created the live image's view (and dropped the tree's) at every
+        # switch, 40 ms of a reader's move during a fill.
+        self.stack.layout.grid_area = "figure"
+        self.live_box = w.Box([self.live_view], layout=w.Layout(grid_area="figure", display="none"))
+        self.view = w.Box([self.stack, self.live_box], _dom_classes=("posenc-frames",),
+                          layout=w.Layout(display="grid", grid_template_areas='"figure"'))
         self.links = [w.jsdlink((x, attr), (st, "selected_index"))
                       for x, attr, level in zip(self.widgets, self.attrs, self.levels) for st in level.values()]
         for x in self.widgets:
@@ -431,14 +440,31 @@ class FrameSet:
         """The widgets' positions (the Stacks' indices they select), outer axes first."""
         return tuple(self._index(level) for level in range(len(self.widgets)))
 
+    @property
+    def live_shown(self) -> bool:
+        """Does the view show the live figure (the frames' tree hidden, its frames dropped)?"""
+        return self.live_box.layout.display != "none"
+
+    def _show_live(self, live: bool) -> None:
+        """Show the live figure or the tree. The one to show first: it lies in the same grid
+        cell, the live one on top, so the browser never shows neither nor both side by side."""
+        if live == self.live_shown:
+            return
+        if live:
+            self.live_box.layout.display = None
+            self.stack.layout.display = "none"
+        else:
+            self.stack.layout.display = None
+            self.live_box.layout.display = "none"
+
     def shown(self, pos: tuple) -> bool:
         """Does the browser show a frame at position ``pos`` (published, not the live image)?"""
         leaf = self.leaves.get(pos[:-1])
-        return self.view.selected_index == 0 and leaf is not None and leaf.children[pos[-1]] is not self.live_view
+        return not self.live_shown and leaf is not None and leaf.children[pos[-1]] is not self.live_view
 
     def shown_png(self) -> bytes | None:
         """The PNG bytes of the frame the Stacks show now; None when they show the live image."""
-        if self.view.selected_index != 0:
+        if self.live_shown:
             return None
         node = self.stack
         for _ in self.widgets:
@@ -505,7 +531,7 @@ class FrameSet:
     @property
     def _dirty(self) -> bool:
         """Is anything not published yet (frames, or the tree shown again)?"""
-        return bool(self._dirty_leaves) or self.view.selected_index != 0
+        return bool(self._dirty_leaves) or self.live_shown
 
     # -- moves ------------------------------------------------------------------
     def moved(self, control=None) -> bool:
@@ -567,8 +593,8 @@ class FrameSet:
         self._full_at = None
         stale = {p for p, leaf in self.leaves.items() if any(c is not self.live_view for c in leaf.children)}
         self._dirty_leaves |= stale
-        if stale and self.view.selected_index != 1:
-            self.view.selected_index = 1
+        if stale:
+            self._show_live(True)
 
     def invalidate(self, control=None) -> None:
         """What the frames show changed (``control``, a control outside the grid, moved): drop
@@ -649,8 +675,7 @@ class FrameSet:
                 self.leaves[prefix].children = [self.frames.get((*prefix, i), self.live_view) for i in range(n)]
             self._dirty_leaves.clear()
             self._last_publish = self.scheduler.clock()
-        if self.view.selected_index != 0:
-            self.view.selected_index = 0
+        self._show_live(False)
         if self._unpublished_closes:
             gone, self._unpublished_closes = self._unpublished_closes, []
             self.scheduler.close_later(gone)
