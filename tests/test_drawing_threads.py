@@ -73,7 +73,7 @@ def test_every_engine_reaction_holds_the_drawing_lock():
     real = canvas.BlitCanvas.draw.__wrapped__
 
     def spy(self, *args, **kwargs):
-        held.append(lock.DRAWING._is_owned())
+        held.append(lock.DRAWING.held())
         return real(self, *args, **kwargs)
 
     from unittest import mock
@@ -134,9 +134,9 @@ def test_a_fill_woken_by_a_reader_s_move_on_a_subshell_renders_on_the_fill_threa
     """The reader moves a control: its observer runs on a subshell thread (a running event
     loop) and wakes the fill. Every frame is rendered on the fill thread: neither on that
     subshell nor on the main thread (the cells)."""
-    from posenc.ui.engine import frames as F
+    from posenc.ui.engine import frames as F, scheduler as S
 
-    monkeypatch.setattr(F, "QUIET_S", 0.0)
+    monkeypatch.setattr(S, "QUIET_S", 0.0)
     scheduler = F.FrameScheduler()
     monkeypatch.setattr(F, "frame_scheduler", lambda: scheduler)
     ex = pl.EXPLORERS["rope"]()
@@ -185,3 +185,90 @@ def test_a_reader_s_move_pauses_the_fill_before_it_waits_for_the_drawing_lock(mo
         assert not scheduler.quiet()
     mover.join(60)
     assert not mover.is_alive() and ex.values["i"] == 5
+
+
+def _wait_for(condition, what: str) -> None:
+    """Poll ``condition`` (a condition on real threads, not a timed wait) for at most 60 s."""
+    import time as real_time
+
+    deadline = real_time.monotonic() + 60
+    while not condition() and real_time.monotonic() < deadline:
+        real_time.sleep(0.005)
+    assert condition(), what
+
+
+def test_the_drawing_lock_knows_when_another_thread_waits_for_it():
+    drawing = lock.DrawingLock()
+    got = threading.Event()
+
+    def other():
+        seen.append(drawing.held())
+        with drawing:
+            seen.append(drawing.held())
+            got.set()
+
+    seen: list = []
+    with drawing:
+        with drawing:                               # re-entrant: the owner never waits
+            assert not drawing.contended() and drawing.held()
+        assert drawing.held()
+        t = threading.Thread(target=other)
+        t.start()
+        _wait_for(drawing.contended, "the waiting thread was not counted")
+        assert not got.is_set()
+    t.join(60)
+    assert got.is_set() and not drawing.contended() and seen == [False, True] and not drawing.held()
+    with pytest.raises(RuntimeError):
+        drawing.release()
+    assert drawing.acquire(blocking=False)
+    drawing.release()
+
+
+def test_a_checkpoint_stops_only_an_interruptible_drawing_and_only_while_someone_waits():
+    with lock.interruptible():
+        lock.checkpoint()                           # nobody waits: goes on
+    waiting = threading.Thread(target=lambda: lock.DRAWING.__enter__() and lock.DRAWING.release())
+    with lock.DRAWING:
+        waiting.start()
+        _wait_for(lock.DRAWING.contended, "the waiting thread was not counted")
+        lock.checkpoint()                           # outside interruptible(): a cell's drawing goes on
+        with pytest.raises(lock.Interrupted):
+            with lock.interruptible():
+                lock.checkpoint()
+    waiting.join(60)
+
+
+def test_a_frame_being_drawn_gives_way_to_a_reader_s_move_at_its_next_artist(monkeypatch):
+    """The fill thread draws a frame (holding the drawing lock) while a move arrives on a
+    subshell: the frame stops at its next artist, the move draws at once, and the frame is not
+    kept (drawn again later, the scheduler counts it)."""
+    from posenc.ui.engine import frames as F
+
+    now = [10.0]
+    scheduler = F.FrameScheduler(clock=lambda: now[0], call_later=lambda delay, callback: _Handle())
+    monkeypatch.setattr(F, "frame_scheduler", lambda: scheduler)
+    ex = pl.EXPLORERS["clock"]()
+    fs = ex.frames
+    fs.fill(limit=1)                                # the frame figure exists: its artists can be held up
+    drawn_on_move = threading.Event()
+    mover = threading.Thread(target=lambda: (setattr(ex.controls["base"], "value", 100.0), drawn_on_move.set()),
+                             name="subshell-test")
+    first = ex._frame_drawing.canvas.animated[0]
+    real_draw = first.draw
+
+    def held_up(renderer):                          # the move arrives while this artist is drawn
+        if not mover.is_alive() and not drawn_on_move.is_set():
+            mover.start()
+            _wait_for(lock.DRAWING.contended, "the move did not wait for the drawing lock")
+        return real_draw(renderer)
+
+    monkeypatch.setattr(first, "draw", held_up)
+    before = set(fs.frames)
+    now[0] = 50.0                                   # quiet: the fill draws
+    assert scheduler._step() == F.YIELD_S
+    mover.join(60)
+    assert drawn_on_move.is_set() and ex.values["base"] == 100.0
+    assert scheduler.interrupted == 1 and scheduler.rendered == 0
+    assert not fs.frames and set(fs.frames) <= before, "no frame kept from the interrupted drawing"
+    ref = pl.ClockExplorer(pos=ex.values["pos"], base=100.0)
+    assert ex.shown_png() == ref.shown_png(), "the move's figure is whole"

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 import posenc_lib as pl
-from posenc.ui.engine import frames as F
+from posenc.ui.engine import frames as F, scheduler as S
 from posenc.ui.engine.canvas import data_url
 from support import full_render, rgb, share_differing
 
@@ -470,7 +470,7 @@ def test_a_kernel_over_its_total_gives_up_the_frames_used_least_recently(schedul
     a, b, c = pl.RopeExplorer(), pl.RopeExplorer(), pl.RopeExplorer()
     for ex in (a, b, c):
         ex.frames.fill(limit=5)
-    monkeypatch.setattr(F, "MAX_TOTAL_BYTES", sum(ex.frames.bytes for ex in (a, b, c)) + 1)  # one more frame: over
+    monkeypatch.setattr(S, "MAX_TOTAL_BYTES", sum(ex.frames.bytes for ex in (a, b, c)) + 1)  # one more frame: over
     b.controls["pos"].set_state({"value": 6})    # the reader moves b, then c (messages from the
     c.controls["pos"].set_state({"value": 6})    # browser): a, used least recently, gives its frames up
     assert scheduler._choose() is c.frames

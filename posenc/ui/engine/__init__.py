@@ -17,9 +17,11 @@
   browser can follow, Play links, a button's stale clicks (its clock an argument).
 * :mod:`~posenc.ui.engine.frames`: pre-rendered figures of a frame grid (the main slider and
   the controls the steps use), switched in the browser by nested Stacks; they take a render
-  callable and know nothing of explorers. The process's
-  :class:`~posenc.ui.engine.frames.FrameScheduler` (:func:`~posenc.ui.engine.frames.frame_scheduler`)
-  fills them while the kernel is quiet (its clock and its ``call_later`` are arguments).
+  callable and know nothing of explorers.
+* :mod:`~posenc.ui.engine.scheduler`: the process's
+  :class:`~posenc.ui.engine.scheduler.FrameScheduler` fills the frame sets while the kernel is
+  quiet, one frame per callback, within the kernel's memory cap (its clock and its
+  ``call_later`` are arguments).
 * :mod:`~posenc.ui.engine.fill_thread`: the thread the fill runs on, never one that handles the
   reader's messages.
 * :mod:`~posenc.ui.engine.explorer`: :class:`~posenc.ui.engine.explorer.Explorer`, derived from a
@@ -28,7 +30,8 @@
   :class:`~posenc.ui.engine.explorer.LiveFigure`, a blitted figure in an image with no controls.
 * :mod:`~posenc.ui.engine.lock`: one drawing at a time in the process
   (:data:`~posenc.ui.engine.lock.DRAWING`): JupyterLab's widget messages arrive on a subshell
-  thread beside the cells.
+  thread beside the cells; a frame the fill is drawing gives way to a thread that waits for it
+  (:func:`~posenc.ui.engine.lock.interruptible`).
 * :mod:`~posenc.ui.engine.static`: frames for a page with no kernel (the static edition), the
   one switch the builder sets; its docstring is the interface.
 

@@ -8,7 +8,7 @@ import struct
 import zlib
 
 from .internals import GlyphCache
-from .lock import one_at_a_time
+from .lock import checkpoint, one_at_a_time
 
 
 #: Dots per inch of every explorer figure at 1x.
@@ -86,8 +86,10 @@ def _is_image(artist) -> bool:
 
 def _draw(renderer, artists) -> None:
     """Draw ``artists`` in order; then, over each image among them, its axes' frame and the
-    lines drawn above it in a full draw (an image blitted last would cover them)."""
+    lines drawn above it in a full draw (an image blitted last would cover them). Stops at an
+    artist's boundary when an interruptible drawing must give way (:func:`~posenc.ui.engine.lock.checkpoint`)."""
     for a in artists:
+        checkpoint()
         a.draw(renderer)
     for ax in {id(a.axes): a.axes for a in artists if _is_image(a)}.values():
         over = [*ax.spines.values(), *(ln for ln in ax.lines if not ln.get_animated())]
@@ -169,5 +171,7 @@ class BlitCanvas:
     def png(self) -> bytes:
         """The canvas as PNG bytes (:func:`png_bytes`)."""
         import numpy as np
+
+        checkpoint()
 
         return png_bytes(np.asarray(self.agg.buffer_rgba()))

@@ -1,5 +1,5 @@
 """The fill thread: one daemon thread that runs the frame fill's callbacks
-(:class:`~posenc.ui.engine.frames.FrameScheduler`), apart from every thread that handles the
+(:class:`~posenc.ui.engine.scheduler.FrameScheduler`), apart from every thread that handles the
 reader's messages. JupyterLab >= 4.4 with ipykernel >= 7 hands widget messages to a subshell
 thread and runs cells on the main thread, and a comm's next message goes to the thread that sent
 its last one: a fill run on either would queue the reader's next message behind frame renders.

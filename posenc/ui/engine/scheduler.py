@@ -1,0 +1,266 @@
+"""The frame fill's scheduling: when frames are rendered (only while the kernel is quiet, one
+per callback, on the fill thread; a frame being drawn gives way to a reader's move), which
+frame set comes first, and how much all of them may hold
+(:class:`FrameScheduler`, one per process: :func:`frame_scheduler`). What a frame set is and
+how its Stacks show the frames: :mod:`posenc.ui.engine.frames`.
+"""
+from __future__ import annotations
+
+import asyncio
+import functools
+import threading
+import time
+import weakref
+
+from .fill_thread import fill_thread
+from .lock import DRAWING, Interrupted, interruptible
+
+#: The kernel must have been quiet this long (s) before a frame is rendered.
+QUIET_S = 1.0
+#: Pause (s) after each frame: a reader's move waiting for the drawing lock takes it before
+#: the next frame.
+YIELD_S = 0.002
+#: Widgets of dropped frames closed per quiet callback (each close is one message).
+CLOSE_BATCH = 32
+#: Data: URL bytes one set's frames may hold (kernel memory; the browser keeps about as
+#: much again in decoded images while they are shown).
+MAX_BYTES = 24 * 2**20
+#: Data: URL bytes all frames of one kernel may hold (a re-run cell leaves its old explorer
+#: behind, as every ipywidget that is not closed stays alive).
+MAX_TOTAL_BYTES = 4 * MAX_BYTES
+
+
+class FrameScheduler:
+    """Fills frame sets while the kernel is quiet, on the fill thread.
+
+    One per process (:func:`frame_scheduler`). :meth:`install` hooks IPython's cell events (a cell
+    that runs is activity; one that finished wakes the fill) once per kernel (hooks of an
+    earlier scheduler, e.g. from a reloaded module, are removed first: each hook is marked
+    with :data:`HOOK_MARK`), :meth:`uninstall`
+    removes them (also done when the last frame set closes); :meth:`wake` installs them the
+    first time it finds a running loop.
+
+    ``clock()`` gives the time in seconds and ``call_later(delay, callback)`` schedules a
+    callback, returning a handle with ``cancel()``. Defaults: ``time.monotonic`` and the
+    process's :class:`~posenc.ui.engine.fill_thread.FillThread` (:func:`~posenc.ui.engine.fill_thread.fill_thread`), used only when the call that asks
+    for a fill comes from a thread with a running event loop (a kernel: its main thread or a
+    subshell) or from the fill thread itself; plain Python and pytest schedule nothing.
+    Tests pass a fake clock and a fake ``call_later`` and advance them by hand. Every method
+    may be called from any thread.
+    """
+
+    def __init__(self, clock=time.monotonic, call_later=None):
+        self.clock = clock
+        self._call_later = call_later  # None: the fill thread's call_later
+        self._sets: list = []  # weak references, in creation order
+        self.last_activity = clock()
+        self.handle = None
+        self._guard = threading.Lock()   # the pending callback and the widgets to close
+        self._woken = False   # wake() was called while a callback ran
+        self._hooks = None  # (shell, [(event, callback), ...]) once installed
+        self._closing: list = []  # widgets of dropped frames, closed while quiet
+        self.rendered = 0  # frames rendered by the background fill (tests, benchmarks)
+        self.interrupted = 0  # frames given up half drawn for a reader's move
+
+    # -- sets -----------------------------------------------------------------
+    def add(self, fs) -> None:
+        self._sets = [r for r in self._sets if r() is not None]
+        self._sets.append(weakref.ref(fs))
+
+    def remove(self, fs) -> None:
+        """Forget ``fs`` (closed); with no set left, remove the IPython hooks."""
+        self._sets = [r for r in self._sets if r() is not None and r() is not fs]
+        if not self._sets:
+            self.uninstall()
+
+    def sets(self) -> list:
+        """Every frame set alive, in the order they were made."""
+        return [s for s in (r() for r in self._sets) if s is not None]
+
+    def close_later(self, widgets) -> None:
+        """Close these widgets when the kernel is quiet, a few per callback (each close is a
+        message to the browser); at once when nothing can be scheduled (plain Python, pytest)."""
+        if not self._can_schedule():
+            for x in widgets:
+                x.close()
+            return
+        with self._guard:
+            self._closing.extend(widgets)
+        self.wake()
+
+    # -- activity -------------------------------------------------------------
+    def touch(self) -> None:
+        """Something happened (a cell ran, a control moved): wait QUIET_S again."""
+        self.last_activity = self.clock()
+
+    def quiet(self) -> bool:
+        return self.clock() - self.last_activity >= QUIET_S
+
+    # -- IPython hooks --------------------------------------------------------
+    def install(self, shell=None) -> bool:
+        """Register the cell hooks on ``shell`` (default: the running IPython); False: none."""
+        if self._hooks is not None:
+            return True
+        if shell is None:
+            try:
+                from IPython import get_ipython
+            except ImportError:  # pragma: no cover - ipywidgets needs IPython
+                return False
+            shell = get_ipython()
+        if shell is None:
+            return False
+        hooks = [("pre_run_cell", _marked(self._pre_run_cell)), ("post_run_cell", _marked(self._post_run_cell))]
+        for event, _ in hooks:  # once per kernel: an earlier scheduler's hooks go
+            for callback in list(shell.events.callbacks.get(event, [])):
+                if getattr(callback, HOOK_MARK, False):
+                    shell.events.unregister(event, callback)
+        for event, callback in hooks:
+            shell.events.register(event, callback)
+        self._hooks = (shell, hooks)
+        return True
+
+    def uninstall(self) -> None:
+        """Remove the cell hooks and cancel a pending fill callback."""
+        if self._hooks is not None:
+            shell, hooks = self._hooks
+            for event, callback in hooks:
+                try:
+                    shell.events.unregister(event, callback)
+                except ValueError:
+                    pass
+            self._hooks = None
+        with self._guard:
+            if self.handle is not None:
+                self.handle.cancel()
+                self.handle = None
+
+    def _pre_run_cell(self, *args) -> None:
+        self.touch()
+
+    def _post_run_cell(self, *args) -> None:
+        self.touch()
+        self.wake()
+
+    # -- the fill -------------------------------------------------------------
+    def _can_schedule(self) -> bool:
+        """A given ``call_later`` always schedules; the fill thread only for a call from a
+        thread with a running event loop (a kernel's) or from the fill thread itself."""
+        if self._call_later is not None or threading.current_thread() is fill_thread().thread:
+            return True
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return False
+        return True
+
+    def wake(self) -> None:
+        """Make sure a fill is scheduled; nothing happens where nothing can be scheduled
+        (:meth:`_can_schedule`)."""
+        if not self._can_schedule():
+            return  # plain Python / pytest: frames are rendered only by FrameSet.fill()
+        if self._call_later is None:
+            self.install()
+        with self._guard:
+            self._woken = True
+            if self.handle is None or self.handle.cancelled():
+                self.handle = self._later(QUIET_S, self._tick)
+
+    def _later(self, delay, callback):
+        return (self._call_later or fill_thread().call_later)(delay, callback)
+
+    def _tick(self) -> None:
+        """One callback of the fill (on the fill thread): wait for quiet, close a batch of
+        dropped widgets or render one frame, then schedule the next callback (or none when
+        every set is full and no wake came meanwhile)."""
+        with self._guard:
+            self._woken = False
+        delay = self._step()
+        with self._guard:
+            if delay is None and self._woken:
+                delay = YIELD_S
+            self.handle = None if delay is None else self._later(delay, self._tick)
+
+    def _step(self):
+        """The work of one callback; the delay before the next one (None: nothing to do)."""
+        wait = self.last_activity + QUIET_S - self.clock()
+        if wait > 0:
+            return wait
+        with self._guard:
+            batch, self._closing = self._closing[:CLOSE_BATCH], self._closing[CLOSE_BATCH:]
+        if batch:
+            for x in batch:
+                x.close()
+            return YIELD_S
+        with DRAWING:   # frame sets change under the reader's moves too: one at a time
+            fs = self._choose()
+            if fs is None:
+                for s in self.sets():
+                    s.publish()
+                return None
+            try:
+                with interruptible():   # a reader's move waits for one artist, not one frame
+                    if fs.render_next():
+                        self.rendered += 1
+            except Interrupted:   # drawn again later, once the kernel is quiet
+                self.interrupted += 1
+            except Exception as exc:  # never break the fill: this set stays live
+                fs.broken = exc
+        return YIELD_S
+
+    def _choose(self):
+        """The frame set to render for next: the one used last; room made if needed."""
+        sets = self.sets()
+        wanting = [s for s in sets if s.wants_frame()]
+        if not wanting:
+            return None
+        fs = max(wanting, key=lambda s: s.last_used)
+        while sum(s.bytes for s in sets) + fs.frame_size() > MAX_TOTAL_BYTES:
+            older = [s for s in sets if s is not fs and s.frames and s.last_used < fs.last_used]
+            if not older:
+                return None
+            min(older, key=lambda s: s.last_used).drop()
+        return fs
+
+
+#: The attribute that marks a frame scheduler's IPython hook (a new scheduler, e.g. of a
+#: reloaded module, finds and removes an earlier one's by it).
+HOOK_MARK = "posenc_frame_hook"
+
+
+def _marked(method):
+    """``method`` as an IPython event callback marked with :data:`HOOK_MARK`."""
+    def hook(*args):
+        method(*args)
+
+    setattr(hook, HOOK_MARK, True)
+    hook.scheduler = method.__self__
+    return hook
+
+
+@functools.cache
+def frame_scheduler() -> FrameScheduler:
+    """The process's frame scheduler (made on first use): every live frame set is filled by it."""
+    return FrameScheduler()
+
+
+class Unscheduled:
+    """The scheduler of an eager frame set (static mode, :mod:`posenc.ui.engine.static`): nothing
+    is scheduled, no hook is installed, and dropped widgets are closed at once."""
+
+    clock = staticmethod(time.monotonic)
+
+    def add(self, fs) -> None:
+        pass
+
+    def remove(self, fs) -> None:
+        pass
+
+    def wake(self) -> None:
+        pass
+
+    def touch(self) -> None:
+        pass
+
+    def close_later(self, widgets) -> None:
+        for x in widgets:
+            x.close()
