@@ -34,7 +34,7 @@ class DrawingLock:
 
     def release(self) -> None:
         if not self.held():
-            raise RuntimeError("cannot release a DrawingLock this thread does not hold")
+            self._lock.release()   # another thread's or nobody's: raises RuntimeError as an RLock does
         self._depth -= 1
         if self._depth == 0:
             self._owner = None
