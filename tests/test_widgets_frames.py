@@ -138,6 +138,7 @@ def test_every_explorer_has_frames_and_its_stacks_follow_their_axes():
         assert list(ex.frame_axes) == fs.names == [a.control for a in ex.spec.axes()]
         assert ex.widget.children[-1] is fs.view, f"{name}: the figure shown is not the frames' view"
         assert fs.view.children == (fs.stack, fs.live_box) and fs.live_box.children == (fs.live_view,)
+        assert "posenc-live" in fs.live_box._dom_classes
         assert not fs.live_shown and fs.live_box.layout.display == "none" and fs.stack.layout.display is None
         for leaf in fs.leaves.values():
             assert len(leaf.children) == len(fs.values) and all(c is fs.live_view for c in leaf.children)

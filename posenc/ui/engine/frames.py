@@ -147,7 +147,8 @@ class FrameSet:
         # a Stack of the two re-created the live image's view (and dropped the tree's) at every
         # switch, 40 ms of a reader's move during a fill.
         self.stack.layout.grid_area = "figure"
-        self.live_box = w.Box([self.live_view], layout=w.Layout(grid_area="figure", display="none"))
+        self.live_box = w.Box([self.live_view], layout=w.Layout(grid_area="figure", display="none"),
+                              _dom_classes=("posenc-live",))
         self.view = w.Box([self.stack, self.live_box], _dom_classes=("posenc-frames",),
                           layout=w.Layout(display="grid", grid_template_areas='"figure"'))
         self.links = [w.jsdlink((x, attr), (st, "selected_index"))
