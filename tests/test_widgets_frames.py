@@ -573,8 +573,14 @@ def test_a_frame_set_needs_no_explorer_only_a_render_callable(scheduler):
     assert fs.stack.selected_index == 4 and fs.shown_png() == b"png of 4"
     fs.invalidate()
     assert not fs.frames and fs.live_shown and fs.shown_png() is None
-    fs.publish()
-    assert all(c is live for c in fs.stack.children) and not fs.live_shown
+    fs.publish()                                  # the fill's publish: it wants frames, the live figure stays up
+    assert all(c is live for c in fs.stack.children) and fs.live_shown
+    slider.value = 1                              # a grid move where no frame is: still the live figure
+    assert fs.moved() is False and fs.live_shown
+    fs.render_next()                              # the frame at 1 (nearest first)
+    assert fs.moved() is True and not fs.live_shown, "a frame there: the tree back"
+    fs.follow()
+    assert fs.shown_png() == b"png of 1"
     with pytest.raises(TypeError, match="frame_slider"):
         F.FrameSet(w.IntSlider(0, min=-3, max=3), live, render, scheduler=scheduler)
 

@@ -34,8 +34,9 @@ spec's grid (:attr:`ExplorerSpec.grid <posenc.ui.engine.spec.ExplorerSpec.grid>`
   change that order). Without a running event loop where a fill is asked for (plain Python,
   pytest) nothing is scheduled: call :meth:`FrameSet.fill`.
 * Moving a control outside the grid drops the frames: the browser shows the live figure at
-  once (one small message: the frames' tree is hidden, not republished) and a new fill starts
-  when the kernel is quiet; the Stacks get the new frames then, and the dropped widgets are
+  once (small messages: the frames' tree is hidden, not republished) and a new fill starts
+  when the kernel is quiet; the Stacks get the new frames then (hidden: the live figure stays
+  up until the fill is done or a control of the grid moves), and the dropped widgets are
   closed later, a few per quiet callback, not while the reader waits for the new figure.
 * Memory: at most :data:`MAX_BYTES` of data: URLs per set, the frames nearest the handles
   first (when the reader moves on, the farthest frames make room for nearer ones), and at
@@ -96,8 +97,8 @@ class FrameSet:
     frames' tree and the live figure on top of it, each shown or hidden by its Layout's display
     (both stay rendered in the browser). A control outside the grid that moves shows the live
     figure at once (two small messages, not the tree's children again) and drops the frames;
-    the tree gets the new frames while the kernel is quiet, and is shown again when none of it
-    is stale.
+    the tree gets the new frames while the kernel is quiet, and is shown again when the fill is
+    done, or as soon as a control of the grid moves to a position that has its frame.
 
     ``eager=True`` (static mode, :mod:`posenc.ui.engine.static`): no scheduler and no memory
     cap; every position is rendered before the constructor returns, again after
@@ -298,6 +299,8 @@ class FrameSet:
             self.fill()
         if self._dirty and self.eager:
             self.publish()
+        elif self.live_shown and self.index() in self.frames:
+            self.publish(show_tree=True)   # a frame is there: the tree again, switched in the browser
         return self.shown(self.index())
 
     def _reposition(self) -> None:
@@ -418,16 +421,21 @@ class FrameSet:
                             or not self.wants_frame()):
             self.publish()
 
-    def publish(self) -> None:
-        """Send the innermost Stacks every frame rendered so far and show the tree again;
-        frames taken out are closed later."""
+    def publish(self, show_tree: bool | None = None) -> None:
+        """Send the innermost Stacks every frame rendered so far; frames taken out are closed
+        later. The tree is shown again with ``show_tree``, or (None) once the set wants no more
+        frames: while a fill runs after a control outside the grid moved, the live figure stays
+        up, so that control's next move switches nothing in the browser (a switch during a fill
+        cost a reader's move 30-50 ms); a move of a grid control to a position with a frame
+        brings the tree back at once (:meth:`moved`)."""
         if self._dirty_leaves:
             n = len(self.values)
             for prefix in sorted(self._dirty_leaves):
                 self.leaves[prefix].children = [self.frames.get((*prefix, i), self.live_view) for i in range(n)]
             self._dirty_leaves.clear()
             self._last_publish = self.scheduler.clock()
-        self._show_live(False)
+        if show_tree or (show_tree is None and not self.wants_frame()):
+            self._show_live(False)
         if self._unpublished_closes:
             gone, self._unpublished_closes = self._unpublished_closes, []
             self.scheduler.close_later(gone)
@@ -456,7 +464,7 @@ class FrameSet:
         count = 0
         while (limit is None or count < limit) and self.render_next():
             count += 1
-        self.publish()
+        self.publish(show_tree=True)
         return self
 
 
