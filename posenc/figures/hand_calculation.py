@@ -20,7 +20,7 @@ class _HandCalcView:
     def __init__(self, ax, pair_name):
         from matplotlib.patches import Circle
 
-        from .key_line import key_line
+        from .text_pieces import key_line
 
         self.ax = ax
         ax.set_xlim(-self.LIM, self.LIM)
