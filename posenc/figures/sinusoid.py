@@ -52,9 +52,9 @@ class _PEHeatmapView:
         self.image.set_data(pe)
         place_index_ticks(self.xticks, d_model, True)
         place_index_ticks(self.yticks, seq_len, False)
-        self.title.set_pieces([label("PE：seq_len=", "PE: seq_len="), f"{seq_len}", label("，d_model=", ", d_model="),
+        self.title.set_pieces((label("PE：seq_len=", "PE: seq_len="), f"{seq_len}", label("，d_model=", ", d_model="),
                                f"{d_model}", label("，base=", ", base="), f"{base:g}",
-                               label(f"，{_LAYOUT_NAMES[layout]}", f", {layout}")])
+                               label(f"，{_LAYOUT_NAMES[layout]}", f", {layout}")))
 
 
 def plot_pe_heatmap(seq_len: int = 50, d_model: int = 64, base: float = 10000.0,

@@ -15,6 +15,45 @@ from __future__ import annotations
 from matplotlib.text import Text
 from matplotlib.transforms import Bbox, IdentityTransform
 
+#: (string, font, dpi) -> width, height and descent of its ink, as a renderer measures them.
+_METRICS: dict = {}
+
+
+def _metrics(renderer, s: str, prop, dpi: float) -> tuple:
+    """Width, height and descent of ``s`` (measured once per string, font and dpi)."""
+    key = (s, prop, dpi)
+    found = _METRICS.get(key)
+    if found is None:
+        if len(_METRICS) >= 4096:
+            _METRICS.clear()
+        found = _METRICS[(s, prop.copy(), dpi)] = renderer.get_text_width_height_descent(s, prop, ismath=False)
+    return found
+
+
+def _spread(text, renderer, inks) -> list:
+    """The ascent and descent matplotlib gives each line of ``text`` (one ``(ascent, descent)``
+    of ink per line), as its layout of a text does: with ``linespacing="normal"`` each line at
+    least the font's ascent and descent (plus half the font's line gap on each side when there
+    are several lines), else the ink spread to ``linespacing`` times the font's height. The
+    font's numbers come from the boxes of the one- and two-line texts "0" and "0\\n0"."""
+    one, two = (_reference_box(text, renderer, s) for s in ("0", "0\n0"))
+    if text.get_linespacing() == "normal":
+        gap = (two.height - 2 * one.height) / 2 if len(inks) > 1 else 0.0
+        return [(max(a, one.y1) + gap / 2, max(d, -one.y0) + gap / 2) for a, d in inks]
+    return [((one.height + a - d) / 2, (one.height - a + d) / 2) for a, d in inks]
+
+
+def _reference_box(text, renderer, s: str):
+    """The box of ``s`` drawn with ``text``'s font and line spacing, baseline at 0 (once per font)."""
+    key = ("box", s, text.get_fontproperties(), text.get_linespacing(), text.get_figure(root=True).dpi)
+    found = _METRICS.get(key)
+    if found is None:
+        probe = Text(0, 0, s, va="baseline", fontproperties=text.get_fontproperties(),
+                     linespacing=text.get_linespacing(), figure=text.get_figure(root=False))
+        found = _METRICS[(*key[:2], key[2].copy(), *key[3:])] = probe.get_window_extent(renderer)
+    return found
+
+
 #: Where a row's anchor sits along it, by horizontal alignment.
 _ALONG = {"left": 0.0, "center": 0.5, "right": 1.0}
 
@@ -64,46 +103,66 @@ def key_line(ax, key, **kwargs) -> KeyLine:
 
 
 class TextRow(Text):
-    """One line of text drawn as pieces side by side (:meth:`set_pieces`), aligned as a whole
-    by ``ha`` at the text's position, baselines at the position's ``y`` (``va`` is
-    ``"baseline"``; one line). Each piece starts on a whole pixel, so a piece that recurs
-    (the words around the numbers) is replayed from the canvas's glyph cache wherever the
-    numbers before it end. :meth:`get_text` is the whole line, and its box the line's box as
-    one text (what a layout engine makes room for; the pieces cover it within a pixel)."""
+    """Text drawn as pieces side by side (:meth:`set_pieces`), each line aligned as a whole by
+    ``ha`` at the text's position; ``va`` is ``"baseline"`` (the last line's baseline at the
+    position, as a title's) or ``"top"``. Each piece starts on a whole pixel, so a piece that
+    recurs (the words around the numbers) is replayed from the canvas's glyph cache wherever
+    the numbers before it end. :meth:`get_text` is the whole text, and its box the box of
+    that text drawn as one (what a layout engine makes room for; the pieces cover it within a
+    pixel: lines are one line height apart, the height of a one-line text of the font)."""
 
-    def __init__(self, x, y, **kwargs):
-        super().__init__(x, y, "", va="baseline", **kwargs)
-        self._pieces: list[Text] = []
+    def __init__(self, x, y, va="baseline", **kwargs):
+        if va not in ("baseline", "top"):
+            raise ValueError(f"TextRow: va must be 'baseline' or 'top', not {va!r}")
+        super().__init__(x, y, "", va=va, **kwargs)
+        self._lines: list[list[Text]] = []
 
-    def set_pieces(self, strings) -> None:
-        """The line's pieces, in order (their concatenation is the text)."""
-        strings = list(strings)
-        while len(self._pieces) < len(strings):
-            piece = Text(0, 0, "", ha="left", va="baseline", transform=IdentityTransform())
-            self._pieces.append(piece)
-        for piece, s in zip(self._pieces, strings):
-            piece.set_text(s)
-        for piece in self._pieces[len(strings):]:
-            piece.set_text("")
-        self.set_text("".join(strings))
+    def set_pieces(self, *lines) -> None:
+        """The pieces of each line, in order (each line a list of strings; their concatenation
+        is the line's text)."""
+        while len(self._lines) < len(lines):
+            self._lines.append([])
+        for texts, strings in zip(self._lines, [*lines, *[[]] * (len(self._lines) - len(lines))]):
+            strings = list(strings)
+            while len(texts) < len(strings):
+                texts.append(Text(0, 0, "", ha="left", va="baseline", transform=IdentityTransform()))
+            for piece, s in zip(texts, [*strings, *[""] * (len(texts) - len(strings))]):
+                piece.set_text(s)
+        self.set_text("\n".join("".join(line) for line in lines))
 
     def _place(self, renderer) -> list:
-        """The pieces with text, each put where it is drawn (pixels)."""
+        """The pieces with text, each put where it is drawn (pixels): lines spaced as
+        matplotlib spaces the lines of one text (:func:`_spread`)."""
         x, y = self.get_transform().transform(self.get_unitless_position())
-        pieces = [p for p in self._pieces if p.get_text()]
-        widths = []
-        for p in pieces:   # free texts (in no figure's tree): setting them marks nothing stale
-            p.update_from(self)     # font, colour, alpha of the row
-            p.set_horizontalalignment("left")
-            p.set_verticalalignment("baseline")
-            p.set_transform(IdentityTransform())
-            p.set_figure(self.get_figure(root=False))
-            widths.append(p.get_window_extent(renderer).width)
-        left = x - _ALONG[self.get_horizontalalignment()] * sum(widths)
-        for p, w in zip(pieces, widths):
-            p.set_position((round(left), round(y)))
-            left += w
-        return pieces
+        along = _ALONG[self.get_horizontalalignment()]
+        lines = [[p for p in texts if p.get_text()] for texts in self._lines]
+        lines = [line for line in lines if line]
+        if not lines:
+            return []
+        prop, dpi = self.get_fontproperties(), self.get_figure(root=True).dpi
+        metrics = []   # per line: (widths, ascent, descent) of its ink, as measured for one text
+        for line in lines:   # free texts (in no figure's tree): setting them marks nothing stale
+            for p in line:
+                p.update_from(self)     # font, colour, alpha of the text
+                p.set_horizontalalignment("left")
+                p.set_verticalalignment("baseline")
+                p.set_transform(IdentityTransform())
+                p.set_figure(self.get_figure(root=False))
+            wads = [_metrics(renderer, p.get_text(), prop, dpi) for p in line]
+            metrics.append(([w for w, _, _ in wads], max(h - d for _, h, d in wads), max(d for _, _, d in wads)))
+        spread = _spread(self, renderer, [(a, d) for _, a, d in metrics])
+        if self.get_verticalalignment() == "top":
+            baseline = y - spread[0][0]
+        else:   # "baseline": the last line's at y
+            baseline = y + sum(spread[k][1] + spread[k + 1][0] for k in range(len(lines) - 1))
+        for k, (line, (widths, _, _)) in enumerate(zip(lines, metrics)):
+            left = x - along * sum(widths)
+            for p, w in zip(line, widths):
+                p.set_position((round(left), round(baseline)))
+                left += w
+            if k + 1 < len(lines):
+                baseline -= spread[k][1] + spread[k + 1][0]
+        return [p for line in lines for p in line]
 
     def draw(self, renderer):
         if not self.get_visible() or not self.get_text():
@@ -122,4 +181,13 @@ def title_row(ax) -> TextRow:
     row.set_figure(title.get_figure(root=False))
     row.axes = ax
     ax.title = row
+    return row
+
+
+def text_row(ax, x, y, **kwargs) -> TextRow:
+    """A :class:`TextRow` at ``(x, y)`` in ``ax`` (keywords as for ``ax.text``: transform,
+    fontsize, ha, va...), not clipped to the axes."""
+    row = TextRow(x, y, **kwargs)
+    ax.add_artist(row)
+    row.set_clip_on(False)
     return row
