@@ -12,6 +12,7 @@ use (it loads matplotlib).
 """
 from __future__ import annotations
 
+from matplotlib.colors import to_rgba
 from matplotlib.text import Text
 from matplotlib.transforms import Bbox, IdentityTransform
 
@@ -58,7 +59,91 @@ def _reference_box(text, renderer, s: str):
 _ALONG = {"left": 0.0, "center": 0.5, "right": 1.0}
 
 
-class KeyLine(Text):
+#: The characters a :class:`NumberText` draws one by one.
+_CHARS = frozenset("0123456789.,+-−e×[]() ")
+#: Where a text's baseline sits from its anchor, by vertical alignment (ascent a, descent d).
+_BASELINE = {"baseline": lambda a, d: 0.0, "top": lambda a, d: -a, "bottom": lambda a, d: d,
+             "center": lambda a, d: (d - a) / 2}
+
+
+def _adds_up(renderer, prop, dpi: float) -> bool:
+    """Do the widths of single characters add up to the width of the string they form, for
+    this font and dpi (hinted advances, whole pixels)? Measured once per font."""
+    key = ("adds up", prop, dpi)
+    found = _METRICS.get(key)
+    if found is None:
+        sample = "".join(sorted(_CHARS - {" "})) + " 0.0464 1e+04 [-0.76, 1.39]"
+        whole = _metrics(renderer, sample, prop, dpi)[0]
+        found = _METRICS[(key[0], prop.copy(), dpi)] = whole == sum(_metrics(renderer, c, prop, dpi)[0] for c in sample)
+    return found
+
+
+class NumberText(Text):
+    """A text that, when it holds only digits and the signs around numbers (``_CHARS``), is
+    drawn one character at a time from whole pixels: each character is a string the canvas
+    has drawn before (replayed from its glyph cache), so a number never seen costs about what
+    a known one does. The characters' widths add up to the string's (checked per font), so
+    it looks as the string drawn at once, moved by less than a pixel. Anything else (other
+    characters, several lines, a rotation, path effects, TeX) is drawn as any text."""
+
+    def _char_layout(self, renderer):
+        """``(left, baseline, widths, box)`` of the characters in pixels, or None when this
+        text is drawn as any text."""
+        s = self.get_text()
+        if (not s or not set(s) <= _CHARS or self.get_rotation() or self.get_usetex() or self.get_path_effects()
+                or self.get_verticalalignment() not in _BASELINE):
+            return None
+        prop, dpi = self.get_fontproperties(), self.get_figure(root=True).dpi
+        if not _adds_up(renderer, prop, dpi):
+            return None
+        wads = [_metrics(renderer, c, prop, dpi) for c in s]
+        widths = [w for w, _, _ in wads]
+        (a, d), = _spread(self, renderer, [(max(h - dd for _, h, dd in wads), max(dd for _, _, dd in wads))])
+        x, y = self.get_transform().transform(self.get_unitless_position())
+        left = round(x - _ALONG[self.get_horizontalalignment()] * sum(widths))
+        baseline = round(y + _BASELINE[self.get_verticalalignment()](a, d))
+        return left, baseline, widths, Bbox.from_bounds(left, baseline - d, sum(widths), a + d)
+
+    def draw(self, renderer):
+        if renderer is not None:
+            self._renderer = renderer
+        if not self.get_visible():
+            return
+        layout = self._char_layout(renderer)
+        if layout is None:
+            super().draw(renderer)
+            return
+        left, baseline, widths, box = layout
+        self._draw_box(renderer, box)
+        renderer.open_group("text", self.get_gid())
+        gc = renderer.new_gc()   # as Text.draw sets it up
+        gc.set_foreground(to_rgba(self.get_color()), isRGBA=True)
+        gc.set_alpha(self.get_alpha())
+        gc.set_url(self.get_url())
+        gc.set_antialiased(self.get_antialiased())
+        gc.set_snap(self.get_snap())
+        self._set_gc_clip(gc)
+        y = renderer.get_canvas_width_height()[1] - baseline if renderer.flipy() else baseline
+        prop = self.get_fontproperties()
+        for c, w in zip(self.get_text(), widths):
+            if c != " ":
+                renderer.draw_text(gc, left, y, c, prop, 0.0, ismath=False, mtext=self)
+            left += w
+        gc.restore()
+        renderer.close_group("text")
+        self.stale = False
+
+    def _draw_box(self, renderer, box) -> None:
+        """Draw the text's box (``bbox``), around ``box`` (the characters' box in pixels)."""
+        patch = self.get_bbox_patch()
+        if patch is not None:
+            patch.set_bounds(box.x0, box.y0, box.width, box.height)
+            patch.set_transform(IdentityTransform())
+            patch.set_mutation_scale(renderer.points_to_pixels(self.get_size()))
+            patch.draw(renderer)
+
+
+class KeyLine(NumberText):
     """A text drawn just after its ``key`` (a text artist), bottoms aligned: at each draw it is
     placed (in pixels) at the key's right edge. Its box (``bbox``, as for ``ax.text``) spans the
     key and itself, one box behind the whole line: draw the key after this text (a higher
@@ -83,7 +168,10 @@ class KeyLine(Text):
             self._x, self._y = box.x1, box.y0
         return super().get_window_extent(renderer, dpi)
 
-    def update_bbox_position_size(self, renderer):
+    def _draw_box(self, renderer, box) -> None:
+        super()._draw_box(renderer, box if self._key_box is None else Bbox.union([self._key_box, box]))
+
+    def update_bbox_position_size(self, renderer):   # drawn as any text (not only digits)
         super().update_bbox_position_size(renderer)
         patch = self.get_bbox_patch()
         if patch is not None and self._key_box is not None:
@@ -115,7 +203,7 @@ class TextRow(Text):
         if va not in ("baseline", "top"):
             raise ValueError(f"TextRow: va must be 'baseline' or 'top', not {va!r}")
         super().__init__(x, y, "", va=va, **kwargs)
-        self._lines: list[list[Text]] = []
+        self._lines: list[list[NumberText]] = []
 
     def set_pieces(self, *lines) -> None:
         """The pieces of each line, in order (each line a list of strings; their concatenation
@@ -125,7 +213,7 @@ class TextRow(Text):
         for texts, strings in zip(self._lines, [*lines, *[[]] * (len(self._lines) - len(lines))]):
             strings = list(strings)
             while len(texts) < len(strings):
-                texts.append(Text(0, 0, "", ha="left", va="baseline", transform=IdentityTransform()))
+                texts.append(NumberText(0, 0, "", ha="left", va="baseline", transform=IdentityTransform()))
             for piece, s in zip(texts, [*strings, *[""] * (len(texts) - len(strings))]):
                 piece.set_text(s)
         self.set_text("\n".join("".join(line) for line in lines))
