@@ -112,6 +112,8 @@ class _ClockView:
     def __init__(self, ax_clock, ax_bits):
         from matplotlib.patches import Circle, Rectangle
 
+        from .text_pieces import number_text
+
         self.ax, self.axb = ax_clock, ax_bits
         n = self.MAX_PAIRS
         self.centers = [(2.5 * i, 0.0) for i in range(n)]
@@ -129,8 +131,9 @@ class _ClockView:
             (tip,) = ax_clock.plot([cx], [cy + 0.9], "o", color="C3", ms=4)
             self.hands.append(hand)
             self.tips.append(tip)
-            self.captions.append([ax_clock.text(cx, cy - 1.2 - 0.38 * r, "", ha="center", va="top",
-                                                fontsize=9) for r in range(3)])
+            # numbers only, new at every base: drawn a character at a time from the glyph cache
+            self.captions.append([number_text(ax_clock, cx, cy - 1.2 - 0.38 * r, "", ha="center", va="top",
+                                              fontsize=9) for r in range(3)])
         for r, name in enumerate(("i", "w_i", label("波长", "λ"))):
             ax_clock.text(-1.35, -1.2 - 0.38 * r, name, ha="right", va="top", fontsize=9, color="0.1")
         ax_clock.set_xlim(-2.3, 2.5 * (n - 1) + 1.3)

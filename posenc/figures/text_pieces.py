@@ -279,3 +279,13 @@ def text_row(ax, x, y, **kwargs) -> TextRow:
     ax.add_artist(row)
     row.set_clip_on(False)
     return row
+
+
+def number_text(ax, x, y, s: str = "", **kwargs) -> NumberText:
+    """A :class:`NumberText` in ``ax``, as ``ax.text(x, y, s, **kwargs)`` makes a text (data
+    coordinates unless ``transform`` says otherwise; not clipped)."""
+    text = NumberText(x, y, s, **kwargs)
+    ax.add_artist(text)
+    text.set_clip_box(None)
+    text.set_clip_path(None)
+    return text
