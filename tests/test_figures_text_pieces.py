@@ -80,21 +80,22 @@ def test_a_text_that_is_not_one_line_of_numbers_is_drawn_as_any_text(s):
     assert (ours == plain).all()
 
 
-@pytest.mark.parametrize("va", ["baseline", "top"])
+@pytest.mark.parametrize("va", ["baseline", "top", "bottom", "center"])
 @pytest.mark.parametrize("lines", [
     [("PE：seq_len=", "50", "，d_model=", "64", "，base=", "10000", "，交错 (interleaved)")],
     [("一维光栅顺序 (raster)，base = ", "100"), ("下方邻居 ▼ 分数 ", "0.4404", "，右方邻居 ▶ 分数 ", "0.9443")],
+    [("q→κ",), ("+0.12", " rad")],
 ])
-def test_a_row_of_pieces_looks_as_its_text_drawn_as_one(lines, va):
+@pytest.mark.parametrize("ha", ["center", "left", "right"])
+def test_a_row_of_pieces_looks_as_its_text_drawn_as_one(lines, va, ha):
     whole = "\n".join("".join(line) for line in lines)
 
     def ours(ax):
-        row = text_row(ax, 0.5, 0.45, transform=ax.transAxes, ha="center", va=va, fontsize=9)
+        row = text_row(ax, 0.5, 0.45, transform=ax.transAxes, ha=ha, va=va, fontsize=9)
         row.set_pieces(*lines)
         assert row.get_text() == whole
 
-    plain = render(lambda ax: ax.text(0.5, 0.45, whole, transform=ax.transAxes, ha="center", va=va, fontsize=9,
-                                      multialignment="center"))
+    plain = render(lambda ax: ax.text(0.5, 0.45, whole, transform=ax.transAxes, ha=ha, va=va, fontsize=9))
     assert_same_look(render(ours), plain)
 
 

@@ -55,6 +55,11 @@ def _reference_box(text, renderer, s: str):
     return found
 
 
+#: Where a block of lines' top sits above its anchor, by vertical alignment, from the first
+#: line's ascent, the distance from the first baseline to the last and the last line's descent.
+_TOP = {"top": lambda a, steps, d: 0.0, "baseline": lambda a, steps, d: a + steps,
+        "bottom": lambda a, steps, d: a + steps + d, "center": lambda a, steps, d: (a + steps + d) / 2}
+
 #: Where a row's anchor sits along it, by horizontal alignment.
 _ALONG = {"left": 0.0, "center": 0.5, "right": 1.0}
 
@@ -192,16 +197,16 @@ def key_line(ax, key, **kwargs) -> KeyLine:
 
 class TextRow(Text):
     """Text drawn as pieces side by side (:meth:`set_pieces`), each line aligned as a whole by
-    ``ha`` at the text's position; ``va`` is ``"baseline"`` (the last line's baseline at the
-    position, as a title's) or ``"top"``. Each piece starts on a whole pixel, so a piece that
+    ``ha`` at the text's position, the block of lines by ``va`` ("baseline": the last line's
+    baseline, as a title's; "top", "bottom", "center"). Each piece starts on a whole pixel, so a piece that
     recurs (the words around the numbers) is replayed from the canvas's glyph cache wherever
     the numbers before it end. :meth:`get_text` is the whole text, and its box the box of
     that text drawn as one (what a layout engine makes room for; the pieces cover it within a
     pixel: lines are one line height apart, the height of a one-line text of the font)."""
 
     def __init__(self, x, y, va="baseline", **kwargs):
-        if va not in ("baseline", "top"):
-            raise ValueError(f"TextRow: va must be 'baseline' or 'top', not {va!r}")
+        if va not in _TOP:
+            raise ValueError(f"TextRow: va must be one of {sorted(_TOP)}, not {va!r}")
         super().__init__(x, y, "", va=va, **kwargs)
         self._lines: list[list[NumberText]] = []
 
@@ -239,10 +244,8 @@ class TextRow(Text):
             wads = [_metrics(renderer, p.get_text(), prop, dpi) for p in line]
             metrics.append(([w for w, _, _ in wads], max(h - d for _, h, d in wads), max(d for _, _, d in wads)))
         spread = _spread(self, renderer, [(a, d) for _, a, d in metrics])
-        if self.get_verticalalignment() == "top":
-            baseline = y - spread[0][0]
-        else:   # "baseline": the last line's at y
-            baseline = y + sum(spread[k][1] + spread[k + 1][0] for k in range(len(lines) - 1))
+        steps = sum(spread[k][1] + spread[k + 1][0] for k in range(len(lines) - 1))   # first to last baseline
+        baseline = y + _TOP[self.get_verticalalignment()](spread[0][0], steps, spread[-1][1]) - spread[0][0]
         for k, (line, (widths, _, _)) in enumerate(zip(lines, metrics)):
             left = x - along * sum(widths)
             for p, w in zip(line, widths):
