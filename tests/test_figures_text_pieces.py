@@ -110,3 +110,16 @@ def test_a_key_line_looks_as_one_label_with_one_box():
     plain = render(lambda ax: ax.text(0.05, 0.7, "→ 猫 (pos 1)：[1.34, 1.04]", va="top", fontsize=9.5,
                                       color="C0", bbox=box))
     assert_same_look(render(ours), plain)   # the grey box is ink here: one box, the size of the whole line
+
+
+@pytest.mark.parametrize("bbox", [dict(facecolor="0.8", edgecolor="none", pad=1.6),
+                                  dict(boxstyle="round,pad=0.15", facecolor="0.8", edgecolor="none")])
+def test_a_row_with_a_box_looks_as_one_text_with_its_box(bbox):
+    pieces = ("|k| ≥ ", "64", "：全在最后一个桶（含 ≥ ", "128", " 的一切）")
+
+    def ours(ax):
+        text_row(ax, 0.05, 0.6, transform=ax.transAxes, va="top", fontsize=9, bbox=bbox).set_pieces(pieces)
+
+    plain = render(lambda ax: ax.text(0.05, 0.6, "".join(pieces), transform=ax.transAxes, va="top", fontsize=9,
+                                      bbox=bbox))
+    assert_same_look(render(ours), plain)   # the grey box is ink: it must be the size of the whole text

@@ -83,6 +83,17 @@ def _adds_up(renderer, prop, dpi: float) -> bool:
     return found
 
 
+def _draw_box(text, renderer, box) -> None:
+    """Draw ``text``'s box (its ``bbox``, if any) around ``box`` (pixels), as Text.draw does
+    around its layout's box."""
+    patch = text.get_bbox_patch()
+    if patch is not None:
+        patch.set_bounds(box.x0, box.y0, box.width, box.height)
+        patch.set_transform(IdentityTransform())
+        patch.set_mutation_scale(renderer.points_to_pixels(text.get_size()))
+        patch.draw(renderer)
+
+
 class NumberText(Text):
     """A text that, when it holds only digits and the signs around numbers (``_CHARS``), is
     drawn one character at a time from whole pixels: each character is a string the canvas
@@ -140,12 +151,7 @@ class NumberText(Text):
 
     def _draw_box(self, renderer, box) -> None:
         """Draw the text's box (``bbox``), around ``box`` (the characters' box in pixels)."""
-        patch = self.get_bbox_patch()
-        if patch is not None:
-            patch.set_bounds(box.x0, box.y0, box.width, box.height)
-            patch.set_transform(IdentityTransform())
-            patch.set_mutation_scale(renderer.points_to_pixels(self.get_size()))
-            patch.draw(renderer)
+        _draw_box(self, renderer, box)
 
 
 class KeyLine(NumberText):
@@ -245,7 +251,12 @@ class TextRow(Text):
             metrics.append(([w for w, _, _ in wads], max(h - d for _, h, d in wads), max(d for _, _, d in wads)))
         spread = _spread(self, renderer, [(a, d) for _, a, d in metrics])
         steps = sum(spread[k][1] + spread[k + 1][0] for k in range(len(lines) - 1))   # first to last baseline
-        baseline = y + _TOP[self.get_verticalalignment()](spread[0][0], steps, spread[-1][1]) - spread[0][0]
+        top = y + _TOP[self.get_verticalalignment()](spread[0][0], steps, spread[-1][1])
+        width = max(sum(widths) for widths, _, _ in metrics)
+        # the box of the whole text (what a bbox is drawn around), as one text's layout has it
+        self._box = Bbox.from_extents(x - along * width, top - spread[0][0] - steps - spread[-1][1],
+                                      x - along * width + width, top)
+        baseline = top - spread[0][0]
         for k, (line, (widths, _, _)) in enumerate(zip(lines, metrics)):
             left = x - along * sum(widths)
             for p, w in zip(line, widths):
@@ -258,7 +269,9 @@ class TextRow(Text):
     def draw(self, renderer):
         if not self.get_visible() or not self.get_text():
             return
-        for p in self._place(renderer):
+        pieces = self._place(renderer)
+        _draw_box(self, renderer, self._box)
+        for p in pieces:
             p.draw(renderer)
         self.stale = False
 
