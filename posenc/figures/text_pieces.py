@@ -65,7 +65,7 @@ _ALONG = {"left": 0.0, "center": 0.5, "right": 1.0}
 
 
 #: The characters a :class:`NumberText` draws one by one.
-_CHARS = frozenset("0123456789.,+-−e×[]()% ")
+_CHARS = frozenset("0123456789.,+-−e×[]()%/ ")
 #: Where a text's baseline sits from its anchor, by vertical alignment (ascent a, descent d).
 _BASELINE = {"baseline": lambda a, d: 0.0, "top": lambda a, d: -a, "bottom": lambda a, d: d,
              "center": lambda a, d: (d - a) / 2}
