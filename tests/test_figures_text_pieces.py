@@ -123,3 +123,21 @@ def test_a_row_with_a_box_looks_as_one_text_with_its_box(bbox):
     plain = render(lambda ax: ax.text(0.05, 0.6, "".join(pieces), transform=ax.transAxes, va="top", fontsize=9,
                                       bbox=bbox))
     assert_same_look(render(ours), plain)   # the grey box is ink: it must be the size of the whole text
+
+
+def test_a_text_set_over_a_row_is_what_it_draws():
+    """A plot_* function given the reader's axes leaves a TextRow as their title: the reader's
+    own ax.set_title afterwards replaces it, as for any title."""
+    def ours(ax):
+        row = text_row(ax, 0.1, 0.5, transform=ax.transAxes, fontsize=9)
+        row.set_pieces(("PE：seq_len=", "50"))
+        row.set_text("自己的标题 42")      # what ax.set_title does to ax.title
+        assert row.get_text() == "自己的标题 42"
+
+    assert_same_look(render(ours), render(lambda ax: ax.text(0.1, 0.5, "自己的标题 42", transform=ax.transAxes,
+                                                             fontsize=9)))
+    with pl.figure_style():
+        fig = pl.plot_pe_heatmap(seq_len=8, d_model=8)
+        ax = fig.axes[0]
+        ax.set_title("mine")
+        assert ax.get_title() == "mine" and ax.title.get_text() == "mine"

@@ -215,6 +215,7 @@ class TextRow(Text):
             raise ValueError(f"TextRow: va must be one of {sorted(_TOP)}, not {va!r}")
         super().__init__(x, y, "", va=va, **kwargs)
         self._lines: list[list[NumberText]] = []
+        self._joined = ""
 
     def set_pieces(self, *lines) -> None:
         """The pieces of each line, in order (each line a list of strings; their concatenation
@@ -227,7 +228,14 @@ class TextRow(Text):
                 texts.append(NumberText(0, 0, "", ha="left", va="baseline", transform=IdentityTransform()))
             for piece, s in zip(texts, [*strings, *[""] * (len(texts) - len(strings))]):
                 piece.set_text(s)
-        self.set_text("\n".join("".join(line) for line in lines))
+        self._joined = "\n".join("".join(line) for line in lines)
+        super().set_text(self._joined)
+
+    def set_text(self, s) -> None:
+        """The whole text (a title set with ``ax.set_title`` over a row, say): one piece per line."""
+        super().set_text(s)
+        if hasattr(self, "_lines") and self.get_text() != self._joined:
+            self.set_pieces(*([line] for line in self.get_text().split("\n")))
 
     def _place(self, renderer) -> list:
         """The pieces with text, each put where it is drawn (pixels): lines spaced as
