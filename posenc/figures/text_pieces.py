@@ -16,6 +16,8 @@ from matplotlib.colors import to_rgba
 from matplotlib.text import Text
 from matplotlib.transforms import Bbox, IdentityTransform
 
+from ..validate import bilingual
+
 #: (string, font, dpi) -> width, height and descent of its ink, as a renderer measures them.
 _METRICS: dict = {}
 
@@ -212,7 +214,8 @@ class TextRow(Text):
 
     def __init__(self, x, y, va="baseline", **kwargs):
         if va not in _TOP:
-            raise ValueError(f"TextRow: va must be one of {sorted(_TOP)}, not {va!r}")
+            raise ValueError(bilingual(f"TextRow: va must be one of {sorted(_TOP)}, not {va!r}",
+                                       f"TextRow 的 va 只能取 {sorted(_TOP)} 之一，收到 {va!r}"))
         super().__init__(x, y, "", va=va, **kwargs)
         self._lines: list[list[NumberText]] = []
         self._joined = ""
