@@ -24,12 +24,13 @@ _METRICS: dict = {}
 
 def _metrics(renderer, s: str, prop, dpi: float) -> tuple:
     """Width, height and descent of ``s`` (measured once per string, font and dpi)."""
-    key = (s, prop, dpi)
+    key = (s, prop, dpi, type(renderer))   # each kind of renderer measures its own way (Agg hints)
     found = _METRICS.get(key)
     if found is None:
         if len(_METRICS) >= 4096:
             _METRICS.clear()
-        found = _METRICS[(s, prop.copy(), dpi)] = renderer.get_text_width_height_descent(s, prop, ismath=False)
+        found = _METRICS[(s, prop.copy(), dpi, type(renderer))] = renderer.get_text_width_height_descent(
+            s, prop, ismath=False)
     return found
 
 
@@ -48,7 +49,8 @@ def _spread(text, renderer, inks) -> list:
 
 def _reference_box(text, renderer, s: str):
     """The box of ``s`` drawn with ``text``'s font and line spacing, baseline at 0 (once per font)."""
-    key = ("box", s, text.get_fontproperties(), text.get_linespacing(), text.get_figure(root=True).dpi)
+    key = ("box", s, text.get_fontproperties(), text.get_linespacing(), text.get_figure(root=True).dpi,
+           type(renderer))
     found = _METRICS.get(key)
     if found is None:
         probe = Text(0, 0, s, va="baseline", fontproperties=text.get_fontproperties(),
@@ -76,12 +78,13 @@ _BASELINE = {"baseline": lambda a, d: 0.0, "top": lambda a, d: -a, "bottom": lam
 def _adds_up(renderer, prop, dpi: float) -> bool:
     """Do the widths of single characters add up to the width of the string they form, for
     this font and dpi (hinted advances, whole pixels)? Measured once per font."""
-    key = ("adds up", prop, dpi)
+    key = ("adds up", prop, dpi, type(renderer))
     found = _METRICS.get(key)
     if found is None:
         sample = "".join(sorted(_CHARS - {" "})) + " 0.0464 1e+04 [-0.76, 1.39]"
         whole = _metrics(renderer, sample, prop, dpi)[0]
-        found = _METRICS[(key[0], prop.copy(), dpi)] = whole == sum(_metrics(renderer, c, prop, dpi)[0] for c in sample)
+        found = _METRICS[(key[0], prop.copy(), dpi, type(renderer))] = whole == sum(
+            _metrics(renderer, c, prop, dpi)[0] for c in sample)
     return found
 
 
