@@ -24,9 +24,9 @@ def test_explorer_arrows_are_word_vector_plus_pe():
         np.testing.assert_allclose(view.pe.get_offsets(), [word] * 3, atol=1e-12)   # PE starts at the word's tip
         np.testing.assert_allclose(np.column_stack([view.pe.U, view.pe.V]), pe, atol=1e-12)
         # one key line per token: its position and where its arrow ends (word + PE), 2 decimals
-        for pos, t, p in zip((0, 1, 2), view.labels, pe):
+        for pos, line, p in zip((0, 1, 2), view.lines(), pe):
             tip = f"[{word[0] + p[0]:.2f}, {word[1] + p[1]:.2f}]"
-            assert f"(pos {pos})" in t.get_text() and t.get_text().endswith(tip), t.get_text()
+            assert f"(pos {pos})" in line and line.endswith(tip), line
     for number in ref.pe_row(2, 4, 100.0):              # the table beside the sliders shows PE(2)
         assert f"{number:.4f}" in ex.table.value
 

@@ -14,6 +14,7 @@ import matplotlib.text as mtext
 import pytest
 
 import posenc_lib as pl
+from posenc.figures.text_pieces import NumberText
 from posenc.ui.engine.spec import checkbox, choice_slider, dropdown, int_slider
 
 TOLERANCE = 0.5   # px
@@ -25,20 +26,26 @@ def drawn_texts(fig) -> list:
     Only ``fig``'s own texts count: the patch of ``Text.draw`` is process-wide, and an explorer
     made by an earlier test may still be drawing its frames on its fill thread meanwhile.
     """
-    drawn, original = [], mtext.Text.draw
+    drawn = {}
+    # a NumberText draws its digits without Text.draw: its own draw is recorded too
+    patched = [(cls, cls.__dict__["draw"]) for cls in (mtext.Text, NumberText)]
 
-    def record(self, renderer):
-        if self.get_figure(root=True) is fig and self.get_visible() and self.get_text().strip():
-            drawn.append(self)
-        return original(self, renderer)
+    def recorder(original):
+        def record(self, renderer):
+            if self.get_figure(root=True) is fig and self.get_visible() and self.get_text().strip():
+                drawn[id(self)] = self
+            return original(self, renderer)
+        return record
 
-    mtext.Text.draw = record
+    for cls, original in patched:
+        cls.draw = recorder(original)
     try:
         with pl.figure_style():
             fig.draw_without_rendering()
     finally:
-        mtext.Text.draw = original
-    return drawn
+        for cls, original in patched:
+            cls.draw = original
+    return list(drawn.values())
 
 
 def clipped(fig) -> list[str]:

@@ -108,12 +108,15 @@ class _AlibiView:
     def __init__(self, ax_heat, ax_bar, cax):
         from matplotlib.collections import LineCollection
 
+        from .text_pieces import title_row
+
         self.ax_heat, self.ax_bar = ax_heat, ax_bar
         self.image, self.xticks, self.yticks = index_heatmap(ax_heat, alibi_cmap(), ALIBI_VMIN, 0)
         ax_heat.set_xlabel(label("key 位置 n", "key position n"), labelpad=12)
         ax_heat.set_ylabel(label("query 位置 m", "query position m"), labelpad=16)
         (self.row,) = ax_heat.plot([0, 1, 1, 0, 0], [0, 0, 1, 1, 0], color="C1", lw=1.4)
-        self.title_heat = ax_heat.set_title(" ", fontsize=9)
+        ax_heat.set_title(" ", fontsize=9)
+        self.title_heat = title_row(ax_heat)   # both titles in pieces: words recur, numbers are new
         ax_heat.get_figure().colorbar(self.image, cax=cax)
         cax.set_ylabel(label(f"偏置（≤ {ALIBI_VMIN:g} 最深）", f"bias (≤ {ALIBI_VMIN:g} darkest)"), fontsize=9)
         cax.tick_params(labelsize=9)
@@ -126,7 +129,8 @@ class _AlibiView:
         ax_bar.set_ylim(0, 0.62)
         ax_bar.set_xlabel(label("偏移 k = n − m", "offset k = n − m"))
         ax_bar.set_ylabel(label("注意力权重（q·κ = 0）", "attention weight (q·κ = 0)"))
-        self.title_bar = ax_bar.set_title(" ", fontsize=9)
+        ax_bar.set_title(" ", fontsize=9)
+        self.title_bar = title_row(ax_bar)
 
     def artists(self):
         # the orange row frame is drawn over the image: it comes after it
@@ -157,10 +161,10 @@ class _AlibiView:
         mean_dist = float(np.abs(rel) @ weights)
         form = label("因果", "causal") if causal else label("对称", "symmetric")
         exponent = float(alibi_slope_exponents(num_heads)[head - 1])
-        self.title_heat.set_text(f"head {head}/{num_heads}: s_{head} = 2^(−{exponent:.3g}) = {slope:.3g} ({form})")
-        self.title_bar.set_text(label(
-            f"query m = {query}：给自己 {weights[query]:.2f}，平均看 {mean_dist:.1f} 步远",
-            f"query m = {query}: {weights[query]:.2f} on itself, mean distance {mean_dist:.1f}"))
+        self.title_heat.set_pieces(("head ", f"{head}/{num_heads}", ": s_", f"{head}", " = 2^(−", f"{exponent:.3g}", ") = ",
+                                    f"{slope:.3g}", f" ({form})"))
+        self.title_bar.set_pieces(("query m = ", f"{query}", label("：给自己 ", ": "), f"{weights[query]:.2f}",
+                                   label("，平均看 ", " on itself, mean distance "), f"{mean_dist:.1f}", label(" 步远", "")))
 
 
 class AlibiExplorer(Explorer):

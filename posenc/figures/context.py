@@ -64,6 +64,8 @@ class _ScalingView:
     GRID = 801
 
     def __init__(self, ax_slow, ax_turn, ax_score):
+        from .text_pieces import title_row
+
         self.ax_slow, self.ax_turn, self.ax_score = ax_slow, ax_turn, ax_score
         lo, hi = self.R_LIM
         # panel 1: w_i / w'_i against the pair's turns in the original context
@@ -82,7 +84,8 @@ class _ScalingView:
         ax_slow.set_xlabel(label("第 i 对在训练长度 L 内转的圈数 r_i = L·w_i / 2π",
                                  "turns of pair i in the training length, r_i = L·w_i / 2π"), fontsize=9)
         ax_slow.set_ylabel(label("变慢的倍数 w_i / w'_i", "slowdown w_i / w'_i"), fontsize=9)
-        self.title_slow = ax_slow.set_title(" ", fontsize=9)
+        ax_slow.set_title(" ", fontsize=9)
+        self.title_slow = title_row(ax_slow)   # words recur, numbers new: drawn in pieces
         # panel 2: largest angle per pair, in turns, training vs target
         ax_turn.set_yscale("log")
         ax_turn.set_ylim(1e-4, 1e4)
@@ -96,7 +99,8 @@ class _ScalingView:
         ax_turn.legend(fontsize=9, loc="upper left", frameon=False, handletextpad=0.3)
         ax_turn.set_xlabel(label("r_i（同左图）", "r_i (as on the left)"), fontsize=9)
         ax_turn.set_ylabel(label("最大转角 |k|·w_i / 2π（圈）", "largest angle |k|·w_i / 2π (turns)"), fontsize=9)
-        self.title_turn = ax_turn.set_title(" ", fontsize=9)
+        ax_turn.set_title(" ", fontsize=9)
+        self.title_turn = title_row(ax_turn)   # words recur, numbers new: drawn in pieces
         # panel 3: score against the offset, as a fraction of the target length
         x = np.linspace(0.0, 1.0, 2)
         from matplotlib.patches import Polygon
@@ -113,7 +117,8 @@ class _ScalingView:
         ax_score.set_xlabel(label("偏移 k / 目标长度 L'", "offset k / target length L'"), fontsize=9)
         ax_score.set_ylabel(label("q = κ 时的分数（每对平均）", "score for q = κ (mean over pairs)"), fontsize=9)
         ax_score.legend(fontsize=9, loc="upper right", frameon=False)
-        self.title_score = ax_score.set_title(" ", fontsize=9)
+        ax_score.set_title(" ", fontsize=9)
+        self.title_score = title_row(ax_score)   # words recur, numbers new: drawn in pieces
 
     def artists(self):
         return [self.s_line, self.slow, self.title_slow, self.train_pts, self.target_pts, self.unseen_pts,
@@ -139,15 +144,14 @@ class _ScalingView:
         self.unseen_pts.set_data(r[cov.unseen], turns_target[cov.unseen])
         name = _rope_type_name(rope_type)
         # the ρ the curve is drawn with: 1 without scaling, whatever the factor slider says
-        self.title_slow.set_text(label(f"{name}，ρ = {s:g}：每对变慢的倍数",
-                                       f"{name}, ρ = {s:g}: slowdown per pair"))
+        self.title_slow.set_pieces((label(f"{name}，ρ = ", f"{name}, ρ = "), f"{s:g}",
+                                    label("：每对变慢的倍数", ": slowdown per pair")))
         if target_len < train_len:      # nothing to extend: said in words, not left to the reader
-            self.title_turn.set_text(label(f"L' = {target_len} < L = {train_len}：比训练还短，无需扩展",
-                                           f"L' = {target_len} < L = {train_len}: shorter, nothing to extend"))
+            self.title_turn.set_pieces(("L' = ", f"{target_len}", " < L = ", f"{train_len}",
+                                        label("：比训练还短，无需扩展", ": shorter, nothing to extend")))
         else:
-            self.title_turn.set_text(label(
-                f"L = {train_len} → L' = {target_len}：{int(cov.unseen.sum())} 对出现没见过的角度",
-                f"L = {train_len} → L' = {target_len}: {int(cov.unseen.sum())} pairs meet new angles"))
+            self.title_turn.set_pieces(("L = ", f"{train_len}", " → L' = ", f"{target_len}", label("：", ": "),
+                                        f"{int(cov.unseen.sum())}", label(" 对出现没见过的角度", " pairs meet new angles")))
         # score against the offset: plain and scaled, on integer offsets 0 .. L'
         ks, plain = _plain_scores(d_model, target_len, base, self.GRID)
         scaled = rope_scaled_score(d_model, ks, base, rope_type, factor, train_len)
@@ -158,11 +162,11 @@ class _ScalingView:
         end = min(1.0, (train_len - 1) / target_len)
         self.train_end.set_xdata([end, end])
         outside = float(np.mean((scaled < lo - 1e-9) | (scaled > hi + 1e-9)))
-        self.title_score.set_text(label(
-            f"d = {d_model}：缩放后 {outside:.0%} 的偏移分数超出训练时的范围（蓝带）\n"
-            f"注意力因子 {cov.attention_factor:.3f}（logits 再乘它的平方）",
-            f"d = {d_model}: {outside:.0%} of offsets score outside the training band\n"
-            f"attention factor {cov.attention_factor:.3f} (logits times its square)"))
+        self.title_score.set_pieces(
+            ("d = ", f"{d_model}", label("：缩放后 ", ": "), f"{outside:.0%}",
+             label(" 的偏移分数超出训练时的范围（蓝带）", " of offsets score outside the training band")),
+            (label("注意力因子 ", "attention factor "), f"{cov.attention_factor:.3f}",
+             label("（logits 再乘它的平方）", " (logits times its square)")))
         return cov
 
 

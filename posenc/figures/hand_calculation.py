@@ -20,6 +20,8 @@ class _HandCalcView:
     def __init__(self, ax, pair_name):
         from matplotlib.patches import Circle
 
+        from .text_pieces import key_line
+
         self.ax = ax
         ax.set_xlim(-self.LIM, self.LIM)
         ax.set_ylim(-self.LIM, self.LIM)
@@ -35,10 +37,27 @@ class _HandCalcView:
         self.pe = ax.quiver(z, z, z, z, color=["C0", "C1", "C2"], **kw)
         # One key line per token, in its arrow's colour, in the upper-left corner: labels at the
         # arrow tips ran past the frame whenever a tip came near an edge.
-        box = dict(boxstyle="round,pad=0.15", facecolor="white", edgecolor="none", alpha=0.85)
-        self.labels = [ax.text(0.03, 0.97 - 0.085 * n, "", transform=ax.transAxes, fontsize=9.5,
-                               ha="left", va="top", color=f"C{n}", bbox=box) for n in range(3)]
+        # Each line is two texts: the key (token and position, a string that recurs, so the
+        # canvas replays its glyphs) and the numbers after it (new on every move, digits only:
+        # cheap to lay out). The numbers' text draws one box behind both (KeyLine).
+        self.keys, self.numbers = [], []
+        for n in range(3):
+            key = ax.text(0.03, 0.97 - 0.085 * n, "", transform=ax.transAxes, fontsize=9.5, ha="left",
+                          va="top", color=f"C{n}", zorder=3.01)   # over the box the numbers draw
+            self.keys.append(key)
+            self.numbers.append(key_line(ax, key, fontsize=9.5, color=f"C{n}", zorder=3,
+                                         bbox=dict(boxstyle="round,pad=0.15", facecolor="white",
+                                                   edgecolor="none", alpha=0.85)))
         self.title = ax.set_title(" ")
+
+    @property
+    def labels(self) -> list:
+        """The key lines' texts: the numbers (each with the line's box) first, then the keys."""
+        return [*self.numbers, *self.keys]
+
+    def lines(self) -> list[str]:
+        """Each key line as the reader reads it (key and numbers)."""
+        return [k.get_text() + n.get_text() for k, n in zip(self.keys, self.numbers)]
 
     def artists(self):
         return [self.word, self.pe, *self.labels, self.title]
@@ -51,8 +70,9 @@ class _HandCalcView:
         self.word.set_UVC(w[:, 0], w[:, 1])
         self.pe.set_offsets(w)
         self.pe.set_UVC(p[:, 0], p[:, 1])
-        for t, tok, pos, xy in zip(self.labels, calc.tokens, calc.positions, o):
-            t.set_text(f"→ {token_label(tok)} (pos {pos}){label('：', ': ')}[{xy[0]:.2f}, {xy[1]:.2f}]")
+        for key, numbers, tok, pos, xy in zip(self.keys, self.numbers, calc.tokens, calc.positions, o):
+            key.set_text(f"→ {token_label(tok)} (pos {pos}){label('：', ': ')}")
+            numbers.set_text(f"[{xy[0]:.2f}, {xy[1]:.2f}]")
         name = pair_name or self.pair_name
         self.title.set_text(label(f"{name}：第 {2 * i}、{2 * i + 1} 维（i={i}）",
                                   f"{name}: dims {2 * i}, {2 * i + 1} (i={i})"))

@@ -128,6 +128,8 @@ class _RelativeView:
         from matplotlib.lines import Line2D
         from matplotlib.patches import Circle
 
+        from .text_pieces import text_row, title_row
+
         self.ax_r, self.ax_c = ax_r, ax_c
         self.r_image = ax_r.imshow(np.eye(2), cmap="RdBu_r", vmin=-1, vmax=1, aspect="equal",
                                    interpolation="nearest", extent=(0, 1, 1, 0))
@@ -152,13 +154,14 @@ class _RelativeView:
                                   width=0.016, headwidth=3, headlength=3.5, zorder=3, **kw)
         self.q_to = ax_c.quiver(far[:, 0], far[:, 1], np.zeros(n), np.zeros(n), color="C1",
                                 width=0.007, headwidth=4, headlength=5, zorder=4, **kw)
-        self.captions = [ax_c.text(cx, -1.12, " ", ha="center", va="top", fontsize=9)
-                         for cx, _ in self.centers]  # one line each: text is the costly artist
+        # one line each, in pieces: the words recur, only the numbers are new (text is the costly artist)
+        self.captions = [text_row(ax_c, cx, -1.12, ha="center", va="top", fontsize=9) for cx, _ in self.centers]
         ax_c.set_xlim(-1.25, self.GAP * (n - 1) + 1.25)
         ax_c.set_ylim(-1.95, 1.12)
         ax_c.set_aspect("equal")
         ax_c.axis("off")
-        self.title = ax_c.set_title(" ", fontsize=9)
+        ax_c.set_title(" ", fontsize=9)
+        self.title = title_row(ax_c)
         handles = [Line2D([], [], color="C0", lw=2, label=label("PE(pos) 的一对 (sin, cos)", "pair of PE(pos)")),
                    Line2D([], [], color="C1", lw=2, label=label("PE(pos+k) 的一对", "pair of PE(pos+k)")),
                    Line2D([], [], color="C2", lw=1.3,
@@ -203,14 +206,15 @@ class _RelativeView:
             t = t0 + np.linspace(0.0, turn, self.ARC_POINTS)
             r = 0.42 + 0.3 * np.abs(t - t0) / max(abs(turn), 2 * np.pi)  # a spiral once |turn| > 2π
             self.arcs[j].set_data(cx + r * np.sin(t), cy + r * np.cos(t))
-            self.captions[j].set_text(f"i = {i}: k·w_i = {turn:.3g}")  # radians
+            self.captions[j].set_pieces(("i = ", f"{i}", ": k·w_i = ", f"{turn:.3g}"))  # radians
         self.q_from.set_offsets(off)
         self.q_from.set_UVC(ua, va)
         self.q_to.set_offsets(off)
         self.q_to.set_UVC(ub, vb)
         err = float(np.abs(rot @ a - b).max())
-        self.title.set_text(label(f"pos = {pos:g}, k = {k:g}：max|R_k·PE(pos) − PE(pos+k)| = {err:.1e}",
-                                  f"pos = {pos:g}, k = {k:g}: max|R_k·PE(pos) − PE(pos+k)| = {err:.1e}"))
+        self.title.set_pieces(("pos = ", f"{pos:g}", ", k = ", f"{k:g}",
+                               label("：max|R_k·PE(pos) − PE(pos+k)| = ", ": max|R_k·PE(pos) − PE(pos+k)| = "),
+                               f"{err:.1e}"))
 
 
 def plot_relative_rotation(pos: int = 5, k: int = 3, d_model: int = 8, base: float = 10000.0, ax=None):

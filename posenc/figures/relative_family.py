@@ -52,6 +52,9 @@ class _T5View:
 
     def __init__(self, ax_bucket, ax_bias):
         from matplotlib.lines import Line2D
+        from matplotlib.transforms import offset_copy
+
+        from .text_pieces import text_row, title_row
 
         self.ks = np.arange(-self.K_MAX, self.K_MAX + 1)
         self.past = self.ks <= 0
@@ -74,12 +77,16 @@ class _T5View:
         self.bias_future, = ax_bias.plot([], [], color="C4", lw=1.5, drawstyle="steps-mid")
         self.exact_lines = [ax.plot([], [], color="C2", lw=0.9, ls="--")[0] for ax in (ax_bucket, ax_bias)]
         self.far_lines = [ax.plot([], [], color="C3", lw=0.9, ls="--")[0] for ax in (ax_bucket, ax_bias)]
-        # one text per line: a line whose numbers did not change is replayed from the glyph cache
-        self.info = [ax_bucket.annotate(" ", xy=(0.01, 0.97), xycoords="axes fraction", xytext=(0, -10.5 * j),
-                                        textcoords="offset points", ha="left", va="top", fontsize=9,
-                                        bbox=dict(facecolor="white", edgecolor="none", alpha=0.85, pad=1.6))
+        # one text per line, each in pieces: the words are replayed from the glyph cache, only
+        # the numbers are new
+        fig = ax_bucket.get_figure()
+        self.info = [text_row(ax_bucket, 0.01, 0.97, transform=offset_copy(ax_bucket.transAxes, fig, 0, -10.5 * j,
+                                                                            units="points"),
+                              ha="left", va="top", fontsize=9,
+                              bbox=dict(facecolor="white", edgecolor="none", alpha=0.85, pad=1.6))
                      for j in range(3)]
-        self.title = ax_bucket.set_title(" ", fontsize=9)
+        ax_bucket.set_title(" ", fontsize=9)
+        self.title = title_row(ax_bucket)
         self.title_bias = ax_bias.set_title(" ", fontsize=9)
         handles = [Line2D([], [], color="C2", lw=0.9, ls="--", label=label("±max_exact：精确桶到此为止",
                                                                             "±max_exact: exact buckets end")),
@@ -126,19 +133,21 @@ class _T5View:
             for line in lines:
                 line.set_data(xs, ys)
         mode = label("双向 (bidirectional)", "bidirectional") if bidirectional else label("因果 (causal)", "causal")
-        self.title.set_text(f"T5: {mode}, num_buckets = {num_buckets}, max_distance = {max_distance}")
-        per = (label(f"每个方向 {s['half']} 个桶", f"{s['half']} buckets per direction") if bidirectional
-               else label(f"{s['half']} 个桶全给过去 (k ≤ 0)", f"all {s['half']} buckets for the past (k ≤ 0)"))
-        lines = [per + label(f"；|k| < {s['max_exact']}：一个偏移一个桶", f"; |k| < {s['max_exact']}: one bucket each"),
-                 label(f"|k| ≥ {s['last_start']}：全在最后一个桶（含 ≥ {max_distance} 的一切）",
-                       f"|k| ≥ {s['last_start']}: all in the last bucket (so is everything ≥ {max_distance})")]
+        self.title.set_pieces((f"T5: {mode}, num_buckets = ", f"{num_buckets}", ", max_distance = ", f"{max_distance}"))
+        # each line in pieces: words, then numbers (label picks the Chinese or the English pieces)
+        half, exact, last = f"{s['half']}", f"{s['max_exact']}", f"{s['last_start']}"
+        per = (label(("每个方向 ", half, " 个桶"), (half, " buckets per direction")) if bidirectional
+               else label((half, " 个桶全给过去 (k ≤ 0)"), ("all ", half, " buckets for the past (k ≤ 0)")))
+        lines = [per + label(("；|k| < ", exact, "：一个偏移一个桶"), ("; |k| < ", exact, ": one bucket each")),
+                 label(("|k| ≥ ", last, "：全在最后一个桶（含 ≥ ", f"{max_distance}", " 的一切）"),
+                       ("|k| ≥ ", last, ": all in the last bucket (so is everything ≥ ", f"{max_distance}", ")"))]
         if bidirectional:
-            lines.append(label(f"k > 0 从桶 {s['half']} 起算，但桶 {s['half']} 没有偏移用到",
-                               f"k > 0 starts at bucket {s['half']}, which no offset reaches"))
+            lines.append(label(("k > 0 从桶 ", half, " 起算，但桶 ", half, " 没有偏移用到"),
+                               ("k > 0 starts at bucket ", half, ", which no offset reaches")))
         else:
-            lines.append(label("k ≥ 0 全在桶 0（k > 0 本来就被掩码遮住）", "k ≥ 0 all in bucket 0 (k > 0 is masked)"))
+            lines.append((label("k ≥ 0 全在桶 0（k > 0 本来就被掩码遮住）", "k ≥ 0 all in bucket 0 (k > 0 is masked)"),))
         for text, line in zip(self.info, lines):
-            text.set_text(line)
+            text.set_pieces(line)
         self.title_bias.set_text(label("一个头加到分数上的偏置 bias[bucket(k)]（示意表，不是训练出来的）",
                                        "the bias one head adds, bias[bucket(k)] (illustrative table, not trained)"))
 

@@ -40,6 +40,8 @@ class _RopeView:
         from matplotlib.lines import Line2D
         from matplotlib.patches import Circle
 
+        from .text_pieces import text_row, title_row
+
         self.ax_pair, self.ax_curve = ax_pair, ax_curve
         ax_pair.add_patch(Circle((0, 0), 1.0, fill=False, lw=1.0, color="0.6"))
         ax_pair.axhline(0, color="0.85", lw=0.6, zorder=0)
@@ -58,8 +60,11 @@ class _RopeView:
         ax_pair.set_yticks([])
         ax_pair.set_xlabel(label("第 2i 维", "dim 2i"), labelpad=2)
         ax_pair.set_ylabel(label("第 2i+1 维", "dim 2i+1"), labelpad=2)
-        self.title_pair = ax_pair.set_title(" ", fontsize=9)
-        self.angle_text = ax_pair.text(0.03, 0.03, " ", transform=ax_pair.transAxes, fontsize=9, color="C2")
+        # the titles and the angle in pieces: their words recur, only the numbers are new
+        ax_pair.set_title(" ", fontsize=9)
+        self.title_pair = title_row(ax_pair)
+        self.angle_text = text_row(ax_pair, 0.03, 0.03, transform=ax_pair.transAxes, fontsize=9, color="C2",
+                                   va="bottom")
 
         offsets = np.linspace(-self.OFFSET_MAX, self.OFFSET_MAX, self.GRID)
         zeros = np.zeros_like(offsets)
@@ -82,7 +87,8 @@ class _RopeView:
                           label=label("在实际的 (m, n) 上算出的分数", "score computed at the actual (m, n)"))]
         ax_curve.legend(handles=handles, fontsize=9, loc="upper center", ncols=2, frameon=False,
                         handlelength=1.6, columnspacing=0.8, borderaxespad=0.2)
-        self.title_curve = ax_curve.set_title(" ", fontsize=9)
+        ax_curve.set_title(" ", fontsize=9)
+        self.title_curve = title_row(ax_curve)
 
     def artists(self):
         return [self.ghost, self.arc, self.arrows, self.q_text, self.k_text, self.title_pair,
@@ -143,10 +149,11 @@ class _RopeView:
         self.angle_text.set_verticalalignment(va)
         arc = a0 + np.linspace(0.0, turn, 40)
         self.arc.set_data(0.3 * np.cos(arc), 0.3 * np.sin(arc))
-        self.title_pair.set_text(label(f"第 {i} 对：w_{i} = {w[i]:.3g}\n(d = {d}, base = {base:g})",
-                                       f"pair {i}: w_{i} = {w[i]:.3g}\n(d = {d}, base = {base:g})"))
-        self.angle_text.set_text(f"q→κ\n{turn:+.2f} rad")   # two short lines fit a corner
-        self.title_curve.set_text(f"m = {pos}, n = {n}, k = n − m = {off:+d}: cos(q_m, κ_n) = {score:+.3f}")
+        self.title_pair.set_pieces((label(f"第 {i} 对：w_{i} = ", f"pair {i}: w_{i} = "), f"{w[i]:.3g}"),
+                                   (f"(d = {d}, base = ", f"{base:g}", ")"))
+        self.angle_text.set_pieces(("q→κ",), (f"{turn:+.2f}", " rad"))   # two short lines fit a corner
+        self.title_curve.set_pieces(("m = ", f"{pos}", f", n = {n}, k = n − m = ", f"{off:+d}", ": cos(q_m, κ_n) = ",
+                                     f"{score:+.3f}"))
 
 
 def _rope_demo_vectors(d: int = 16, seed: int = 7, peak: float = 4.0):

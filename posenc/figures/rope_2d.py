@@ -28,6 +28,8 @@ class _Rope2DView:
     def __init__(self, ax):
         from matplotlib.colors import LogNorm
 
+        from .text_pieces import text_row, title_row
+
         self.ax = ax
         # colour = 1 − score on a log scale: M-RoPE's and raster order's differences both show
         self.image = ax.imshow(np.ones((GRID_MAX, GRID_MAX)), cmap="viridis_r", norm=LogNorm(GAP_MIN, 2.0),
@@ -43,8 +45,10 @@ class _Rope2DView:
         ax.set_yticks([])
         ax.set_xlabel(label("列 c →", "column c →"))
         ax.set_ylabel(label("← 行 r", "← row r"))
-        self.title = ax.set_title(" ", fontsize=9)
-        self.coords = ax.text(0.01, -0.06, " ", transform=ax.transAxes, fontsize=9, va="top")
+        # both texts in pieces: their words recur (replayed from the glyph cache), the numbers are new
+        ax.set_title(" ", fontsize=9)
+        self.title = title_row(ax)
+        self.coords = text_row(ax, 0.01, -0.06, transform=ax.transAxes, fontsize=9, va="top")
 
     def artists(self):
         return [self.image, self.query, self.below, self.right, self.title, self.coords]
@@ -71,14 +75,13 @@ class _Rope2DView:
         below, right = float(scores[rb, query_col]), float(scores[query_row, cr])
         v_zh, v_en = ("上方邻居 ▲", "neighbour above ▲") if last_row else ("下方邻居 ▼", "neighbour below ▼")
         h_zh, h_en = ("左方邻居 ◀", "to the left ◀") if last_col else ("右方邻居 ▶", "to the right ▶")
-        self.coords.set_text(label(f"{grid}×{grid} 块，查询块 (r, c) = ({query_row}, {query_col})，"
-                                   f"最低分 {scores.min():.3f}",
-                                   f"{grid}×{grid} patches, query (r, c) = ({query_row}, {query_col}), "
-                                   f"lowest score {scores.min():.3f}"))
+        self.coords.set_pieces((f"{grid}×{grid}", label(" 块，查询块 (r, c) = (", " patches, query (r, c) = ("),
+                                f"{query_row}, {query_col}", label(")，最低分 ", "), lowest score "),
+                                f"{scores.min():.3f}"))
         zh, en = LAYOUT_NAMES[layout]
-        self.title.set_text(label(
-            f"{zh}，base = {base:g}\n{v_zh} 分数 {below:.4f}，{h_zh} 分数 {right:.4f}",
-            f"{en}, base = {base:g}\n{v_en} {below:.4f}, {h_en} {right:.4f}"))
+        self.title.set_pieces((label(f"{zh}，base = ", f"{en}, base = "), f"{base:g}"),
+                              (label(f"{v_zh} 分数 ", f"{v_en} "), f"{below:.4f}",
+                               label(f"，{h_zh} 分数 ", f", {h_en} "), f"{right:.4f}"))
         return below, right
 
 

@@ -34,7 +34,9 @@ class _PEHeatmapView:
         self.image, self.xticks, self.yticks = index_heatmap(ax, "RdBu_r", -1, 1)
         ax.set_xlabel(label("维度 (dimension) →", "dimension →"), labelpad=14)
         ax.set_ylabel(label("← 位置 pos", "← position pos"), labelpad=22)
-        self.title = ax.set_title(" ")
+        from .text_pieces import title_row
+
+        self.title = title_row(ax)   # its words recur; only the numbers are new
         if cax is not None:
             ax.get_figure().colorbar(self.image, cax=cax)
 
@@ -50,8 +52,9 @@ class _PEHeatmapView:
         self.image.set_data(pe)
         place_index_ticks(self.xticks, d_model, True)
         place_index_ticks(self.yticks, seq_len, False)
-        self.title.set_text(label(f"PE：seq_len={seq_len}，d_model={d_model}，base={base:g}，{_LAYOUT_NAMES[layout]}",
-                                  f"PE: seq_len={seq_len}, d_model={d_model}, base={base:g}, {layout}"))
+        self.title.set_pieces((label("PE：seq_len=", "PE: seq_len="), f"{seq_len}", label("，d_model=", ", d_model="),
+                               f"{d_model}", label("，base=", ", base="), f"{base:g}",
+                               label(f"，{_LAYOUT_NAMES[layout]}", f", {layout}")))
 
 
 def plot_pe_heatmap(seq_len: int = 50, d_model: int = 64, base: float = 10000.0,
@@ -109,6 +112,8 @@ class _ClockView:
     def __init__(self, ax_clock, ax_bits):
         from matplotlib.patches import Circle, Rectangle
 
+        from .text_pieces import number_text
+
         self.ax, self.axb = ax_clock, ax_bits
         n = self.MAX_PAIRS
         self.centers = [(2.5 * i, 0.0) for i in range(n)]
@@ -126,8 +131,9 @@ class _ClockView:
             (tip,) = ax_clock.plot([cx], [cy + 0.9], "o", color="C3", ms=4)
             self.hands.append(hand)
             self.tips.append(tip)
-            self.captions.append([ax_clock.text(cx, cy - 1.2 - 0.38 * r, "", ha="center", va="top",
-                                                fontsize=9) for r in range(3)])
+            # numbers only, new at every base: drawn a character at a time from the glyph cache
+            self.captions.append([number_text(ax_clock, cx, cy - 1.2 - 0.38 * r, "", ha="center", va="top",
+                                              fontsize=9) for r in range(3)])
         for r, name in enumerate(("i", "w_i", label("波长", "λ"))):
             ax_clock.text(-1.35, -1.2 - 0.38 * r, name, ha="right", va="top", fontsize=9, color="0.1")
         ax_clock.set_xlim(-2.3, 2.5 * (n - 1) + 1.3)

@@ -21,9 +21,11 @@ def index_heatmap(ax, cmap, vmin: float, vmax: float):
     ax.set_ylim(1, 0)
     ax.set_xticks([])
     ax.set_yticks([])
-    xticks = [ax.text(0, 1.0, "", transform=ax.transAxes, ha="center", va="top", fontsize=9)
+    from .text_pieces import number_text   # digits: drawn a character at a time from the glyph cache
+
+    xticks = [number_text(ax, 0, 1.0, "", transform=ax.transAxes, ha="center", va="top", fontsize=9)
               for _ in range(6)]
-    yticks = [ax.text(0, 0, "", transform=ax.transAxes, ha="right", va="center", fontsize=9)
+    yticks = [number_text(ax, 0, 0, "", transform=ax.transAxes, ha="right", va="center", fontsize=9)
               for _ in range(6)]
     return image, xticks, yticks
 
