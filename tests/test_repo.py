@@ -58,6 +58,30 @@ def test_the_course_jupyterlab_shuts_unused_kernels_down():
     assert overrides["@jupyterlab/notebook-extension:tracker"]["kernelShutdown"] is True
 
 
+def test_the_course_jupyterlab_sends_kernel_messages_without_nagle_s_delay():
+    """The kernel's websocket gets TCP_NODELAY when it connects (tornado leaves Nagle's
+    algorithm on: during a frame fill a small message behind a large one waited for the
+    browser's delayed ACK, up to 40 ms); everything else is jupyter_server's connection."""
+    from unittest import mock
+
+    from jupyter_server.services.kernels.connection.channels import ZMQChannelsWebsocketConnection
+
+    config = lab_config(re.search(r"--config=(\S+)", readme_commands()[0]).group(1))
+    cls = config.ServerApp.kernel_websocket_connection_class
+    assert issubclass(cls, ZMQChannelsWebsocketConnection) and cls is not ZMQChannelsWebsocketConnection
+    calls = []
+
+    class Handler:
+        def set_nodelay(self, value):
+            calls.append(("nodelay", value))
+
+    conn = cls.__new__(cls)
+    conn._trait_values["websocket_handler"] = Handler()   # a stub: the trait wants a real handler
+    with mock.patch.object(ZMQChannelsWebsocketConnection, "connect", lambda self: calls.append("connect") or "done"):
+        assert conn.connect() == "done"
+    assert calls == [("nodelay", True), "connect"]
+
+
 def lab_config(path: str):
     """The README's JupyterLab config file, loaded the way Jupyter loads it (traitlets), from
     another working directory: its paths must not depend on where the server is started."""

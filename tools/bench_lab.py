@@ -50,11 +50,18 @@ def _checkout(stack, ref: str) -> Path:
 
 def _labs(stack, before: str | None, name: str = "after") -> dict:
     """JupyterLab servers (closed with ``stack``): ``name`` on this checkout and, with ``before``
-    (a git ref), ``"before"`` on that code; each kernel imports its own checkout's posenc."""
+    (a git ref), ``"before"`` on that code; each kernel imports its own checkout's posenc, each
+    server reads its checkout's README config file (as a reader's does)."""
     import lab_session
 
     roots = {name: ROOT} | ({"before": _checkout(stack, before)} if before else {})
-    return {mode: stack.enter_context(lab_session.jupyterlab(root=root, env_extra={"PYTHONPATH": str(root)}))
+
+    def readers_config(root):   # what the README's command starts: that checkout's config file
+        config = root / ".jupyter" / "jupyter_lab_config.py"
+        return (f"--config={config}",) if config.is_file() else ()
+
+    return {mode: stack.enter_context(lab_session.jupyterlab(root=root, env_extra={"PYTHONPATH": str(root)},
+                                                             extra_args=readers_config(root)))
             for mode, root in roots.items()}
 
 
