@@ -517,6 +517,31 @@ def test_the_fill_waits_for_quiet_and_renders_one_frame_per_callback(fake):
     assert not fs.live_shown
 
 
+def test_a_dropped_grid_s_widgets_are_closed_a_few_beside_each_frame_then_in_batches(fake):
+    """A live move drops a whole grid; its widgets are closed beside the refill's frames, at
+    most CLOSE_WITH_FRAME per callback (each close is a message the browser handles: hundreds
+    at once held a reader's next move up), the rest in batches of CLOSE_BATCH once no frame is
+    wanted; in the end every dropped widget is closed and none of the new frames is."""
+    loop, s = fake
+    ex = pl.Rope2DExplorer()
+    fs = ex.frames
+    loop.run()
+    old = [x for f in fs.frames.values() for x in fs._parts(f)]
+    assert len(old) == 39
+    ex.controls["query_col"].value = 2            # outside the grid: every frame dropped
+    loop.advance(F.QUIET_S + F.YIELD_S / 2)
+    closed = []
+    while loop.queue and any(not h.cancelled() for *_, h in loop.queue):
+        before_frames, before_closed = s.rendered, sum(x.comm is None for x in old)
+        loop.step()
+        closed.append((s.rendered - before_frames, sum(x.comm is None for x in old) - before_closed))
+    last_frame = max(k for k, (r, _) in enumerate(closed) if r)
+    assert max(c for _, c in closed[:last_frame + 1]) <= S.CLOSE_WITH_FRAME, "a burst of closes while frames were wanted"
+    assert sum(c for _, c in closed[:last_frame + 1]) > 0, "nothing closed beside the frames"
+    assert all(x.comm is None for x in old) and all(fs.image_at(p).comm is not None for p in fs.frames)
+    assert len(fs.frames) == 39 and max(c for _, c in closed) <= S.CLOSE_BATCH
+
+
 def test_a_control_moved_during_the_fill_pauses_it(fake):
     loop, s = fake
     ex = pl.ClockExplorer()

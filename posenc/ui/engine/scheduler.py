@@ -20,8 +20,10 @@ QUIET_S = 1.0
 #: Pause (s) after each frame: a reader's move waiting for the drawing lock takes it before
 #: the next frame.
 YIELD_S = 0.002
-#: Widgets of dropped frames closed per quiet callback (each close is one message).
+#: Widgets of dropped frames closed per quiet callback once no frame is wanted (each close is
+#: one message), and beside each frame rendered meanwhile.
 CLOSE_BATCH = 32
+CLOSE_WITH_FRAME = 2
 #: Data: URL bytes one set's frames may hold (kernel memory; the browser keeps about as
 #: much again in decoded images while they are shown).
 MAX_BYTES = 24 * 2**20
@@ -169,9 +171,10 @@ class FrameScheduler:
         return (self._call_later or fill_thread().call_later)(delay, callback)
 
     def _tick(self) -> None:
-        """One callback of the fill (on the fill thread): wait for quiet, close a batch of
-        dropped widgets or render one frame, then schedule the next callback (or none when
-        every set is full and no wake came meanwhile)."""
+        """One callback of the fill (on the fill thread): wait for quiet, render one frame and
+        close a few dropped widgets (a batch once no frame is wanted), then schedule the next
+        callback (or none when every set is full, nothing is left to close and no wake came
+        meanwhile)."""
         with self._guard:
             self._woken = False
         delay = self._step()
@@ -185,27 +188,30 @@ class FrameScheduler:
         wait = self.last_activity + QUIET_S - self.clock()
         if wait > 0:
             return wait
-        with self._guard:
-            batch, self._closing = self._closing[:CLOSE_BATCH], self._closing[CLOSE_BATCH:]
-        if batch:
-            for x in batch:
-                x.close()
-            return YIELD_S
         with DRAWING:   # frame sets change under the reader's moves too: one at a time
             fs = self._choose()
             if fs is None:
                 for s in self.sets():
                     s.publish()
-                return None
-            try:
-                with interruptible():   # a reader's move waits for one artist, not one frame
-                    if fs.render_next():
-                        self.rendered += 1
-            except Interrupted:   # drawn again later, once the kernel is quiet
-                self.interrupted += 1
-            except Exception as exc:  # never break the fill: this set stays live
-                fs.broken = exc
-        return YIELD_S
+            else:
+                try:
+                    with interruptible():   # a reader's move waits for one artist, not one frame
+                        if fs.render_next():
+                            self.rendered += 1
+                except Interrupted:   # drawn again later, once the kernel is quiet
+                    self.interrupted += 1
+                except Exception as exc:  # never break the fill: this set stays live
+                    fs.broken = exc
+        # widgets of dropped frames: a few beside each frame, a batch once no frame is wanted
+        # (each close is a message the browser handles; hundreds at once, as a live move drops a
+        # whole grid, held a reader's next move up by 100-200 ms)
+        with self._guard:
+            n = CLOSE_BATCH if fs is None else CLOSE_WITH_FRAME
+            batch, self._closing = self._closing[:n], self._closing[n:]
+            more = bool(self._closing)
+        for x in batch:
+            x.close()
+        return YIELD_S if fs is not None or more else None
 
     def _choose(self):
         """The frame set to render for next: the one used last; room made if needed."""
