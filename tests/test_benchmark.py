@@ -30,17 +30,18 @@ def test_sliders_and_frames_set_up_an_explorer():
 
 def kernel_state(setup: str) -> list:
     """What ``setup`` leaves in a fresh interpreter: the frames' caps and the figures' pixel scale."""
-    code = (setup + "import posenc.ui.engine.frames as F, posenc.ui.engine.canvas as C\n"
-            "print(F.MAX_BYTES, F.MAX_TOTAL_BYTES, C.PIXEL_SCALE)")
+    code = (setup + "import posenc.ui.engine.frames as F, posenc.ui.engine.scheduler as S, "
+            "posenc.ui.engine.canvas as C\n"
+            "print(F.MAX_BYTES, S.MAX_TOTAL_BYTES, C.PIXEL_SCALE)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     return [float(x) for x in out.stdout.split()]
 
 
 def test_the_kernel_setups_of_drag_fill_and_memory_run_and_do_what_they_say():
-    from posenc.ui.engine import canvas, frames
+    from posenc.ui.engine import canvas, frames, scheduler
 
-    default = [frames.MAX_BYTES, frames.MAX_TOTAL_BYTES, canvas.PIXEL_SCALE]
+    default = [frames.MAX_BYTES, scheduler.MAX_TOTAL_BYTES, canvas.PIXEL_SCALE]
     assert bench_lab.kernel_setup() == ""
     assert kernel_state(bench_lab.kernel_setup(frames_off=True)) == [0, default[1], default[2]]
     assert kernel_state(bench_lab.kernel_setup(scale=2, cap_mb=1)) == [2**20, 4 * 2**20, 2]

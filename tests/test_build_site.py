@@ -224,9 +224,9 @@ def static_mode(monkeypatch):
 @pytest.mark.slow
 def test_a_static_explorer_renders_its_subset_and_schedules_nothing(static_mode, monkeypatch):
     import posenc_lib as pl
-    from posenc.ui.engine import frames as F
+    from posenc.ui.engine import frames as F, scheduler as S
 
-    s = F.FrameScheduler()
+    s = S.FrameScheduler()
     monkeypatch.setattr(F, "frame_scheduler", lambda: s)
     ex = pl.ClockExplorer(pos=3, d_model=4)
     main, fs = ex.controls["pos"], ex.frames

@@ -10,7 +10,7 @@ import threading
 import pytest
 
 import posenc_lib as pl
-from posenc.ui.engine import canvas, lock
+from posenc.ui.engine import canvas, frames as F, lock, scheduler as S
 from posenc.ui.engine.fill_thread import _Handle, fill_thread
 
 
@@ -134,10 +134,8 @@ def test_a_fill_woken_by_a_reader_s_move_on_a_subshell_renders_on_the_fill_threa
     """The reader moves a control: its observer runs on a subshell thread (a running event
     loop) and wakes the fill. Every frame is rendered on the fill thread: neither on that
     subshell nor on the main thread (the cells)."""
-    from posenc.ui.engine import frames as F, scheduler as S
-
     monkeypatch.setattr(S, "QUIET_S", 0.0)
-    scheduler = F.FrameScheduler()
+    scheduler = S.FrameScheduler()
     monkeypatch.setattr(F, "frame_scheduler", lambda: scheduler)
     ex = pl.EXPLORERS["rope"]()
     fs = ex.frames
@@ -161,32 +159,6 @@ def test_a_fill_woken_by_a_reader_s_move_on_a_subshell_renders_on_the_fill_threa
     assert subshell not in threads and threading.main_thread() not in threads
 
 
-def test_a_reader_s_move_pauses_the_fill_before_it_waits_for_the_drawing_lock(monkeypatch):
-    """While the fill thread draws a frame (it holds the drawing lock), a move on a subshell
-    marks the kernel busy at once, before it waits for the lock: the fill's next callback sees
-    the activity and draws no further frame until the kernel is quiet again."""
-    import time as real_time
-
-    from posenc.ui.engine import frames as F
-
-    now = [10.0]
-    scheduler = F.FrameScheduler(clock=lambda: now[0], call_later=lambda delay, callback: _Handle())
-    monkeypatch.setattr(F, "frame_scheduler", lambda: scheduler)
-    ex = pl.EXPLORERS["rope"]()
-    now[0] = 50.0
-    with lock.DRAWING:                                  # a frame being drawn
-        mover = threading.Thread(target=lambda: setattr(ex.controls["i"], "value", 5), name="subshell-test")
-        mover.start()
-        deadline = real_time.monotonic() + 60
-        while scheduler.last_activity != 50.0 and real_time.monotonic() < deadline:
-            real_time.sleep(0.01)                       # polling a condition, not a timed wait
-        assert scheduler.last_activity == 50.0, "the move did not mark the kernel busy"
-        assert mover.is_alive(), "the move drew without the drawing lock"
-        assert not scheduler.quiet()
-    mover.join(60)
-    assert not mover.is_alive() and ex.values["i"] == 5
-
-
 def _wait_for(condition, what: str) -> None:
     """Poll ``condition`` (a condition on real threads, not a timed wait) for at most 60 s."""
     import time as real_time
@@ -195,6 +167,25 @@ def _wait_for(condition, what: str) -> None:
     while not condition() and real_time.monotonic() < deadline:
         real_time.sleep(0.005)
     assert condition(), what
+
+
+def test_a_reader_s_move_pauses_the_fill_before_it_waits_for_the_drawing_lock(monkeypatch):
+    """While the fill thread draws a frame (it holds the drawing lock), a move on a subshell
+    marks the kernel busy at once, before it waits for the lock: the fill's next callback sees
+    the activity and draws no further frame until the kernel is quiet again."""
+    now = [10.0]
+    scheduler = S.FrameScheduler(clock=lambda: now[0], call_later=lambda delay, callback: _Handle())
+    monkeypatch.setattr(F, "frame_scheduler", lambda: scheduler)
+    ex = pl.EXPLORERS["rope"]()
+    now[0] = 50.0
+    with lock.DRAWING:                                  # a frame being drawn
+        mover = threading.Thread(target=lambda: setattr(ex.controls["i"], "value", 5), name="subshell-test")
+        mover.start()
+        _wait_for(lambda: scheduler.last_activity == 50.0, "the move did not mark the kernel busy")
+        assert mover.is_alive(), "the move drew without the drawing lock"
+        assert not scheduler.quiet()
+    mover.join(60)
+    assert not mover.is_alive() and ex.values["i"] == 5
 
 
 def test_the_drawing_lock_knows_when_another_thread_waits_for_it():
@@ -242,10 +233,8 @@ def test_a_frame_being_drawn_gives_way_to_a_reader_s_move_at_its_next_artist(mon
     """The fill thread draws a frame (holding the drawing lock) while a move arrives on a
     subshell: the frame stops at its next artist, the move draws at once, and the frame is not
     kept (drawn again later, the scheduler counts it)."""
-    from posenc.ui.engine import frames as F
-
     now = [10.0]
-    scheduler = F.FrameScheduler(clock=lambda: now[0], call_later=lambda delay, callback: _Handle())
+    scheduler = S.FrameScheduler(clock=lambda: now[0], call_later=lambda delay, callback: _Handle())
     monkeypatch.setattr(F, "frame_scheduler", lambda: scheduler)
     ex = pl.EXPLORERS["clock"]()
     fs = ex.frames
@@ -265,7 +254,7 @@ def test_a_frame_being_drawn_gives_way_to_a_reader_s_move_at_its_next_artist(mon
     monkeypatch.setattr(first, "draw", held_up)
     before = set(fs.frames)
     now[0] = 50.0                                   # quiet: the fill draws
-    assert scheduler._step() == F.YIELD_S
+    assert scheduler._step() == S.YIELD_S
     mover.join(60)
     assert drawn_on_move.is_set() and ex.values["base"] == 100.0
     assert scheduler.interrupted == 1 and scheduler.rendered == 0

@@ -60,7 +60,7 @@ def set_like(ref, ex, pos):
 @pytest.fixture
 def scheduler(monkeypatch):
     """A scheduler of this test's own (explorers made by other tests stay alive: widgets do)."""
-    s = F.FrameScheduler()
+    s = S.FrameScheduler()
     monkeypatch.setattr(F, "frame_scheduler", lambda: s)
     return s
 
@@ -121,7 +121,7 @@ class FakeLoop:
 def fake(monkeypatch):
     """A scheduler on a fake clock: (the fake loop, the scheduler)."""
     loop = FakeLoop()
-    s = F.FrameScheduler(clock=loop.clock, call_later=loop.call_later)
+    s = S.FrameScheduler(clock=loop.clock, call_later=loop.call_later)
     monkeypatch.setattr(F, "frame_scheduler", lambda: s)
     return loop, s
 
@@ -462,7 +462,7 @@ def test_the_window_follows_the_slider_farthest_frames_go_first(scheduler):
 
 
 def test_the_memory_caps_are_module_constants_and_the_biggest_set_keeps_to_its_own():
-    assert F.MAX_BYTES == 24 * 2**20 and F.MAX_TOTAL_BYTES >= 2 * F.MAX_BYTES
+    assert F.MAX_BYTES == 24 * 2**20 and S.MAX_TOTAL_BYTES >= 2 * F.MAX_BYTES
     ex = pl.ClockExplorer()
     assert ex.frames.max_bytes == F.MAX_BYTES
 
@@ -497,11 +497,11 @@ def test_the_fill_waits_for_quiet_and_renders_one_frame_per_callback(fake):
     loop, s = fake
     ex = pl.Rope2DExplorer()                      # a small grid: 3 layouts x 13 grid sizes
     fs = ex.frames
-    loop.advance(F.QUIET_S * 0.5)
+    loop.advance(S.QUIET_S * 0.5)
     ex.controls["query_col"].value = 2           # activity: quiet again from now
-    loop.advance(F.QUIET_S * 0.9)
+    loop.advance(S.QUIET_S * 0.9)
     assert not fs.frames and s.rendered == 0, "rendered before the kernel was quiet"
-    loop.advance(F.QUIET_S * 0.1 + F.YIELD_S / 2)  # quiet now: the first frame, not the second
+    loop.advance(S.QUIET_S * 0.1 + S.YIELD_S / 2)  # quiet now: the first frame, not the second
     assert s.rendered == 1
     per_callback = []
     for _ in range(10):
@@ -509,7 +509,7 @@ def test_the_fill_waits_for_quiet_and_renders_one_frame_per_callback(fake):
         assert loop.step()
         per_callback.append(s.rendered - n)
         pending = [when for when, _, _, h in loop.queue if not h.cancelled()]
-        assert pending == [loop.now + F.YIELD_S], "the next frame waits in the loop, behind any message"
+        assert pending == [loop.now + S.YIELD_S], "the next frame waits in the loop, behind any message"
     assert max(per_callback) == 1
     loop.run()
     assert len(fs.frames) == len(fs.positions) == 39
@@ -529,7 +529,7 @@ def test_a_dropped_grid_s_widgets_are_closed_a_few_beside_each_frame_then_in_bat
     old = [x for f in fs.frames.values() for x in fs._parts(f)]
     assert len(old) == 39
     ex.controls["query_col"].value = 2            # outside the grid: every frame dropped
-    loop.advance(F.QUIET_S + F.YIELD_S / 2)
+    loop.advance(S.QUIET_S + S.YIELD_S / 2)
     closed = []
     while loop.queue and any(not h.cancelled() for *_, h in loop.queue):
         before_frames, before_closed = s.rendered, sum(x.comm is None for x in old)
@@ -545,13 +545,13 @@ def test_a_dropped_grid_s_widgets_are_closed_a_few_beside_each_frame_then_in_bat
 def test_a_control_moved_during_the_fill_pauses_it(fake):
     loop, s = fake
     ex = pl.ClockExplorer()
-    loop.advance(F.QUIET_S + 5 * F.YIELD_S)
+    loop.advance(S.QUIET_S + 5 * S.YIELD_S)
     assert ex.frames.frames
     ex.controls["pos"].value = 200               # the reader moves: quiet again for QUIET_S
     n = s.rendered
-    loop.advance(F.QUIET_S * 0.6)
+    loop.advance(S.QUIET_S * 0.6)
     assert s.rendered == n
-    loop.advance(F.QUIET_S * 0.5)
+    loop.advance(S.QUIET_S * 0.5)
     assert s.rendered > n
 
 
@@ -567,7 +567,7 @@ def test_a_frame_that_fails_leaves_the_explorer_live(fake):
     loop, s = fake
     ex = pl.RopeExplorer()
     ex.frames.render = lambda value, at: 1 / 0
-    loop.advance(F.QUIET_S * 2)
+    loop.advance(S.QUIET_S * 2)
     assert isinstance(ex.frames.broken, ZeroDivisionError) and not ex.frames.wants_frame()
     ex.controls["pos"].value = 12
     assert ex.shown_png() == ex.png()
@@ -644,7 +644,7 @@ def test_the_scheduler_installs_and_uninstalls_its_cell_hooks():
     class Shell:
         events = EventManager(None, available_events)
 
-    s, shell = F.FrameScheduler(), Shell()
+    s, shell = S.FrameScheduler(), Shell()
     before = {e: list(shell.events.callbacks[e]) for e in ("pre_run_cell", "post_run_cell")}
     assert s.install(shell) is True and s.install(shell) is True   # once only
     for e in before:
@@ -665,7 +665,7 @@ def test_the_scheduler_s_hooks_are_installed_once_per_kernel_and_go_with_the_las
 
     shell = Shell()
     before = {e: list(shell.events.callbacks[e]) for e in ("pre_run_cell", "post_run_cell")}
-    old, s = F.FrameScheduler(), F.FrameScheduler()
+    old, s = S.FrameScheduler(), S.FrameScheduler()
     old.install(shell)
     s.install(shell)                              # e.g. the module reloaded: the old hooks go
     for e in before:

@@ -8,7 +8,7 @@ shows at that value.
 import pytest
 
 import posenc_lib as pl
-from posenc.ui.engine import frames as F
+from posenc.ui.engine import frames as F, scheduler as S
 from posenc.ui.engine import static
 
 
@@ -46,7 +46,7 @@ def test_a_page_holds_the_values_an_axis_declares():
 # ---------------------------------------------------------------------------
 @pytest.fixture
 def static_page(monkeypatch):
-    s = F.FrameScheduler()
+    s = S.FrameScheduler()
     monkeypatch.setattr(F, "frame_scheduler", lambda: s)
     monkeypatch.setenv(static.ENV, "5")
     return s

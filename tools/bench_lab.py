@@ -23,8 +23,8 @@ def kernel_setup(scale: int = 1, cap_mb: float | None = None, frames_off: bool =
 
     setup = f"import posenc.ui.engine.canvas as _C; _C.PIXEL_SCALE = {scale}\n" if scale != 1 else ""
     if cap_mb is not None:
-        setup += (f"import {dm.FRAMES_MODULE} as _F; _F.MAX_BYTES = int({cap_mb} * 2**20); "
-                  f"_F.MAX_TOTAL_BYTES = 4 * _F.MAX_BYTES\n")
+        setup += (f"import {dm.FRAMES_MODULE} as _F, posenc.ui.engine.scheduler as _S; "
+                  f"_F.MAX_BYTES = int({cap_mb} * 2**20); _S.MAX_TOTAL_BYTES = 4 * _F.MAX_BYTES\n")
     return setup + (dm.FRAMES_OFF if frames_off else "")
 
 

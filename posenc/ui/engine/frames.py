@@ -25,7 +25,7 @@ spec's grid (:attr:`ExplorerSpec.grid <posenc.ui.engine.spec.ExplorerSpec.grid>`
   >= 4.4 with ipykernel >= 7 hands widget messages to a subshell thread, cells run on the main
   thread, and a comm's next message goes to the thread that sent its last one), one per
   callback, only once the kernel has been quiet (no cell run, no control of any explorer
-  moved) for :data:`QUIET_S`; drawing is one at a time (:mod:`~posenc.ui.engine.lock`), and
+  moved) for :data:`~posenc.ui.engine.scheduler.QUIET_S`; drawing is one at a time (:mod:`~posenc.ui.engine.lock`), and
   a frame being drawn gives way to a reader's move at its next artist (it is drawn again
   later). A reader who moves a control pauses every fill. Positions nearest the handles are filled first: the grid's other
   controls at the main slider's position, then the main slider's every position, then the
@@ -40,7 +40,7 @@ spec's grid (:attr:`ExplorerSpec.grid <posenc.ui.engine.spec.ExplorerSpec.grid>`
   closed later, a few per quiet callback, not while the reader waits for the new figure.
 * Memory: at most :data:`MAX_BYTES` of data: URLs per set, the frames nearest the handles
   first (when the reader moves on, the farthest frames make room for nearer ones), and at
-  most :data:`MAX_TOTAL_BYTES` in one kernel (the set used least recently gives its frames up
+  most :data:`~posenc.ui.engine.scheduler.MAX_TOTAL_BYTES` in one kernel (the set used least recently gives its frames up
   first).
 * Setting a grid control's ``.value`` in code stays synchronous: the Stacks' indices follow
   before the assignment returns.
@@ -53,10 +53,11 @@ from .canvas import data_url, png_of
 from .controls import frame_attr, frame_options
 from .internals import from_browser
 from .lock import DRAWING
-# the scheduling lives in .scheduler; its names stay readable here (tools read them in a kernel)
-from .scheduler import (CLOSE_BATCH, MAX_BYTES, MAX_TOTAL_BYTES, QUIET_S, YIELD_S, FrameScheduler,  # noqa: F401
-                        Unscheduled, frame_scheduler)
+from .scheduler import Unscheduled, frame_scheduler
 
+#: Data: URL bytes one set's frames may hold (kernel memory; the browser keeps about as
+#: much again in decoded images while they are shown).
+MAX_BYTES = 24 * 2**20
 #: Frames rendered meanwhile are sent to the browser at most this often (s) during a fill.
 PUBLISH_S = 0.15
 

@@ -24,12 +24,10 @@ YIELD_S = 0.002
 #: one message), and beside each frame rendered meanwhile.
 CLOSE_BATCH = 32
 CLOSE_WITH_FRAME = 2
-#: Data: URL bytes one set's frames may hold (kernel memory; the browser keeps about as
-#: much again in decoded images while they are shown).
-MAX_BYTES = 24 * 2**20
-#: Data: URL bytes all frames of one kernel may hold (a re-run cell leaves its old explorer
-#: behind, as every ipywidget that is not closed stays alive).
-MAX_TOTAL_BYTES = 4 * MAX_BYTES
+#: Data: URL bytes all frames of one kernel may hold, four sets' worth
+#: (:data:`~posenc.ui.engine.frames.MAX_BYTES` each): a re-run cell leaves its old explorer
+#: behind, as every ipywidget that is not closed stays alive.
+MAX_TOTAL_BYTES = 4 * 24 * 2**20
 
 
 class FrameScheduler:
