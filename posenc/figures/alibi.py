@@ -115,8 +115,7 @@ class _AlibiView:
         ax_heat.set_xlabel(label("key 位置 n", "key position n"), labelpad=12)
         ax_heat.set_ylabel(label("query 位置 m", "query position m"), labelpad=16)
         (self.row,) = ax_heat.plot([0, 1, 1, 0, 0], [0, 0, 1, 1, 0], color="C1", lw=1.4)
-        ax_heat.set_title(" ", fontsize=9)
-        self.title_heat = title_row(ax_heat)   # both titles in pieces: words recur, numbers are new
+        self.title_heat = title_row(ax_heat, fontsize=9)   # both titles in pieces: words recur, numbers are new
         ax_heat.get_figure().colorbar(self.image, cax=cax)
         cax.set_ylabel(label(f"偏置（≤ {ALIBI_VMIN:g} 最深）", f"bias (≤ {ALIBI_VMIN:g} darkest)"), fontsize=9)
         cax.tick_params(labelsize=9)
@@ -129,8 +128,7 @@ class _AlibiView:
         ax_bar.set_ylim(0, 0.62)
         ax_bar.set_xlabel(label("偏移 k = n − m", "offset k = n − m"))
         ax_bar.set_ylabel(label("注意力权重（q·κ = 0）", "attention weight (q·κ = 0)"))
-        ax_bar.set_title(" ", fontsize=9)
-        self.title_bar = title_row(ax_bar)
+        self.title_bar = title_row(ax_bar, fontsize=9)
 
     def artists(self):
         # the orange row frame is drawn over the image: it comes after it

@@ -84,8 +84,7 @@ class _ScalingView:
         ax_slow.set_xlabel(label("第 i 对在训练长度 L 内转的圈数 r_i = L·w_i / 2π",
                                  "turns of pair i in the training length, r_i = L·w_i / 2π"), fontsize=9)
         ax_slow.set_ylabel(label("变慢的倍数 w_i / w'_i", "slowdown w_i / w'_i"), fontsize=9)
-        ax_slow.set_title(" ", fontsize=9)
-        self.title_slow = title_row(ax_slow)   # words recur, numbers new: drawn in pieces
+        self.title_slow = title_row(ax_slow, fontsize=9)   # words recur, numbers new: drawn in pieces
         # panel 2: largest angle per pair, in turns, training vs target
         ax_turn.set_yscale("log")
         ax_turn.set_ylim(1e-4, 1e4)
@@ -99,8 +98,7 @@ class _ScalingView:
         ax_turn.legend(fontsize=9, loc="upper left", frameon=False, handletextpad=0.3)
         ax_turn.set_xlabel(label("r_i（同左图）", "r_i (as on the left)"), fontsize=9)
         ax_turn.set_ylabel(label("最大转角 |k|·w_i / 2π（圈）", "largest angle |k|·w_i / 2π (turns)"), fontsize=9)
-        ax_turn.set_title(" ", fontsize=9)
-        self.title_turn = title_row(ax_turn)   # words recur, numbers new: drawn in pieces
+        self.title_turn = title_row(ax_turn, fontsize=9)   # words recur, numbers new: drawn in pieces
         # panel 3: score against the offset, as a fraction of the target length
         x = np.linspace(0.0, 1.0, 2)
         from matplotlib.patches import Polygon
@@ -117,8 +115,7 @@ class _ScalingView:
         ax_score.set_xlabel(label("偏移 k / 目标长度 L'", "offset k / target length L'"), fontsize=9)
         ax_score.set_ylabel(label("q = κ 时的分数（每对平均）", "score for q = κ (mean over pairs)"), fontsize=9)
         ax_score.legend(fontsize=9, loc="upper right", frameon=False)
-        ax_score.set_title(" ", fontsize=9)
-        self.title_score = title_row(ax_score)   # words recur, numbers new: drawn in pieces
+        self.title_score = title_row(ax_score, fontsize=9)   # words recur, numbers new: drawn in pieces
 
     def artists(self):
         return [self.s_line, self.slow, self.title_slow, self.train_pts, self.target_pts, self.unseen_pts,

@@ -160,8 +160,7 @@ class _RelativeView:
         ax_c.set_ylim(-1.95, 1.12)
         ax_c.set_aspect("equal")
         ax_c.axis("off")
-        ax_c.set_title(" ", fontsize=9)
-        self.title = title_row(ax_c)
+        self.title = title_row(ax_c, fontsize=9)
         handles = [Line2D([], [], color="C0", lw=2, label=label("PE(pos) 的一对 (sin, cos)", "pair of PE(pos)")),
                    Line2D([], [], color="C1", lw=2, label=label("PE(pos+k) 的一对", "pair of PE(pos+k)")),
                    Line2D([], [], color="C2", lw=1.3,

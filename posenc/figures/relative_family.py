@@ -85,8 +85,7 @@ class _T5View:
                               ha="left", va="top", fontsize=9,
                               bbox=dict(facecolor="white", edgecolor="none", alpha=0.85, pad=1.6))
                      for j in range(3)]
-        ax_bucket.set_title(" ", fontsize=9)
-        self.title = title_row(ax_bucket)
+        self.title = title_row(ax_bucket, fontsize=9)
         self.title_bias = ax_bias.set_title(" ", fontsize=9)
         handles = [Line2D([], [], color="C2", lw=0.9, ls="--", label=label("±max_exact：精确桶到此为止",
                                                                             "±max_exact: exact buckets end")),

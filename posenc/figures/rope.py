@@ -61,8 +61,7 @@ class _RopeView:
         ax_pair.set_xlabel(label("第 2i 维", "dim 2i"), labelpad=2)
         ax_pair.set_ylabel(label("第 2i+1 维", "dim 2i+1"), labelpad=2)
         # the titles and the angle in pieces: their words recur, only the numbers are new
-        ax_pair.set_title(" ", fontsize=9)
-        self.title_pair = title_row(ax_pair)
+        self.title_pair = title_row(ax_pair, fontsize=9)
         self.angle_text = text_row(ax_pair, 0.03, 0.03, transform=ax_pair.transAxes, fontsize=9, color="C2",
                                    va="bottom")
 
@@ -87,8 +86,7 @@ class _RopeView:
                           label=label("在实际的 (m, n) 上算出的分数", "score computed at the actual (m, n)"))]
         ax_curve.legend(handles=handles, fontsize=9, loc="upper center", ncols=2, frameon=False,
                         handlelength=1.6, columnspacing=0.8, borderaxespad=0.2)
-        ax_curve.set_title(" ", fontsize=9)
-        self.title_curve = title_row(ax_curve)
+        self.title_curve = title_row(ax_curve, fontsize=9)
 
     def artists(self):
         return [self.ghost, self.arc, self.arrows, self.q_text, self.k_text, self.title_pair,

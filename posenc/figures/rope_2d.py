@@ -46,8 +46,7 @@ class _Rope2DView:
         ax.set_xlabel(label("列 c →", "column c →"))
         ax.set_ylabel(label("← 行 r", "← row r"))
         # both texts in pieces: their words recur (replayed from the glyph cache), the numbers are new
-        ax.set_title(" ", fontsize=9)
-        self.title = title_row(ax)
+        self.title = title_row(ax, fontsize=9)
         self.coords = text_row(ax, 0.01, -0.06, transform=ax.transAxes, fontsize=9, va="top")
 
     def artists(self):

@@ -293,9 +293,11 @@ class TextRow(Text):
         self.stale = False
 
 
-def title_row(ax) -> TextRow:
+def title_row(ax, **kwargs) -> TextRow:
     """A :class:`TextRow` as ``ax``'s title (``ax.title``: same font, colour and place; the
-    axes positions it and a layout engine makes room for it as for any title)."""
+    axes positions it and a layout engine makes room for it as for any title); ``kwargs`` as
+    for ``ax.set_title`` (fontsize...)."""
+    ax.set_title(" ", **kwargs)
     title = ax.title
     row = TextRow(*title.get_position(), transform=title.get_transform(), ha="center",
                   fontproperties=title.get_fontproperties(), color=title.get_color())
