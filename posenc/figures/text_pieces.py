@@ -19,25 +19,32 @@ compares them with matplotlib's own drawing). Imported on first use (it loads ma
 from __future__ import annotations
 
 from matplotlib.colors import to_rgba
+from matplotlib.font_manager import FontProperties
 from matplotlib.text import Text
 from matplotlib.transforms import Bbox, IdentityTransform
 
 from ..validate import bilingual
 
-#: (string, font, dpi) -> width, height and descent of its ink, as a renderer measures them.
+#: What was measured, by what and how (string, font, dpi, kind of renderer...): ink metrics,
+#: reference boxes, whether widths add up.
 _METRICS: dict = {}
 
 
-def _metrics(renderer, s: str, prop, dpi: float) -> tuple:
-    """Width, height and descent of ``s`` (measured once per string, font and dpi)."""
-    key = (s, prop, dpi, type(renderer))   # each kind of renderer measures its own way (Agg hints)
+def _cached(key: tuple, compute):
+    """``compute()``, once per ``key`` (each kind of renderer measures its own way: Agg hints);
+    a font in the key is stored as a copy (a FontProperties can be changed afterwards)."""
     found = _METRICS.get(key)
     if found is None:
         if len(_METRICS) >= 4096:
             _METRICS.clear()
-        found = _METRICS[(s, prop.copy(), dpi, type(renderer))] = renderer.get_text_width_height_descent(
-            s, prop, ismath=False)
+        found = _METRICS[tuple(k.copy() if isinstance(k, FontProperties) else k for k in key)] = compute()
     return found
+
+
+def _metrics(renderer, s: str, prop, dpi: float) -> tuple:
+    """Width, height and descent of ``s`` (measured once per string, font and dpi)."""
+    return _cached((s, prop, dpi, type(renderer)),
+                   lambda: renderer.get_text_width_height_descent(s, prop, ismath=False))
 
 
 def _spread(text, renderer, inks) -> list:
@@ -55,14 +62,13 @@ def _spread(text, renderer, inks) -> list:
 
 def _reference_box(text, renderer, s: str):
     """The box of ``s`` drawn with ``text``'s font and line spacing, baseline at 0 (once per font)."""
-    key = ("box", s, text.get_fontproperties(), text.get_linespacing(), text.get_figure(root=True).dpi,
-           type(renderer))
-    found = _METRICS.get(key)
-    if found is None:
+    def measure():
         probe = Text(0, 0, s, va="baseline", fontproperties=text.get_fontproperties(),
                      linespacing=text.get_linespacing(), figure=text.get_figure(root=False))
-        found = _METRICS[(*key[:2], key[2].copy(), *key[3:])] = probe.get_window_extent(renderer)
-    return found
+        return probe.get_window_extent(renderer)
+
+    return _cached(("box", s, text.get_fontproperties(), text.get_linespacing(), text.get_figure(root=True).dpi,
+                    type(renderer)), measure)
 
 
 #: Where a block of lines' top sits above its anchor, by vertical alignment, from the first
@@ -76,6 +82,8 @@ _ALONG = {"left": 0.0, "center": 0.5, "right": 1.0}
 
 #: The characters a :class:`NumberText` draws one by one.
 _CHARS = frozenset("0123456789.,+-−e×[]()%/ ")
+#: What :func:`_adds_up` measures: every such character, and numbers as the explorers print them.
+_SAMPLE = "".join(sorted(_CHARS - {" "})) + " 0.0464 1e+04 [-0.76, 1.39]"
 #: Where a text's baseline sits from its anchor, by vertical alignment (ascent a, descent d).
 _BASELINE = {"baseline": lambda a, d: 0.0, "top": lambda a, d: -a, "bottom": lambda a, d: d,
              "center": lambda a, d: (d - a) / 2}
@@ -84,14 +92,8 @@ _BASELINE = {"baseline": lambda a, d: 0.0, "top": lambda a, d: -a, "bottom": lam
 def _adds_up(renderer, prop, dpi: float) -> bool:
     """Do the widths of single characters add up to the width of the string they form, for
     this font and dpi (hinted advances, whole pixels)? Measured once per font."""
-    key = ("adds up", prop, dpi, type(renderer))
-    found = _METRICS.get(key)
-    if found is None:
-        sample = "".join(sorted(_CHARS - {" "})) + " 0.0464 1e+04 [-0.76, 1.39]"
-        whole = _metrics(renderer, sample, prop, dpi)[0]
-        found = _METRICS[(key[0], prop.copy(), dpi, type(renderer))] = whole == sum(
-            _metrics(renderer, c, prop, dpi)[0] for c in sample)
-    return found
+    return _cached(("adds up", prop, dpi, type(renderer)), lambda: _metrics(renderer, _SAMPLE, prop, dpi)[0] == sum(
+        _metrics(renderer, c, prop, dpi)[0] for c in _SAMPLE))
 
 
 def _draw_box(text, renderer, box) -> None:
