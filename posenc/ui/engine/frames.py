@@ -21,27 +21,28 @@ spec's grid (:attr:`ExplorerSpec.grid <posenc.ui.engine.spec.ExplorerSpec.grid>`
   (data: URLs, not PNG bytes: the browser shows a data: URL at once, a PNG widget's ``blob:``
   URL loads asynchronously and blanks the figure for a moment on every switch.)
 * The fill yields to the reader. Frames are rendered on a thread of their own
-  (:class:`~posenc.ui.engine.fill_thread.FillThread`), never on a thread that handles the reader's messages (JupyterLab
-  >= 4.4 with ipykernel >= 7 hands widget messages to a subshell thread, cells run on the main
-  thread, and a comm's next message goes to the thread that sent its last one), one per
-  callback, only once the kernel has been quiet (no cell run, no control of any explorer
-  moved) for :data:`~posenc.ui.engine.scheduler.QUIET_S`; drawing is one at a time (:mod:`~posenc.ui.engine.lock`), and
-  a frame being drawn gives way to a reader's move at its next artist (it is drawn again
-  later). A reader who moves a control pauses every fill. Positions nearest the handles are filled first: the grid's other
-  controls at the main slider's position, then the main slider's every position, then the
-  rest (:meth:`FrameSet._rank`). The explorer the reader moved last is filled first, then the others in
-  the order they were made (higher on the page first; a move made by a cell's code does not
-  change that order). Without a running event loop where a fill is asked for (plain Python,
-  pytest) nothing is scheduled: call :meth:`FrameSet.fill`.
+  (:class:`~posenc.ui.engine.fill_thread.FillThread`), never on a thread that handles the
+  reader's messages (JupyterLab >= 4.4 with ipykernel >= 7 hands widget messages to a subshell
+  thread, cells run on the main thread, and a comm's next message goes to the thread that sent
+  its last one), one per callback, only once the kernel has been quiet (no cell run, no control
+  of any explorer moved) for :data:`~posenc.ui.engine.scheduler.QUIET_S`; drawing is one at a
+  time (:mod:`~posenc.ui.engine.lock`), and a frame being drawn gives way to a reader's move at
+  its next artist (it is drawn again later). A reader who moves a control pauses every fill.
+  Positions nearest the handles are filled first: the grid's other controls at the main slider's
+  position, then the main slider's every position, then the rest (:meth:`FrameSet._rank`). The
+  explorer the reader moved last is filled first, then the others in the order they were made
+  (higher on the page first; a move made by a cell's code does not change that order). Without a
+  running event loop where a fill is asked for (plain Python, pytest) nothing is scheduled: call
+  :meth:`FrameSet.fill`.
 * Moving a control outside the grid drops the frames: the browser shows the live figure at
   once (small messages: the frames' tree is hidden, not republished) and a new fill starts
   when the kernel is quiet; the Stacks get the new frames then (hidden: the live figure stays
   up until the fill is done or a control of the grid moves), and the dropped widgets are
   closed later, a few per quiet callback, not while the reader waits for the new figure.
-* Memory: at most :data:`MAX_BYTES` of data: URLs per set, the frames nearest the handles
-  first (when the reader moves on, the farthest frames make room for nearer ones), and at
-  most :data:`~posenc.ui.engine.scheduler.MAX_TOTAL_BYTES` in one kernel (the set used least recently gives its frames up
-  first).
+* Memory: at most :data:`MAX_BYTES` of data: URLs per set, the frames nearest the handles first
+  (when the reader moves on, the farthest frames make room for nearer ones), and at most
+  :data:`~posenc.ui.engine.scheduler.MAX_TOTAL_BYTES` in one kernel (the set used least recently
+  gives its frames up first).
 * Setting a grid control's ``.value`` in code stays synchronous: the Stacks' indices follow
   before the assignment returns.
 """

@@ -40,11 +40,12 @@ class FrameScheduler:
     removes them (also done when the last frame set closes); :meth:`wake` installs them the
     first time it finds a running loop.
 
-    ``clock()`` gives the time in seconds and ``call_later(delay, callback)`` schedules a
-    callback, returning a handle with ``cancel()``. Defaults: ``time.monotonic`` and the
-    process's :class:`~posenc.ui.engine.fill_thread.FillThread` (:func:`~posenc.ui.engine.fill_thread.fill_thread`), used only when the call that asks
-    for a fill comes from a thread with a running event loop (a kernel: its main thread or a
-    subshell) or from the fill thread itself; plain Python and pytest schedule nothing.
+    ``clock()`` gives the time in seconds and ``call_later(delay, callback)`` schedules a callback,
+    returning a handle with ``cancel()``. Defaults: ``time.monotonic`` and the process's
+    :class:`~posenc.ui.engine.fill_thread.FillThread`
+    (:func:`~posenc.ui.engine.fill_thread.fill_thread`), used only when the call that asks for a
+    fill comes from a thread with a running event loop (a kernel: its main thread or a subshell)
+    or from the fill thread itself; plain Python and pytest schedule nothing.
     Tests pass a fake clock and a fake ``call_later`` and advance them by hand. Every method
     may be called from any thread.
     """
