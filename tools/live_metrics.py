@@ -53,7 +53,8 @@ def __posenc_timing():
         @functools.wraps(fn)
         def wrapper(self, *a, **k):
             rec = {'what': 'refresh', 'explorer': getattr(self, 'name', '?'), 't': time.time(),
-                   'thread': threading.current_thread().name, 'draw_ms': 0.0, 'encode_ms': 0.0}
+                   'thread': threading.current_thread().name, 'draw_ms': 0.0, 'encode_ms': 0.0,
+                   'entered': getattr(local, 'entered', None)}
             outer = getattr(local, 'rec', None)
             local.rec = rec
             c0 = time.perf_counter()
@@ -73,8 +74,23 @@ def __posenc_timing():
                 rec[key] += ms
         return record
 
+    def state_wrapper(fn):   # a control's message reached its widget (before the drawing lock)
+        @functools.wraps(fn)
+        def wrapper(self, *a, **k):
+            outer = getattr(local, 'entered', None)
+            local.entered = time.time()
+            try:
+                return fn(self, *a, **k)
+            finally:
+                local.entered = outer
+        wrapper.__posenc_timed = True
+        return wrapper
+
+    import ipywidgets
     if not getattr(ex_mod.Explorer.refresh, '__posenc_timed', False):
         ex_mod.Explorer.refresh = refresh_wrapper(ex_mod.Explorer.refresh)
+    if not getattr(ipywidgets.Widget.set_state, '__posenc_timed', False):
+        ipywidgets.Widget.set_state = state_wrapper(ipywidgets.Widget.set_state)
     timed(canvas_mod.BlitCanvas, 'draw', inner('draw_ms'))
     for name in ('png', 'encoded'):
         timed(canvas_mod.BlitCanvas, name, inner('encode_ms'))
@@ -181,6 +197,8 @@ def _with_kernel(press: dict, records: list[dict], explorer: str) -> dict:
     if r is not None:
         out.update(inbound_ms=(r["t"] - t0) * 1000, kernel_ms=r["ms"], draw_ms=r["draw_ms"],
                    encode_ms=r["encode_ms"], thread=r["thread"])
+        if r.get("entered") is not None:   # press -> the widget's message handled; then -> the redraw began
+            out.update(arrival_ms=(r["entered"] - t0) * 1000, wait_ms=(r["t"] - r["entered"]) * 1000)
     return out
 
 
@@ -234,7 +252,7 @@ def live_summary(row: dict) -> dict:
     out = {"explorer": row["explorer"], "control": row["control"], "kind": row["kind"],
            "n_idle": len(idle), "n_fill": len(fill)}
     for tag, ps in (("idle", idle), ("fill", fill)):
-        for key in ("painted_ms", "src_ms", "inbound_ms", "kernel_ms", "draw_ms", "encode_ms"):
+        for key in ("painted_ms", "src_ms", "inbound_ms", "arrival_ms", "wait_ms", "kernel_ms", "draw_ms", "encode_ms"):
             med, p90 = stats(ps, key)
             out[f"{tag}_{key}"], out[f"{tag}_{key}_p90"] = med, p90
     out["threads"] = sorted({p.get("thread") for p in row["presses"] if p.get("thread")})
