@@ -610,6 +610,77 @@ def test_a_frame_set_needs_no_explorer_only_a_render_callable(scheduler):
         F.FrameSet(w.IntSlider(0, min=-3, max=3), live, render, scheduler=scheduler)
 
 
+def test_a_refill_behind_the_live_figure_is_published_once_and_a_shown_tree_as_it_fills(fake):
+    """While the tree shows, the frames reach its Stack every PUBLISH_S as they are rendered
+    (a drag gets them as they come); after a control outside the grid dropped them, the live
+    figure is up and the new frames reach the Stack once, when the set is full (each publish
+    makes the browser build views nobody sees yet)."""
+    import ipywidgets as w
+
+    loop, sched = fake
+    slider, live = w.IntSlider(0, min=0, max=39), w.Image(format="url")
+
+    def render(value):
+        loop.now += 0.02                          # 20 ms a frame on the fake clock
+        return f"png of {value}".encode(), ()
+
+    fs = F.FrameSet(slider, live, render, label="plain", main="x", scheduler=sched)
+    publishes = []
+    fs.stack.observe(lambda change: publishes.append(sum(c is not live for c in change["new"])), names="children")
+    loop.run()
+    assert len(fs.frames) == 40 and not fs.live_shown
+    assert len(publishes) >= 3 and publishes[0] < 40 and publishes[-1] == 40, publishes
+    publishes.clear()
+    fs.invalidate()                                # a control outside the grid moved
+    assert fs.live_shown
+    loop.run()
+    assert publishes == [40], "one publish, when the set is full"
+    assert not fs.live_shown and fs.shown_png() == b"png of 0"
+
+    import ipywidgets.widgets.widget as W
+
+    publishes.clear()
+    fs.invalidate()
+    made = set(W._instances)
+    for _ in range(20):                            # part of the refill: kept as data: URLs, nothing sent
+        loop.step()
+    assert 5 <= len(fs.frames) < 40 and all(isinstance(f, F.Unsent) for f in fs.frames.values())
+    assert set(W._instances) == made and publishes == []
+    slider.value = 1                               # a grid move to a rendered frame: that one is sent
+    assert fs.moved(slider) is True and not fs.live_shown
+    fs.follow()
+    assert fs.shown_png() == b"png of 1" and publishes == [1]
+    assert sum(not isinstance(f, F.Unsent) for f in fs.frames.values()) == 1
+    loop.run()                                     # the tree shows: the rest as the fill goes on
+    assert publishes[-1] == 40 and not any(isinstance(f, F.Unsent) for f in fs.frames.values())
+
+
+@pytest.mark.parametrize("name", ["hand_calc", "clock"])
+def test_a_frame_is_its_image_and_extras_only_the_layouts_are_shared(name, scheduler):
+    """Each widget is one message to the browser: a frame adds its Image (and, with extras,
+    one widget per extra and the box holding them), never a Layout or a style of its own;
+    the shared ones are closed with the set."""
+    import ipywidgets.widgets.widget as W
+
+    ex = pl.EXPLORERS[name]()
+    fs = ex.frames
+    fs.render_next()
+    fs.publish()
+    before = set(W._instances)
+    fs.render_next()
+    fs.render_next()
+    assert set(W._instances) == before, "rendered, not sent: no widget yet"
+    fs.publish()
+    new = [W._instances[k] for k in set(W._instances) - before]
+    per_frame = 1 + (len(ex.spec.extras) + 1 if ex.spec.extras else 0)
+    assert len(new) == 2 * per_frame, sorted(type(x).__name__ for x in new)
+    assert not any(type(x).__name__.endswith(("Layout", "Style")) for x in new)
+    shared = list(fs._layouts.values())
+    assert shared and all(x.comm is not None for x in shared)
+    ex.close()
+    assert all(x.comm is None for x in shared)
+
+
 def test_a_grid_needs_no_explorer_either(scheduler):
     """Two axes, only some values of the outer one framed: the render callable gets the outer
     axis's value by name; an unframed value shows the live image and is never drawn."""

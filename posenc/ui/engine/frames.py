@@ -34,11 +34,15 @@ spec's grid (:attr:`ExplorerSpec.grid <posenc.ui.engine.spec.ExplorerSpec.grid>`
   (higher on the page first; a move made by a cell's code does not change that order). Without a
   running event loop where a fill is asked for (plain Python, pytest) nothing is scheduled: call
   :meth:`FrameSet.fill`.
+* A frame is kept as its data: URL until it is published; its widgets (each one a message
+  the browser handles) are made then, and every frame shares one Layout per kind.
 * Moving a control outside the grid drops the frames: the browser shows the live figure at
   once (small messages: the frames' tree is hidden, not republished) and a new fill starts
-  when the kernel is quiet; the Stacks get the new frames then (hidden: the live figure stays
-  up until the fill is done or a control of the grid moves), and the dropped widgets are
-  closed later, a few per quiet callback, not while the reader waits for the new figure.
+  when the kernel is quiet; the new frames are sent once, when the fill is done (the live
+  figure stays up meanwhile, and the browser has nothing to handle while the reader moves
+  that control again), or, one frame, when a control of the grid moves to a position that
+  has its frame (the rest follow as the fill goes on). The dropped widgets are closed later,
+  a few per quiet callback, not while the reader waits for the new figure.
 * Memory: at most :data:`MAX_BYTES` of data: URLs per set, the frames nearest the handles first
   (when the reader moves on, the farthest frames make room for nearer ones), and at most
   :data:`~posenc.ui.engine.scheduler.MAX_TOTAL_BYTES` in one kernel (the set used least recently
@@ -142,6 +146,7 @@ class FrameSet:
         self._full_at = None
         self._order = (None, [])            # (centre, positions nearest it first)
         self._last_publish = 0.0
+        self._layouts: dict = {}            # the Layouts every frame shares (:meth:`_shared`)
         self.levels: list = [{} for _ in self.widgets]   # per axis: outer prefix -> Stack
         self.stack = self._build((), 0)
         self.leaves = self.levels[-1]
@@ -230,7 +235,9 @@ class FrameSet:
         return png_of((node.children[-1] if self.live_extras else node).value)
 
     def image_at(self, pos: tuple):
-        """The Image widget of the frame at ``pos`` (KeyError: none rendered)."""
+        """The Image widget of the frame at ``pos`` (KeyError: none rendered); a frame not sent
+        to the browser yet gets its widgets now."""
+        self._widget(pos)
         return self.images[pos]
 
     def frame_size(self) -> int:
@@ -302,7 +309,10 @@ class FrameSet:
         if self._dirty and self.eager:
             self.publish()
         elif self.live_shown and self.index() in self.frames:
-            self.publish(show_tree=True)   # a frame is there: the tree again, switched in the browser
+            # a frame is there: the tree again, switched in the browser; only this frame is sent
+            # now, the others rendered behind the live figure follow with the fill's next publish
+            self._widget(self.index())
+            self.publish(show_tree=True, send=False)
         return self.shown(self.index())
 
     def _reposition(self) -> None:
@@ -316,9 +326,9 @@ class FrameSet:
             if j is None:
                 self._unpublished_closes += self._parts(frame)
             else:
-                kept[(*pos[:-1], j)] = (frame, self.images[pos], self.sizes[pos])
+                kept[(*pos[:-1], j)] = (frame, self.images.get(pos), self.sizes[pos])
         self.frames = {p: f for p, (f, _, _) in kept.items()}
-        self.images = {p: im for p, (_, im, _) in kept.items()}
+        self.images = {p: im for p, (_, im, _) in kept.items() if im is not None}
         self.sizes = {p: n for p, (_, _, n) in kept.items()}
         self.bytes = sum(self.sizes.values())
         self.values = self.options[-1] = values
@@ -379,9 +389,8 @@ class FrameSet:
         return self.render(value, {name: opts[i] for name, opts, i in zip(self.names, self.options, pos[:-1])})
 
     def render_next(self) -> bool:
-        """Render the frame nearest the centre (making room if needed); False: nothing to do."""
-        import ipywidgets as w
-
+        """Render the frame nearest the centre (making room if needed); False: nothing to do.
+        The frame is kept as its data: URL; its widgets are made when it is published."""
         if not self.wants_frame():
             self._maybe_publish(force=True)
             return False
@@ -389,11 +398,7 @@ class FrameSet:
         png, values = self.render_at(pos)
         url = data_url(png)
         size = len(url) + sum(len(str(v).encode()) for v in values)
-        layout = {} if self.live.width == "" else {"width": self.live.width, "height": self.live.height}
-        image = w.Image(value=url, format="url", _dom_classes=("posenc-figure",), **layout)
-        extras = [type(x)(value=v, layout=x.layout) for x, v in zip(self.live_extras, values)]
-        self.frames[pos] = w.VBox([*extras, image]) if extras else image
-        self.images[pos] = image
+        self.frames[pos] = Unsent(url, values)
         self.sizes[pos] = size
         self.bytes += size
         self._dirty_leaves.add(pos[:-1])
@@ -406,35 +411,82 @@ class FrameSet:
         self._maybe_publish()
         return True
 
+    def _widget(self, pos: tuple):
+        """The widget of the frame at ``pos`` in its Stack, made now if it has not been sent yet
+        (each widget made is a message to the browser)."""
+        import ipywidgets as w
+
+        frame = self.frames[pos]
+        if not isinstance(frame, Unsent):
+            return frame
+        size_attrs = {} if self.live.width == "" else {"width": self.live.width, "height": self.live.height}
+        # one Layout (and style) shared by every frame: each new one is a message more per frame
+        # (6 instead of 3 for a frame with a table), and was never closed with its frame
+        image = w.Image(value=frame.url, format="url", _dom_classes=("posenc-figure",), layout=self._shared("image"),
+                        **size_attrs)
+        extras = [type(x)(value=v, layout=x.layout, **({"style": x.style} if hasattr(x, "style") else {}))
+                  for x, v in zip(self.live_extras, frame.values)]
+        self.frames[pos] = w.VBox([*extras, image], layout=self._shared("box")) if extras else image
+        self.images[pos] = image
+        return self.frames[pos]
+
+    def _shared(self, name: str):
+        """The Layout every frame's ``name`` (image, box) shares, made on first use."""
+        import ipywidgets as w
+
+        if name not in self._layouts:
+            self._layouts[name] = w.Layout()
+        return self._layouts[name]
+
     def _evict(self, pos: tuple) -> None:
         # closed only after a publish has taken them out of the Stacks' children: a closed
         # child the browser still shows would leave a hole in the figure
         self._unpublished_closes += self._parts(self.frames.pop(pos))
-        del self.images[pos]
+        self.images.pop(pos, None)
         self.bytes -= self.sizes.pop(pos)
         self._dirty_leaves.add(pos[:-1])
 
     def _parts(self, frame) -> list:
-        """The widgets of one frame (the VBox of the extras and the image, or the image)."""
+        """The widgets of one frame (the VBox of the extras and the image, or the image; none
+        for a frame not sent yet)."""
+        if isinstance(frame, Unsent):
+            return []
         return [frame, *frame.children] if self.live_extras else [frame]
 
     def _maybe_publish(self, force: bool = False) -> None:
-        if self._dirty and (force or self.scheduler.clock() - self._last_publish > PUBLISH_S
-                            or not self.wants_frame()):
+        """Publish the frames rendered so far: every :data:`PUBLISH_S` while the tree shows (a
+        drag of the grid's controls gets them as they come), only once the set is full while
+        the live figure is up (the Stacks' new children are views the browser builds: during a
+        refill they held a reader's moves up by 10-20 ms, for frames nobody sees yet)."""
+        if not self._dirty:
+            return
+        due = not self.live_shown and self.scheduler.clock() - self._last_publish > PUBLISH_S
+        if force or due or not self.wants_frame():
             self.publish()
 
-    def publish(self, show_tree: bool | None = None) -> None:
-        """Send the innermost Stacks every frame rendered so far; frames taken out are closed
+    def publish(self, show_tree: bool | None = None, send: bool = True) -> None:
+        """Send the innermost Stacks every frame rendered so far (``send=False``: only those
+        that have their widgets already; the others stay to publish); frames taken out are closed
         later. The tree is shown again with ``show_tree``, or (None) once the set wants no more
         frames: while a fill runs after a control outside the grid moved, the live figure stays
         up, so that control's next move switches nothing in the browser (a switch during a fill
         cost a reader's move 30-50 ms); a move of a grid control to a position with a frame
         brings the tree back at once (:meth:`moved`)."""
         if self._dirty_leaves:
-            n = len(self.values)
+            n, unsent = len(self.values), set()
             for prefix in sorted(self._dirty_leaves):
-                self.leaves[prefix].children = [self.frames.get((*prefix, i), self.live_view) for i in range(n)]
-            self._dirty_leaves.clear()
+                children = []
+                for i in range(n):
+                    frame = self.frames.get((*prefix, i))
+                    if isinstance(frame, Unsent):
+                        if not send:
+                            unsent.add(prefix)
+                            frame = None
+                        else:
+                            frame = self._widget((*prefix, i))
+                    children.append(self.live_view if frame is None else frame)
+                self.leaves[prefix].children = children
+            self._dirty_leaves = unsent
             self._last_publish = self.scheduler.clock()
         if show_tree or (show_tree is None and not self.wants_frame()):
             self._show_live(False)
@@ -452,7 +504,7 @@ class FrameSet:
         self.scheduler.remove(self)
         stacks = [st for level in self.levels for st in level.values()]
         for x in (*(x for f in self.frames.values() for x in self._parts(f)), *self._unpublished_closes,
-                  *self.links, *stacks, self.view):
+                  *self.links, *stacks, *self._layouts.values(), self.view):
             x.close()
         if self.live_extras:
             self.live_view.close()
@@ -468,6 +520,16 @@ class FrameSet:
             count += 1
         self.publish(show_tree=True)
         return self
+
+
+class Unsent:
+    """A frame rendered but not sent to the browser yet: its data: URL and the values of the
+    extras (:meth:`FrameSet._widget` makes its widgets when it is published)."""
+
+    __slots__ = ("url", "values")
+
+    def __init__(self, url: str, values: tuple):
+        self.url, self.values = url, values
 
 
 def status() -> list[dict]:
