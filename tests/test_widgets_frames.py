@@ -610,11 +610,12 @@ def test_a_frame_set_needs_no_explorer_only_a_render_callable(scheduler):
         F.FrameSet(w.IntSlider(0, min=-3, max=3), live, render, scheduler=scheduler)
 
 
-def test_a_refill_behind_the_live_figure_is_published_once_and_a_shown_tree_as_it_fills(fake):
+def test_a_refill_behind_the_live_figure_is_sent_when_rendered_and_a_shown_tree_as_it_fills(fake):
     """While the tree shows, the frames reach its Stack every PUBLISH_S as they are rendered
-    (a drag gets them as they come); after a control outside the grid dropped them, the live
-    figure is up and the new frames reach the Stack once, when the set is full (each publish
-    makes the browser build views nobody sees yet)."""
+    (a drag gets them as they come). After a control outside the grid dropped them, the live
+    figure is up: nothing is sent while the new frames are rendered; then they go out in parts
+    of PUBLISH_WIDGETS (each widget is a message the browser handles), PUBLISH_S apart, and the
+    tree shows with the last part."""
     import ipywidgets as w
 
     loop, sched = fake
@@ -630,11 +631,15 @@ def test_a_refill_behind_the_live_figure_is_published_once_and_a_shown_tree_as_i
     loop.run()
     assert len(fs.frames) == 40 and not fs.live_shown
     assert len(publishes) >= 3 and publishes[0] < 40 and publishes[-1] == 40, publishes
+    parts = []
+    fs.stack.observe(lambda change: parts.append((loop.now, len(fs.frames), fs.live_shown)), names="children")
     publishes.clear()
     fs.invalidate()                                # a control outside the grid moved
     assert fs.live_shown
     loop.run()
-    assert publishes == [40], "one publish, when the set is full"
+    assert publishes == [F.PUBLISH_WIDGETS, 40], "in parts of PUBLISH_WIDGETS, once every frame is rendered"
+    assert [n for _, n, _ in parts] == [40, 40] and parts[1][0] - parts[0][0] >= F.PUBLISH_S
+    assert [shown for *_, shown in parts] == [True, True], "the live figure up until the last part"
     assert not fs.live_shown and fs.shown_png() == b"png of 0"
 
     import ipywidgets.widgets.widget as W
@@ -679,6 +684,31 @@ def test_a_frame_is_its_image_and_extras_only_the_layouts_are_shared(name, sched
     assert shared and all(x.comm is not None for x in shared)
     ex.close()
     assert all(x.comm is None for x in shared)
+
+
+def test_a_frame_is_drawn_with_a_short_switch_interval_and_the_old_one_comes_back(fake):
+    """While the fill draws, a thread waiting for the GIL (a reader's message) gets it after
+    FILL_SWITCH_S, not Python's 5 ms; the interval before is restored after each frame, also
+    after a frame that raised."""
+    import sys
+
+    import ipywidgets as w
+
+    loop, sched = fake
+    seen = []
+
+    def render(value):
+        seen.append(sys.getswitchinterval())
+        if value == 2:
+            raise ZeroDivisionError
+        return b"png", ()
+
+    before = sys.getswitchinterval()
+    fs = F.FrameSet(w.IntSlider(0, min=0, max=3), w.Image(format="url"), render, label="plain", main="x",
+                    scheduler=sched)
+    loop.run()
+    assert seen and all(x == pytest.approx(S.FILL_SWITCH_S) for x in seen) and S.FILL_SWITCH_S < before
+    assert isinstance(fs.broken, ZeroDivisionError) and sys.getswitchinterval() == pytest.approx(before)
 
 
 def test_a_grid_needs_no_explorer_either(scheduler):

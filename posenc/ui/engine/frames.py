@@ -65,6 +65,10 @@ from .scheduler import Unscheduled, frame_scheduler
 MAX_BYTES = 24 * 2**20
 #: Frames rendered meanwhile are sent to the browser at most this often (s) during a fill.
 PUBLISH_S = 0.15
+#: Widgets one publish of the fill makes at most (each one a message the browser handles):
+#: frames rendered behind the live figure go out in parts, one per PUBLISH_S while the kernel
+#: is quiet, not all at once.
+PUBLISH_WIDGETS = 24
 
 
 def __getattr__(name):
@@ -312,7 +316,7 @@ class FrameSet:
             # a frame is there: the tree again, switched in the browser; only this frame is sent
             # now, the others rendered behind the live figure follow with the fill's next publish
             self._widget(self.index())
-            self.publish(show_tree=True, send=False)
+            self.publish(show_tree=True, limit=0)
         return self.shown(self.index())
 
     def _reposition(self) -> None:
@@ -454,41 +458,49 @@ class FrameSet:
         return [frame, *frame.children] if self.live_extras else [frame]
 
     def _maybe_publish(self, force: bool = False) -> None:
-        """Publish the frames rendered so far: every :data:`PUBLISH_S` while the tree shows (a
-        drag of the grid's controls gets them as they come), only once the set is full while
-        the live figure is up (the Stacks' new children are views the browser builds: during a
-        refill they held a reader's moves up by 10-20 ms, for frames nobody sees yet)."""
-        if not self._dirty:
-            return
-        due = not self.live_shown and self.scheduler.clock() - self._last_publish > PUBLISH_S
-        if force or due or not self.wants_frame():
-            self.publish()
+        """After a frame is rendered (``force``: when none is left to render): publish every
+        :data:`PUBLISH_S` while the tree shows (a drag of the grid's controls gets the frames as
+        they come); behind the live figure nothing until the set is full (each widget made is a
+        message the browser handles: during a refill they held a reader's moves up by 10-20 ms,
+        for frames nobody saw yet)."""
+        if not (self.live_shown and self.wants_frame()):
+            self.publish_due(force)
 
-    def publish(self, show_tree: bool | None = None, send: bool = True) -> None:
-        """Send the innermost Stacks every frame rendered so far (``send=False``: only those
-        that have their widgets already; the others stay to publish); frames taken out are closed
-        later. The tree is shown again with ``show_tree``, or (None) once the set wants no more
-        frames: while a fill runs after a control outside the grid moved, the live figure stays
-        up, so that control's next move switches nothing in the browser (a switch during a fill
-        cost a reader's move 30-50 ms); a move of a grid control to a position with a frame
-        brings the tree back at once (:meth:`moved`)."""
+    def publish_due(self, force: bool = False) -> float | None:
+        """The fill's publish, once :data:`PUBLISH_S` have passed since the last (or ``force``):
+        at most :data:`PUBLISH_WIDGETS` new widgets, the frames nearest the handles first. The
+        seconds until the next part is due; None when nothing is left to send."""
+        if not self._dirty:
+            return None
+        wait = self._last_publish + PUBLISH_S - self.scheduler.clock()
+        if wait > 0 and not force:
+            return wait
+        per_frame = 1 + (len(self.live_extras) + 1 if self.live_extras else 0)
+        self.publish(limit=max(1, PUBLISH_WIDGETS // per_frame))
+        return PUBLISH_S if self._dirty_leaves else None
+
+    def publish(self, show_tree: bool | None = None, limit: int | None = None) -> None:
+        """Send the innermost Stacks the frames rendered so far: all, or the ``limit`` not sent
+        yet that are nearest the handles (the others show the live figure and stay to publish);
+        frames taken out are closed later. The tree is shown again with ``show_tree``, or (None)
+        once every frame is sent and the set wants no more: while a fill runs after a control
+        outside the grid moved, the live figure stays up, so that control's next move switches
+        nothing in the browser (a switch during a fill cost a reader's move 30-50 ms); a move of
+        a grid control to a position with a frame brings the tree back at once (:meth:`moved`)."""
         if self._dirty_leaves:
-            n, unsent = len(self.values), set()
+            centre = self._centre()
+            unsent = sorted((p for p, f in self.frames.items() if isinstance(f, Unsent)),
+                            key=lambda p: (self._rank(p, centre), p))
+            for pos in unsent[:limit]:
+                self._widget(pos)
+            n = len(self.values)
             for prefix in sorted(self._dirty_leaves):
-                children = []
-                for i in range(n):
-                    frame = self.frames.get((*prefix, i))
-                    if isinstance(frame, Unsent):
-                        if not send:
-                            unsent.add(prefix)
-                            frame = None
-                        else:
-                            frame = self._widget((*prefix, i))
-                    children.append(self.live_view if frame is None else frame)
-                self.leaves[prefix].children = children
-            self._dirty_leaves = unsent
+                frames = (self.frames.get((*prefix, i)) for i in range(n))
+                self.leaves[prefix].children = [self.live_view if f is None or isinstance(f, Unsent) else f
+                                                for f in frames]
+            self._dirty_leaves = set() if limit is None else {p[:-1] for p in unsent[limit:]}
             self._last_publish = self.scheduler.clock()
-        if show_tree or (show_tree is None and not self.wants_frame()):
+        if show_tree or (show_tree is None and not self._dirty_leaves and not self.wants_frame()):
             self._show_live(False)
         if self._unpublished_closes:
             gone, self._unpublished_closes = self._unpublished_closes, []

@@ -7,7 +7,9 @@ how its Stacks show the frames: :mod:`posenc.ui.engine.frames`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
+import sys
 import threading
 import time
 import weakref
@@ -20,6 +22,11 @@ QUIET_S = 1.0
 #: Pause (s) after each frame: a reader's move waiting for the drawing lock takes it before
 #: the next frame.
 YIELD_S = 0.002
+#: The interpreter's switch interval (s) while a frame is drawn (Python's default: 5 ms). A
+#: reader's message crosses two kernel threads (the shell channel's, then a subshell's), each
+#: waiting for the GIL the fill holds; a waiting thread makes the holder give it up after this
+#: long. 02's word sliders during a fill: press -> kernel 9-11 ms median with 5 ms, 5 with 0.5.
+FILL_SWITCH_S = 0.0005
 #: Widgets of dropped frames closed per quiet callback once no frame is wanted (each close is
 #: one message), and beside each frame rendered meanwhile.
 CLOSE_BATCH = 32
@@ -171,9 +178,9 @@ class FrameScheduler:
 
     def _tick(self) -> None:
         """One callback of the fill (on the fill thread): wait for quiet, render one frame and
-        close a few dropped widgets (a batch once no frame is wanted), then schedule the next
-        callback (or none when every set is full, nothing is left to close and no wake came
-        meanwhile)."""
+        close a few dropped widgets (once no frame is wanted: a batch of closes, and the next
+        part of each set's publish), then schedule the next callback (or none when every set is
+        full and sent, nothing is left to close and no wake came meanwhile)."""
         with self._guard:
             self._woken = False
         delay = self._step()
@@ -187,14 +194,19 @@ class FrameScheduler:
         wait = self.last_activity + QUIET_S - self.clock()
         if wait > 0:
             return wait
+        publish_in = None   # when the next part of a publish is due (frames rendered behind the live figure)
         with DRAWING:   # frame sets change under the reader's moves too: one at a time
             fs = self._choose()
             if fs is None:
                 for s in self.sets():
-                    s.publish()
+                    due = s.publish_due()
+                    if due is not None:
+                        publish_in = due if publish_in is None else min(publish_in, due)
             else:
                 try:
-                    with interruptible():   # a reader's move waits for one artist, not one frame
+                    # a reader's move waits for one artist, not one frame; its message for the GIL
+                    # for a short switch interval, not the default 5 ms
+                    with interruptible(), switch_interval(FILL_SWITCH_S):
                         if fs.render_next():
                             self.rendered += 1
                 except Interrupted:   # drawn again later, once the kernel is quiet
@@ -210,7 +222,9 @@ class FrameScheduler:
             more = bool(self._closing)
         for x in batch:
             x.close()
-        return YIELD_S if fs is not None or more else None
+        if fs is not None or more:
+            return YIELD_S
+        return publish_in
 
     def _choose(self):
         """The frame set to render for next: the one used last; room made if needed."""
@@ -225,6 +239,18 @@ class FrameScheduler:
                 return None
             min(older, key=lambda s: s.last_used).drop()
         return fs
+
+
+@contextlib.contextmanager
+def switch_interval(seconds: float):
+    """Inside this block the interpreter's switch interval is ``seconds`` (the process's; the
+    one before is restored after)."""
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(seconds)
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(before)
 
 
 #: The attribute that marks a frame scheduler's IPython hook (a new scheduler, e.g. of a
