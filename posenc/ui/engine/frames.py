@@ -35,14 +35,15 @@ spec's grid (:attr:`ExplorerSpec.grid <posenc.ui.engine.spec.ExplorerSpec.grid>`
   running event loop where a fill is asked for (plain Python, pytest) nothing is scheduled: call
   :meth:`FrameSet.fill`.
 * A frame is kept as its data: URL until it is published; its widgets (each one a message
-  the browser handles) are made then, and every frame shares one Layout per kind.
+  the browser handles) are made then, at most :data:`PUBLISH_WIDGETS` per publish, nearest
+  the handles first, and every frame shares one Layout per kind.
 * Moving a control outside the grid drops the frames: the browser shows the live figure at
   once (small messages: the frames' tree is hidden, not republished) and a new fill starts
-  when the kernel is quiet; the new frames are sent once, when the fill is done (the live
-  figure stays up meanwhile, and the browser has nothing to handle while the reader moves
-  that control again), or, one frame, when a control of the grid moves to a position that
-  has its frame (the rest follow as the fill goes on). The dropped widgets are closed later,
-  a few per quiet callback, not while the reader waits for the new figure.
+  when the kernel is quiet; the new frames are sent once they are all rendered, in parts
+  (the live figure stays up meanwhile, and the browser has nothing to handle while the
+  reader moves that control again), or, one frame, when a control of the grid moves to a
+  position that has its frame (the rest follow as the fill goes on). The dropped widgets are
+  closed later, a few per quiet callback, not while the reader waits for the new figure.
 * Memory: at most :data:`MAX_BYTES` of data: URLs per set, the frames nearest the handles first
   (when the reader moves on, the farthest frames make room for nearer ones), and at most
   :data:`~posenc.ui.engine.scheduler.MAX_TOTAL_BYTES` in one kernel (the set used least recently
