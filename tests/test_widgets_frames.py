@@ -686,6 +686,31 @@ def test_a_frame_is_its_image_and_extras_only_the_layouts_are_shared(name, sched
     assert all(x.comm is None for x in shared)
 
 
+def test_a_set_done_rendering_is_sent_while_another_set_renders(fake):
+    """The parts of a set whose frames are all rendered go out PUBLISH_S apart while the fill
+    renders another set's frames, not after every set is full."""
+    import ipywidgets as w
+
+    loop, sched = fake
+
+    def make(n):
+        def render(value):
+            loop.now += 0.02
+            return f"png of {value}".encode(), ()
+        return F.FrameSet(w.IntSlider(0, min=0, max=n - 1), w.Image(format="url"), render, label=f"set{n}",
+                          main="x", scheduler=sched)
+
+    first, second = make(40), make(200)           # made first: filled first
+    loop.run()
+    first.invalidate()
+    second.invalidate()
+    when = []
+    first.live_box.layout.observe(lambda change: when.append(len(second.frames)), names="display")
+    loop.run()
+    assert not first.live_shown and not second.live_shown
+    assert when and when[0] < 200, f"the first set's tree came back after the second was full: {when}"
+
+
 def test_a_frame_is_drawn_with_a_short_switch_interval_and_the_old_one_comes_back(fake):
     """While the fill draws, a thread waiting for the GIL (a reader's message) gets it after
     FILL_SWITCH_S, not Python's 5 ms; the interval before is restored after each frame, also

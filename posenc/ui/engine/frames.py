@@ -58,7 +58,7 @@ import itertools
 from .canvas import data_url, png_of
 from .controls import frame_attr, frame_options
 from .internals import from_browser
-from .lock import DRAWING
+from .lock import DRAWING, checkpoint
 from .scheduler import Unscheduled, frame_scheduler
 
 #: Data: URL bytes one set's frames may hold (kernel memory; the browser keeps about as
@@ -459,19 +459,19 @@ class FrameSet:
         return [frame, *frame.children] if self.live_extras else [frame]
 
     def _maybe_publish(self, force: bool = False) -> None:
-        """After a frame is rendered (``force``: when none is left to render): publish every
-        :data:`PUBLISH_S` while the tree shows (a drag of the grid's controls gets the frames as
-        they come); behind the live figure nothing until the set is full (each widget made is a
-        message the browser handles: during a refill they held a reader's moves up by 10-20 ms,
-        for frames nobody saw yet)."""
-        if not (self.live_shown and self.wants_frame()):
-            self.publish_due(force)
+        """After a frame is rendered (``force``: when none is left to render): the fill's
+        publish (:meth:`publish_due`), at once when this was the set's last frame."""
+        self.publish_due(force or not self.wants_frame())
 
     def publish_due(self, force: bool = False) -> float | None:
         """The fill's publish, once :data:`PUBLISH_S` have passed since the last (or ``force``):
-        at most :data:`PUBLISH_WIDGETS` new widgets, the frames nearest the handles first. The
-        seconds until the next part is due; None when nothing is left to send."""
-        if not self._dirty:
+        at most :data:`PUBLISH_WIDGETS` new widgets, the frames nearest the handles first. While
+        the tree shows, a drag of the grid's controls gets the frames as they come; behind the
+        live figure nothing is sent until the set is full (each widget made is a message the
+        browser handles: during a refill they held a reader's moves up by 10-20 ms, for frames
+        nobody saw yet). The seconds until the next part is due; None when nothing is left to
+        send now."""
+        if not self._dirty or (self.live_shown and self.wants_frame()):
             return None
         wait = self._last_publish + PUBLISH_S - self.scheduler.clock()
         if wait > 0 and not force:
@@ -493,6 +493,7 @@ class FrameSet:
             unsent = sorted((p for p, f in self.frames.items() if isinstance(f, Unsent)),
                             key=lambda p: (self._rank(p, centre), p))
             for pos in unsent[:limit]:
+                checkpoint()   # the fill's publish gives way to a reader's move between two frames
                 self._widget(pos)
             n = len(self.values)
             for prefix in sorted(self._dirty_leaves):

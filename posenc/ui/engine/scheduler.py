@@ -197,22 +197,24 @@ class FrameScheduler:
         publish_in = None   # when the next part of a publish is due (frames rendered behind the live figure)
         with DRAWING:   # frame sets change under the reader's moves too: one at a time
             fs = self._choose()
-            if fs is None:
-                for s in self.sets():
-                    due = s.publish_due()
-                    if due is not None:
-                        publish_in = due if publish_in is None else min(publish_in, due)
-            else:
-                try:
-                    # a reader's move waits for one artist, not one frame; its message for the GIL
-                    # for a short switch interval, not the default 5 ms
-                    with interruptible(), switch_interval(FILL_SWITCH_S):
-                        if fs.render_next():
-                            self.rendered += 1
-                except Interrupted:   # drawn again later, once the kernel is quiet
-                    self.interrupted += 1
-                except Exception as exc:  # never break the fill: this set stays live
-                    fs.broken = exc
+            try:
+                # a reader's move waits for one artist or one widget, not one frame or one part;
+                # its message for the GIL for a short switch interval, not the default 5 ms
+                with interruptible(), switch_interval(FILL_SWITCH_S):
+                    for s in self.sets():   # the other sets' frames not sent yet go out in parts meanwhile
+                        due = None if s is fs else s.publish_due()
+                        if due is not None:
+                            publish_in = due if publish_in is None else min(publish_in, due)
+                    if fs is not None:
+                        try:
+                            if fs.render_next():
+                                self.rendered += 1
+                        except Interrupted:
+                            raise
+                        except Exception as exc:  # never break the fill: this set stays live
+                            fs.broken = exc
+            except Interrupted:   # drawn (or sent) later, once the kernel is quiet again
+                self.interrupted += 1
         # widgets of dropped frames: a few beside each frame, a batch once no frame is wanted
         # (each close is a message the browser handles; hundreds at once, as a live move drops a
         # whole grid, held a reader's next move up by 100-200 ms)
