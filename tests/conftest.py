@@ -199,3 +199,26 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         tr.write_line(
             f"all notebooks: {len(all_lat)} slider steps, median {statistics.median(all_lat):.0f} ms, "
             f"max {max(all_lat):.0f} ms (sliders: keydown -> src; other = checkboxes/dropdowns)")
+
+
+# -- frame fills (posenc/ui/engine/frames.py, scheduler.py) ------------------------------------
+@pytest.fixture
+def scheduler(monkeypatch):
+    """A frame scheduler of this test's own (explorers made by other tests stay alive: widgets do)."""
+    from posenc.ui.engine import frames as F, scheduler as S
+
+    s = S.FrameScheduler()
+    monkeypatch.setattr(F, "frame_scheduler", lambda: s)
+    return s
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    """A scheduler on a fake clock: (the fake loop, the scheduler)."""
+    from posenc.ui.engine import frames as F, scheduler as S
+    from support import FakeLoop
+
+    loop = FakeLoop()
+    s = S.FrameScheduler(clock=loop.clock, call_later=loop.call_later)
+    monkeypatch.setattr(F, "frame_scheduler", lambda: s)
+    return loop, s

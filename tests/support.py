@@ -1,6 +1,8 @@
 """Helpers and sample data shared by the test modules."""
 import functools
+import heapq
 import io
+import itertools
 import warnings
 
 import numpy as np
@@ -257,3 +259,55 @@ def assert_every_slip_tested(pairs) -> None:
     slips are exactly those."""
     for drill, tested in pairs:
         assert {s.name for s in drill.slips} == set(tested), drill.name
+
+
+class FakeLoop:
+    """A clock and a ``call_later`` that move only when the test says so."""
+
+    class Handle:
+        def __init__(self):
+            self._cancelled = False
+
+        def cancel(self):
+            self._cancelled = True
+
+        def cancelled(self):
+            return self._cancelled
+
+    def __init__(self):
+        self.now = 100.0
+        self.queue = []
+        self.seq = itertools.count()
+
+    def clock(self):
+        return self.now
+
+    def call_later(self, delay, callback):
+        handle = self.Handle()
+        heapq.heappush(self.queue, (self.now + delay, next(self.seq), callback, handle))
+        return handle
+
+    def step(self) -> bool:
+        """Run the next callback (the clock jumps to its time); False: none is pending."""
+        while self.queue:
+            when, _, callback, handle = heapq.heappop(self.queue)
+            if handle.cancelled():
+                continue
+            self.now = max(self.now, when)
+            callback()
+            return True
+        return False
+
+    def advance(self, dt):
+        """Let ``dt`` seconds pass, running every callback due meanwhile."""
+        end = self.now + dt
+        while self.queue and self.queue[0][0] <= end:
+            self.step()
+        self.now = end
+
+    def run(self, limit=100_000):
+        """Run callbacks until none is pending."""
+        for _ in range(limit):
+            if not self.step():
+                return
+        raise AssertionError("the fill never stopped")
