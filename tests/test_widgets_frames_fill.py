@@ -204,6 +204,33 @@ def test_a_set_done_rendering_is_sent_while_another_set_renders(fake):
     assert when and when[0] < 200, f"the first set's tree came back after the second was full: {when}"
 
 
+def test_a_set_whose_publish_fails_is_marked_broken_and_the_fill_goes_on(fake, monkeypatch):
+    """A publish that raises (a widget that cannot be made) marks its set broken; the fill
+    renders the other sets' frames all the same."""
+    import ipywidgets as w
+
+    loop, sched = fake
+
+    def render(value):
+        return f"png of {value}".encode(), ()
+
+    first = F.FrameSet(w.IntSlider(0, min=0, max=3), w.Image(format="url"), render, label="a", main="x",
+                       scheduler=sched)
+    second = F.FrameSet(w.IntSlider(0, min=0, max=30), w.Image(format="url"), render, label="b", main="x",
+                        scheduler=sched)
+    original = F.FrameSet._widget
+
+    def failing(self, pos):
+        if self is first:
+            raise RuntimeError("no widget")
+        return original(self, pos)
+
+    monkeypatch.setattr(F.FrameSet, "_widget", failing)
+    loop.run()
+    assert isinstance(first.broken, RuntimeError)
+    assert len(second.frames) == 31 and not second.live_shown and sched.handle is None
+
+
 def test_a_frame_is_drawn_with_a_short_switch_interval_and_the_old_one_comes_back(fake):
     """While the fill draws, a thread waiting for the GIL (a reader's message) gets it after
     FILL_SWITCH_S, not Python's 5 ms; the interval before is restored after each frame, also

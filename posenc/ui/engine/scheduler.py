@@ -203,7 +203,14 @@ class FrameScheduler:
                 # its message for the GIL for a short switch interval, not the default 5 ms
                 with interruptible(), switch_interval(FILL_SWITCH_S):
                     for s in self.sets():   # the other sets' frames not sent yet go out in parts meanwhile
-                        due = None if s is fs else s.publish_due()
+                        if s is fs:
+                            continue
+                        try:
+                            due = s.publish_due()
+                        except Interrupted:
+                            raise
+                        except Exception as exc:  # never break the fill (a raise here left it stopped)
+                            s.broken, due = exc, None
                         if due is not None:
                             publish_in = due if publish_in is None else min(publish_in, due)
                     if fs is not None:
