@@ -140,7 +140,6 @@ class FrameSet:
         self.live_view = w.VBox([*self.live_extras, live]) if self.live_extras else live
         self.max_bytes = float("inf") if eager else MAX_BYTES
         self.frames: dict = {}  # position -> the widget in its Stack (the Image, or a VBox of the extras and it)
-        self.images: dict = {}  # position -> the Image widget holding a data: URL
         self.sizes: dict = {}   # position -> bytes held
         self.bytes = 0
         self.broken = None  # the exception that stopped this set's fill, if any
@@ -237,13 +236,16 @@ class FrameSet:
             node = self.live_view if i is None else node.children[i]
             if node is self.live_view:
                 return None
-        return png_of((node.children[-1] if self.live_extras else node).value)
+        return png_of(self._image(node).value)
 
     def image_at(self, pos: tuple):
         """The Image widget of the frame at ``pos`` (KeyError: none rendered); a frame not sent
         to the browser yet gets its widgets now."""
-        self._widget(pos)
-        return self.images[pos]
+        return self._image(self._widget(pos))
+
+    def _image(self, frame):
+        """The Image widget holding a frame's data: URL (the frame, or the last of its box)."""
+        return frame.children[-1] if self.live_extras else frame
 
     def frame_size(self) -> int:
         """Bytes one more frame will probably take (the mean so far; 0 before the first)."""
@@ -331,10 +333,9 @@ class FrameSet:
             if j is None:
                 self._unpublished_closes += self._parts(frame)
             else:
-                kept[(*pos[:-1], j)] = (frame, self.images.get(pos), self.sizes[pos])
-        self.frames = {p: f for p, (f, _, _) in kept.items()}
-        self.images = {p: im for p, (_, im, _) in kept.items() if im is not None}
-        self.sizes = {p: n for p, (_, _, n) in kept.items()}
+                kept[(*pos[:-1], j)] = (frame, self.sizes[pos])
+        self.frames = {p: f for p, (f, _) in kept.items()}
+        self.sizes = {p: n for p, (_, n) in kept.items()}
         self.bytes = sum(self.sizes.values())
         self.values = self.options[-1] = values
         self._full_at = None
@@ -359,7 +360,6 @@ class FrameSet:
         rendered meanwhile, while the kernel is quiet (:meth:`publish`)."""
         self._unpublished_closes += [x for f in self.frames.values() for x in self._parts(f)]
         self.frames.clear()
-        self.images.clear()
         self.sizes.clear()
         self.bytes = 0
         self._full_at = None
@@ -432,7 +432,6 @@ class FrameSet:
         extras = [type(x)(value=v, layout=x.layout, **({"style": x.style} if hasattr(x, "style") else {}))
                   for x, v in zip(self.live_extras, frame.values)]
         self.frames[pos] = w.VBox([*extras, image], layout=self._shared("box")) if extras else image
-        self.images[pos] = image
         return self.frames[pos]
 
     def _shared(self, name: str):
@@ -447,7 +446,6 @@ class FrameSet:
         # closed only after a publish has taken them out of the Stacks' children: a closed
         # child the browser still shows would leave a hole in the figure
         self._unpublished_closes += self._parts(self.frames.pop(pos))
-        self.images.pop(pos, None)
         self.bytes -= self.sizes.pop(pos)
         self._dirty_leaves.add(pos[:-1])
 
@@ -523,7 +521,6 @@ class FrameSet:
         if self.live_extras:
             self.live_view.close()
         self.frames.clear()
-        self.images.clear()
         self._unpublished_closes = []
 
     def fill(self, limit: int | None = None) -> FrameSet:
