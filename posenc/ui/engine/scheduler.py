@@ -203,24 +203,11 @@ class FrameScheduler:
                 # its message for the GIL for a short switch interval, not the default 5 ms
                 with interruptible(), switch_interval(FILL_SWITCH_S):
                     for s in self.sets():   # the other sets' frames not sent yet go out in parts meanwhile
-                        if s is fs:
-                            continue
-                        try:
-                            due = s.publish_due()
-                        except Interrupted:
-                            raise
-                        except Exception as exc:  # never break the fill (a raise here left it stopped)
-                            s.broken, due = exc, None
+                        due = None if s is fs else _unbroken(s, s.publish_due)
                         if due is not None:
                             publish_in = due if publish_in is None else min(publish_in, due)
-                    if fs is not None:
-                        try:
-                            if fs.render_next():
-                                self.rendered += 1
-                        except Interrupted:
-                            raise
-                        except Exception as exc:  # never break the fill: this set stays live
-                            fs.broken = exc
+                    if fs is not None and _unbroken(fs, fs.render_next):
+                        self.rendered += 1
             except Interrupted:   # drawn (or sent) later, once the kernel is quiet again
                 self.interrupted += 1
         # widgets of dropped frames: a few beside each frame, a batch once no frame is wanted
@@ -249,6 +236,19 @@ class FrameScheduler:
                 return None
             min(older, key=lambda s: s.last_used).drop()
         return fs
+
+
+def _unbroken(fs, work):
+    """``work()`` for frame set ``fs``; an exception other than giving way to a reader marks
+    ``fs`` broken (its figure stays live) and gives None: never break the fill (an exception
+    out of a callback left its handle set, and the kernel's fill stopped)."""
+    try:
+        return work()
+    except Interrupted:
+        raise
+    except Exception as exc:
+        fs.broken = exc
+        return None
 
 
 @contextlib.contextmanager
