@@ -487,9 +487,10 @@ class FrameSet:
         nothing in the browser (a switch during a fill cost a reader's move 30-50 ms); a move of
         a grid control to a position with a frame brings the tree back at once (:meth:`moved`)."""
         if self._dirty_leaves:
-            centre = self._centre()
-            unsent = sorted((p for p, f in self.frames.items() if isinstance(f, Unsent)),
-                            key=lambda p: (self._rank(p, centre), p))
+            unsent = [p for p, f in self.frames.items() if isinstance(f, Unsent)]
+            if limit != 0:   # which go first (limit=0, a reader's grid move, sends none of them)
+                centre = self._centre()
+                unsent.sort(key=lambda p: (self._rank(p, centre), p))
             for pos in unsent[:limit]:
                 checkpoint()   # the fill's publish gives way to a reader's move between two frames
                 self._widget(pos)
