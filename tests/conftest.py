@@ -136,6 +136,7 @@ def pytest_collection_modifyitems(config, items):
 
 
 def pytest_runtest_logreport(report):
+    _busy(report)
     rows = _SESSION_STASH[0] if _SESSION_STASH else None
     if rows is None or report.when != "teardown":   # the teardown report carries every property once
         return
@@ -148,6 +149,22 @@ def pytest_runtest_logreport(report):
 
 _SESSION_STASH: list = []
 
+#: Seconds of tests each pytest-xdist worker ran, whole and per group ("gw0" -> {"all": s,
+#: "browser-1": s, ...}), summed from the reports the controller receives: printed at the end,
+#: so that an imbalance of the halves (the run's length is its busiest worker's) is measured.
+_WORKER_SECONDS: dict = {}
+
+
+def _busy(report) -> None:
+    node = getattr(report, "node", None)   # set by pytest-xdist on the reports a worker sends
+    worker = getattr(getattr(node, "gateway", None), "id", None)
+    if worker is None:
+        return
+    seconds = _WORKER_SECONDS.setdefault(worker, {})
+    group = report.nodeid.rpartition("@")[2] if "@" in report.nodeid else "shared"
+    for key in ("all", group):
+        seconds[key] = seconds.get(key, 0.0) + report.duration
+
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session):
@@ -158,6 +175,10 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     rows = dict(config.stash.get(REPORT_KEY, {}))
     lines = rows.pop("__lines__", [])
     tr = terminalreporter
+    if _WORKER_SECONDS:
+        tr.write_line("tests' seconds per worker: " + "; ".join(
+            f"{w} {s.pop('all'):.0f} s (" + ", ".join(f"{g} {v:.0f}" for g, v in sorted(s.items())) + ")"
+            for w, s in sorted((w, dict(s)) for w, s in _WORKER_SECONDS.items())))
     if lines:
         tr.write_sep("-", "posenc browser suite: measured, never asserted")
         for line in lines:
