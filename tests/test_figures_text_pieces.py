@@ -11,7 +11,9 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 import posenc_lib as pl
-from posenc.figures.text_pieces import key_line, number_text, text_row
+from matplotlib.text import Text
+
+from posenc.figures.text_pieces import NumberText, _Piece, key_line, number_text, text_row
 from posenc.ui.engine.canvas import GlyphCache
 
 
@@ -97,6 +99,35 @@ def test_a_row_of_pieces_looks_as_its_text_drawn_as_one(lines, va, ha):
 
     plain = render(lambda ax: ax.text(0.5, 0.45, whole, transform=ax.transAxes, ha=ha, va=va, fontsize=9))
     assert_same_look(render(ours), plain)
+
+
+ROWS = [
+    [("PE：seq_len=", "50", "，d_model=", "64", "，base=", "10000", "，交错 (interleaved)")],
+    [("一维光栅顺序 (raster)，base = ", "100"), ("下方邻居 ▼ 分数 ", "0.4404", "，右方邻居 ▶ 分数 ", "0.9443")],
+    [("$w_i$ = ", "0.5", " rad"), ("L' = ", "4096", "：", "18", " 对出现没见过的角度")],
+]
+
+
+@pytest.mark.parametrize("lines", ROWS)
+@pytest.mark.parametrize("ha, va", [("center", "baseline"), ("left", "top"), ("right", "center")])
+def test_a_rows_words_give_the_pixels_text_draw_gives_them(lines, ha, va, monkeypatch):
+    """A row draws its words as one string each from the pixel it placed them on: the very
+    pixels matplotlib's Text.draw gives each piece there (math, "$w_i$", goes through Text.draw)."""
+    def draw(ax):
+        text_row(ax, 0.5, 0.45, transform=ax.transAxes, ha=ha, va=va, fontsize=9, color="C1").set_pieces(*lines)
+
+    ours = render(draw)
+    monkeypatch.setattr(_Piece, "draw", NumberText.draw)   # every word through Text.draw
+    assert (ours == render(draw)).all()
+
+
+def test_a_rows_words_skip_the_layout_of_a_text(monkeypatch):
+    through = []
+    plain_draw = Text.draw
+    monkeypatch.setattr(Text, "draw", lambda self, renderer: through.append(self.get_text()) or plain_draw(self, renderer))
+    render(lambda ax: text_row(ax, 0.5, 0.5, transform=ax.transAxes, fontsize=9).set_pieces(*ROWS[2]))
+    # the one piece with math; the words and numbers are drawn straight (the axes' empty titles are texts too)
+    assert [s for s in through if s] == ["$w_i$ = "]
 
 
 def test_a_key_line_looks_as_one_label_with_one_box():
