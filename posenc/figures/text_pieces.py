@@ -144,6 +144,16 @@ class NumberText(Text):
             return
         left, baseline, widths, box = layout
         self._draw_box(renderer, box)
+        placed = []
+        for c, w in zip(self.get_text(), widths):
+            if c != " ":
+                placed.append((left, baseline, c))
+            left += w
+        self._draw_strings(renderer, placed)
+
+    def _draw_strings(self, renderer, placed) -> None:
+        """Draw strings in this text's font and colour, each ``(x, baseline, string)`` in pixels
+        from the bottom left, with the graphics context Text.draw sets up for its lines."""
         renderer.open_group("text", self.get_gid())
         gc = renderer.new_gc()   # as Text.draw sets it up
         gc.set_foreground(to_rgba(self.get_color()), isRGBA=True)
@@ -152,12 +162,10 @@ class NumberText(Text):
         gc.set_antialiased(self.get_antialiased())
         gc.set_snap(self.get_snap())
         self._set_gc_clip(gc)
-        y = renderer.get_canvas_width_height()[1] - baseline if renderer.flipy() else baseline
+        height = renderer.get_canvas_width_height()[1]
         prop = self.get_fontproperties()
-        for c, w in zip(self.get_text(), widths):
-            if c != " ":
-                renderer.draw_text(gc, left, y, c, prop, 0.0, ismath=False, mtext=self)
-            left += w
+        for x, y, s in placed:
+            renderer.draw_text(gc, x, height - y if renderer.flipy() else y, s, prop, 0.0, ismath=False, mtext=self)
         gc.restore()
         renderer.close_group("text")
         self.stale = False
@@ -181,20 +189,7 @@ class _Piece(NumberText):
             return
         self._renderer = renderer
         x, y = self.get_unitless_position()   # whole pixels (TextRow._place), identity transform
-        renderer.open_group("text", self.get_gid())
-        gc = renderer.new_gc()   # as Text.draw sets it up
-        gc.set_foreground(to_rgba(self.get_color()), isRGBA=True)
-        gc.set_alpha(self.get_alpha())
-        gc.set_url(self.get_url())
-        gc.set_antialiased(self.get_antialiased())
-        gc.set_snap(self.get_snap())
-        self._set_gc_clip(gc)
-        if renderer.flipy():
-            y = renderer.get_canvas_width_height()[1] - y
-        renderer.draw_text(gc, x, y, s, self.get_fontproperties(), 0.0, ismath=False, mtext=self)
-        gc.restore()
-        renderer.close_group("text")
-        self.stale = False
+        self._draw_strings(renderer, [(x, y, s)])
 
 
 class KeyLine(NumberText):
