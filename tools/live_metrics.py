@@ -202,6 +202,39 @@ def _with_kernel(press: dict, records: list[dict], explorer: str) -> dict:
     return out
 
 
+def _disabled(explorer, kind: str, j: int) -> bool:
+    outer, inner = LIVE_INNER[kind]
+    return explorer.locator(outer).nth(j).locator(inner).first.evaluate(JS_LIVE_STATE)["disabled"]
+
+
+def enable_control(page, explorer, kind: str, j: int, wait_s: float = 5.0):
+    """Make live control ``j`` of ``kind`` enabled, as a reader would: a control greyed out where
+    it changes nothing (09's factor under 「不缩放」) is enabled by another option of one of the
+    explorer's dropdowns, tried in order (each given ``wait_s`` for the kernel to enable it).
+    Returns ``()`` when it was enabled already, ``(dropdown index, its option before, the option
+    chosen)`` when an option enabled it (the caller selects the old one back), None when none did
+    (every dropdown back as it was)."""
+    if not _disabled(explorer, kind, j):
+        return ()
+    selects = explorer.locator(".widget-dropdown select")
+    for d in range(selects.count()):
+        select = selects.nth(d)
+        before = select.evaluate("el => el.selectedIndex")
+        for k, text in enumerate(select.locator("option").all_text_contents()):
+            if k == before:
+                continue
+            select.select_option(index=k)
+            deadline = time.monotonic() + wait_s
+            while time.monotonic() < deadline:
+                if not _disabled(explorer, kind, j):
+                    wait_quiet(page, 300, 10_000)
+                    return d, before, text.strip()
+                page.wait_for_timeout(100)
+        select.select_option(index=before)
+        wait_quiet(page, 300, 10_000)
+    return None
+
+
 def measure_live(page, explorer, name: str, keys: int = 9, fill_keys: int = 5, fill_wait_s: float = 0.8,
                  fill_for: int | None = None) -> list[dict]:
     """Every live control of one explorer (every control but the main slider): ``keys`` steps
@@ -212,10 +245,15 @@ def measure_live(page, explorer, name: str, keys: int = 9, fill_keys: int = 5, f
     enough for a set of a dozen frames; each press is marked with whether the kernel was
     rendering a frame at that moment; ``fill_for``: only the first that many enabled controls). One row
     per control: its presses joined with the kernel's records (:func:`_with_kernel`) and the
-    threads the fill rendered on meanwhile. Needs :func:`install_timing` first."""
+    threads the fill rendered on meanwhile. A control greyed out at the explorer's settings is
+    measured under the first dropdown option that enables it (:func:`enable_control`; its label
+    then names the option), the dropdown set back after. Needs :func:`install_timing` first."""
     page.evaluate(JS_SAMPLER, [explorer.element_handle(), None])
     rows, filled = [], 0
     for kind, j, label in page.evaluate(JS_LIVE_CONTROLS, explorer.element_handle()):
+        enabled_by = enable_control(page, explorer, kind, j)   # None: greyed out whatever they say (no press)
+        if enabled_by:
+            label = f"{label}（{enabled_by[2]}）"
         presses, t_start = [], time.time()
         n_fill = fill_keys if fill_for is None or filled < fill_for else 0
         for mode, n, wait in (("idle", keys, 0.0), ("fill", n_fill, fill_wait_s)):
@@ -230,6 +268,9 @@ def measure_live(page, explorer, name: str, keys: int = 9, fill_keys: int = 5, f
         filled += any(p["mode"] == "fill" for p in presses)
         wait_quiet(page, 300, 10_000)
         records = kernel_times(page, t_start - 1)
+        if enabled_by:   # the dropdown back to its option
+            explorer.locator(".widget-dropdown select").nth(enabled_by[0]).select_option(index=enabled_by[1])
+            wait_quiet(page, 300, 10_000)
         rows.append({"explorer": name, "control": label, "kind": kind,
                      "presses": [_with_kernel(p, records, name) for p in presses],
                      "fill_threads": sorted({r["thread"] for r in records if r["what"] == "fill"}),

@@ -502,8 +502,9 @@ def _time_live_controls(page, loc, explorers) -> tuple[list, list]:
     """Each live control (every control but a main slider) of every explorer, one key step
     with the kernel idle and, for each explorer's first live control, one while the frames
     are being filled (live_metrics.measure_live: keydown -> painted figure in the page, the
-    redraw's time and thread in the kernel). Returns the summaries and the problems: a frame
-    rendered on any thread but the fill thread."""
+    redraw's time and thread in the kernel; a control greyed out at the explorer's settings under
+    the first dropdown option that enables it). Returns the summaries and the problems: a frame
+    rendered on any thread but the fill thread, a live control no dropdown option enables."""
     dm.install_helpers(page)
     lm.install_timing(page)
     fill_thread = kernel_value(page, "__import__('posenc.ui.engine.fill_thread', fromlist=['x']).fill_thread().name")
@@ -513,6 +514,8 @@ def _time_live_controls(page, loc, explorers) -> tuple[list, list]:
             rows += lm.measure_live(page, loc.nth(ex["index"]), ex["name"], keys=1, fill_keys=1, fill_for=1)
     problems = [f"explorer {r['explorer']!r}: frames were rendered on thread {t!r}, not the fill thread "
                 f"{fill_thread!r}" for r in rows for t in r["fill_threads"] if t != fill_thread]
+    problems += [f"explorer {r['explorer']!r}: live control {r['control']!r} could not be moved (greyed out under "
+                 f"every option of the explorer's dropdowns)" for r in rows if not r["presses"]]
     return [lm.live_summary(r) for r in rows], problems
 
 
