@@ -219,6 +219,8 @@ def enable_control(page, explorer, kind: str, j: int, wait_s: float = 5.0):
     selects = explorer.locator(".widget-dropdown select")
     for d in range(selects.count()):
         select = selects.nth(d)
+        if select.is_disabled():   # greyed out itself (a reader cannot change it either)
+            continue
         before = select.evaluate("el => el.selectedIndex")
         for k, text in enumerate(select.locator("option").all_text_contents()):
             if k == before:
