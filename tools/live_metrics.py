@@ -238,7 +238,7 @@ def enable_control(page, explorer, kind: str, j: int, wait_s: float = 5.0):
 
 
 def measure_live(page, explorer, name: str, keys: int = 9, fill_keys: int = 5, fill_wait_s: float = 0.8,
-                 fill_for: int | None = None) -> list[dict]:
+                 fill_for: int | None = None, first_options: bool = False) -> list[dict]:
     """Every live control of one explorer (every control but the main slider): ``keys`` steps
     with the kernel otherwise idle (the next one as soon as the figure has been still for
     0.3 s: a fill waits for the kernel to be quiet for 1 s, so none runs), then ``fill_keys``
@@ -249,8 +249,18 @@ def measure_live(page, explorer, name: str, keys: int = 9, fill_keys: int = 5, f
     per control: its presses joined with the kernel's records (:func:`_with_kernel`) and the
     threads the fill rendered on meanwhile. A control greyed out at the explorer's settings is
     measured under the first dropdown option that enables it (:func:`enable_control`; its label
-    then names the option), the dropdown set back after. Needs :func:`install_timing` first."""
+    then names the option), the dropdown set back after; ``first_options``: every dropdown of the
+    explorer at its first option before (as the course's explorers start). Needs
+    :func:`install_timing` first."""
     page.evaluate(JS_SAMPLER, [explorer.element_handle(), None])
+    if first_options:
+        selects = explorer.locator(".widget-dropdown select")
+        moved = [selects.nth(d) for d in range(selects.count())
+                 if not selects.nth(d).is_disabled() and selects.nth(d).evaluate("el => el.selectedIndex") != 0]
+        for select in moved:
+            select.select_option(index=0)
+        if moved:
+            wait_quiet(page, 300, 10_000)
     rows, filled = [], 0
     for kind, j, label in page.evaluate(JS_LIVE_CONTROLS, explorer.element_handle()):
         enabled_by = enable_control(page, explorer, kind, j)   # None: greyed out whatever they say (no press)

@@ -511,16 +511,11 @@ def _time_live_controls(page, loc, explorers) -> tuple[list, list]:
     rows = []
     for ex in explorers:
         if ex["figures"] and (ex["sliders"] or ex["checkboxes"] or ex["dropdowns"]):
-            explorer = loc.nth(ex["index"])
-            # the dropdowns at their first option, as the explorers start (the controls' checks
-            # above left them anywhere): a control greyed out there (09's factor) is then
-            # measured as the benchmark measures it, under the option that enables it
-            selects = explorer.locator(".widget-dropdown select")
-            for d in range(selects.count()):
-                if not selects.nth(d).is_disabled():
-                    selects.nth(d).select_option(index=0)
-            dm.wait_quiet(page, 300, 10_000)
-            rows += lm.measure_live(page, explorer, ex["name"], keys=1, fill_keys=1, fill_for=1)
+            # the dropdowns back at their first option (the controls' checks above left them
+            # anywhere): a control greyed out there (09's factor) is measured as the benchmark
+            # measures it, under the option that enables it
+            rows += lm.measure_live(page, loc.nth(ex["index"]), ex["name"], keys=1, fill_keys=1, fill_for=1,
+                                    first_options=True)
     problems = [f"explorer {r['explorer']!r}: frames were rendered on thread {t!r}, not the fill thread "
                 f"{fill_thread!r}" for r in rows for t in r["fill_threads"] if t != fill_thread]
     problems += [f"explorer {r['explorer']!r}: live control {r['control']!r} could not be moved (greyed out under "
