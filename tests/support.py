@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 
 import posenc_lib as pl
+from posenc.ui.engine.fill_thread import _Handle
 
 
 @functools.cache
@@ -262,17 +263,8 @@ def assert_every_slip_tested(pairs) -> None:
 
 
 class FakeLoop:
-    """A clock and a ``call_later`` that move only when the test says so."""
-
-    class Handle:
-        def __init__(self):
-            self._cancelled = False
-
-        def cancel(self):
-            self._cancelled = True
-
-        def cancelled(self):
-            return self._cancelled
+    """A clock and a ``call_later`` that move only when the test says so (its handles are the
+    fill thread's own)."""
 
     def __init__(self):
         self.now = 100.0
@@ -283,7 +275,7 @@ class FakeLoop:
         return self.now
 
     def call_later(self, delay, callback):
-        handle = self.Handle()
+        handle = _Handle()
         heapq.heappush(self.queue, (self.now + delay, next(self.seq), callback, handle))
         return handle
 
