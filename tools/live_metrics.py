@@ -202,9 +202,10 @@ def _with_kernel(press: dict, records: list[dict], explorer: str) -> dict:
     return out
 
 
-def _disabled(explorer, kind: str, j: int) -> bool:
-    outer, inner = LIVE_INNER[kind]
-    return explorer.locator(outer).nth(j).locator(inner).first.evaluate(JS_LIVE_STATE)["disabled"]
+def _select(page, select, index: int) -> None:
+    """Choose option ``index`` of a dropdown (a Locator of its <select>) and wait for the figure to settle."""
+    select.select_option(index=index)
+    wait_quiet(page, 300, 10_000)
 
 
 def enable_control(page, explorer, kind: str, j: int, wait_s: float = 5.0):
@@ -214,7 +215,11 @@ def enable_control(page, explorer, kind: str, j: int, wait_s: float = 5.0):
     Returns ``()`` when it was enabled already, ``(dropdown index, its option before, the option
     chosen)`` when an option enabled it (the caller selects the old one back), None when none did
     (every dropdown back as it was)."""
-    if not _disabled(explorer, kind, j):
+    from playwright.sync_api import TimeoutError as PWTimeout
+
+    outer, inner = LIVE_INNER[kind]
+    control = explorer.locator(outer).nth(j).locator(inner).first.element_handle()
+    if not control.evaluate(JS_LIVE_STATE)["disabled"]:
         return ()
     selects = explorer.locator(".widget-dropdown select")
     for d in range(selects.count()):
@@ -226,14 +231,14 @@ def enable_control(page, explorer, kind: str, j: int, wait_s: float = 5.0):
             if k == before:
                 continue
             select.select_option(index=k)
-            deadline = time.monotonic() + wait_s
-            while time.monotonic() < deadline:
-                if not _disabled(explorer, kind, j):
-                    wait_quiet(page, 300, 10_000)
-                    return d, before, text.strip()
-                page.wait_for_timeout(100)
-        select.select_option(index=before)
-        wait_quiet(page, 300, 10_000)
+            try:
+                page.wait_for_function(f"(el) => !({JS_LIVE_STATE.strip()})(el).disabled", arg=control,
+                                       timeout=wait_s * 1000, polling=100)
+            except PWTimeout:
+                continue
+            wait_quiet(page, 300, 10_000)
+            return d, before, text.strip()
+        _select(page, select, before)
     return None
 
 
@@ -255,12 +260,9 @@ def measure_live(page, explorer, name: str, keys: int = 9, fill_keys: int = 5, f
     page.evaluate(JS_SAMPLER, [explorer.element_handle(), None])
     if first_options:
         selects = explorer.locator(".widget-dropdown select")
-        moved = [selects.nth(d) for d in range(selects.count())
-                 if not selects.nth(d).is_disabled() and selects.nth(d).evaluate("el => el.selectedIndex") != 0]
-        for select in moved:
-            select.select_option(index=0)
-        if moved:
-            wait_quiet(page, 300, 10_000)
+        for select in (selects.nth(d) for d in range(selects.count())):
+            if not select.is_disabled() and select.evaluate("el => el.selectedIndex") != 0:
+                _select(page, select, 0)
     rows, filled = [], 0
     for kind, j, label in page.evaluate(JS_LIVE_CONTROLS, explorer.element_handle()):
         enabled_by = enable_control(page, explorer, kind, j)   # None: greyed out whatever they say (no press)
@@ -281,8 +283,7 @@ def measure_live(page, explorer, name: str, keys: int = 9, fill_keys: int = 5, f
         wait_quiet(page, 300, 10_000)
         records = kernel_times(page, t_start - 1)
         if enabled_by:   # the dropdown back to its option
-            explorer.locator(".widget-dropdown select").nth(enabled_by[0]).select_option(index=enabled_by[1])
-            wait_quiet(page, 300, 10_000)
+            _select(page, explorer.locator(".widget-dropdown select").nth(enabled_by[0]), enabled_by[1])
         rows.append({"explorer": name, "control": label, "kind": kind,
                      "presses": [_with_kernel(p, records, name) for p in presses],
                      "fill_threads": sorted({r["thread"] for r in records if r["what"] == "fill"}),
