@@ -8,7 +8,7 @@ import pathlib
 
 import numpy as np
 
-from posenc.ui.engine.canvas import BlitCanvas, copy_layout, data_url, freeze_layout, new_figure, png_of
+from posenc.ui.engine.canvas import BlitCanvas, copy_layout, data_url, freeze_layout, new_figure, png_bytes, png_of
 from support import full_render, rgb, share_differing
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -69,6 +69,19 @@ def test_png_and_data_url_round_trip():
     assert rgb(png).shape == (h, w, 3)
     # the PNG holds the canvas buffer (RGB of the RGBA the Agg canvas drew)
     assert np.array_equal(rgb(png), np.asarray(canvas.agg.buffer_rgba())[..., :3].astype(int))
+
+
+def test_png_bytes_hold_every_pixel_s_red_green_and_blue_for_any_width():
+    """Random pixels (every byte value, alpha ignored) decoded by Pillow: each pixel's three
+    colour bytes in place, also for widths whose rows are not a multiple of 2 or 4 bytes and for
+    a buffer that is not contiguous (a crop of a larger one)."""
+    gen = np.random.default_rng(7)   # a fixed random seed
+    for h, w in ((1, 1), (3, 5), (17, 2), (40, 123), (64, 64)):
+        rgba = gen.integers(0, 256, (h, w, 4), dtype=np.uint8)
+        assert np.array_equal(rgb(png_bytes(rgba)), rgba[..., :3].astype(int)), (h, w)
+    big = gen.integers(0, 256, (30, 50, 4), dtype=np.uint8)
+    crop = big[3:20, 7:38]
+    assert np.array_equal(rgb(png_bytes(crop)), crop[..., :3].astype(int))
 
 
 def test_copy_layout_gives_a_second_figure_the_same_axes_positions_without_a_draw():

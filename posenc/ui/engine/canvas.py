@@ -69,10 +69,15 @@ def png_bytes(rgba) -> bytes:
     there, a 256-colour palette and JPEG, lose colours or blur text edges)."""
     import numpy as np
 
+    rgba = np.ascontiguousarray(rgba, np.uint8)
     h, w = rgba.shape[:2]
-    raw = np.empty((h, 1 + 3 * w), np.uint8)
+    stride = 1 + 3 * w
+    raw = np.empty((h, stride), np.uint8)
     raw[:, 0] = 0                                   # filter type 0 (none) before each row
-    raw[:, 1:].reshape(h, w, 3)[...] = rgba[..., :3]
+    # red and green as one 2-byte copy, then blue: less than half the time of copying the
+    # three bytes of each pixel one by one (a numpy strided copy costs per item)
+    np.ndarray((h, w), "<u2", raw, 1, (stride, 3))[...] = np.ndarray((h, w), "<u2", rgba, 0, (4 * w, 4))
+    raw[:, 3::3] = rgba[..., 2]
     header = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)   # 8-bit RGB, deflate, no interlace
     return (b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", header) + _chunk(b"IDAT", zlib.compress(raw.data, 1))
             + _chunk(b"IEND", b""))
