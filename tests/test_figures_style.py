@@ -81,3 +81,40 @@ def test_cjk_font_found_when_installed():
     if not any(os.path.exists(p) for p in CJK_FILES):
         pytest.skip("no CJK font on this machine (apt-get install fonts-noto-cjk)")
     assert pl.cjk_font() is not None
+
+
+def test_figure_style_leaves_every_setting_as_matplotlib_s_rc_context_would():
+    """The same block run in figure_style() and in matplotlib.rc_context with the same settings
+    (the reference): the same settings inside, and after it, also after a setting changed inside
+    and after an exception; the backend, which rc_context keeps as the block left it, too."""
+    import matplotlib
+
+    rc = matplotlib.rcParams
+
+    def run(context):
+        seen = {}
+        backend = rc["backend"]
+        try:
+            with pytest.raises(KeyError), context():
+                seen["inside"] = dict(dict.items(rc))
+                rc["lines.linewidth"] = 7.5
+                rc["backend"] = "svg"
+                raise KeyError("out of the block")
+            seen["after"] = dict(dict.items(rc))
+        finally:
+            dict.update(rc, {"backend": backend})
+        return seen
+
+    with pl.figure_style():
+        style = {k: rc[k] for k in ("font.family", "font.size", "axes.titlesize", "axes.unicode_minus",
+                                    "figure.dpi", "savefig.dpi")}
+    rc["font.size"] = 13.0
+    try:
+        ours = run(pl.figure_style)
+        reference = run(lambda: matplotlib.rc_context(style))
+    finally:
+        rc["font.size"] = matplotlib.rcParamsDefault["font.size"]
+    assert ours["inside"]["font.size"] == 9 and ours["after"]["font.size"] == 13.0
+    assert ours["after"]["lines.linewidth"] == matplotlib.rcParamsDefault["lines.linewidth"]
+    assert ours["after"]["backend"] == "svg"
+    assert ours == reference

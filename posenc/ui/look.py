@@ -111,10 +111,21 @@ def figure_style():
     from .engine.lock import DRAWING  # rc_context changes settings every thread sees
 
     fam = ["DejaVu Sans"] + ([cjk_font()] if cjk_font() else [])
-    with DRAWING, matplotlib.rc_context({"font.family": fam, "font.size": 9, "axes.titlesize": 10,
-                                "axes.unicode_minus": False, "figure.dpi": 100,
-                                "savefig.dpi": 100}):
-        yield
+    style = {"font.family": fam, "font.size": 9, "axes.titlesize": 10, "axes.unicode_minus": False,
+             "figure.dpi": 100, "savefig.dpi": 100}
+    rc = matplotlib.rcParams
+    with DRAWING:
+        # what matplotlib.rc_context does (every setting back after, also one changed inside
+        # the block; the backend kept), with the settings saved as RcParams' dict holds them:
+        # rc_context copies them one by one through RcParams.copy (0.17 ms, four times per
+        # move of a live control), this 0.02 ms
+        before = dict(dict.items(rc))
+        del before["backend"]
+        try:
+            rc.update(style)   # validated, as rc_context's
+            yield
+        finally:
+            dict.update(rc, before)
 
 
 def adopt_axes(ax):
