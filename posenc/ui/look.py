@@ -108,7 +108,7 @@ def figure_style():
     """
     import matplotlib
 
-    from .engine.lock import DRAWING  # rc_context changes settings every thread sees
+    from .engine.lock import DRAWING  # the settings below are global: every thread sees them
 
     fam = ["DejaVu Sans"] + ([cjk_font()] if cjk_font() else [])
     style = {"font.family": fam, "font.size": 9, "axes.titlesize": 10, "axes.unicode_minus": False,

@@ -60,7 +60,7 @@ class DrawingLock:
 #: messages to a subshell thread (the lab setting ``commsOverSubshells``, on by default), so a
 #: slider's observer runs beside the main thread's cells and the frame fill's own thread
 #: (:class:`~posenc.ui.engine.fill_thread.FillThread`); matplotlib is not
-#: thread-safe (``rc_context`` changes global settings; the glyph cache swaps a renderer's
+#: thread-safe (``figure_style`` changes global settings; the glyph cache swaps a renderer's
 #: drawing object while it records). Re-entrant: a reaction that draws may call another.
 DRAWING = DrawingLock()
 
