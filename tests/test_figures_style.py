@@ -108,13 +108,14 @@ def test_figure_style_leaves_every_setting_as_matplotlib_s_rc_context_would():
     with pl.figure_style():
         style = {k: rc[k] for k in ("font.family", "font.size", "axes.titlesize", "axes.unicode_minus",
                                     "figure.dpi", "savefig.dpi")}
+    size, width = rc["font.size"], rc["lines.linewidth"]
     rc["font.size"] = 13.0
     try:
         ours = run(pl.figure_style)
         reference = run(lambda: matplotlib.rc_context(style))
     finally:
-        rc["font.size"] = matplotlib.rcParamsDefault["font.size"]
+        rc["font.size"] = size
     assert ours["inside"]["font.size"] == 9 and ours["after"]["font.size"] == 13.0
-    assert ours["after"]["lines.linewidth"] == matplotlib.rcParamsDefault["lines.linewidth"]
+    assert ours["after"]["lines.linewidth"] == width != 7.5
     assert ours["after"]["backend"] == "svg"
     assert ours == reference
