@@ -202,6 +202,15 @@ def _with_kernel(press: dict, records: list[dict], explorer: str) -> dict:
     return out
 
 
+def _dropdowns(explorer):
+    """``(index, Locator of its <select>)`` of each of the explorer's dropdowns a reader can change
+    (one greyed out itself is left out), in page order."""
+    selects = explorer.locator(".widget-dropdown select")
+    for d in range(selects.count()):
+        if not selects.nth(d).is_disabled():
+            yield d, selects.nth(d)
+
+
 def _select(page, select, index: int) -> None:
     """Choose option ``index`` of a dropdown (a Locator of its <select>) and wait for the figure to settle."""
     select.select_option(index=index)
@@ -221,11 +230,7 @@ def enable_control(page, explorer, kind: str, j: int, wait_s: float = 5.0):
     control = explorer.locator(outer).nth(j).locator(inner).first.element_handle()
     if not control.evaluate(JS_LIVE_STATE)["disabled"]:
         return ()
-    selects = explorer.locator(".widget-dropdown select")
-    for d in range(selects.count()):
-        select = selects.nth(d)
-        if select.is_disabled():   # greyed out itself (a reader cannot change it either)
-            continue
+    for d, select in _dropdowns(explorer):
         before = select.evaluate("el => el.selectedIndex")
         for k, text in enumerate(select.locator("option").all_text_contents()):
             if k == before:
@@ -259,9 +264,8 @@ def measure_live(page, explorer, name: str, keys: int = 9, fill_keys: int = 5, f
     :func:`install_timing` first."""
     page.evaluate(JS_SAMPLER, [explorer.element_handle(), None])
     if first_options:
-        selects = explorer.locator(".widget-dropdown select")
-        for select in (selects.nth(d) for d in range(selects.count())):
-            if not select.is_disabled() and select.evaluate("el => el.selectedIndex") != 0:
+        for _, select in _dropdowns(explorer):
+            if select.evaluate("el => el.selectedIndex") != 0:
                 _select(page, select, 0)
     rows, filled = [], 0
     for kind, j, label in page.evaluate(JS_LIVE_CONTROLS, explorer.element_handle()):
