@@ -3,6 +3,12 @@
 reader's messages. JupyterLab >= 4.4 with ipykernel >= 7 hands widget messages to a subshell
 thread and runs cells on the main thread, and a comm's next message goes to the thread that sent
 its last one: a fill run on either would queue the reader's next message behind frame renders.
+
+A thread, not a forked child process: frames drawn in a child forked from the kernel (no GIL
+shared, ``nice 19``) were tried and made a reader's press during a fill slower, not faster. After
+a fork the kernel copies every memory page it writes that the child still shares (copy on
+write): the first redraw of 02's ``word_0`` after a fork took 16-77 ms instead of 8 (offline),
+and in JupyterLab the presses during a fill went from 34-45 ms (median) to 46-58 ms.
 """
 from __future__ import annotations
 
