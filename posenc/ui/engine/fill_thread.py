@@ -8,7 +8,14 @@ A thread, not a forked child process: frames drawn in a child forked from the ke
 shared, ``nice 19``) were tried and made a reader's press during a fill slower, not faster. After
 a fork the kernel copies every memory page it writes that the child still shares (copy on
 write): the first redraw of 02's ``word_0`` after a fork took 16-77 ms instead of 8 (offline),
-and in JupyterLab the presses during a fill went from 34-45 ms (median) to 46-58 ms.
+and in JupyterLab the presses during a fill went from 34-45 ms (median) to 46-58 ms. A worker
+process started on its own (no shared pages: it rebuilt each explorer's frame figure from its
+class, params and axes positions; six frames of each of the 14 explorers were byte for byte the
+kernel's), at ``nice 19`` and stopped while the reader moved a control, was also built and
+measured (02 and 09, five live controls, 23-24 presses during a fill each, interleaved): a press
+reached the kernel 1.4-3.1 ms sooner, but its redraw took 0.4-3.4 ms longer beside it, and the
+medians moved both ways (33.7-36.9 ms on the fill thread, 32.6-38.8 with the worker). Not worth
+a second process per kernel.
 """
 from __future__ import annotations
 
