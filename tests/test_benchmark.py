@@ -11,7 +11,8 @@ import benchmark  # tools/benchmark.py
 import posenc_lib as pl
 
 #: The families whose setups the tests below run (a new ``--only`` choice needs a test here).
-FAMILIES = ("sliders", "frames", "encode", "drag", "fill", "live", "memory", "notebooks", "import", "training", "static")
+FAMILIES = ("sliders", "frames", "encode", "drag", "fill", "live", "reply", "memory", "notebooks", "import", "training",
+            "static")
 
 
 def test_every_family_of_the_command_line_has_its_setup_tested_here():
@@ -135,3 +136,50 @@ def test_fill_table_joins_the_modes_by_control_not_by_position():
     results = {"03.ipynb": {"before": [run(("d_model", 11), ("base", 22))], "frames": [run(("base", 33))]}}
     lines = bench_lab.fill_table(results)
     assert lines[2:] == ["| 03 (clock) | d_model | 11 | - |", "| 03 (clock) | base | 22 | 33 |"]
+
+
+def test_reply_joins_each_hop_from_what_the_four_places_recorded():
+    """``reply``: one press (keydown at 1000 ms) joined by hand-made records: the first message
+    of each place is the first reply's, the largest the figure's; records outside the window
+    (before the keydown, 250 ms after) do not count."""
+    import reply_path
+
+    redraw = {"t": 1.0032, "ms": 12.0, "entered": 1.0030}              # seconds, as the kernel records
+    kernel_io = [["sent", 999.0, 900_000], ["queued", 1002.9, 300], ["sent", 1003.0, 300],
+                 ["queued", 1015.0, 70_000], ["sent", 1015.4, 70_000], ["sent", 1016.0, 200],
+                 ["sent", 1300.0, 900_000]]
+    server = [(995.0, 995.5, 900_000), (1006.0, 1006.2, 300), (1017.0, 1017.5, 70_000), (1018.0, 1018.1, 200)]
+    frames = [(998.0, 900_000), (1019.0, 400), (1024.0, 93_000), (1025.0, 260), (1251.0, 900_000)]
+    row = reply_path.join(1000.0, redraw, kernel_io, server, frames, src_ms=24.6, painted_ms=33.0)
+    expected = {"arrival": 3.0, "first_server": 6.0, "first_page": 19.0, "redraw_end": 15.2, "figure_sent": 15.4,
+                "figure_server_in": 17.0, "figure_server_out": 17.5, "figure_page": 24.0, "src": 24.6, "painted": 33.0}
+    assert row.keys() == expected.keys() == {name for name, _ in reply_path.HOPS}
+    assert all(abs(row[k] - v) < 1e-6 for k, v in expected.items()), row
+    assert reply_path.join(1000.0, None, kernel_io, server, frames, 24.6, 33.0) is None
+    assert reply_path.join(1000.0, redraw, kernel_io, [], frames, 24.6, 33.0) is None
+
+
+def test_reply_s_hooks_time_the_methods_they_name(tmp_path):
+    """The kernel's and the server's timing code patch methods that exist in the installed
+    ipykernel and jupyter_server, and each call of them leaves a record (fresh interpreters:
+    the patches are global)."""
+    import reply_path
+
+    kernel = (reply_path.KERNEL_IO + "\nimport types\nfrom ipykernel import iostream\n"
+              "iostream.IOPubThread.send_multipart(types.SimpleNamespace(schedule=lambda f: None), [b'ab', b'cde'])\n"
+              "iostream.IOPubThread._really_send(types.SimpleNamespace(closed=True), [b'abcd'])\n"
+              "print([(k, n) for k, t, n in __posenc_io])")
+    out = subprocess.run([sys.executable, "-c", kernel], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[('queued', 5), ('sent', 4)]"
+    log = tmp_path / "server.log"
+    server = (reply_path.SERVER_HOOK + "\nimport types\n"
+              "try:\n"
+              "    _channels.ZMQChannelsWebsocketConnection.handle_outgoing_message(types.SimpleNamespace(), 'iopub', [b'ab', b'cde'])\n"
+              "except Exception:\n"
+              "    pass\n")
+    out = subprocess.run([sys.executable, "-c", server], capture_output=True, text=True,
+                         env={**__import__("os").environ, reply_path.SERVER_LOG_ENV: str(log)})
+    assert out.returncode == 0, out.stderr
+    t_in, t_out, size = (float(x) for x in log.read_text().split())
+    assert size == 5 and t_in <= t_out

@@ -9,6 +9,7 @@ Run from the repository root (not part of the pass/fail tests; numbers are print
     python tools/benchmark.py --only sliders --scale 2                # figures at 2x pixel density
     python tools/benchmark.py --only fill --notebooks 03 04 --before main   # controls during the fill vs frames off
     python tools/benchmark.py --only live --before main            # every live control, idle and during a fill
+    python tools/benchmark.py --only reply --notebooks 02 09        # a live press's reply, kernel -> server -> page
     python tools/benchmark.py --only static --notebooks 03 07      # static pages: build, size, ready to drag
 
 All comparisons are measured in the same run on the same machine: medians, and ratios
@@ -352,7 +353,7 @@ def _report(title: str, table: list[str], results, json_path: str | None) -> Non
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", choices=["sliders", "frames", "encode", "drag", "fill", "live", "memory",
+    parser.add_argument("--only", choices=["sliders", "frames", "encode", "drag", "fill", "live", "reply", "memory",
                                            "notebooks", "import", "training", "static"])
     parser.add_argument("--repeats", type=int, default=30, help="slider updates per control")
     parser.add_argument("--scale", type=int, default=1, help="pixel density of the figures (2: HiDPI)")
@@ -368,7 +369,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="fill: seconds between Run All and the first control used (the fill runs meanwhile)")
     parser.add_argument("--fill-keys", type=int, default=5, help="live: key steps per control during a fill")
     parser.add_argument("--control", default=None,
-                        help="drag: the slider to drag, by its control's name (default: the main slider)")
+                        help="drag: the slider to drag, by its control's name (default: the main slider); "
+                             "reply: the live control, by the start of its label (default: the first)")
+    parser.add_argument("--presses", type=int, default=30, help="reply: key steps of the live control")
     parser.add_argument("--json", help="drag: write the raw results here")
     return parser
 
@@ -424,6 +427,14 @@ def main(argv=None) -> int:
         _report(f"Every live control: key -> painted figure in JupyterLab + headless Chromium (ms; medians and p90 "
                 f"over {args.rounds} round(s) of {args.keys} steps idle and {args.fill_keys} during the fill; "
                 f"load {os.getloadavg()[0]:.1f} at the end)", live_table(results), results, args.json)
+    if args.only == "reply":  # not part of a full run: JupyterLab, a minute per notebook
+        import reply_path
+
+        results = reply_path.bench_reply(args.notebooks or ["02"], args.presses, args.control)
+        print(f"\n## Where a live press's reply goes (ms after the keydown, median / p90 of {args.presses} "
+              f"steps, kernel idle; load {os.getloadavg()[0]:.1f} at the end)\n")
+        print("\n".join(f"{name}: {what}" for name, what in reply_path.HOPS) + "\n")
+        print("\n".join(reply_path.table(results)))
     if want("import"):
         r = bench_import(7)
         print("\n## Import time (median of 7 fresh interpreters, interleaved)\n")
