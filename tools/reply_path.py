@@ -46,7 +46,8 @@ if _os.environ.get({SERVER_LOG_ENV!r}):
 """
 
 #: Run in the kernel: ``__posenc_io`` gets ``[kind, t_ms, bytes]`` for each message the IOPub
-#: thread is given (``"queued"``) and sends (``"sent"``).
+#: thread is given (``"queued"``: the kernel's code hands it over) and sends (``"sent"``; the
+#: figure's hop counts from this one).
 KERNEL_IO = """
 def __posenc_io_timing():
     import time
@@ -181,7 +182,8 @@ def measure(page, lab, rel: str, server_log: str, presses: int = 30, control: st
 
 
 def bench_reply(notebooks: list[str], presses: int, control: str | None = None) -> dict:
-    """:func:`measure` for each notebook (a fresh kernel and server log each); {notebook: rows}."""
+    """:func:`measure` for each notebook, a fresh kernel and browser context each, one server
+    (its log is read by time: one notebook is open at a time); {notebook: rows}."""
     import contextlib
     import tempfile
 
