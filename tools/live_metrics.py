@@ -185,13 +185,19 @@ def live_press(page, explorer, kind: str, j: int, timeout_ms: int = FIGURE_UPDAT
     return {"t0": t0, "painted_ms": painted - t0, "src_ms": (m[0] - t0) if m else float("nan")}
 
 
+def first_redraw(records: list[dict], explorer: str, t0: float) -> dict | None:
+    """The kernel's first redraw of ``explorer`` (:data:`KERNEL_TIMING`) that started after a
+    press at ``t0`` (epoch s; 2 ms of clock skew allowed), or None."""
+    after = [r for r in records if r["what"] == "refresh" and r["explorer"] == explorer and r["t"] >= t0 - 0.002]
+    return min(after, key=lambda r: r["t"], default=None)
+
+
 def _with_kernel(press: dict, records: list[dict], explorer: str) -> dict:
     """A press joined with the kernel's records: the first redraw of ``explorer`` that started
     after the press (``inbound_ms``: press -> its start; its length, draw, encoding, thread)
     and whether the fill was rendering a frame at the press (``during_fill``)."""
     t0 = press["t0"] / 1000
-    after = [r for r in records if r["what"] == "refresh" and r["explorer"] == explorer and r["t"] >= t0 - 0.002]
-    r = min(after, key=lambda r: r["t"], default=None)
+    r = first_redraw(records, explorer, t0)
     fill = [f for f in records if f["what"] == "fill" and f["t"] <= t0 <= f["t"] + f["ms"] / 1000 + 0.01]
     out = dict(press, during_fill=bool(fill), fill_threads=sorted({f["thread"] for f in fill}))
     if r is not None:

@@ -173,8 +173,7 @@ def measure(page, lab, rel: str, server_log: str, presses: int = 30, control: st
         server = [tuple(map(float, line.split())) for line in f if line.strip()]
     rows = []
     for p in done:
-        after = [r for r in records if r["what"] == "refresh" and r["explorer"] == name and r["t"] * 1000 >= p["t0"] - 2]
-        redraw = min(after, key=lambda r: r["t"], default=None)
+        redraw = lm.first_redraw(records, name, p["t0"] / 1000)
         row = join(p["t0"], redraw, kernel_io, server, ws.frames, p["src_ms"], p["painted_ms"])
         if row is not None:
             rows.append({"explorer": name, "control": label, **row})
