@@ -11,6 +11,7 @@ Overlap: the label's box on the canvas (its window extent) against the other lab
 against the points a line draws (its data, transformed to the canvas).
 """
 import math
+import re
 
 import numpy as np
 import pytest
@@ -292,3 +293,40 @@ def test_slider_readouts_write_the_browsers_minus_sign(name):
             assert not [s for s in labels if re.search(r"-\d", s)], f"{name}.{cname}: {labels[:5]}"
     if name == "relative":
         assert "−3" in [o[0] for o in ex.controls["k"].options]
+
+
+@pytest.mark.slow           # every d_model at the ends of k: the sweep where the overlap was found
+def test_relative_captions_clear_each_other_and_the_legend():
+    """04: the captions under the clocks (k·w_i of each pair shown) neither overlap one another
+    nor the legend, for every d_model and k at its ends and at 3; each reads the pair's turn
+    k·w_i with w_i = base^(-2i/d_model), written here from the definition."""
+    ex = pl.EXPLORERS["relative"]()
+    view, fig = ex.view, ex.figure
+    subscript = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
+    problems = []
+    ks = [v for _, v in ex.controls["k"].options]
+    for d_model in ex.controls["d_model"].options:
+        ex.controls["d_model"].value = d_model
+        for k in (ks[0], 3, ks[-1]):
+            ex.controls["k"].value = k
+            _drawn(fig)
+            shown = [c for c in view.captions if c.get_visible() and c.get_text()]
+            boxes = [_box(c, fig) for c in shown]
+            legend = _box(view.ax_c.get_legend(), fig)
+            where = f"d_model={d_model}, k={k}"
+            for a in range(len(boxes)):
+                if _boxes_overlap(boxes[a], legend):
+                    problems.append(f"{where}: caption {shown[a].get_text()!r} covers the legend")
+                for b in range(a + 1, len(boxes)):
+                    if _boxes_overlap(boxes[a], boxes[b]):
+                        problems.append(f"{where}: {shown[a].get_text()!r} overlaps {shown[b].get_text()!r}")
+            for c in shown:
+                read = re.fullmatch(r"k·w(\d+) = (\S+)", c.get_text().translate(subscript))
+                if read is None:
+                    problems.append(f"{where}: {c.get_text()!r} does not read k·w_i = its value")
+                    continue
+                i, turn = read.groups()
+                expected = k * 10000.0 ** (-2 * int(i) / d_model)
+                if not math.isclose(float(turn), expected, rel_tol=5e-3):
+                    problems.append(f"{where}: {c.get_text()!r}, expected k·w_{i} = {expected:.4g}")
+    assert not problems, "\n".join(problems[:20])

@@ -116,6 +116,11 @@ def plot_cosine_histograms(d_models=(16, 64, 512), n_words: int = 200, seq_len: 
     return fig
 
 
+def _subscript(n: int) -> str:
+    """``n`` in subscript digits (``w₁₀`` for the w_i of pair 10)."""
+    return str(n).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
+
+
 class _RelativeView:
     """A few pairs as arrows on unit circles: PE(pos) (blue), PE(pos+k) (orange), the turn
     R_k makes (green arc), and R_k itself as a small heatmap."""
@@ -205,7 +210,7 @@ class _RelativeView:
             t = t0 + np.linspace(0.0, turn, self.ARC_POINTS)
             r = 0.42 + 0.3 * np.abs(t - t0) / max(abs(turn), 2 * np.pi)  # a spiral once |turn| > 2π
             self.arcs[j].set_data(cx + r * np.sin(t), cy + r * np.cos(t))
-            self.captions[j].set_pieces(("i = ", f"{i}", ": k·w_i = ", f"{turn:.3g}"))  # radians
+            self.captions[j].set_pieces(("k·w", _subscript(i), " = ", f"{turn:.3g}"))  # radians
         self.q_from.set_offsets(off)
         self.q_from.set_UVC(ua, va)
         self.q_to.set_offsets(off)
