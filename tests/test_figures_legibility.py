@@ -4,8 +4,8 @@ covered by data or by another label.
 Size: a text's height in pixels is its font size in points × dpi / 72, at the course's
 resolution (the explorers' 90 dpi, ``FIGURE_DPI``; the ``plot_*`` figures are shown at 100 dpi,
 so checking them at 90 is the stricter reading). The rule: at least :data:`MIN_PX` = 11 px.
-The texts are those a full draw really draws (``drawn_texts``): titles, labels, tick labels,
-legends, annotations.
+The texts are those a full draw really draws and the animated ones an explorer blits
+(``shown_texts``): titles, labels, tick labels, legends, annotations, captions.
 
 Overlap: the label's box on the canvas (its window extent) against the other labels' boxes and
 against the points a line draws (its data, transformed to the canvas).
@@ -19,7 +19,7 @@ import pytest
 import posenc_lib as pl
 from posenc.ui.engine.canvas import FIGURE_DPI
 from support import PLOT_CASES, default_explorer, plot_call, plot_case_id
-from test_figures_layout import drawn_texts
+from test_figures_layout import shown_texts
 
 #: The smallest text the course draws, in pixels at FIGURE_DPI.
 MIN_PX = 11.0
@@ -31,13 +31,8 @@ def text_px(text) -> float:
 
 
 def texts(fig) -> list:
-    """Every visible, non-empty Text of ``fig``: those a full draw draws, and the animated ones
-    an explorer blits (a plain draw skips animated artists)."""
-    import matplotlib.text as mtext
-
-    animated = [t for t in fig.findobj(mtext.Text)
-                if t.get_animated() and t.get_visible() and t.get_text().strip()]
-    return drawn_texts(fig) + animated
+    """Every visible, non-empty Text of ``fig`` (:func:`test_figures_layout.shown_texts`)."""
+    return shown_texts(fig)
 
 
 def too_small(fig) -> list[str]:
@@ -89,9 +84,18 @@ def test_every_explorer_text_is_at_least_11_px(name):
 
 @pytest.mark.slow  # a sweep over every plot and its samples (the README's rule for slow)
 @pytest.mark.parametrize("case", PLOT_CASES, ids=plot_case_id)
-def test_every_plot_text_is_at_least_11_px(case):
+def test_every_plot_text_is_at_least_11_px_inside_and_uncovered(case):
+    """Each plot's texts: at least 11 px, inside the figure and off their plot's frame, and
+    none over another (test_figures_layout's checks, run here on the plots it draws anyway)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from test_figures_layout import clipped, overlapping, text_boxes
+
     fig = eval(plot_call(*case), {"pl": pl})
-    found = too_small(fig)
+    if not hasattr(fig.canvas, "get_renderer"):   # a plot made outside pyplot has a bare canvas
+        FigureCanvasAgg(fig)
+    boxes = text_boxes(fig)
+    found = too_small(fig) + clipped(fig, boxes) + overlapping(fig, boxes)
     assert not found, "\n".join(found)
 
 

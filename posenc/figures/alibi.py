@@ -61,8 +61,9 @@ def plot_alibi_bias(seq_len: int = 12, num_heads: int = 8, heads=(1, 4, 8), caus
         note = (label("；格中数字 = |n−m|（偏置 = −s_h × 它）", "; cell numbers = |n−m| (bias = −s_h × number)")
                 if annotate and seq_len <= 12 else "")
         head = label(f"ALiBi 偏置，H = {num_heads}：", f"ALiBi bias, H = {num_heads}: ")
-        if own_figure:
-            fig.suptitle(f"{head}{form}{note}", fontsize=10)
+        if own_figure:   # one head's panel is too narrow for the line: one part per line
+            one = len(heads) == 1
+            fig.suptitle("\n".join((head, form, note.lstrip("；; "))) if one else f"{head}{form}{note}", fontsize=10)
         else:
             axes[0].set_title(f"{head}{form}{note}\n{axes[0].get_title()}", loc="left")
         fig.colorbar(img, ax=list(axes), shrink=0.85,

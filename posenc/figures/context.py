@@ -216,6 +216,8 @@ def plot_yarn_ramp(d_model: int = 128, train_len: int = 4096, base: float = 1000
         ax.plot(r, yarn_ramp(d_model, train_len, base), "o-", color="C0", ms=3.5, lw=1.0,
                 label=label("实现（作者代码、Hugging Face）：在 i 上线性", "implementations: linear in i"))
         ax.set_ylim(-0.08, 1.2)
+        # room for the beta_fast label right of its line when every pair turns fewer times
+        ax.set_xlim(right=max(ax.get_xlim()[1], 4 * YARN_BETA_FAST))
         ax.set_yticks([0, 0.5, 1])
         ax.text(r.min(), 0.06, label(" γ = 0：插值 w/ρ", " γ = 0: interpolate, w/ρ"), fontsize=9, color="0.3")
         ax.text(r.max(), 0.94, label("γ = 1：保留 w ", "γ = 1: keep w "), fontsize=9, color="0.3",

@@ -55,7 +55,9 @@ class _RopeView:
         self.k_text = ax_pair.text(0, 0, "", color="C1", fontsize=9, ha="center", va="center")
         ax_pair.set_xlim(-1.45, 1.45)   # room for a label outside the circle at any angle
         ax_pair.set_ylim(-1.45, 1.45)
-        ax_pair.set_aspect("equal")
+        # equal aspect shrinks the plane inside its cell; anchored at the top, the title's room
+        # is what the layout measured (centred, the title ended 0.9 px past the figure's edge)
+        ax_pair.set_aspect("equal", anchor="N")
         ax_pair.set_xticks([])
         ax_pair.set_yticks([])
         ax_pair.set_xlabel(label("第 2i 维", "dim 2i"), labelpad=2)
