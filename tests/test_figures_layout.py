@@ -103,6 +103,43 @@ def overlapping(fig, boxes=None, margin: float = 1.0) -> list[str]:
     return problems
 
 
+def lines_through(fig, boxes=None) -> list[str]:
+    """Texts placed inside a plot (not its title, axis or tick labels, nor a legend's) that one
+    of the plot's lines or markers runs through: a vertex, or a drawn segment, more than 1 px
+    inside the text's box. Guide lines drawn under everything (zorder below 1,
+    e.g. 07's crosshair through the circle's centre) do not count, nor a line drawn under the
+    text's own opaque box (higher zorder, and not a line an explorer blits over a static text).
+    ``boxes`` as for :func:`clipped`."""
+    import numpy as np
+    from matplotlib.transforms import Bbox
+
+    def covered(line, t) -> bool:
+        patch = t.get_bbox_patch()
+        return (patch is not None and patch.get_facecolor()[3] >= 0.8   # (the alpha is in the colour)
+                and t.get_zorder() > line.get_zorder() and (t.get_animated() or not line.get_animated()))
+
+    problems = []
+    for t, box in text_boxes(fig) if boxes is None else boxes:
+        ax = t.axes
+        if ax is None or t in (ax.title, ax._left_title, ax._right_title, ax.xaxis.label, ax.yaxis.label):
+            continue
+        legend = ax.get_legend()
+        if legend is not None and any(t is x for x in legend.get_texts()):
+            continue
+        if any(t is x for x in (*ax.xaxis.get_ticklabels(which="both"), *ax.yaxis.get_ticklabels(which="both"))):
+            continue
+        inner = Bbox.from_extents(box.x0 + 1, box.y0 + 1, box.x1 - 1, box.y1 - 1)
+        for line in ax.lines:
+            if not line.get_visible() or line.get_zorder() < 1 or covered(line, t) or inner.width <= 0:
+                continue
+            path = line.get_transform().transform_path(line.get_path())
+            xy = path.vertices[np.isfinite(path.vertices).all(axis=1)]
+            drawn = line.get_linestyle() not in ("None", "", " ")
+            if (inner.count_contains(xy) if len(xy) else 0) or (drawn and path.intersects_bbox(inner, filled=False)):
+                problems.append(f"{line.get_label()!r} runs through {t.get_text()!r}")
+    return problems
+
+
 #: A slider over more options than this is sampled like a numeric slider (the main sliders
 #: are SelectionSliders over every value, for the frames: t5_buckets has 473).
 MAX_OPTIONS = 12
@@ -160,7 +197,7 @@ def test_no_explorer_text_is_clipped_or_covered(name):
         for cname, value in values.items():
             ex.controls[cname].value = value
         boxes = text_boxes(ex.figure)
-        for p in clipped(ex.figure, boxes) + overlapping(ex.figure, boxes):
+        for p in clipped(ex.figure, boxes) + overlapping(ex.figure, boxes) + lines_through(ex.figure, boxes):
             found.setdefault(p, where)
     assert not found, "\n".join(f"{where}: {p}" for p, where in found.items())
 
@@ -249,3 +286,31 @@ def test_the_check_finds_texts_over_each_other_and_counts_the_animated_ones():
         fig.text(0.98, 0.9, "animated, past the edge", animated=True)
     assert overlapping(fig) == ["'i = 5: k·w_i = 0.169' overlaps 'i = 10: k·w_i = 0.00949'"]
     assert any("'animated, past the edge' runs past" in p for p in clipped(fig))
+
+
+def test_the_check_finds_a_line_through_a_text_unless_the_text_covers_it():
+    """A line through a caption inside a plot is found (05's step line crossed ``ln 2``); a guide
+    line under everything, a line under the caption's opaque box, and a line under a title
+    are not; an animated line (blitted over the static caption) is, box or not."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from posenc.figures.style import CAPTION_BOX
+
+    def caption_with(**line):
+        with pl.figure_style():
+            fig = Figure(figsize=(4, 3), dpi=90)
+            FigureCanvasAgg(fig)
+            ax = fig.subplots()
+            ax.set_xlim(0, 10)
+            ax.set_ylim(0, 10)
+            ax.set_title("a title the line does not reach")
+            boxed = line.pop("boxed", False)
+            ax.text(5, 5, "ln 2", ha="center", va="center", **(dict(zorder=3, bbox=CAPTION_BOX) if boxed else {}))
+            ax.plot([5, 5], [0, 10], label="step", **line)
+        return lines_through(fig)
+
+    assert caption_with() == ["'step' runs through 'ln 2'"]
+    assert caption_with(zorder=0) == []                      # a guide line
+    assert caption_with(boxed=True) == []                    # under the caption's box
+    assert caption_with(boxed=True, animated=True) == ["'step' runs through 'ln 2'"]   # blitted over it

@@ -23,7 +23,7 @@ from ..context import (
 from ..validate import bilingual, check_base, check_d_model, check_factor, check_int
 from ..ui.engine.explorer import Explorer
 from ..ui.engine.spec import Axis, ExplorerSpec, Param, choice_slider, dropdown, step
-from .style import new_axes, figure_style, label
+from .style import CAPTION_BOX, new_axes, figure_style, label
 
 #: How figures name the RoPE scaling types (Hugging Face's ``rope_type`` names).
 ROPE_TYPE_NAMES = {"default": ("不缩放 (default)", "none (default)"), "linear": ("PI（位置插值，linear）", "PI (linear)"),
@@ -75,10 +75,11 @@ class _ScalingView:
             ax.axvline(YARN_BETA_SLOW, color="0.75", lw=0.8, ls=":")
             ax.axvline(YARN_BETA_FAST, color="0.75", lw=0.8, ls=":")
         ax_slow.set_yscale("log", base=2)
-        ax_slow.set_ylim(0.8, 45)
+        ax_slow.set_ylim(0.8, 55)
         ax_slow.set_yticks([1, 2, 4, 8, 16, 32], labels=["1", "2", "4", "8", "16", "32"])
-        ax_slow.text(YARN_BETA_SLOW, 38, " β_slow", fontsize=9, color="0.5", va="top")
-        ax_slow.text(YARN_BETA_FAST, 38, " β_fast", fontsize=9, color="0.5", va="top")
+        # the β names above the largest ρ (32): its dashed line ran through them at 38
+        ax_slow.text(YARN_BETA_SLOW, 52, " β_slow", fontsize=9, color="0.5", va="top")
+        ax_slow.text(YARN_BETA_FAST, 52, " β_fast", fontsize=9, color="0.5", va="top")
         (self.s_line,) = ax_slow.plot([lo, hi], [1, 1], color="C3", lw=0.9, ls="--")
         (self.slow,) = ax_slow.plot([], [], "o-", color="C0", ms=3.5, lw=1.0)
         ax_slow.set_xlabel(label("第 i 对在训练长度 L 内转的圈数 r_i = L·w_i / 2π",
@@ -88,14 +89,17 @@ class _ScalingView:
         # panel 2: largest angle per pair, in turns, training vs target
         ax_turn.set_yscale("log")
         ax_turn.set_ylim(1e-4, 1e4)
-        ax_turn.axhline(1.0, color="0.4", lw=0.9, ls="--")
-        ax_turn.text(hi, 1.0, label("一整圈 ", "one turn "), ha="right", va="bottom", fontsize=9, color="0.35")
+        # the one-turn line is named in the legend: a name on the line was run through by the
+        # points at some training length, wherever it sat
+        ax_turn.axhline(1.0, color="0.4", lw=0.9, ls="--", label=label("一整圈", "one turn"))
         (self.train_pts,) = ax_turn.plot([], [], "o", color="C0", ms=3.5, label=label("训练中", "in training"))
         (self.target_pts,) = ax_turn.plot([], [], "^", color="C1", ms=4, mfc="none",
                                           label=label("目标长度下", "at the target length"))
         (self.unseen_pts,) = ax_turn.plot([], [], "^", color="C3", ms=4.5,
                                           label=label("没见过的角度", "angles never seen"))
-        ax_turn.legend(fontsize=9, loc="upper left", frameon=False, handletextpad=0.3)
+        # every point lies on or above the diagonal (training: |k|·w_i/2π = r_i at k = L; the
+        # target's are L'/L times higher): the lower right stays empty for any setting
+        ax_turn.legend(fontsize=9, loc="lower right", handletextpad=0.3, framealpha=0.9, edgecolor="none")   # over the dotted β lines
         ax_turn.set_xlabel(label("r_i（同左图）", "r_i (as on the left)"), fontsize=9)
         ax_turn.set_ylabel(label("最大转角 |k|·w_i / 2π（圈）", "largest angle |k|·w_i / 2π (turns)"), fontsize=9)
         self.title_turn = title_row(ax_turn, fontsize=9)   # words recur, numbers new: drawn in pieces
@@ -219,9 +223,11 @@ def plot_yarn_ramp(d_model: int = 128, train_len: int = 4096, base: float = 1000
         # room for the beta_fast label right of its line when every pair turns fewer times
         ax.set_xlim(right=max(ax.get_xlim()[1], 4 * YARN_BETA_FAST))
         ax.set_yticks([0, 0.5, 1])
-        ax.text(r.min(), 0.06, label(" γ = 0：插值 w/ρ", " γ = 0: interpolate, w/ρ"), fontsize=9, color="0.3")
+        # on white boxes above the ramps: with few pairs (small d) a ramp passes where they are
+        ax.text(r.min(), 0.06, label(" γ = 0：插值 w/ρ", " γ = 0: interpolate, w/ρ"), fontsize=9, color="0.3",
+                zorder=3, bbox=CAPTION_BOX)
         ax.text(r.max(), 0.94, label("γ = 1：保留 w ", "γ = 1: keep w "), fontsize=9, color="0.3",
-                ha="right", va="top")
+                ha="right", va="top", zorder=3, bbox=CAPTION_BOX)
         ax.set_xlabel(label("第 i 对在训练长度 L 内转的圈数 r_i = L·w_i / 2π（每个点是一对）",
                             "turns of pair i in the training length, r_i = L·w_i / 2π (one point per pair)"),
                       fontsize=9)

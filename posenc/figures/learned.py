@@ -17,7 +17,7 @@ from ..validate import bilingual, check_array, check_int, check_lengths, check_o
 from ..ui.engine.controls import StaleClicks, slider_layout, slider_style
 from ..ui.engine.explorer import Explorer, LiveFigure
 from ..ui.engine.spec import ExplorerSpec, Param, choice_slider, step
-from .style import PE_COLORS, new_axes, figure_style, label
+from .style import CAPTION_BOX, PE_COLORS, new_axes, figure_style, label
 
 #: y range of every loss plot (log axis): from below the final losses up past ln 8.
 LOSS_YLIM = (1e-4, 10.0)
@@ -68,9 +68,11 @@ class _LossView:
                                       f"ln {len(ANIMALS)}: guess among {len(ANIMALS)} animals", True),
                                      (math.log(2), "ln 2：两只动物里猜一只", "ln 2: guess one of the two", False)):
             ax.axhline(value, color="0.35", lw=0.8, ls="--", zorder=0.5)
+            # on a white box above the curves: a run of other losses (plot_loss_curves takes any)
+            # may pass where the caption is
             ax.text(0.99, value * (1.12 if above else 1 / 1.12), label(f"{zh} ({value:.3f})", f"{en} ({value:.3f})"),
                     transform=ax.get_yaxis_transform(), ha="right", va="bottom" if above else "top",
-                    fontsize=9, color="0.3")
+                    fontsize=9, color="0.3", zorder=3, bbox=CAPTION_BOX)
         ax.set_yscale("log")
         ax.set_ylim(*LOSS_YLIM)
         ax.set_xlim(0, steps)
@@ -165,8 +167,9 @@ class _LearnedSimilarityView:
         losses = np.asarray(run.losses)
         ax_loss.plot(np.arange(1, len(losses) + 1), losses, color=PE_COLORS["learned"], lw=1.4)
         ax_loss.axhline(math.log(2), color="0.35", lw=0.8, ls="--", zorder=0.5)
-        ax_loss.text(0.5, math.log(2) * 1.15, "ln 2", transform=ax_loss.get_yaxis_transform(),
-                     ha="center", va="bottom", fontsize=9, color="0.3")
+        # ln 2 named right of the frame: inside, the snapshot's line crossed it at some step
+        ax_loss.text(1.01, math.log(2), "ln 2", transform=ax_loss.get_yaxis_transform(),
+                     ha="left", va="center", fontsize=9, color="0.3")
         ax_loss.set_yscale("log")
         ax_loss.set_ylim(*LOSS_YLIM)
         ax_loss.set_xlim(-0.03 * len(losses), 1.03 * len(losses))
