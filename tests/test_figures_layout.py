@@ -1,6 +1,7 @@
 """No explorer's text is clipped or covered: every text a figure shows lies inside the figure,
 a text placed in an axes' data coordinates never straddles that axes' visible frame (the frame
-would be drawn through it), and no two texts overlap. The texts are those a full draw draws
+would be drawn through it), no two texts overlap, no line of a plot runs through a text inside
+it, and a legend placed inside its plot stays inside it. The texts are those a full draw draws
 and the animated ones an explorer blits over it (the texts that change with its controls).
 Checked at the default state, across every control's range (each control alone, sampled), with
 every control at its first and at its last value, and at a few random combinations of sampled
@@ -140,6 +141,21 @@ def lines_through(fig, boxes=None) -> list[str]:
     return problems
 
 
+def legends_past_their_plot(fig) -> list[str]:
+    """Legends placed inside their plot (a ``loc`` and no anchor of their own) whose box runs
+    more than 1 px past the plot's frame: they cross its lines."""
+    renderer = fig.canvas.get_renderer()
+    problems = []
+    for ax in fig.axes:
+        legend = ax.get_legend()
+        if legend is None or not legend.get_visible() or legend.get_bbox_to_anchor().bounds != ax.bbox.bounds:
+            continue
+        box, frame = legend.get_window_extent(renderer), ax.bbox
+        if box.x0 < frame.x0 - 1 or box.x1 > frame.x1 + 1 or box.y0 < frame.y0 - 1 or box.y1 > frame.y1 + 1:
+            problems.append(f"the legend {[t.get_text() for t in legend.get_texts()]} runs past its plot's frame")
+    return problems
+
+
 #: A slider over more options than this is sampled like a numeric slider (the main sliders
 #: are SelectionSliders over every value, for the frames: t5_buckets has 473).
 MAX_OPTIONS = 12
@@ -197,7 +213,8 @@ def test_no_explorer_text_is_clipped_or_covered(name):
         for cname, value in values.items():
             ex.controls[cname].value = value
         boxes = text_boxes(ex.figure)
-        for p in clipped(ex.figure, boxes) + overlapping(ex.figure, boxes) + lines_through(ex.figure, boxes):
+        for p in (clipped(ex.figure, boxes) + overlapping(ex.figure, boxes) + lines_through(ex.figure, boxes)
+                  + legends_past_their_plot(ex.figure)):
             found.setdefault(p, where)
     assert not found, "\n".join(f"{where}: {p}" for p, where in found.items())
 

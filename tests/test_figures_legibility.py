@@ -86,17 +86,18 @@ def test_every_explorer_text_is_at_least_11_px(name):
 @pytest.mark.parametrize("case", PLOT_CASES, ids=plot_case_id)
 def test_every_plot_text_is_at_least_11_px_inside_and_uncovered(case):
     """Each plot's texts: at least 11 px, inside the figure and off their plot's frame, none
-    over another and no line through one (test_figures_layout's checks, run here on the plots
-    this test draws anyway)."""
+    over another and no line through one, and legends inside their plots (test_figures_layout's
+    checks, run here on the plots this test draws anyway)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    from test_figures_layout import clipped, lines_through, overlapping, text_boxes
+    from test_figures_layout import clipped, legends_past_their_plot, lines_through, overlapping, text_boxes
 
     fig = eval(plot_call(*case), {"pl": pl})
     if not hasattr(fig.canvas, "get_renderer"):   # a plot made outside pyplot has a bare canvas
         FigureCanvasAgg(fig)
     boxes = text_boxes(fig)
-    found = too_small(fig) + clipped(fig, boxes) + overlapping(fig, boxes) + lines_through(fig, boxes)
+    found = (too_small(fig) + clipped(fig, boxes) + overlapping(fig, boxes) + lines_through(fig, boxes)
+             + legends_past_their_plot(fig))
     assert not found, "\n".join(found)
 
 

@@ -277,13 +277,15 @@ class _SimilarityView:
         ax_curve.axvline(0, color="0.6", lw=0.8, zorder=0.5)  # under the (blitted) curves
         ax_curve.axhline(0, color="0.6", lw=0.8, zorder=0.5)
         ax_curve.set_xlim(-self.K_MAX, self.K_MAX)
-        # The curves stay within ±1; the legend lives above them (it is not redrawn on top).
+        # The curves stay within ±1; the legend lives above them (it is not redrawn on top), in
+        # two rows (in one it was wider than the plot and crossed both sides of the frame) on a
+        # white box (the k = 0 line runs under it).
         ax_curve.set_ylim(-1.1, 1.75)
         ax_curve.set_yticks([-1, -0.5, 0, 0.5, 1])
         ax_curve.set_xlabel(label("偏移 k (offset)", "offset k"))
         ax_curve.set_ylabel(label("分数 / 最大|分数|", "score / max|score|"))
-        ax_curve.legend(fontsize=9, loc="upper center", ncols=3, frameon=False, handlelength=1.6,
-                        columnspacing=0.8, borderaxespad=0.2)
+        ax_curve.legend(fontsize=9, loc="upper center", ncols=2, handlelength=1.6, columnspacing=0.8,
+                        borderaxespad=0.2, framealpha=0.9, edgecolor="none")
         self.title_curve = ax_curve.set_title(" ", fontsize=9)
         n = self.SEQ_LEN
         self.image = ax_heat.imshow(np.zeros((n, n)), cmap="RdBu_r", vmin=-1, vmax=1,
