@@ -97,9 +97,10 @@ class _ScalingView:
                                           label=label("目标长度下", "at the target length"))
         (self.unseen_pts,) = ax_turn.plot([], [], "^", color="C3", ms=4.5,
                                           label=label("没见过的角度", "angles never seen"))
-        # every point lies on or above the diagonal (training: |k|·w_i/2π = r_i at k = L; the
-        # target's are L'/L times higher): the lower right stays empty for any setting
-        ax_turn.legend(fontsize=9, loc="lower right", handletextpad=0.3, framealpha=0.9, edgecolor="none")   # over the dotted β lines
+        # Upper left: the training points lie on the diagonal (|k|·w_i/2π = r_i at k = L) and
+        # the target's L'/L times higher, so only a short L with a long L' reaches there (the
+        # lower right is crossed by every L' < L). On a white box over the dotted β lines.
+        ax_turn.legend(fontsize=9, loc="upper left", handletextpad=0.3, framealpha=0.9, edgecolor="none")
         ax_turn.set_xlabel(label("r_i（同左图）", "r_i (as on the left)"), fontsize=9)
         ax_turn.set_ylabel(label("最大转角 |k|·w_i / 2π（圈）", "largest angle |k|·w_i / 2π (turns)"), fontsize=9)
         self.title_turn = title_row(ax_turn, fontsize=9)   # words recur, numbers new: drawn in pieces

@@ -46,11 +46,11 @@ def place_index_ticks(texts, n: int, along_x: bool) -> None:
             t.set_visible(False)
 
 
-#: Colour and marker of each position encoding, in every figure that compares them.
 #: The box behind a caption that sits among a plot's lines (``ax.text(..., zorder=3,
 #: bbox=CAPTION_BOX)``): a line that passes there goes under it, and the caption stays legible.
 CAPTION_BOX = dict(boxstyle="round,pad=0.15", facecolor="white", edgecolor="none", alpha=0.85)
 
+#: Colour and marker of each position encoding, in every figure that compares them.
 PE_STYLES = {"none": ("0.45", "x"), "sinusoidal": ("C0", "o"), "learned": ("C1", "s"),
              "rope": ("C2", "^"), "alibi": ("C3", "D")}
 #: Colour of each position encoding (the colour part of PE_STYLES).
