@@ -92,16 +92,17 @@ def clipped(fig, boxes=None) -> list[str]:
     return problems
 
 
+def boxes_overlap(a, b, margin: float = 0.0) -> bool:
+    """Do boxes ``a`` and ``b`` overlap by more than ``margin`` px each way?"""
+    return a.x0 < b.x1 - margin and b.x0 < a.x1 - margin and a.y0 < b.y1 - margin and b.y0 < a.y1 - margin
+
+
 def overlapping(fig, boxes=None, margin: float = 1.0) -> list[str]:
     """Pairs of shown texts whose boxes overlap by more than ``margin`` px each way (``boxes``
     as for :func:`clipped`)."""
     boxes = [(t, b) for t, b in (text_boxes(fig) if boxes is None else boxes) if b.height > 0]
-    problems = []
-    for k, (t, a) in enumerate(boxes):
-        for u, b in boxes[k + 1:]:
-            if a.x0 < b.x1 - margin and b.x0 < a.x1 - margin and a.y0 < b.y1 - margin and b.y0 < a.y1 - margin:
-                problems.append(f"{t.get_text()!r} overlaps {u.get_text()!r}")
-    return problems
+    return [f"{t.get_text()!r} overlaps {u.get_text()!r}"
+            for k, (t, a) in enumerate(boxes) for u, b in boxes[k + 1:] if boxes_overlap(a, b, margin)]
 
 
 def lines_through(fig, boxes=None) -> list[str]:
@@ -111,7 +112,6 @@ def lines_through(fig, boxes=None) -> list[str]:
     e.g. 07's crosshair through the circle's centre) do not count, nor a line drawn under the
     text's own opaque box (higher zorder, and not a line an explorer blits over a static text).
     ``boxes`` as for :func:`clipped`."""
-    import numpy as np
     from matplotlib.transforms import Bbox
 
     def covered(line, t) -> bool:
@@ -130,8 +130,10 @@ def lines_through(fig, boxes=None) -> list[str]:
         if any(t is x for x in (*ax.xaxis.get_ticklabels(which="both"), *ax.yaxis.get_ticklabels(which="both"))):
             continue
         inner = Bbox.from_extents(box.x0 + 1, box.y0 + 1, box.x1 - 1, box.y1 - 1)
+        if inner.width <= 0:
+            continue
         for line in ax.lines:
-            if not line.get_visible() or line.get_zorder() < 1 or covered(line, t) or inner.width <= 0:
+            if not line.get_visible() or line.get_zorder() < 1 or covered(line, t):
                 continue
             path = line.get_transform().transform_path(line.get_path())
             xy = path.vertices[np.isfinite(path.vertices).all(axis=1)]

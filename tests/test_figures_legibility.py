@@ -19,7 +19,7 @@ import pytest
 import posenc_lib as pl
 from posenc.ui.engine.canvas import FIGURE_DPI
 from support import PLOT_CASES, default_explorer, plot_call, plot_case_id
-from test_figures_layout import shown_texts
+from test_figures_layout import boxes_overlap, shown_texts
 
 #: The smallest text the course draws, in pixels at FIGURE_DPI.
 MIN_PX = 11.0
@@ -30,13 +30,8 @@ def text_px(text) -> float:
     return text.get_fontsize() * FIGURE_DPI / 72
 
 
-def texts(fig) -> list:
-    """Every visible, non-empty Text of ``fig`` (:func:`test_figures_layout.shown_texts`)."""
-    return shown_texts(fig)
-
-
 def too_small(fig) -> list[str]:
-    return sorted({f"{t.get_text()!r}: {text_px(t):.1f} px" for t in texts(fig) if text_px(t) < MIN_PX - 1e-9})
+    return sorted({f"{t.get_text()!r}: {text_px(t):.1f} px" for t in shown_texts(fig) if text_px(t) < MIN_PX - 1e-9})
 
 
 def test_the_size_rule_reads_points_at_90_dpi():
@@ -55,7 +50,7 @@ def test_the_size_rule_reads_points_at_90_dpi():
     found = too_small(fig)
     assert any("'line'" in p and "8.8 px" in p for p in found), found     # 7 pt * 90 / 72 = 8.75
     assert any("'moving'" in p for p in found) and not any("'ok'" in p for p in found)
-    assert moving in texts(fig)
+    assert moving in shown_texts(fig)
 
 
 def _ends(ex):
@@ -108,10 +103,6 @@ def _box(artist, fig):
     return artist.get_window_extent(fig.canvas.get_renderer())
 
 
-def _boxes_overlap(a, b, margin: float = 0.0) -> bool:
-    return a.x0 < b.x1 - margin and b.x0 < a.x1 - margin and a.y0 < b.y1 - margin and b.y0 < a.y1 - margin
-
-
 def _points_inside(box, line, margin: float = 1.0, dense: int = 0) -> int:
     """How many points of ``line`` (its vertices, plus ``dense`` points per segment) lie inside
     ``box`` shrunk by ``margin`` px."""
@@ -155,12 +146,12 @@ def test_rope_q_and_kappa_labels_clear_the_circle_the_arrows_and_each_other(base
             _drawn(fig)
             q, k, angle = (_box(t, fig) for t in (view.q_text, view.k_text, view.angle_text))
             where = f"i={i}, pos={pos}"
-            if _boxes_overlap(q, k):
+            if boxes_overlap(q, k):
                 problems.append(f"{where}: q and κ labels overlap")
             for name, b in (("q", q), ("κ", k)):
                 if _circle_points_inside(b, view.ax_pair):
                     problems.append(f"{where}: the circle runs through the {name} label")
-                if _boxes_overlap(b, angle):
+                if boxes_overlap(b, angle):
                     problems.append(f"{where}: the {name} label covers the angle readout")
                 if _points_inside(b, view.arc) or _points_inside(b, view.ghost, dense=20):
                     problems.append(f"{where}: a line runs through the {name} label")
@@ -189,7 +180,7 @@ def test_real_models_length_labels_clear_the_dots_the_lines_and_each_other():
             _drawn(fig)
             train, ctx = _box(view.train_text, fig), _box(view.len_text, fig)
             where = f"{model}, seq_len={seq_len}"
-            if _boxes_overlap(train, ctx):
+            if boxes_overlap(train, ctx):
                 problems.append(f"{where}: the two length labels overlap")
             for name, b in (("训练长度", train), ("上下文", ctx)):
                 for line in (view.turned, view.unturned):
@@ -201,7 +192,7 @@ def test_real_models_length_labels_clear_the_dots_the_lines_and_each_other():
             for line in (view.turned, view.unturned, view.scaled):
                 if _points_inside(legend, line, margin=-3, dense=10 if line is view.scaled else 0):
                     problems.append(f"{where}: the legend covers {line.get_label()}")
-            if _boxes_overlap(legend, train) or _boxes_overlap(legend, ctx):
+            if boxes_overlap(legend, train) or boxes_overlap(legend, ctx):
                 problems.append(f"{where}: the legend covers a length label")
             if np.size(view.scaled.get_xdata()):
                 wave = np.concatenate([view.turned.get_ydata(), view.unturned.get_ydata()])
@@ -234,14 +225,14 @@ def test_probe_legend_is_beside_the_panel():
     ax_ord = fig.axes[1]
     legend = _box(ax_ord.get_legend(), fig)
     for ax in fig.axes:
-        assert not _boxes_overlap(legend, ax.get_window_extent()), "the legend lies over a panel"
+        assert not boxes_overlap(legend, ax.get_window_extent()), "the legend lies over a panel"
 
 
 def test_score_terms_legends_do_not_overlap():
     ex = pl.EXPLORERS["score_terms"]()
     _drawn(ex.figure)
     legends = [_box(ax.get_legend(), ex.figure) for ax in ex.figure.axes if ax.get_legend()]
-    assert len(legends) == 2 and not _boxes_overlap(*legends)
+    assert len(legends) == 2 and not boxes_overlap(*legends)
 
 
 @pytest.mark.parametrize("grid", [8, 10])
@@ -321,10 +312,10 @@ def test_relative_captions_clear_each_other_and_the_legend():
             legend = _box(view.ax_c.get_legend(), fig)
             where = f"d_model={d_model}, k={k}"
             for a in range(len(boxes)):
-                if _boxes_overlap(boxes[a], legend):
+                if boxes_overlap(boxes[a], legend):
                     problems.append(f"{where}: caption {shown[a].get_text()!r} covers the legend")
                 for b in range(a + 1, len(boxes)):
-                    if _boxes_overlap(boxes[a], boxes[b]):
+                    if boxes_overlap(boxes[a], boxes[b]):
                         problems.append(f"{where}: {shown[a].get_text()!r} overlaps {shown[b].get_text()!r}")
             for c in shown:
                 read = re.fullmatch(r"k·w(\d+) = (\S+)", c.get_text().translate(subscript))

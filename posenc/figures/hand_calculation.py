@@ -9,7 +9,7 @@ from ..hand_calculation import HandCalculation, hand_calculation
 from ..ui.engine.explorer import Explorer
 from ..ui.engine.spec import Axis, ExplorerSpec, base_slider, choice_slider, float_slider, step
 from ..validate import bilingual
-from .style import new_axes, figure_style, label, token_label
+from .style import CAPTION_BOX, new_axes, figure_style, label, token_label
 
 
 class _HandCalcView:
@@ -46,8 +46,7 @@ class _HandCalcView:
                           va="top", color=f"C{n}", zorder=3.01)   # over the box the numbers draw
             self.keys.append(key)
             self.numbers.append(key_line(ax, key, fontsize=9.5, color=f"C{n}", zorder=3,
-                                         bbox=dict(boxstyle="round,pad=0.15", facecolor="white",
-                                                   edgecolor="none", alpha=0.85)))
+                                         bbox=CAPTION_BOX))
         self.title = ax.set_title(" ")
 
     @property
