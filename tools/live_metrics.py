@@ -301,16 +301,22 @@ def measure_live(page, explorer, name: str, keys: int = 9, fill_keys: int = 5, f
     return rows
 
 
+def median_p90(xs) -> tuple:
+    """Median and 90th percentile of ``xs`` (linear between samples, as numpy's default);
+    ``(None, None)`` when empty."""
+    xs = sorted(xs)
+    if not xs:
+        return None, None
+    at = 0.9 * (len(xs) - 1)
+    lo = int(at)
+    return statistics.median(xs), xs[lo] + (at - lo) * (xs[min(lo + 1, len(xs) - 1)] - xs[lo])
+
+
 def live_summary(row: dict) -> dict:
     """Medians and p90 of one :func:`measure_live` row: painted ms idle and during a fill (the
     presses that landed while a frame was rendered), the kernel's share."""
     def stats(ps, key):
-        xs = sorted(p[key] for p in ps if p.get(key) is not None and not math.isnan(p[key]))
-        if not xs:
-            return None, None
-        at = 0.9 * (len(xs) - 1)              # the 90th percentile, linear between samples (numpy's)
-        lo = int(at)
-        return statistics.median(xs), xs[lo] + (at - lo) * (xs[min(lo + 1, len(xs) - 1)] - xs[lo])
+        return median_p90(p[key] for p in ps if p.get(key) is not None and not math.isnan(p[key]))
     idle = [p for p in row["presses"] if p["mode"] == "idle"]
     fill = [p for p in row["presses"] if p["mode"] == "fill" and p["during_fill"]]
     out = {"explorer": row["explorer"], "control": row["control"], "kind": row["kind"],

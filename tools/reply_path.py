@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import os
-import statistics
 
 #: The environment variable that names the file :data:`SERVER_HOOK` appends to.
 SERVER_LOG_ENV = "POSENC_REPLY_LOG"
@@ -209,7 +208,7 @@ def bench_reply(notebooks: list[str], presses: int, control: str | None = None) 
 
 def table(results: dict) -> list[str]:
     """Markdown: per notebook's control, each hop's median and p90 (ms after the keydown)."""
-    import numpy as np
+    from live_metrics import median_p90
 
     lines = ["| notebook | control | n | " + " | ".join(name for name, _ in HOPS) + " |",
              "|---|---|---:|" + "---:|" * len(HOPS)]
@@ -217,9 +216,6 @@ def table(results: dict) -> list[str]:
         if not rows:
             lines.append(f"| {nb} | - | 0 |" + " |" * len(HOPS))
             continue
-        cells = []
-        for name, _ in HOPS:
-            xs = [r[name] for r in rows]
-            cells.append(f"{statistics.median(xs):.1f} / {float(np.percentile(xs, 90)):.1f}")
+        cells = ["{:.1f} / {:.1f}".format(*median_p90(r[name] for r in rows)) for name, _ in HOPS]
         lines.append(f"| {nb} | {rows[0]['explorer']}.{rows[0]['control']} | {len(rows)} | " + " | ".join(cells) + " |")
     return lines
