@@ -159,6 +159,32 @@ def test_a_fill_woken_by_a_reader_s_move_on_a_subshell_renders_on_the_fill_threa
     assert subshell not in threads and threading.main_thread() not in threads
 
 
+def test_the_figures_drawn_ahead_after_a_reader_s_step_are_drawn_on_the_fill_thread_with_the_lock(monkeypatch):
+    """A reader's step of a live control on a subshell thread plans its neighbours; they are
+    drawn on the fill thread, holding the drawing lock, before any frame (QUIET_S is long here)."""
+    monkeypatch.setattr(S, "QUIET_S", 3600.0)
+    scheduler = S.FrameScheduler()
+    monkeypatch.setattr(F, "frame_scheduler", lambda: scheduler)
+    ex = pl.EXPLORERS["hand_calc"]()
+    seen = []
+    real = canvas.BlitCanvas.draw.__wrapped__
+
+    def spy(self, *args, **kwargs):
+        seen.append((threading.current_thread(), lock.DRAWING.held(), self))
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(canvas.BlitCanvas, "draw", spy)
+    subshell = _in_thread_with_a_loop("subshell-test", lambda: ex.controls["word_0"].set_state({"value": 0.55}))
+    try:
+        _wait_for(lambda: len(ex.ahead.ready) == 2, "the neighbours were not drawn ahead")
+    finally:
+        ex.close()
+    ahead = [(t, held) for t, held, c in seen if c is ex.ahead.drawing.canvas]
+    assert len(ahead) == 2 and all(held for _, held in ahead)
+    assert {t for t, _ in ahead} == {fill_thread().thread} != {subshell}
+    assert scheduler.rendered == 0, "a frame before the kernel was quiet for QUIET_S"
+
+
 def _wait_for(condition, what: str) -> None:
     """Poll ``condition`` (a condition on real threads, not a timed wait) for at most 60 s."""
     import time as real_time

@@ -212,7 +212,7 @@ def live_table(results: dict) -> list[str]:
     import live_metrics as lm
 
     modes = [m for m in ("before", "after") if any(m in v for v in results.values())]
-    head = " | ".join(f"{m}: idle median / p90 | {m}: during fill median / p90 (n) | {m}: kernel ms"
+    head = " | ".join(f"{m}: idle median / p90 | {m}: during fill median / p90 (n) | {m}: kernel ms (presses shown from a figure drawn ahead)"
                       for m in modes)
     lines = [f"| explorer | control | {head} |", "|---|---|" + "---:|---:|---:|" * len(modes)]
 
@@ -234,7 +234,7 @@ def live_table(results: dict) -> list[str]:
                 s = lm.live_summary(merged)
                 cells += [f"{f(s['idle_painted_ms'])} / {f(s['idle_painted_ms_p90'])}",
                           f"{f(s['fill_painted_ms'])} / {f(s['fill_painted_ms_p90'])} ({s['n_fill']})",
-                          f"{f(s['idle_kernel_ms'])}"]
+                          f"{f(s['idle_kernel_ms'])} (ahead {s['idle_ahead'] + s['fill_ahead']}/{s['n_idle'] + s['n_fill']})"]
             lines.append(f"| {key[0]} | {key[1]} | " + " | ".join(cells) + " |")
     return lines
 

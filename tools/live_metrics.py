@@ -62,6 +62,7 @@ def __posenc_timing():
                 return fn(self, *a, **k)
             finally:
                 rec['ms'] = (time.perf_counter() - c0) * 1000
+                rec['ahead'] = bool(getattr(self, '_canvas_behind', False))   # a figure drawn ahead shown
                 local.rec = outer
                 log.append(rec)
         wrapper.__posenc_timed = True
@@ -201,7 +202,7 @@ def _with_kernel(press: dict, records: list[dict], explorer: str) -> dict:
     fill = [f for f in records if f["what"] == "fill" and f["t"] <= t0 <= f["t"] + f["ms"] / 1000 + 0.01]
     out = dict(press, during_fill=bool(fill), fill_threads=sorted({f["thread"] for f in fill}))
     if r is not None:
-        out.update(inbound_ms=(r["t"] - t0) * 1000, kernel_ms=r["ms"], draw_ms=r["draw_ms"],
+        out.update(inbound_ms=(r["t"] - t0) * 1000, kernel_ms=r["ms"], ahead=r.get("ahead", False), draw_ms=r["draw_ms"],
                    encode_ms=r["encode_ms"], thread=r["thread"])
         if r.get("entered") is not None:   # press -> the widget's message handled; then -> the redraw began
             out.update(arrival_ms=(r["entered"] - t0) * 1000, wait_ms=(r["t"] - r["entered"]) * 1000)
@@ -325,6 +326,7 @@ def live_summary(row: dict) -> dict:
         for key in ("painted_ms", "src_ms", "inbound_ms", "arrival_ms", "wait_ms", "kernel_ms", "draw_ms", "encode_ms"):
             med, p90 = stats(ps, key)
             out[f"{tag}_{key}"], out[f"{tag}_{key}_p90"] = med, p90
+        out[f"{tag}_ahead"] = sum(bool(p.get("ahead")) for p in ps)   # presses that showed a figure drawn ahead
     out["threads"] = sorted({p.get("thread") for p in row["presses"] if p.get("thread")})
     out["fill_threads"] = row["fill_threads"]
     return out
@@ -355,11 +357,13 @@ def live_table(rows: list[dict]) -> list[str]:
     def f(x):
         return "-" if x is None else f"{x:.0f}"
     lines = ["| explorer | control | idle painted ms median / p90 | kernel ms (draw + encode) | inbound ms | "
-             "during fill painted ms median / p90 (n) | fill threads |", "|---|---|---:|---:|---:|---:|---|"]
+             "during fill painted ms median / p90 (n) | drawn ahead idle / fill | fill threads |",
+             "|---|---|---:|---:|---:|---:|---:|---|"]
     for r in rows:
         s = live_summary(r)
         lines.append(f"| {s['explorer']} | {s['control']} | {f(s['idle_painted_ms'])} / {f(s['idle_painted_ms_p90'])} | "
                      f"{f(s['idle_kernel_ms'])} ({f(s['idle_draw_ms'])} + {f(s['idle_encode_ms'])}) | "
                      f"{f(s['idle_inbound_ms'])} | {f(s['fill_painted_ms'])} / {f(s['fill_painted_ms_p90'])} "
-                     f"({s['n_fill']}) | {', '.join(t.split('-')[0] for t in s['fill_threads'])} |")
+                     f"({s['n_fill']}) | {s['idle_ahead']}/{s['n_idle']} / {s['fill_ahead']}/{s['n_fill']} | "
+                     f"{', '.join(t.split('-')[0] for t in s['fill_threads'])} |")
     return lines

@@ -24,10 +24,11 @@ the file browser open:
      every explorer fits its notebook output (no wider than the output area, nothing
      scrolled off to the side), at first and after each slider is moved to its last and
      then its first position, each dropdown option, each checkbox state (ui_checks.py);
-  3d. every live control (every control but a main slider) of every explorer: one key step
+  3d. every live control (every control but a main slider) of every explorer: two key steps
      timed from keydown to the painted figure in the page and in the kernel, idle and (each
-     explorer's first live control) while the frames are filled (live_metrics.measure_live;
-     printed, never a pass condition); the frames were rendered on the fill thread only;
+     explorer's first live control) one while the frames are filled (live_metrics.measure_live;
+     printed, never a pass condition); the frames were rendered on the fill thread only; the
+     second step showed the figure drawn ahead for it (posenc/ui/engine/ahead.py), not a redraw;
   4. text with Chinese characters is drawn with a CJK font (no tofu), checked with
      the DevTools protocol (``CSS.getPlatformFontsForNode``);
   5. a screenshot of the first explorer is written (images/screenshots/<stem>.png
@@ -499,12 +500,14 @@ def _exercise_controls(page, explorer, ex_info, latencies, other_latencies, prob
 
 
 def _time_live_controls(page, loc, explorers) -> tuple[list, list]:
-    """Each live control (every control but a main slider) of every explorer, one key step
+    """Each live control (every control but a main slider) of every explorer, two key steps
     with the kernel idle and, for each explorer's first live control, one while the frames
     are being filled (live_metrics.measure_live: keydown -> painted figure in the page, the
     redraw's time and thread in the kernel; a control greyed out at the explorer's settings under
     the first dropdown option that enables it). Returns the summaries and the problems: a frame
-    rendered on any thread but the fill thread, a live control no dropdown option enables."""
+    rendered on any thread but the fill thread, a live control no dropdown option enables, a
+    second step (the kernel quiet for 0.3 s after the first) not shown from the figure drawn
+    ahead for it."""
     dm.install_helpers(page)
     lm.install_timing(page)
     fill_thread = kernel_value(page, "__import__('posenc.ui.engine.fill_thread', fromlist=['x']).fill_thread().name")
@@ -514,12 +517,15 @@ def _time_live_controls(page, loc, explorers) -> tuple[list, list]:
             # the dropdowns back at their first option (the controls' checks above left them
             # anywhere): a control greyed out there (09's factor) is measured as the benchmark
             # measures it, under the option that enables it
-            rows += lm.measure_live(page, loc.nth(ex["index"]), ex["name"], keys=1, fill_keys=1, fill_for=1,
+            rows += lm.measure_live(page, loc.nth(ex["index"]), ex["name"], keys=2, fill_keys=1, fill_for=1,
                                     first_options=True)
     problems = [f"explorer {r['explorer']!r}: frames were rendered on thread {t!r}, not the fill thread "
                 f"{fill_thread!r}" for r in rows for t in r["fill_threads"] if t != fill_thread]
     problems += [f"explorer {r['explorer']!r}: live control {r['control']!r} could not be moved (greyed out under "
                  f"every option of the explorer's dropdowns)" for r in rows if not r["presses"]]
+    problems += [f"explorer {r['explorer']!r}: live control {r['control']!r}: its second step was redrawn, not "
+                 f"shown from the figure drawn ahead for it" for r in rows
+                 if len(idle := [p for p in r["presses"] if p["mode"] == "idle"]) == 2 and not idle[1].get("ahead")]
     return [lm.live_summary(r) for r in rows], problems
 
 

@@ -24,6 +24,9 @@
   ``call_later`` are arguments).
 * :mod:`~posenc.ui.engine.fill_thread`: the thread the fill runs on, never one that handles the
   reader's messages.
+* :mod:`~posenc.ui.engine.ahead`: after a reader's step of a control outside the grid, the
+  figures at its next value each way, drawn by the scheduler on the fill thread once the kernel
+  has been quiet for a moment; a step onto one of them shows it without a redraw.
 * :mod:`~posenc.ui.engine.explorer`: :class:`~posenc.ui.engine.explorer.Explorer`, derived from a
   spec (constructor and argument checks, widgets, the view drawn on the live figure and on a
   second figure for the frames, the static page's frames), and

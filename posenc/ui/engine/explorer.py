@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from . import static
 from ...validate import bilingual
-from .internals import options_keep_index
+from .ahead import Ahead, neighbours
+from .internals import from_browser, options_keep_index
 from .canvas import BlitCanvas, copy_layout, data_url, freeze_layout, new_figure
 from .lock import DRAWING, one_at_a_time
 from .controls import control_widget, frame_control, frame_options, frame_slider, play_link
@@ -125,7 +126,10 @@ class Explorer:
     (``spec.grid``: those the notebook's steps move; ``.frame_axes``) are the ones a reader
     drags: their figures are rendered ahead of time on a second figure (:class:`Drawing`) and
     switched in the browser (:mod:`posenc.ui.engine.frames`; ``.frames`` is the
-    :class:`~posenc.ui.engine.frames.FrameSet`). :meth:`shown_png` is the PNG on screen.
+    :class:`~posenc.ui.engine.frames.FrameSet`). :meth:`shown_png` is the PNG on screen. Any
+    other control (a live one) is redrawn by the kernel when it moves, except a reader's step
+    onto a value next to the one before, whose figure was drawn ahead meanwhile (``.ahead``, an
+    :class:`~posenc.ui.engine.ahead.Ahead`; JupyterLab only).
 
     With frames rendered for a page (:mod:`posenc.ui.engine.static`) every explorer renders its
     grid's frames at construction and each control of the grid steps through exactly those;
@@ -193,6 +197,8 @@ class Explorer:
             setattr(self, x, w)
         self.image = _image_widget(self.canvas.size())
         self._live_png = b""
+        self._canvas_behind = False   # the image shows a figure drawn ahead; the live canvas holds an older one
+        self.ahead = None             # the neighbours of a live control's value (live mode, ahead.py)
         for c in controls.values():
             c.observe(self._on_change, names="value")
         self._follow_activity()
@@ -204,6 +210,9 @@ class Explorer:
             self.frames = FrameSet(controls[main], self.image, self.render_frame, list(extras.values()),
                                    label=self.name, main=main, eager=self.static, grid=grid)
             shown, below = self.frames.view, []
+            if not self.static:
+                self.ahead = Ahead(lambda: Drawing(spec, params, tuple(self.declared.values()), self.values,
+                                                   layout_of=self.figure))
         self.play = self.play_link = None
         if spec.play is not None and main is not None:
             self.play = widgets.Play(step=1, interval=spec.play, description="play")
@@ -290,6 +299,8 @@ class Explorer:
         clamped = self._follow_constraints()
         self._follow_activity()
         if self.frames is not None and name in self.frame_axes and not clamped:
+            if self.ahead is not None:
+                self.ahead.forget()
             if self.frames.moved(change["owner"]):
                 self._set_artists()  # the browser shows the frame: move the artists, so savefig equals it
             else:
@@ -299,6 +310,14 @@ class Explorer:
         self.refresh(changed=None if clamped else name)   # a clamped control changed what it declares too
         if self.frames is not None:
             self.frames.invalidate(change["owner"])
+        if self.ahead is not None:   # a reader's step: its next one each way drawn ahead
+            if clamped or not from_browser(change["owner"]):
+                self.ahead.forget()
+            else:
+                values = self.values
+                self.ahead.plan(name, [values | {name: v} for v in
+                                       neighbours(self.declared[name], change["owner"], change["old"], change["new"])])
+                self.frames.scheduler.ahead(self.ahead)
 
     @one_at_a_time
     def refresh(self, full: bool = False, changed: str | None = None) -> None:
@@ -306,8 +325,21 @@ class Explorer:
 
         ``changed`` names the control that moved. Artists it cannot change are drawn into a
         cached layer the first time, so repeated moves of one slider redraw only what moves.
+        A figure drawn ahead for these values (:mod:`~posenc.ui.engine.ahead`) is shown instead
+        of a redraw: the artists move, the live canvas is drawn when it is next read (:meth:`png`).
         """
-        self.drawing.draw(self.values, full=full, changed=changed)
+        values = self.values
+        ready = None if full or changed is None or self.ahead is None else self.ahead.take(values)
+        if ready is not None:
+            _, url, png = ready
+            self._live_png = png
+            self.image.value = url              # sent first: what the reader waits for
+            self.drawing.update(values)         # then the artists (savefig writes what is shown)
+            self._show_readouts()
+            self._canvas_behind = True          # the canvas's layer for `changed` stays valid
+            return
+        self.drawing.draw(values, full=full, changed=changed)
+        self._canvas_behind = False
         self._show_readouts()
         png = self.canvas.png()
         self._live_png = png
@@ -323,8 +355,13 @@ class Explorer:
         for x in self.spec.extras:
             getattr(self, x).value = self.drawing.readouts[x]
 
+    @one_at_a_time
     def png(self) -> bytes:
-        """The canvas as PNG bytes (what the live image shows)."""
+        """The canvas as PNG bytes (what the live image shows; drawn first if the image shows a
+        figure drawn ahead)."""
+        if self._canvas_behind:
+            self.drawing.draw(self.values)
+            self._canvas_behind = False
         return self.canvas.png()
 
     def shown_png(self) -> bytes:
@@ -367,6 +404,8 @@ class Explorer:
         kernel to close removes the frame scheduler's IPython hooks."""
         if self.frames is not None:
             self.frames.close()
+        if self.ahead is not None:
+            self.ahead.forget()
         for c in self.controls.values():
             c.close()
         for x in (*(getattr(self, e) for e in self.spec.extras), self.play_link, self.play, self.image, self.widget):

@@ -44,6 +44,8 @@ spec's grid (:attr:`ExplorerSpec.grid <posenc.ui.engine.spec.ExplorerSpec.grid>`
   reader moves that control again), or, one frame, when a control of the grid moves to a
   position that has its frame (the rest follow as the fill goes on). The dropped widgets are
   closed later, a few per quiet callback, not while the reader waits for the new figure.
+  The next value each way of the control that moved is drawn ahead meanwhile
+  (:mod:`~posenc.ui.engine.ahead`), before any frame.
 * Memory: at most :data:`MAX_BYTES` of data: URLs per set, the frames nearest the handles first
   (when the reader moves on, the farthest frames make room for nearer ones), and at most
   :data:`~posenc.ui.engine.scheduler.MAX_TOTAL_BYTES` in one kernel (the set used least recently

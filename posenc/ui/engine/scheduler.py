@@ -1,8 +1,9 @@
-"""The frame fill's scheduling: when frames are rendered (only while the kernel is quiet, one
-per callback, on the fill thread; a frame being drawn gives way to a reader's move), which
-frame set comes first, and how much all of them may hold
-(:class:`FrameScheduler`, one per process: :func:`frame_scheduler`). What a frame set is and
-how its Stacks show the frames: :mod:`posenc.ui.engine.frames`.
+"""The frame fill's scheduling (:class:`FrameScheduler`, one per process: :func:`frame_scheduler`):
+when frames are rendered (only while the kernel is quiet, one per callback, on the fill thread;
+a frame being drawn gives way to a reader's move), which frame set comes first, and how much all
+of them may hold; and, before any frame and after a shorter quiet, the figures an explorer wants
+drawn ahead for a live control's next step (:mod:`~posenc.ui.engine.ahead`). What a frame set is
+and how its Stacks show the frames: :mod:`posenc.ui.engine.frames`.
 """
 from __future__ import annotations
 
@@ -19,6 +20,12 @@ from .lock import DRAWING, Interrupted, interruptible
 
 #: The kernel must have been quiet this long (s) before a frame is rendered.
 QUIET_S = 1.0
+#: ... and this long (s) before the neighbours of a live control's value are drawn
+#: (:mod:`~posenc.ui.engine.ahead`): after the browser has painted the figure of a move
+#: (15-25 ms after the reply here), before a reader's next arrow key or click (a drag's steps
+#: come closer together: 02's word_0 gets 20-27 figures a second here, so no neighbour is drawn
+#: while it is dragged).
+AHEAD_S = 0.08
 #: Pause (s) after each frame: a reader's move waiting for the drawing lock takes it before
 #: the next frame.
 YIELD_S = 0.002
@@ -68,8 +75,12 @@ class FrameScheduler:
         self._woken = False   # wake() was called while a callback ran
         self._hooks = None  # (shell, [(event, callback), ...]) once installed
         self._closing: list = []  # widgets of dropped frames, closed while quiet
+        self._aheads: list = []   # weak references to the Aheads of the explorers (ahead.py)
+        self._due = None          # when the pending callback runs (scheduler's clock)
+        self._ticking = False     # a callback is running
+        self._soon = False        # ahead() was called while a callback ran
         self.rendered = 0  # frames rendered by the background fill (tests, benchmarks)
-        self.interrupted = 0  # frames given up half drawn for a reader's move
+        self.interrupted = 0  # frames (and figures drawn ahead) given up half drawn for a reader's move
 
     # -- sets -----------------------------------------------------------------
     def add(self, fs) -> None:
@@ -81,6 +92,16 @@ class FrameScheduler:
         self._sets = [r for r in self._sets if r() is not None and r() is not fs]
         if not self._sets:
             self.uninstall()
+
+    def ahead(self, a) -> None:
+        """``a`` (an :class:`~posenc.ui.engine.ahead.Ahead`) wants figures drawn: render them
+        once the kernel has been quiet for :data:`AHEAD_S` (before any frame)."""
+        if not any(r() is a for r in self._aheads):
+            self._aheads = [r for r in self._aheads if r() is not None] + [weakref.ref(a)]
+        self.wake(AHEAD_S)
+
+    def _wanting_ahead(self):
+        return next((a for a in (r() for r in self._aheads) if a is not None and a.wants()), None)
 
     def sets(self) -> list:
         """Every frame set alive, in the order they were made."""
@@ -162,17 +183,23 @@ class FrameScheduler:
             return False
         return True
 
-    def wake(self) -> None:
-        """Make sure a fill is scheduled; nothing happens where nothing can be scheduled
-        (:meth:`_can_schedule`)."""
+    def wake(self, delay: float = QUIET_S) -> None:
+        """Make sure a fill callback is scheduled within ``delay`` s; nothing happens where
+        nothing can be scheduled (:meth:`_can_schedule`)."""
         if not self._can_schedule():
             return  # plain Python / pytest: frames are rendered only by FrameSet.fill()
         if self._call_later is None:
             self.install()
         with self._guard:
             self._woken = True
-            if self.handle is None or self.handle.cancelled():
-                self.handle = self._later(QUIET_S, self._tick)
+            due = self.clock() + delay
+            if self._ticking:   # the running callback schedules the next one
+                self._soon = self._soon or delay < QUIET_S
+            elif self.handle is None or self.handle.cancelled():
+                self.handle, self._due = self._later(delay, self._tick), due
+            elif self._due is not None and due < self._due:   # sooner than the pending one
+                self.handle.cancel()
+                self.handle, self._due = self._later(delay, self._tick), due
 
     def _later(self, delay, callback):
         return (self._call_later or fill_thread().call_later)(delay, callback)
@@ -183,15 +210,39 @@ class FrameScheduler:
         part of each set's publish), then schedule the next callback (or none when every set is
         full and sent, nothing is left to close and no wake came meanwhile)."""
         with self._guard:
-            self._woken = False
-        delay = self._step()
+            self._woken, self._ticking = False, True
+        try:
+            delay = self._step()
+        except BaseException:
+            with self._guard:
+                self._ticking = False
+            raise
         with self._guard:
+            self._ticking = False
             if delay is None and self._woken:
                 delay = YIELD_S
+            if self._soon:   # neighbours wanted meanwhile: look again at once
+                delay = YIELD_S if delay is None else min(delay, YIELD_S)
+                self._soon = False
             self.handle = None if delay is None else self._later(delay, self._tick)
+            self._due = None if delay is None else self.clock() + delay
 
     def _step(self):
         """The work of one callback; the delay before the next one (None: nothing to do)."""
+        a = self._wanting_ahead()
+        if a is not None:   # a live control's neighbours first, after a short quiet
+            wait = self.last_activity + AHEAD_S - self.clock()
+            if wait > 0:
+                return wait
+            with DRAWING:
+                try:
+                    with interruptible(), switch_interval(FILL_SWITCH_S):
+                        a.render_next()
+                except Interrupted:   # drawn later, once the kernel is quiet again
+                    self.interrupted += 1
+                except Exception:     # never break the fill: that explorer's moves are drawn as before
+                    a.forget()
+            return YIELD_S
         wait = self.last_activity + QUIET_S - self.clock()
         if wait > 0:
             return wait
