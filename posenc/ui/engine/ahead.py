@@ -5,9 +5,10 @@ path.
 
 A live control's move is a kernel round trip: the widget's message, the redraw (update the
 artists, blit the parts the control changes, encode the PNG) and the image back to the browser.
-On this course's 2-core machine the redraw is 9-19 ms of a 30-47 ms arrow-key press in
-JupyterLab (tools/benchmark.py --only live), drawn while the browser paints the slider's moved
-handle. A reader who steps a control with the arrow keys, or clicks it one notch at a time,
+On the 2-core machine the course is measured on, the redraw was 7-21 ms of a 28-47 ms
+arrow-key press in JupyterLab (median per control, idle and during a fill; tools/benchmark.py
+--only live), drawn while the browser paints the slider's moved handle; shown from ahead, the
+kernel's part is 1-3 ms and the press 25-36 ms. A reader who steps a control with the arrow keys, or clicks it one notch at a time,
 goes to a neighbour of the value before: :class:`Ahead` holds those two figures, drawn on a
 figure of its own (:class:`~posenc.ui.engine.explorer.Drawing`, the same view and frozen axes
 positions as the live one, so the same pixels), on the fill thread
