@@ -109,10 +109,10 @@ def test_a_step_onto_a_neighbour_shows_what_a_full_draw_shows(name, cname, fake,
     loop.advance(S.AHEAD_S + 4 * S.YIELD_S)
     assert len(ex.ahead.ready) == len(ex.ahead.wanted) >= 1, f"{name}.{cname}: nothing drawn ahead"
     draws = []
-    monkeypatch.setattr(ex.canvas, "draw", lambda *a, **k: draws.append(1))
     target = ex.ahead.wanted[0][cname]
-    browser_sets(wd, target)
-    monkeypatch.undo()
+    with monkeypatch.context() as m:
+        m.setattr(ex.canvas, "draw", lambda *a, **k: draws.append(1))
+        browser_sets(wd, target)
     assert ex.ahead.hits == 1 and not draws, f"{name}.{cname}: redrawn on the reader's path"
     shown = png_of(ex.image.value)
     assert shown == full_draw(ex), f"{name}.{cname} at {target!r}: not what a full draw shows"
@@ -162,10 +162,10 @@ def test_a_figure_being_drawn_ahead_gives_way_to_a_reader(fake, monkeypatch):
     ex = pl.HandCalcExplorer()
     wd = ex.controls["word_0"]
     browser_sets(wd, 0.55)
-    monkeypatch.setattr(lock.DRAWING, "contended", lambda: True)   # a reader waits for the lock
-    loop.advance(S.AHEAD_S + S.YIELD_S / 2)
-    assert not ex.ahead.ready and s.interrupted >= 1
-    monkeypatch.undo()
+    with monkeypatch.context() as m:
+        m.setattr(lock.DRAWING, "contended", lambda: True)   # a reader waits for the lock
+        loop.advance(S.AHEAD_S + S.YIELD_S / 2)
+        assert not ex.ahead.ready and s.interrupted >= 1
     loop.advance(4 * S.YIELD_S)
     assert len(ex.ahead.ready) == 2
     browser_sets(wd, 0.6)
