@@ -20,52 +20,32 @@ Run:  python -m pytest tests/browser/test_static_site.py
 """
 from __future__ import annotations
 
-import base64
 import functools
-import io
 import json
 import os
 import re
 import shutil
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
-from urllib.parse import urlsplit
 
 import numpy as np
 import pytest
 
 import build_site as bs  # tools/build_site.py (pyproject puts tools/ on the test path)
 import site_pages as sp
-from posenc.exercises.rule import Rule, grade_with
+from static_pages import (FRAMES, JS_FIGURES, JS_FOLLOW, JS_INPUTS, JS_READY, JS_SHOWN_SRC, MARK, PAGES,
+                          REMOTE, ROOT, allowed, anchors, css_targets, decoded, drag_to,
+                          explorer_steps_notebook, follow_every_anchor, kernel_says, missing, move_control,
+                          open_tab, page_control, page_explorers, page_file, platform_fonts, reference_png,
+                          settle, shown_figure_png, step_pages, typed, untag, widget_state)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(2400)]
-
-#: The contents page, a hand-calculation page (exercises, worksheet, explorer), a RoPE page
-#: (choices, letters of 07), and 11 (exercises, a quiz).
-PAGES = ("00", "02", "07", "11")
-#: Values per main slider: fewer than the sliders' values, so the subsets are what is tested
-#: (and as many as the steps need: tests/test_widgets_spec.py checks every step's values at 24).
-FRAMES = 24
-#: The explorers of every other notebook, on one page of their own: each notebook's own cell
-#: that makes the explorer, run and built like any page (the notebooks themselves train models
-#: for minutes; their explorers are what a step moves).
-STEPS_PAGE = "90_explorer_steps"
-WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
-MARK = "posenc-builder-mark"
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _missing(msg: str):
-    if os.environ.get("CI"):
-        pytest.fail(f"{msg} (CI is set, so this is a failure, not a skip)", pytrace=False)
-    pytest.skip(msg)
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     if shutil.which("npm") is None:
-        _missing("npm not installed (apt-get install -y nodejs npm): tools/build_site.py needs it")
+        missing("npm not installed (apt-get install -y nodejs npm): tools/build_site.py needs it")
     mine = tmp_path_factory.mktemp(MARK) / "progress.json"     # the builder's own record
     mine.write_text(json.dumps({"version": 1, "quiz": {}, "exercises": {
         "check_pe(pos=4, d_model=2, base=10000, word=None)": {"solved": True, "first": "正确", "attempts": 7}}}))
@@ -86,41 +66,6 @@ def site(tmp_path_factory):
     return out, report, mine
 
 
-def explorer_cells() -> list[tuple[str, str, str]]:
-    """(notebook stem, explorer name, cell source) of each code cell of the course that makes
-    an explorer, in course order."""
-    import posenc_lib as pl
-    from posenc.course.notebooks import cell_source, notebook_cells
-
-    out = []
-    for stem, cells in notebook_cells().items():
-        for cell in cells:
-            src = cell_source(cell)
-            if cell["cell_type"] != "code":
-                continue
-            for name, cls in pl.EXPLORERS.items():
-                if f"pl.{cls.__name__}(" in src:
-                    out.append((stem, name, src))
-    return out
-
-
-def explorer_steps_notebook(folder: Path) -> Path:
-    """A notebook of the explorer cells of every notebook not in PAGES (each under a heading
-    naming its notebook), after the import they need."""
-    import nbformat
-
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_markdown_cell("# 每个探索器的每一步（浏览器测试页）"),
-                nbformat.v4.new_code_cell("import posenc_lib as pl")]
-    for stem, name, src in explorer_cells():
-        if stem[:2] not in PAGES:
-            nb.cells += [nbformat.v4.new_markdown_cell(f"## {stem}: {name}"), nbformat.v4.new_code_cell(src)]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    path = folder / f"{STEPS_PAGE}.ipynb"
-    nbformat.write(nb, path)
-    return path
-
-
 @pytest.fixture(scope="module")
 def server(site):
     out = site[0]
@@ -137,37 +82,6 @@ def server(site):
     httpd.server_close()
 
 
-def page_file(out: Path, number: str) -> Path:
-    return out / "index.html" if number == "00" else next(out.glob(f"{number}_*.html"))
-
-
-def step_pages(out: Path) -> list[Path]:
-    """The pages whose explorers' steps the suite performs: every page with an explorer."""
-    return [page_file(out, "02"), page_file(out, "07"), out / f"{STEPS_PAGE}.html"]
-
-
-def _allowed(url: str) -> bool:
-    parts = urlsplit(url)
-    return parts.scheme in ("data", "blob", "about") or parts.hostname == "127.0.0.1"
-
-
-class Tab:
-    """A tab of one context: console errors, failed and outside requests are collected."""
-
-    def __init__(self, context):
-        self.errors, self.failed, self.outside = [], [], []
-        self.page = page = context.new_page()
-        page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: self.errors.append(str(e)))
-        page.on("requestfailed", lambda r: self.failed.append(r.url) if _allowed(r.url) else None)
-        page.on("response", lambda r: self.failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
-
-    def check(self):
-        assert not self.outside, f"requests outside 127.0.0.1: {self.outside[:5]}"
-        assert not self.failed, f"failed requests: {self.failed[:5]}"
-        assert not self.errors, f"console errors: {self.errors[:5]}"
-
-
 @pytest.fixture
 def context(browser):
     ctx = browser.new_context(viewport={"width": 1300, "height": 900}, device_scale_factor=1)
@@ -175,7 +89,7 @@ def context(browser):
     tabs = []
 
     def route(r):
-        if _allowed(r.request.url):
+        if allowed(r.request.url):
             r.continue_()
         else:
             for t in tabs:
@@ -186,49 +100,6 @@ def context(browser):
     ctx.tabs = tabs
     yield ctx
     ctx.close()
-
-
-def open_tab(context, url: str) -> Tab:
-    tab = Tab(context)
-    context.tabs.append(tab)
-    tab.page.goto(url, wait_until="commit")
-    tab.page.wait_for_load_state("load")
-    return tab
-
-
-#: Every explorer with frames shows a figure and every control of its frame grid is drawn (a
-#: slider's handle, a dropdown's list, a toggle's buttons): a reader can start.
-JS_READY = """
-() => {
-  const ex = document.querySelectorAll('.posenc-explorer');
-  return Array.from(ex).every(e => !e.querySelector('.posenc-frames') ||
-    (e.querySelector('.posenc-frames img') && e.querySelector('.posenc-frames-main') &&
-     Array.from(e.querySelectorAll('.posenc-frames-control')).every(c => c.querySelector('.noUi-handle, select, button'))));
-}
-"""
-
-
-def settle(page):
-    page.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
-
-
-def kernel_says(rule: dict, answer) -> str:
-    """The verdict the kernel's pipeline gives, as the page writes it: head and message."""
-    r = Rule(**{k: (tuple(v) if k in ("shape", "slips", "wrong_at", "none_words") and v is not None else v)
-                for k, v in rule.items()})
-    v = grade_with(r, answer)
-    return f"{'正确 ✓' if v.ok else '再想想 ✗'} {v.message}"
-
-
-def typed(x) -> str:
-    if isinstance(x, list):
-        return "[" + ", ".join(typed(v) for v in x) + "]"
-    return repr(float(x)) if isinstance(x, float) and not float(x).is_integer() else str(int(x) if isinstance(x, float) else x)
-
-
-def _untag(t):
-    kind, v = t
-    return [_untag(x) for x in v] if kind == "seq" else v
 
 
 # ---------------------------------------------------------------------------
@@ -251,7 +122,7 @@ def test_every_exercise_gets_the_kernels_verdict(number, site, server, context):
             for j in range(options.count()):
                 option = json.loads(options.nth(j).get_attribute("data-option"))
                 options.nth(j).check()
-                assert verdict.text_content().strip() == kernel_says(rule, _untag(option)), (number, k, option)
+                assert verdict.text_content().strip() == kernel_says(rule, untag(option)), (number, k, option)
             continue
         if rule["read"] == "letters":
             right = set(rule["right"])
@@ -351,19 +222,6 @@ def test_a_quiz_answer_and_the_readers_progress_show_on_the_contents_page(site, 
 # ---------------------------------------------------------------------------
 # every control works or is off; nothing local
 # ---------------------------------------------------------------------------
-JS_INPUTS = """
-() => {
-  const out = [];
-  const all = document.querySelectorAll('input, button, select, textarea, .noUi-target');
-  all.forEach((el, i) => {
-    if (el.closest('.posenc-nav')) return;
-    const off = el.matches('[disabled], :disabled') || !!el.closest('[disabled]');
-    out.push({i, tag: el.tagName, type: el.type || '', cls: el.className, off,
-              inExplorer: !!el.closest('.posenc-explorer'), main: !!el.closest('.posenc-frames-main')});
-  });
-  return out;
-}
-"""
 
 
 @pytest.mark.parametrize("number", PAGES)
@@ -446,18 +304,6 @@ def test_no_page_holds_anything_of_the_builders_machine(site):
 # ---------------------------------------------------------------------------
 # phone and desktop layout
 # ---------------------------------------------------------------------------
-JS_FIGURES = """
-(img) => {
-  const r = img.getBoundingClientRect();
-  let el = img.parentElement, scrolls = false;
-  while (el && el !== document.body) {
-    const s = getComputedStyle(el);
-    if ((s.overflowX === 'auto' || s.overflowX === 'scroll') && el.scrollWidth > el.clientWidth + 1) { scrolls = true; break; }
-    el = el.parentElement;
-  }
-  return {scale: r.width / img.naturalWidth, natural: img.naturalWidth, scrolls};
-}
-"""
 
 
 @pytest.mark.parametrize("number", ["02", "07"])
@@ -499,71 +345,6 @@ def test_every_slider_keeps_a_track_a_hand_can_use(number, site, server, context
 # ---------------------------------------------------------------------------
 # the main sliders, fonts, links, file://
 # ---------------------------------------------------------------------------
-def decoded(png: bytes) -> np.ndarray:
-    from PIL import Image
-
-    return np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(int)
-
-
-#: The src of the figure an explorer shows, once it is decoded (null: none yet).
-JS_SHOWN_SRC = """(root) => { const img = [...root.querySelectorAll('.posenc-frames img')].find(i => i.offsetParent !== null);
-  return img && img.complete && img.naturalWidth > 0 ? img.src : null; }"""
-
-
-def _shown_png(root) -> bytes:
-    b64 = root.locator(".posenc-frames").evaluate(
-        """async s => { const img = [...s.querySelectorAll('img')].find(i => i.offsetParent !== null);
-             const buf = await (await fetch(img.src)).arrayBuffer(); let t = '';
-             new Uint8Array(buf).forEach(b => t += String.fromCharCode(b)); return btoa(t); }""")
-    return base64.b64decode(b64)
-
-
-def widget_state(html: str) -> dict:
-    m = re.search(rf'<script type="{re.escape(WIDGET_STATE)}">\s*(.*?)\s*</script>', html, re.S)
-    return json.loads(m[1])["state"]
-
-
-def reference_png(name: str, state: dict, root_model: str, main_label: str) -> bytes:
-    """The PNG this process draws for explorer ``name`` with the page's control values and the
-    main slider at the value whose readout is ``main_label``."""
-    import posenc_lib as pl
-    from posenc.ui.engine.static import option_pairs
-
-    ex = pl.EXPLORERS[name]()
-    box = state[state[root_model]["state"]["children"][0][len("IPY_MODEL_"):]]["state"]
-    models = [state[c[len("IPY_MODEL_"):]]["state"] for c in box["children"]]
-    for (key, control), s in zip(ex.controls.items(), models, strict=True):
-        if key == ex.main:
-            continue
-        if "index" in s:      # a selection widget: the value its label reads (the page may hold fewer options)
-            control.value = dict(ex.declared[key].pairs())[s["_options_labels"][s["index"]]]
-        else:
-            control.value = s["value"]
-    ex.controls[ex.main].value = dict(option_pairs(ex.controls[ex.main]))[main_label]
-    return ex.shown_png()
-
-
-def _drag(page, slider, frac: float) -> None:
-    handle, track = slider.locator(".noUi-handle"), slider.locator(".noUi-base")
-    handle.scroll_into_view_if_needed()
-    h, t = handle.bounding_box(), track.bounding_box()
-    x0, y = h["x"] + h["width"] / 2, h["y"] + h["height"] / 2
-    page.mouse.move(x0, y)
-    page.mouse.down()
-    x1 = t["x"] + frac * t["width"]
-    for k in range(1, 11):
-        page.mouse.move(x0 + (x1 - x0) * k / 10, y)
-    page.mouse.up()
-
-
-def _platform_fonts(context, page, selector: str) -> list[str]:
-    cdp = context.new_cdp_session(page)
-    cdp.send("DOM.enable")
-    cdp.send("CSS.enable")
-    root = cdp.send("DOM.getDocument", {"depth": 0})["root"]["nodeId"]
-    node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": selector})["nodeId"]
-    assert node, f"no {selector}"
-    return [f["familyName"] for f in cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]]
 
 
 @pytest.mark.parametrize("number", ["02", "07"])
@@ -579,7 +360,7 @@ def test_main_sliders_show_the_kernels_frames(number, site, server, context, pos
     for selector in (".jp-MarkdownOutput h1", ".posenc-static-hint"):
         page.locator(selector).first.scroll_into_view_if_needed()
         settle(page)
-        fonts = _platform_fonts(context, page, selector)
+        fonts = platform_fonts(context, page, selector)
         cjk = [f for f in fonts if "CJK" in f or f.endswith((" SC", " TC", " JP", " KR"))]
         assert cjk and all(f.endswith("SC") or "CJK SC" in f for f in cjk), (selector, fonts)
     views = page.evaluate("""() => [...document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]')]
@@ -592,14 +373,14 @@ def test_main_sliders_show_the_kernels_frames(number, site, server, context, pos
         slider = root.locator(".posenc-frames-main")
         readout = slider.locator(".widget-readout")
         for _ in range(2):   # to the far side of the track, twice
-            label0, png0 = readout.text_content(), _shown_png(root)
+            label0, png0 = readout.text_content(), shown_figure_png(root)
             h, t = slider.locator(".noUi-handle").bounding_box(), slider.locator(".noUi-base").bounding_box()
             src0 = root.evaluate(JS_SHOWN_SRC)
-            _drag(page, slider, 0.15 if h["x"] + h["width"] / 2 > t["x"] + t["width"] / 2 else 0.85)
+            drag_to(page, slider, 0.15 if h["x"] + h["width"] / 2 > t["x"] + t["width"] / 2 else 0.85)
             page.wait_for_function("([el, old]) => el.textContent !== old", arg=[readout.element_handle(), label0])
             page.wait_for_function(f"([root, old]) => {{ const src = ({JS_SHOWN_SRC})(root); return src !== null && src !== old; }}",
                                    arg=[root.element_handle(), src0])
-            label, png = readout.text_content(), _shown_png(root)
+            label, png = readout.text_content(), shown_figure_png(root)
             want, was = reference_png(name, state, model, label), reference_png(name, state, model, label0)
             # (02's base changes nothing at d_model = 2, its default: a step says to set d_model first)
             assert png != png0 or want == was, f"{name}: the figure did not change ({label0} -> {label})"
@@ -620,73 +401,6 @@ def test_every_internal_link_resolves(site):
 
 # ---------------------------------------------------------------------------
 # anchors: every link to a place in a page, followed by the browser itself
-
-#: Follow ``href`` from the current page as a click does, then find what the browser scrolled to
-#: (``:target``) and its heading: on screen and uncovered -> true, else the reason.
-JS_FOLLOW = """async (href) => {
-  if (href !== null) {
-    const a = document.createElement('a');
-    a.href = href;
-    document.body.appendChild(a);
-    a.click();
-    a.remove();
-  }
-  const look = () => {
-    const t = document.querySelector(':target');
-    if (!t) return 'nothing';
-    const h = t.matches('h1, h2, h3, h4, h5, h6') ? t : t.querySelector('h1, h2, h3, h4, h5, h6');
-    if (!h) return 'no heading';
-    const r = h.getBoundingClientRect();
-    if (!(r.height > 0 && r.top >= -1 && r.bottom <= innerHeight + 1)) return 'off ' + Math.round(r.top);
-    const hit = document.elementFromPoint(r.left + Math.min(r.width / 2, 40), r.top + r.height / 2);
-    return (hit && h.contains(hit)) ? true : 'covered';
-  };
-  // what scrolled into view is painted within a few frames (cells off screen skip rendering)
-  let seen = look();
-  for (let frame = 0; seen !== true && frame < 60; frame++) {
-    await new Promise(r => requestAnimationFrame(r));
-    seen = look();
-  }
-  return seen;
-}"""
-
-
-def anchors(out: Path, pages=None) -> dict[str, list[tuple[str, str]]]:
-    """Every ``<a href>`` with a fragment in the pages of ``out`` that points into a page of
-    ``pages`` (default: any): target page -> [(page it is on, href as written)]."""
-    import html as html_lib
-
-    found = {}
-    for page in sorted(out.glob("*.html")):
-        for _, href in re.findall(r"<a\b[^>]*?\bhref=([\"'])(.+?)\1", page.read_text(encoding="utf-8"), re.I):
-            href = html_lib.unescape(href)
-            if "#" not in href or re.match(r"[a-z][a-z0-9+.-]*:|//", href, re.I):
-                continue
-            target = href.partition("#")[0] or page.name
-            if pages is None or target in pages:
-                found.setdefault(target, []).append((page.name, href))
-    return found
-
-
-#: :data:`JS_FOLLOW` for each of a list of hrefs, one after another in the page.
-JS_FOLLOW_EACH = f"""async (hrefs) => {{
-  const follow = {JS_FOLLOW.strip()};
-  const out = [];
-  for (const href of hrefs) out.push(await follow(href));
-  return out;
-}}"""
-
-
-def follow_every_anchor(page, base: str, found: dict) -> list[tuple]:
-    """Open each target page once and follow every anchor into it there (a click on a link to
-    another page lands the same way once that page is open); the misses."""
-    missed = []
-    for target, links in found.items():
-        page.goto(f"{base}/{target}")
-        page.wait_for_function(JS_READY, polling=50)
-        results = page.evaluate(JS_FOLLOW_EACH, ["#" + href.partition("#")[2] for _, href in links])
-        missed += [(source, href, r) for (source, href), r in zip(links, results) if r is not True]
-    return missed
 
 
 @pytest.fixture(scope="module")
@@ -763,15 +477,6 @@ def test_a_route_link_lands_once_its_page_has_rendered(site, server, context):
     assert not missed and not errors, (missed, errors[:5])
 
 
-REMOTE = re.compile(r"^\s*(?:[a-z][a-z0-9+.-]*:)?//", re.I)
-
-
-def _css_targets(css: str) -> list[str]:
-    css = re.sub(r"/\*.*?\*/", "", css, flags=re.S)
-    return [m.strip("'\" ") for m in re.findall(r"url\(([^)]*)\)", css)] + \
-        re.findall(r"@import\s+['\"]([^'\"]+)", css)
-
-
 def test_no_page_refers_to_a_remote_script_stylesheet_or_font(site):
     out = site[0]
     pages = sorted(out.glob("*.html"))
@@ -789,7 +494,7 @@ def test_no_page_refers_to_a_remote_script_stylesheet_or_font(site):
         for body in re.findall(r"<script(?![^>]*type=\"application/[^\"]*json)[^>]*>(.*?)</script>", html, re.S | re.I):
             assert not re.search(r"https?://", body), (path.name, body[:200])
     for path in sorted(out.rglob("*.css")):
-        assert not [t for t in _css_targets(path.read_text(encoding="utf-8")) if REMOTE.match(t)], path
+        assert not [t for t in css_targets(path.read_text(encoding="utf-8")) if REMOTE.match(t)], path
 
 
 def test_a_page_opened_from_a_file_works_too(site, browser):
@@ -810,7 +515,7 @@ def test_a_page_opened_from_a_file_works_too(site, browser):
         root = page.locator(".posenc-explorer:has(.posenc-frames)").first
         slider = root.locator(".posenc-frames-main")
         label0 = slider.locator(".widget-readout").text_content()
-        _drag(page, slider, 0.85)
+        drag_to(page, slider, 0.85)
         page.wait_for_function("([el, old]) => el.textContent !== old",
                                arg=[slider.locator(".widget-readout").element_handle(), label0])
         box = page.locator(".posenc-exercise").first
@@ -828,50 +533,6 @@ def test_a_page_opened_from_a_file_works_too(site, browser):
 # ---------------------------------------------------------------------------
 # every step the notebooks ask for, on the page
 # ---------------------------------------------------------------------------
-def _control(root, ex, name):
-    """The element of control ``name`` of an explorer (the controls row, in declared order)."""
-    j = list(ex.controls).index(name)
-    return root.locator(":scope > .widget-hbox").first.locator(":scope > *").nth(j)
-
-
-def _move(page, el, ex, name, value, model: dict) -> None:
-    """Move control ``name``'s element the way a reader does: a slider with the arrow keys (as
-    many presses as positions from where it is to the value, its position on the page read from
-    the page's widget state ``model``), a dropdown's option, a toggle's button."""
-    text = ex.declared[name].text(value)
-    classes = el.get_attribute("class")
-    if "widget-slider" in classes:
-        handle, readout = el.locator(".noUi-handle"), el.locator(".widget-readout")
-        labels = model.get("_options_labels") or [str(v) for v in range(model["min"], model["max"] + 1, model["step"])]
-        assert text in labels, f"{name}: no position of the page's slider reads {text!r}"
-        handle.focus()
-        steps = labels.index(text) - round(float(handle.get_attribute("aria-valuenow")) - float(model.get("min", 0)))
-        for _ in range(abs(steps)):
-            page.keyboard.press("ArrowRight" if steps > 0 else "ArrowLeft")
-        assert readout.text_content().strip() == text, (name, text, readout.text_content())
-        return
-    if "widget-dropdown" in classes:
-        el.locator("select").select_option(label=text)
-    elif "widget-toggle-buttons" in classes:
-        el.locator("button", has_text=text).click()
-    else:
-        raise AssertionError(f"{name}: {classes} is not a frame grid's control")
-
-
-def _page_explorers(page, state):
-    """(root locator, explorer name, its controls' widget states in declared order) of every
-    explorer of the page with frames, in page order."""
-    views = page.evaluate("""() => [...document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]')]
-        .filter(s => s.parentElement.querySelector('.posenc-explorer .posenc-frames')).map(s => JSON.parse(s.textContent).model_id)""")
-    roots = page.locator(".posenc-explorer:has(.posenc-frames)")
-    assert roots.count() == len(views) > 0
-    ref = lambda x: x[len("IPY_MODEL_"):]
-    out = []
-    for k, m in enumerate(views):
-        name = next(c[len("posenc-explorer-"):] for c in state[m]["state"]["_dom_classes"] if c.startswith("posenc-explorer-"))
-        row = state[ref(state[m]["state"]["children"][0])]["state"]["children"]
-        out.append((roots.nth(k), name, [state[ref(c)]["state"] for c in row]))
-    return out
 
 
 def test_every_step_the_notebooks_ask_for_moves_the_figure_on_the_page(site, server, context, posenc_line):
@@ -888,29 +549,29 @@ def test_every_step_the_notebooks_ask_for_moves_the_figure_on_the_page(site, ser
         tab = open_tab(context, f"{server}/{path.name}")
         page = tab.page
         page.wait_for_function(JS_READY, polling=50)
-        for root, name, models in _page_explorers(page, state):
+        for root, name, models in page_explorers(page, state):
             root.scroll_into_view_if_needed()
             ref = pl.EXPLORERS[name]()       # every notebook makes its explorer with the defaults
             for k, step in enumerate(ref.spec.steps):
                 where = f"{path.stem} {name} step {k + 1}"
                 if not step.page:
                     for c in (c for c in step.controls if c not in ref.frame_axes):
-                        assert _control(root, ref, c).evaluate("el => !!el.querySelector('[disabled]')"), (where, c)
+                        assert page_control(root, ref, c).evaluate("el => !!el.querySelector('[disabled]')"), (where, c)
                     assert root.locator("xpath=ancestor::div[contains(concat(' ', normalize-space(@class), ' '), "
                                         "' jp-OutputArea ')][1]//div[contains(@class,'posenc-static-hint')]").count()
                     off.append(where)
                     continue
                 for control, value in step.moves:
-                    before, src = _shown_png(root), root.evaluate(JS_SHOWN_SRC)
+                    before, src = shown_figure_png(root), root.evaluate(JS_SHOWN_SRC)
                     changed = ref.controls[control].value != value
-                    _move(page, _control(root, ref, control), ref, control, value, models[list(ref.controls).index(control)])
+                    move_control(page, page_control(root, ref, control), ref, control, value, models[list(ref.controls).index(control)])
                     ref.controls[control].value = value
                     if changed:
                         page.wait_for_function(f"([root, old]) => {{ const src = ({JS_SHOWN_SRC})(root); "
                                                f"return src !== null && src !== old; }}", arg=[root.element_handle(), src])
-                        assert _shown_png(root) != before, f"{where}: {control} = {value!r} left the figure as it was"
+                        assert shown_figure_png(root) != before, f"{where}: {control} = {value!r} left the figure as it was"
                 ref.refresh(full=True)        # (the kernel's figure for these values, drawn whole)
-                diff = np.abs(decoded(_shown_png(root)) - decoded(ref.png()))
+                diff = np.abs(decoded(shown_figure_png(root)) - decoded(ref.png()))
                 assert diff.max() <= sp.MAX_CHANNEL_ERROR, f"{where}: not the kernel's figure for {ref.values}"
                 done.append(where)
         tab.check()
