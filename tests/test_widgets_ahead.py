@@ -172,6 +172,23 @@ def test_a_figure_being_drawn_ahead_gives_way_to_a_reader(fake, monkeypatch):
     assert ex.ahead.hits == 1 and png_of(ex.image.value) == full_draw(ex)
 
 
+@pytest.mark.slow
+def test_a_figure_drawn_ahead_that_fails_leaves_the_explorer_live(fake):
+    """An exception while drawing ahead is kept (``broken``), nothing more is drawn ahead for
+    that explorer, the fill goes on and every step is drawn as before."""
+    loop, s = fake
+    ex = pl.HandCalcExplorer()
+    ex.ahead._make = lambda: 1 / 0
+    wd = ex.controls["word_0"]
+    browser_sets(wd, 0.55)
+    loop.advance(S.AHEAD_S + 4 * S.YIELD_S)
+    assert isinstance(ex.ahead.broken, ZeroDivisionError) and not ex.ahead.ready
+    browser_sets(wd, 0.6)
+    assert not ex.ahead.wanted and png_of(ex.image.value) == full_draw(ex)
+    loop.advance(S.QUIET_S * 2)
+    assert s.rendered > 0, "the frames' fill stopped"
+
+
 def test_a_static_page_draws_nothing_ahead(monkeypatch):
     from posenc.ui.engine import static
 

@@ -90,11 +90,12 @@ class Ahead:
         self.ready: list = []     # (values, url, png)
         self._layer_for = None    # (control, the other controls' values) the drawing's layer holds
         self.hits = self.misses = 0
+        self.broken = None        # the exception a figure drawn ahead raised: none is drawn again
 
     def plan(self, name: str, wanted: list) -> None:
         """Want the figures at these control values (``name``'s neighbours, every other control
-        as now); figures held for other values are dropped."""
-        self.name, self.wanted = name, list(wanted)
+        as now); figures held for other values are dropped. Nothing is wanted once one broke."""
+        self.name, self.wanted = name, [] if self.broken is not None else list(wanted)
         self.ready = [r for r in self.ready if any(same_values(r[0], w) for w in self.wanted)]
 
     def forget(self) -> None:

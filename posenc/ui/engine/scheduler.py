@@ -240,7 +240,8 @@ class FrameScheduler:
                         a.render_next()
                 except Interrupted:   # drawn later, once the kernel is quiet again
                     self.interrupted += 1
-                except Exception:     # never break the fill: that explorer's moves are drawn as before
+                except Exception as exc:   # never break the fill: that explorer's moves are drawn as before
+                    a.broken = exc
                     a.forget()
             return YIELD_S
         wait = self.last_activity + QUIET_S - self.clock()
