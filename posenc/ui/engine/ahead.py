@@ -8,8 +8,8 @@ artists, blit the parts the control changes, encode the PNG) and the image back 
 On the 2-core machine the course is measured on, the redraw was 7-21 ms of a 28-47 ms
 arrow-key press in JupyterLab (median per control, idle and during a fill; tools/benchmark.py
 --only live), drawn while the browser paints the slider's moved handle; shown from ahead, the
-kernel's part is 1-3 ms and the press 25-36 ms. A reader who steps a control with the arrow keys, or clicks it one notch at a time,
-goes to a neighbour of the value before: :class:`Ahead` holds those two figures, drawn on a
+kernel's part is 1-3 ms and the press 25-36 ms. A reader who steps a control with the arrow
+keys, or clicks it one notch at a time, goes to a neighbour of the value before: :class:`Ahead` holds those two figures, drawn on a
 figure of its own (:class:`~posenc.ui.engine.explorer.Drawing`, the same view and frozen axes
 positions as the live one, so the same pixels), on the fill thread
 (:meth:`FrameScheduler.ahead <posenc.ui.engine.scheduler.FrameScheduler.ahead>`) once the
@@ -106,8 +106,8 @@ class Ahead:
         return next((w for w in self.wanted if not any(same_values(w, r[0]) for r in self.ready)), None)
 
     def wants(self) -> bool:
-        """Is a wanted figure not drawn yet?"""
-        return self._todo() is not None
+        """Is a wanted figure not drawn yet (and none broke)?"""
+        return self.broken is None and self._todo() is not None
 
     def render_next(self) -> bool:
         """Draw the first wanted figure not drawn yet (its control's parts over a layer of the

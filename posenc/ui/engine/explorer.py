@@ -211,8 +211,7 @@ class Explorer:
                                    label=self.name, main=main, eager=self.static, grid=grid)
             shown, below = self.frames.view, []
             if not self.static:
-                self.ahead = Ahead(lambda: Drawing(spec, params, tuple(self.declared.values()), self.values,
-                                                   layout_of=self.figure))
+                self.ahead = Ahead(self._second_drawing)
         self.play = self.play_link = None
         if spec.play is not None and main is not None:
             self.play = widgets.Play(step=1, interval=spec.play, description="play")
@@ -370,6 +369,11 @@ class Explorer:
         return self._live_png if framed is None else framed
 
     # -- frames: the view on a second figure ------------------------------------------
+    def _second_drawing(self) -> Drawing:
+        """The view on a figure of its own with the live figure's axes positions (the same
+        pixels): what frames and figures drawn ahead are drawn on, one each."""
+        return Drawing(self.spec, self.params, tuple(self.declared.values()), self.values, layout_of=self.figure)
+
     @one_at_a_time
     def render_frame(self, value, at: dict | None = None):
         """The figure at main-slider ``value`` with every other control as it is now (``at``:
@@ -378,8 +382,7 @@ class Explorer:
         main = self.main
         settings = {k: v for k, v in self.values.items() if k != main} | dict(at or {})
         if self._frame_drawing is None:
-            self._frame_drawing = Drawing(self.spec, self.params, tuple(self.declared.values()), self.values,
-                                          layout_of=self.figure)
+            self._frame_drawing = self._second_drawing()
         d = self._frame_drawing
         if settings != self._frame_settings:
             d.canvas.forget_layer()  # its cached layer holds the old settings

@@ -100,7 +100,9 @@ class FrameScheduler:
             self._aheads = [r for r in self._aheads if r() is not None] + [weakref.ref(a)]
         self.wake(AHEAD_S)
 
-    def _wanting_ahead(self):
+    def wanting_ahead(self):
+        """The first :class:`~posenc.ui.engine.ahead.Ahead` with a figure still to draw, or None
+        (tools/live_metrics.py waits for None before it times a live control's press)."""
         return next((a for a in (r() for r in self._aheads) if a is not None and a.wants()), None)
 
     def sets(self) -> list:
@@ -229,7 +231,7 @@ class FrameScheduler:
 
     def _step(self):
         """The work of one callback; the delay before the next one (None: nothing to do)."""
-        a = self._wanting_ahead()
+        a = self.wanting_ahead()
         if a is not None:   # a live control's neighbours first, after a short quiet
             wait = self.last_activity + AHEAD_S - self.clock()
             if wait > 0:
@@ -237,12 +239,9 @@ class FrameScheduler:
             with DRAWING:
                 try:
                     with interruptible(), switch_interval(FILL_SWITCH_S):
-                        a.render_next()
+                        _unbroken(a, a.render_next)   # broken: that explorer's steps are drawn as before
                 except Interrupted:   # drawn later, once the kernel is quiet again
                     self.interrupted += 1
-                except Exception as exc:   # never break the fill: that explorer's moves are drawn as before
-                    a.broken = exc
-                    a.forget()
             return YIELD_S
         wait = self.last_activity + QUIET_S - self.clock()
         if wait > 0:
@@ -291,9 +290,10 @@ class FrameScheduler:
 
 
 def _unbroken(fs, work):
-    """``work()`` for frame set ``fs``; an exception other than giving way to a reader marks
-    ``fs`` broken (its figure stays live) and gives None: never break the fill (an exception
-    out of a callback left its handle set, and the kernel's fill stopped)."""
+    """``work()`` for ``fs``, a frame set or an explorer's :class:`~posenc.ui.engine.ahead.Ahead`;
+    an exception other than giving way to a reader marks ``fs`` broken (its figure stays live,
+    nothing more is drawn for it) and gives None: never break the fill (an exception out of a
+    callback left its handle set, and the kernel's fill stopped)."""
     try:
         return work()
     except Interrupted:
