@@ -17,7 +17,7 @@ import statistics
 import time
 
 from drag_metrics import JS_SAMPLER, has_frames, install_helpers, wait_frames, wait_quiet
-from lab_session import FIGURE_UPDATE_S, explorers, kernel_exec, kernel_value, open_notebook
+from lab_session import FIGURE_UPDATE_S, explorers, kernel_exec, kernel_value, open_notebook, wait_kernel_true
 
 
 #: Installed in the kernel by :func:`install_timing`: every live redraw (``Explorer.refresh``:
@@ -154,6 +154,12 @@ LIVE_INNER = {"slider": (".widget-slider", ".noUi-handle"), "checkbox": (".widge
               "dropdown": (".widget-dropdown", "select")}
 
 
+#: True in the kernel once no explorer has a figure left to draw ahead for a live control's next
+#: step (posenc/ui/engine/ahead.py; always True for code from before it: --before).
+AHEAD_DRAWN = ("getattr(__import__('posenc.ui.engine.scheduler', fromlist=['x']).frame_scheduler(), "
+               "'wanting_ahead', lambda: None)() is None")
+
+
 def live_press(page, explorer, kind: str, j: int, timeout_ms: int = FIGURE_UPDATE_S * 1000) -> dict | None:
     """Move live control ``j`` of ``kind`` one step (:data:`JS_LIVE_STATE`) and wait for the new
     figure. Returns ``t0`` (epoch ms of the keydown / change), ``src_ms`` (to the figure's
@@ -258,7 +264,8 @@ def measure_live(page, explorer, name: str, keys: int = 9, fill_keys: int = 5, f
                  fill_for: int | None = None, first_options: bool = False) -> list[dict]:
     """Every live control of one explorer (every control but the main slider): ``keys`` steps
     with the kernel otherwise idle (the next one as soon as the figure has been still for
-    0.3 s: a fill waits for the kernel to be quiet for 1 s, so none runs), then ``fill_keys``
+    0.3 s and the kernel has drawn the figures ahead for the step before, :data:`AHEAD_DRAWN`: a
+    fill waits for the kernel to be quiet for 1 s, so none runs), then ``fill_keys``
     steps each ``fill_wait_s`` after the figure has been still for 0.3 s (the fill of the main
     slider's frames, dropped by the move, has just started again: 1.1 s after the move, early
     enough for a set of a dozen frames; each press is marked with whether the kernel was
@@ -284,6 +291,9 @@ def measure_live(page, explorer, name: str, keys: int = 9, fill_keys: int = 5, f
         for mode, n, wait in (("idle", keys, 0.0), ("fill", n_fill, fill_wait_s)):
             for _ in range(n):
                 wait_quiet(page, 300, 10_000)
+                # the neighbours of the last step drawn ahead (a condition, not a time: on a
+                # loaded machine they take longer; a silent evaluation runs no cell hook)
+                wait_kernel_true(page, AHEAD_DRAWN, timeout_s=30, poll_s=0.05)
                 if wait:
                     page.wait_for_timeout(wait * 1000)   # the fill starts after the kernel's quiet time
                 p = live_press(page, explorer, kind, j)

@@ -257,8 +257,8 @@ def _time_live_controls(page, loc, explorers) -> tuple[list, list]:
     redraw's time and thread in the kernel; a control greyed out at the explorer's settings under
     the first dropdown option that enables it). Returns the summaries and the problems: a frame
     rendered on any thread but the fill thread, a live control no dropdown option enables, a
-    second step (the kernel quiet for 0.3 s after the first) not shown from the figure drawn
-    ahead for it."""
+    second step (taken once the kernel has drawn the figures ahead after the first:
+    live_metrics.AHEAD_DRAWN, a condition, not a time) not shown from the figure drawn ahead for it."""
     dm.install_helpers(page)
     lm.install_timing(page)
     fill_thread = kernel_value(page, "__import__('posenc.ui.engine.fill_thread', fromlist=['x']).fill_thread().name")
